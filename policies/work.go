@@ -1,0 +1,256 @@
+package policies
+
+// Provenance says how a token count was obtained.
+type Provenance uint8
+
+// Provenances, numbered as in the proto.
+const (
+	ProvenanceUnspecified Provenance = iota
+	ProvenanceExact
+	ProvenanceAnchored
+	ProvenanceEstimated
+)
+
+var provenanceNames = [...]string{"unspecified", "exact", "anchored", "estimated"}
+
+func (p Provenance) String() string {
+	if int(p) < len(provenanceNames) {
+		return provenanceNames[p]
+	}
+	return "provenance?"
+}
+
+// Disposition says what became of a log message in a compile.
+type Disposition uint8
+
+// Dispositions, numbered as in the proto.
+const (
+	DispositionUnspecified Disposition = iota
+	DispositionKept
+	DispositionMasked
+	DispositionSummarized
+	DispositionDropped
+	DispositionRepaired
+	DispositionTruncated
+)
+
+var dispositionNames = [...]string{"unspecified", "kept", "masked", "summarized", "dropped", "repaired", "truncated"}
+
+func (d Disposition) String() string {
+	if int(d) < len(dispositionNames) {
+		return dispositionNames[d]
+	}
+	return "disposition?"
+}
+
+// View selects the projection of the log.
+type View uint8
+
+// Views, numbered as in the proto.
+const (
+	ViewUnspecified View = iota
+	ViewReasoning
+	ViewConversation
+)
+
+// Options are the per-call knobs of a request.
+type Options struct {
+	View                 View
+	ReservedOutputTokens *uint32
+	SoftThresholdRatio   *float64
+	MaxContextTokens     *uint32
+}
+
+// TokenCounter counts tokens for one model. The pipeline resolves it from the
+// state's model before the first stage, so every policy measures the same way.
+type TokenCounter interface {
+	// CountMessage counts a message with its framing overhead, honouring its Mask.
+	CountMessage(m *Message) (int, Provenance)
+	// CountText counts bare text.
+	CountText(s string) int
+	// CountPreamble counts the system prompt, tool definitions and response format
+	// as the provider frames them: system prompt first, then tools and format.
+	CountPreamble(c *Context) (system int, tools int)
+	// Name names the encoding or estimator ("o200k_base", "cl100k_base*1.20").
+	Name() string
+}
+
+// ModelInfo is what the registry knows of the target model, after request overrides.
+type ModelInfo struct {
+	Name            string
+	Provider        string
+	ContextWindow   int
+	MaxOutputTokens int
+	// Prices in US dollars per million tokens; 0 when unknown.
+	InputPricePerMTok  float64
+	OutputPricePerMTok float64
+}
+
+// Entry is one message of the working view, with its bookkeeping.
+type Entry struct {
+	Message Message
+	// SourceID is the id of the log message this entry shows ("" when synthesized).
+	SourceID string
+	// Tokens is the message's count when Counted; policies that change Message call Work.Touch.
+	Tokens     int
+	Provenance Provenance
+	Counted    bool
+	// Changed is set once the entry differs from the log message it shows.
+	Changed bool
+}
+
+// Budget is the token accounting of a context (seed 001's ContextTokenBudget).
+type Budget struct {
+	ContextWindow     int
+	Used              int
+	ReservedOutput    int
+	ReservedSystem    int
+	SoftThreshold     int
+	Remaining         int
+	OverSoftThreshold bool
+	ShouldCompact     bool
+	Provenance        Provenance
+	Breakdown         Breakdown
+	Counter           string
+}
+
+// Breakdown splits used tokens by what they are spent on.
+type Breakdown struct {
+	SystemPrompt int
+	Tools        int
+	Pinned       int
+	Summaries    int
+	Conversation int
+	ToolTrace    int
+}
+
+// Repair records one structural fix.
+type Repair struct {
+	Kind      string
+	MessageID string
+	Detail    string
+}
+
+// Repair kinds.
+const (
+	RepairOrphanResultDropped      = "ORPHAN_RESULT_DROPPED"
+	RepairMissingResultSynthesized = "MISSING_RESULT_SYNTHESIZED"
+	RepairEmptyPartRemoved         = "EMPTY_PART_REMOVED"
+	RepairEmptyMessageDropped      = "EMPTY_MESSAGE_DROPPED"
+	RepairReasoningDropped         = "REASONING_DROPPED"
+	RepairRoleOrderFixed           = "ROLE_ORDER_FIXED"
+)
+
+// MessageReport says what a run did with one log message.
+type MessageReport struct {
+	MessageID   string
+	Disposition Disposition
+	Tokens      int
+	Provenance  Provenance
+	Reason      string
+	Policy      string
+}
+
+// StageReport describes one executed step of a profile.
+type StageReport struct {
+	Stage            string
+	Policy           string
+	DurationMicros   uint64
+	MessagesIn       int
+	MessagesOut      int
+	TokensIn         int
+	TokensOut        int
+	MessagesAffected int
+	Degraded         bool
+	DegradedReason   string
+	Skipped          bool
+}
+
+// Report explains a run.
+type Report struct {
+	Profile           string
+	Stages            []StageReport
+	Messages          []MessageReport
+	Repairs           []Repair
+	Warnings          []string
+	FirstChangedIndex int
+	Compacted         bool
+}
+
+// Work is the working set of one pipeline run. The runner creates it from the
+// request; each policy reads and changes it in stage order.
+type Work struct {
+	// State is the request's state. Policies must not modify it.
+	State *State
+	// Options are the request's per-call options.
+	Options Options
+	// Model is the resolved target model.
+	Model ModelInfo
+	// Counter measures messages for Model.
+	Counter TokenCounter
+	// Entries is the current view, oldest first; the system prompt is not in it.
+	Entries []Entry
+	// SystemTokens and ToolTokens are the preamble's counts (set by the estimate stage).
+	SystemTokens, ToolTokens int
+	// Budget is set by the budget stage.
+	Budget *Budget
+	// CompactionRequested is set by the decide stage; the runner then runs the compact stage.
+	CompactionRequested bool
+	// DecisionReason says why the decide stage asked for compaction.
+	DecisionReason string
+	// Dispositions records, by log id, what a policy did with a log message that is
+	// no longer shown as-is. Messages without an entry here and still in Entries are kept.
+	Dispositions map[string]MessageReport
+	// Repairs and Warnings feed the report.
+	Repairs  []Repair
+	Warnings []string
+	// Degraded and DegradedReason are set by a policy that fell back; the runner
+	// copies them into the step's report and clears them.
+	Degraded       bool
+	DegradedReason string
+	// Appended holds messages that Compact persists into the log (summaries).
+	Appended []Message
+	// Masks holds masks that Compact records on log messages, by log id.
+	Masks map[string]Mask
+}
+
+// Touch marks entry i as changed, so the runner counts it again.
+func (w *Work) Touch(i int) {
+	w.Entries[i].Counted = false
+	w.Entries[i].Changed = true
+}
+
+// Dispose records what happened to a log message.
+func (w *Work) Dispose(r MessageReport) {
+	if r.MessageID == "" {
+		return
+	}
+	if w.Dispositions == nil {
+		w.Dispositions = make(map[string]MessageReport)
+	}
+	w.Dispositions[r.MessageID] = r
+}
+
+// Repair records a repair.
+func (w *Work) Repair(r Repair) { w.Repairs = append(w.Repairs, r) }
+
+// Warn records a warning for the caller.
+func (w *Work) Warn(s string) { w.Warnings = append(w.Warnings, s) }
+
+// Degrade marks the current step as having fallen back.
+func (w *Work) Degrade(reason string) {
+	w.Degraded = true
+	w.DegradedReason = reason
+}
+
+// MessageTokens sums the counts of the entries (counted ones only).
+func (w *Work) MessageTokens() int {
+	n := 0
+	for i := range w.Entries {
+		n += w.Entries[i].Tokens
+	}
+	return n
+}
+
+// UsedTokens is the preamble plus every entry.
+func (w *Work) UsedTokens() int { return w.SystemTokens + w.ToolTokens + w.MessageTokens() }
