@@ -1,0 +1,249 @@
+package pipeline
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.opentelemetry.io/otel/trace"
+	"gopkg.in/yaml.v3"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+//go:embed builtin.yaml
+var builtinProfilesYAML []byte
+
+// BuiltinSource is the ProfileInfo.Source of the built-in profiles.
+const BuiltinSource = "builtin"
+
+// DefaultProfileName serves requests that name no profile unless the config says otherwise.
+const DefaultProfileName = "pragmatic"
+
+// DefaultRecentTurns is the recency window of a profile that does not set one.
+const DefaultRecentTurns = 1
+
+// ModelResolver turns a request's model into the model's facts and a counter.
+type ModelResolver interface {
+	Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error)
+}
+
+// Catalog holds every profile, validated and built once at start.
+type Catalog struct {
+	profiles    map[string]*profile
+	names       []string
+	defaultName string
+	resolver    ModelResolver
+	tracer      trace.Tracer
+}
+
+type profile struct {
+	info  ProfileInfo
+	steps []step
+}
+
+type step struct {
+	stage  policies.Stage
+	typ    string
+	policy policies.Policy
+	repair bool
+}
+
+// BuiltinProfiles returns the built-in profile specs.
+func BuiltinProfiles() ([]ProfileSpec, error) {
+	var specs []ProfileSpec
+	dec := yaml.NewDecoder(bytes.NewReader(builtinProfilesYAML))
+	dec.KnownFields(true)
+	if err := dec.Decode(&specs); err != nil {
+		return nil, fmt.Errorf("built-in profiles: %w", err)
+	}
+	return specs, nil
+}
+
+// NewCatalog validates and builds the built-in and configured profiles. It
+// reports every problem of every profile at once.
+func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerProvider, cfg Config) (*Catalog, error) {
+	builtin, err := BuiltinProfiles()
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalog{
+		profiles: make(map[string]*profile),
+		resolver: resolver,
+		tracer:   tp.Tracer("github.com/contextcompiler/ctxc/policies/pipeline"),
+	}
+	var problems []error
+	add := func(spec ProfileSpec, source, where string) {
+		p, err := buildProfile(reg, spec, source)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", where, err))
+			return
+		}
+		if _, dup := c.profiles[spec.Name]; dup {
+			problems = append(problems, fmt.Errorf("%s: profile %q is defined twice (built-in names: pragmatic, budget-aware, policy-driven)", where, spec.Name))
+			return
+		}
+		c.profiles[spec.Name] = p
+	}
+	for i, spec := range builtin {
+		add(spec, BuiltinSource, fmt.Sprintf("built-in profiles[%d] (%s)", i, spec.Name))
+	}
+	source := cfg.Source
+	if source == "" {
+		source = "config"
+	}
+	for i, spec := range cfg.Profiles {
+		add(spec, source, fmt.Sprintf("profiles[%d] (%s)", i, spec.Name))
+	}
+	c.defaultName = cfg.DefaultProfile
+	if c.defaultName == "" {
+		c.defaultName = DefaultProfileName
+	}
+	if len(problems) == 0 {
+		if _, ok := c.profiles[c.defaultName]; !ok {
+			problems = append(problems, fmt.Errorf("default_profile: %q is not a profile", c.defaultName))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	for name, p := range c.profiles {
+		c.names = append(c.names, name)
+		p.info.Default = name == c.defaultName
+	}
+	sort.Strings(c.names)
+	return c, nil
+}
+
+func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*profile, error) {
+	var problems []error
+	if spec.Name == "" {
+		problems = append(problems, errors.New("name: required"))
+	} else if strings.TrimSpace(spec.Name) != spec.Name || strings.ContainsAny(spec.Name, " \t\n") {
+		problems = append(problems, fmt.Errorf("name: %q must not contain white space", spec.Name))
+	}
+	recent := DefaultRecentTurns
+	if spec.RecentTurns != nil {
+		recent = *spec.RecentTurns
+		if recent < 0 {
+			problems = append(problems, fmt.Errorf("recent_turns: %d must not be negative", recent))
+		}
+	}
+	if len(spec.Stages) == 0 {
+		problems = append(problems, errors.New("stages: at least one policy is required"))
+	}
+	p := &profile{info: ProfileInfo{Name: spec.Name, Description: spec.Description, Source: source, RecentTurns: recent, BoundedLog: spec.BoundedLog}}
+	var last policies.Stage
+	for i, s := range spec.Stages {
+		where := fmt.Sprintf("stages[%d] (%s)", i, s.Policy)
+		f, ok := reg.Factory(s.Policy)
+		if !ok {
+			problems = append(problems, fmt.Errorf("%s: unknown policy %q (known: %s)", where, s.Policy, strings.Join(reg.Types(), ", ")))
+			continue
+		}
+		if f.Stage() < last {
+			problems = append(problems, fmt.Errorf("%s: stage %s cannot follow stage %s (order: normalize, project, isolate, estimate, budget, decide, compact, render)", where, f.Stage(), last))
+		}
+		last = f.Stage()
+		if i == 0 && f.Stage() != policies.StageNormalize {
+			problems = append(problems, fmt.Errorf("%s: the first policy must be a normalize-stage policy, so every later stage sees a well-formed log", where))
+		}
+		cfg := f.CreateDefaultConfig()
+		if !s.Settings.IsZero() {
+			if err := decodeSettings(&s.Settings, cfg); err != nil {
+				problems = append(problems, fmt.Errorf("%s: settings: %w", where, err))
+				continue
+			}
+		}
+		if err := cfg.Validate(); err != nil {
+			problems = append(problems, fmt.Errorf("%s: settings: %w", where, err))
+			continue
+		}
+		pol, err := f.Create(cfg)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", where, err))
+			continue
+		}
+		settings, err := json.Marshal(cfg)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: settings do not encode as JSON: %w", where, err))
+			continue
+		}
+		_, isRepair := pol.(policies.RepairPass)
+		p.steps = append(p.steps, step{stage: f.Stage(), typ: f.Type(), policy: pol, repair: isRepair})
+		p.info.Stages = append(p.info.Stages, StepInfo{Stage: f.Stage().String(), Policy: f.Type(), SettingsJSON: string(settings)})
+	}
+	if err := requireStage(p.steps, policies.StageCompact, policies.StageEstimate, policies.StageBudget); err != nil {
+		problems = append(problems, err)
+	}
+	if err := requireStage(p.steps, policies.StageDecide, policies.StageBudget); err != nil {
+		problems = append(problems, err)
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return p, nil
+}
+
+// requireStage checks that a profile with a `user` stage also has every `needs` stage.
+func requireStage(steps []step, user policies.Stage, needs ...policies.Stage) error {
+	has := map[policies.Stage]bool{}
+	for _, s := range steps {
+		has[s.stage] = true
+	}
+	if !has[user] {
+		return nil
+	}
+	var missing []string
+	for _, n := range needs {
+		if !has[n] {
+			missing = append(missing, n.String())
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("stages: a %s policy needs %s policies before it", user, strings.Join(missing, " and "))
+	}
+	return nil
+}
+
+// decodeSettings decodes a YAML node over cfg, rejecting unknown keys.
+func decodeSettings(node *yaml.Node, cfg policies.Config) error {
+	raw, err := yaml.Marshal(node)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	return dec.Decode(cfg)
+}
+
+// DefaultProfile names the profile that serves requests with no profile.
+func (c *Catalog) DefaultProfile() string { return c.defaultName }
+
+// Names lists the profile names, sorted.
+func (c *Catalog) Names() []string { return append([]string(nil), c.names...) }
+
+// Profiles describes every profile, sorted by name.
+func (c *Catalog) Profiles() []ProfileInfo {
+	out := make([]ProfileInfo, 0, len(c.names))
+	for _, n := range c.names {
+		out = append(out, c.profiles[n].info)
+	}
+	return out
+}
+
+// lookup finds a profile by name; "" is the default.
+func (c *Catalog) lookup(name string) (*profile, error) {
+	if name == "" {
+		name = c.defaultName
+	}
+	p, ok := c.profiles[name]
+	if !ok {
+		return nil, &policies.UnknownProfileError{Name: name, Known: c.Names()}
+	}
+	return p, nil
+}

@@ -1,0 +1,70 @@
+package pipeline
+
+import "gopkg.in/yaml.v3"
+
+// ProfileSpec is a profile as written in the config file:
+//
+//	profiles:
+//	  - name: coding
+//	    description: Coding agents with large tool outputs.
+//	    recent_turns: 1
+//	    stages:
+//	      - policy: normalize
+//	      - policy: project
+//	      - policy: observation_masking
+//	        settings: {protect_recent_tokens: 4000}
+//	      - policy: estimate
+//	      - policy: token_budget
+type ProfileSpec struct {
+	// Name is what requests give in their profile field.
+	Name string `yaml:"name" json:"name"`
+	// Description says what the profile is for.
+	Description string `yaml:"description" json:"description"`
+	// RecentTurns is the recency window: the latest turns every compaction keeps
+	// verbatim and contiguous. Default 1 (the current turn).
+	RecentTurns *int `yaml:"recent_turns" json:"recent_turns"`
+	// BoundedLog makes Compact remove the messages a summary covers from the
+	// returned log, for clients that want the log to stop growing. Default false:
+	// the canonical log keeps every message.
+	BoundedLog bool `yaml:"bounded_log" json:"bounded_log"`
+	// Stages lists the policies in run order; their stages must follow the fixed
+	// stage order (normalize, project, isolate, estimate, budget, decide, compact, render).
+	Stages []StepSpec `yaml:"stages" json:"stages"`
+}
+
+// StepSpec is one policy of a profile with its settings.
+type StepSpec struct {
+	// Policy is the policy type, such as "observation_masking".
+	Policy string `yaml:"policy" json:"policy"`
+	// Settings are decoded over the policy's defaults; unknown keys are errors.
+	Settings yaml.Node `yaml:"settings" json:"-"`
+}
+
+// Config is the pipeline part of the server's configuration.
+type Config struct {
+	// DefaultProfile serves requests whose profile is empty. Default "pragmatic".
+	DefaultProfile string
+	// Profiles are custom profiles; a custom profile may not reuse a built-in name.
+	Profiles []ProfileSpec
+	// Source names where Profiles came from (the config file path), for ListProfiles.
+	Source string
+}
+
+// ProfileInfo describes a built profile for ListProfiles.
+type ProfileInfo struct {
+	Name        string
+	Description string
+	Default     bool
+	Source      string
+	RecentTurns int
+	BoundedLog  bool
+	Stages      []StepInfo
+}
+
+// StepInfo describes one step of a built profile.
+type StepInfo struct {
+	Stage  string
+	Policy string
+	// SettingsJSON is the policy's effective config as a JSON object.
+	SettingsJSON string
+}

@@ -1,0 +1,62 @@
+package pipeline
+
+import "github.com/contextcompiler/ctxc/policies"
+
+// report assembles the run's report: per-message dispositions in log order and
+// the first output index that differs from the log.
+func (r *runner) report() policies.Report {
+	w := r.w
+	log := w.State.Context.Messages
+	shown := make(map[string]int, len(w.Entries))
+	for i := range w.Entries {
+		if id := w.Entries[i].SourceID; id != "" {
+			shown[id] = i
+		}
+	}
+	msgs := make([]policies.MessageReport, 0, len(log))
+	for _, m := range log {
+		if d, ok := w.Dispositions[m.ID]; ok {
+			if i, ok := shown[m.ID]; ok {
+				d.Tokens, d.Provenance = w.Entries[i].Tokens, w.Entries[i].Provenance
+			}
+			msgs = append(msgs, d)
+			continue
+		}
+		i, ok := shown[m.ID]
+		switch {
+		case !ok:
+			msgs = append(msgs, policies.MessageReport{MessageID: m.ID, Disposition: policies.DispositionDropped, Reason: "not in the view"})
+		case w.Entries[i].Changed:
+			msgs = append(msgs, policies.MessageReport{MessageID: m.ID, Disposition: policies.DispositionRepaired, Tokens: w.Entries[i].Tokens, Provenance: w.Entries[i].Provenance})
+		default:
+			msgs = append(msgs, policies.MessageReport{MessageID: m.ID, Disposition: policies.DispositionKept, Tokens: w.Entries[i].Tokens, Provenance: w.Entries[i].Provenance})
+		}
+	}
+	first := firstChanged(w)
+	return policies.Report{
+		Profile:           r.p.info.Name,
+		Stages:            r.stages,
+		Messages:          msgs,
+		Repairs:           w.Repairs,
+		Warnings:          w.Warnings,
+		FirstChangedIndex: first,
+		Compacted:         r.compacted,
+	}
+}
+
+// firstChanged is the index in the compiled output (system prompt at 0 when
+// set) of the first message that is not the log's message at the same place.
+func firstChanged(w *policies.Work) int {
+	offset := 0
+	if w.State.Context.SystemPrompt != "" {
+		offset = 1
+	}
+	log := w.State.Context.Messages
+	for i := range w.Entries {
+		e := &w.Entries[i]
+		if i >= len(log) || e.SourceID != log[i].ID || e.Changed {
+			return i + offset
+		}
+	}
+	return len(w.Entries) + offset
+}

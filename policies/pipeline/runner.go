@@ -1,0 +1,388 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// Segment says how far a run goes.
+type Segment uint8
+
+const (
+	// SegmentCompile runs every stage (Compile).
+	SegmentCompile Segment = iota
+	// SegmentBudget stops after the budget stage (Budget).
+	SegmentBudget
+	// SegmentCompact runs through the compact stage with compaction requested even
+	// when no trigger fired, and skips render (Compact).
+	SegmentCompact
+)
+
+// Request is one pipeline run.
+type Request struct {
+	// Profile is the profile name; "" selects the default.
+	Profile string
+	// State is the input; the run never modifies it.
+	State *policies.State
+	// Options are the per-call options.
+	Options policies.Options
+	// Segment says how far to run.
+	Segment Segment
+}
+
+// Result is what a run produced.
+type Result struct {
+	// Work holds the compiled view (Entries), the budget and the bookkeeping.
+	Work *policies.Work
+	// Report explains the run.
+	Report policies.Report
+	// BudgetBefore is the budget as the budget stage first computed it, before
+	// any compaction (nil when the profile has no budget stage).
+	BudgetBefore *policies.Budget
+}
+
+// SystemMessageID is the id of the system prompt message in compiled output.
+const SystemMessageID = "ctxc-system"
+
+// Messages returns what the model should see: the system prompt first (when
+// set) as a system message, then the compiled view.
+func (r *Result) Messages() []policies.Message {
+	out := make([]policies.Message, 0, len(r.Work.Entries)+1)
+	if sp := r.Work.State.Context.SystemPrompt; sp != "" {
+		out = append(out, policies.Message{ID: SystemMessageID, Role: policies.RoleSystem, Parts: []policies.Part{policies.TextPart(sp)}})
+	}
+	for i := range r.Work.Entries {
+		out = append(out, r.Work.Entries[i].Message)
+	}
+	return out
+}
+
+// Run executes a profile on a state.
+func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
+	p, err := c.lookup(req.Profile)
+	if err != nil {
+		return nil, err
+	}
+	info, counter, err := c.resolver.Resolve(req.State.Model)
+	if err != nil {
+		return nil, err
+	}
+	w := &policies.Work{
+		State:       req.State,
+		Options:     req.Options,
+		Model:       info,
+		Counter:     counter,
+		Entries:     policies.EntriesFromLog(req.State.Context.Messages),
+		RecentTurns: p.info.RecentTurns,
+	}
+	if req.Segment == SegmentCompact {
+		w.CompactionRequested = true
+		w.DecisionReason = "Compact RPC"
+	}
+	r := &runner{c: c, p: p, w: w, seg: req.Segment}
+	if err := r.run(ctx); err != nil {
+		return nil, err
+	}
+	return &Result{Work: w, Report: r.report(), BudgetBefore: r.budgetBefore}, nil
+}
+
+type runner struct {
+	c   *Catalog
+	p   *profile
+	w   *policies.Work
+	seg Segment
+
+	stages       []policies.StageReport
+	counted      bool // the estimate stage has run: entries are counted after every step
+	checks       *checker
+	compacted    bool
+	budgetBefore *policies.Budget
+}
+
+func (r *runner) run(ctx context.Context) error {
+	var budgetStep *step
+	compactStarted, compactChanged := false, false
+	for i := range r.p.steps {
+		s := &r.p.steps[i]
+		if r.seg == SegmentBudget && s.stage > policies.StageBudget {
+			break
+		}
+		if r.seg == SegmentCompact && s.stage >= policies.StageRender {
+			break
+		}
+		if s.stage == policies.StageBudget {
+			budgetStep = s
+		}
+		if s.stage == policies.StageCompact {
+			if !compactStarted {
+				compactStarted = true
+				if !r.startCompaction() {
+					r.skip(s)
+					continue
+				}
+			} else if !r.compacting() {
+				r.skip(s)
+				continue
+			}
+			if s.repair {
+				if !compactChanged {
+					r.skip(s)
+					continue
+				}
+			} else if r.w.UsedTokens() <= r.w.CompactionTarget {
+				r.skip(s)
+				continue
+			}
+			changed, err := r.transform(ctx, s)
+			if err != nil {
+				return err
+			}
+			compactChanged = compactChanged || changed
+			continue
+		}
+		if err := r.step(ctx, s); err != nil {
+			return err
+		}
+		if s.stage == policies.StageBudget {
+			r.afterBudget()
+		}
+	}
+	if compactChanged && budgetStep != nil {
+		r.compacted = true
+		// The budget reported must describe what is sent, not what came in.
+		if err := budgetStep.policy.Apply(ctx, r.w); err != nil {
+			return fmt.Errorf("stage %s: %w", budgetStep.stage, err)
+		}
+	}
+	if r.w.Budget != nil && r.w.HardLimit > 0 && r.compactionRan() && r.w.UsedTokens() > r.w.HardLimit {
+		return &policies.IrreducibleError{
+			NeededTokens:    r.w.UsedTokens(),
+			AvailableTokens: r.w.HardLimit,
+			Detail:          fmt.Sprintf("profile %q compacted as far as its policies allow and still does not fit", r.p.info.Name),
+		}
+	}
+	return nil
+}
+
+func (r *runner) compactionRan() bool {
+	for _, s := range r.p.steps {
+		if s.stage == policies.StageCompact {
+			return r.w.CompactionRequested || r.w.HardLimitExceeded
+		}
+	}
+	return false
+}
+
+// afterBudget derives the hard limit from the budget.
+func (r *runner) afterBudget() {
+	b := r.w.Budget
+	if b == nil {
+		return
+	}
+	before := *b
+	r.budgetBefore = &before
+	r.w.HardLimit = b.ContextWindow - b.ReservedOutput
+	if r.w.HardLimit < 0 {
+		r.w.HardLimit = 0
+	}
+	r.w.HardLimitExceeded = b.Used > r.w.HardLimit
+}
+
+func (r *runner) compacting() bool { return r.w.CompactionRequested || r.w.HardLimitExceeded }
+
+// startCompaction decides whether the compact stage runs and fixes its target.
+func (r *runner) startCompaction() bool {
+	if !r.compacting() {
+		return false
+	}
+	w := r.w
+	if w.CompactionTarget <= 0 || (w.HardLimit > 0 && w.CompactionTarget > w.HardLimit) {
+		switch {
+		case w.CompactionRequested && w.Budget != nil && w.Budget.SoftThreshold > 0:
+			w.CompactionTarget = w.Budget.SoftThreshold * 3 / 4
+		default:
+			w.CompactionTarget = w.HardLimit
+		}
+	}
+	if w.HardLimitExceeded && !w.CompactionRequested {
+		w.Warn(fmt.Sprintf("context of %d tokens exceeds the usable window of %d tokens (window %d minus %d reserved for output); compacting to fit",
+			w.UsedTokens(), w.HardLimit, w.Budget.ContextWindow, w.Budget.ReservedOutput))
+	}
+	r.checks.beginCompaction(w)
+	return true
+}
+
+func (r *runner) skip(s *step) {
+	n := len(r.w.Entries)
+	t := r.tokens()
+	r.stages = append(r.stages, policies.StageReport{
+		Stage: s.stage.String(), Policy: s.typ, MessagesIn: n, MessagesOut: n,
+		TokensIn: t, TokensOut: t, Skipped: true,
+	})
+}
+
+func (r *runner) tokens() int {
+	if !r.counted {
+		return 0
+	}
+	return r.w.UsedTokens()
+}
+
+// step runs one policy inside its span, then recounts and checks invariants.
+func (r *runner) step(ctx context.Context, s *step) error {
+	w := r.w
+	ctx, span := r.c.tracer.Start(ctx, "ctxc.stage."+s.stage.String(), trace.WithAttributes(
+		attribute.String("ctxc.profile", r.p.info.Name),
+		attribute.String("ctxc.stage", s.stage.String()),
+		attribute.String("ctxc.policy", s.typ),
+	))
+	defer span.End()
+	msgsIn, tokIn := len(w.Entries), r.tokens()
+	start := time.Now()
+	err := s.policy.Apply(ctx, w)
+	if err == nil && s.stage == policies.StageEstimate {
+		r.counted = true
+	}
+	if err == nil && r.counted {
+		r.recount()
+	}
+	if err == nil {
+		if s.stage == policies.StageNormalize && r.checks == nil {
+			r.checks = newChecker(w)
+		}
+		if r.checks != nil {
+			err = r.checks.check(w, s)
+		}
+	}
+	elapsed := time.Since(start)
+	rep := policies.StageReport{
+		Stage: s.stage.String(), Policy: s.typ, DurationMicros: uint64(elapsed.Microseconds()),
+		MessagesIn: msgsIn, MessagesOut: len(w.Entries), TokensIn: tokIn, TokensOut: r.tokens(),
+		MessagesAffected: affected(w), Degraded: w.Degraded, DegradedReason: w.DegradedReason,
+	}
+	w.Degraded, w.DegradedReason = false, ""
+	span.SetAttributes(
+		attribute.Int("ctxc.messages_in", rep.MessagesIn),
+		attribute.Int("ctxc.messages_out", rep.MessagesOut),
+		attribute.Int("ctxc.tokens_in", rep.TokensIn),
+		attribute.Int("ctxc.tokens_out", rep.TokensOut),
+		attribute.Bool("ctxc.degraded", rep.Degraded),
+	)
+	r.stages = append(r.stages, rep)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+		return fmt.Errorf("stage %s: %w", s.stage, err)
+	}
+	return nil
+}
+
+// transform runs one compaction transform; one that does not shrink the
+// context is reverted, so every kept attempt makes progress.
+func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
+	w := r.w
+	before := w.UsedTokens()
+	snap := snapshot(w)
+	mark := len(r.stages)
+	if err := r.step(ctx, s); err != nil {
+		var irreducible *policies.IrreducibleError
+		if errors.As(err, &irreducible) {
+			return false, irreducible
+		}
+		return false, err
+	}
+	after := w.UsedTokens()
+	changed := !sameEntries(snap.entries, w.Entries)
+	if s.repair {
+		return changed, nil
+	}
+	if changed && after >= before {
+		snap.restore(w)
+		r.stages[mark].MessagesOut = len(w.Entries)
+		r.stages[mark].TokensOut = before
+		r.stages[mark].Skipped = true
+		r.stages[mark].Degraded = true
+		r.stages[mark].DegradedReason = fmt.Sprintf("did not shrink the context (%d -> %d tokens); reverted", before, after)
+		return false, nil
+	}
+	return changed, nil
+}
+
+// recount counts entries a policy changed or added.
+func (r *runner) recount() {
+	w := r.w
+	for i := range w.Entries {
+		e := &w.Entries[i]
+		if !e.Counted {
+			e.Tokens, e.Provenance = w.Counter.CountMessage(&e.Message)
+			e.Counted = true
+		}
+	}
+}
+
+func affected(w *policies.Work) int {
+	n := 0
+	for i := range w.Entries {
+		if w.Entries[i].Changed {
+			n++
+		}
+	}
+	return n
+}
+
+type workSnapshot struct {
+	entries      []policies.Entry
+	dispositions map[string]policies.MessageReport
+	appended     []policies.Message
+	masks        map[string]policies.Mask
+	repairs      []policies.Repair
+	warnings     []string
+}
+
+func snapshot(w *policies.Work) workSnapshot {
+	s := workSnapshot{
+		entries:  append([]policies.Entry(nil), w.Entries...),
+		appended: append([]policies.Message(nil), w.Appended...),
+		repairs:  append([]policies.Repair(nil), w.Repairs...),
+		warnings: append([]string(nil), w.Warnings...),
+	}
+	if w.Dispositions != nil {
+		s.dispositions = make(map[string]policies.MessageReport, len(w.Dispositions))
+		for k, v := range w.Dispositions {
+			s.dispositions[k] = v
+		}
+	}
+	if w.Masks != nil {
+		s.masks = make(map[string]policies.Mask, len(w.Masks))
+		for k, v := range w.Masks {
+			s.masks[k] = v
+		}
+	}
+	return s
+}
+
+func (s workSnapshot) restore(w *policies.Work) {
+	w.Entries, w.Dispositions, w.Appended, w.Masks = s.entries, s.dispositions, s.appended, s.masks
+	w.Repairs, w.Warnings = s.repairs, s.warnings
+}
+
+// sameEntries reports whether two views show the same messages unchanged.
+func sameEntries(a, b []policies.Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].SourceID != b[i].SourceID || a[i].Message.ID != b[i].Message.ID || a[i].Changed != b[i].Changed || a[i].Tokens != b[i].Tokens {
+			return false
+		}
+	}
+	return true
+}
