@@ -337,12 +337,21 @@ func (x *CompileOptions) GetMaxContextTokenCount() uint32 {
 // CompileRequest asks for the context of the next model call.
 type CompileRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The agent state. Required.
+	// The agent state. Exactly one of state and state_blob is required.
 	State *AgentState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
 	// Profile name; empty selects the server's default profile (see ListProfiles).
 	Profile string `protobuf:"bytes,2,opt,name=profile,proto3" json:"profile,omitempty"`
 	// Per-call options.
-	Options       *CompileOptions `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	Options *CompileOptions `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	// The state as opaque versioned bytes returned by an earlier call (for thin
+	// clients that store the state without understanding it).
+	StateBlob []byte `protobuf:"bytes,4,opt,name=state_blob,json=stateBlob,proto3" json:"state_blob,omitempty"`
+	// The model for this call; when set it replaces state.model. A provider other
+	// than the state's is FAILED_PRECONDITION (PROVIDER_MISMATCH) unless reset is set.
+	Model *ModelSpec `protobuf:"bytes,5,opt,name=model,proto3" json:"model,omitempty"`
+	// Discard the history of a state whose version or provider does not match
+	// instead of failing; the response then says history_discarded.
+	Reset_        bool `protobuf:"varint,6,opt,name=reset,proto3" json:"reset,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -398,6 +407,27 @@ func (x *CompileRequest) GetOptions() *CompileOptions {
 	return nil
 }
 
+func (x *CompileRequest) GetStateBlob() []byte {
+	if x != nil {
+		return x.StateBlob
+	}
+	return nil
+}
+
+func (x *CompileRequest) GetModel() *ModelSpec {
+	if x != nil {
+		return x.Model
+	}
+	return nil
+}
+
+func (x *CompileRequest) GetReset_() bool {
+	if x != nil {
+		return x.Reset_
+	}
+	return false
+}
+
 // CompileResponse is the compiled context.
 type CompileResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -408,9 +438,11 @@ type CompileResponse struct {
 	// Token accounting of the returned messages.
 	Budget *TokenBudget `protobuf:"bytes,2,opt,name=budget,proto3" json:"budget,omitempty"`
 	// What each stage did.
-	Report        *CompileReport `protobuf:"bytes,3,opt,name=report,proto3" json:"report,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Report *CompileReport `protobuf:"bytes,3,opt,name=report,proto3" json:"report,omitempty"`
+	// Set when the request asked to reset and the state's history was discarded.
+	HistoryDiscarded bool `protobuf:"varint,4,opt,name=history_discarded,json=historyDiscarded,proto3" json:"history_discarded,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CompileResponse) Reset() {
@@ -462,6 +494,13 @@ func (x *CompileResponse) GetReport() *CompileReport {
 		return x.Report
 	}
 	return nil
+}
+
+func (x *CompileResponse) GetHistoryDiscarded() bool {
+	if x != nil {
+		return x.HistoryDiscarded
+	}
+	return false
 }
 
 // TokenBudget is the token accounting of a context against its model's window.
@@ -1089,7 +1128,7 @@ func (x *CompileReport) GetCompacted() bool {
 // RouteRequest appends one input to the state's log.
 type RouteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The state to append to. Required.
+	// The state to append to. Exactly one of state and state_blob is required.
 	State *AgentState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
 	// Profile; its compaction runs when an execution ends if the profile asks for it.
 	Profile string `protobuf:"bytes,2,opt,name=profile,proto3" json:"profile,omitempty"`
@@ -1100,7 +1139,15 @@ type RouteRequest struct {
 	//	*RouteRequest_UserTurn
 	//	*RouteRequest_Step
 	//	*RouteRequest_Event
-	Input         isRouteRequest_Input `protobuf_oneof:"input"`
+	Input isRouteRequest_Input `protobuf_oneof:"input"`
+	// The state as opaque versioned bytes; the response then carries state_blob too.
+	StateBlob []byte `protobuf:"bytes,6,opt,name=state_blob,json=stateBlob,proto3" json:"state_blob,omitempty"`
+	// The model for this call; when set it replaces state.model. A provider other
+	// than the state's is FAILED_PRECONDITION (PROVIDER_MISMATCH) unless reset is set.
+	Model *ModelSpec `protobuf:"bytes,7,opt,name=model,proto3" json:"model,omitempty"`
+	// Discard the history of a state whose version or provider does not match
+	// instead of failing; the response then says history_discarded.
+	Reset_        bool `protobuf:"varint,8,opt,name=reset,proto3" json:"reset,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1181,6 +1228,27 @@ func (x *RouteRequest) GetEvent() *Event {
 		}
 	}
 	return nil
+}
+
+func (x *RouteRequest) GetStateBlob() []byte {
+	if x != nil {
+		return x.StateBlob
+	}
+	return nil
+}
+
+func (x *RouteRequest) GetModel() *ModelSpec {
+	if x != nil {
+		return x.Model
+	}
+	return nil
+}
+
+func (x *RouteRequest) GetReset_() bool {
+	if x != nil {
+		return x.Reset_
+	}
+	return false
 }
 
 type isRouteRequest_Input interface {
@@ -1412,6 +1480,10 @@ type RouteResponse struct {
 	ExecutionEnded bool `protobuf:"varint,3,opt,name=execution_ended,json=executionEnded,proto3" json:"execution_ended,omitempty"`
 	// Set when the profile compacted at the execution boundary.
 	CompactionReport *CompileReport `protobuf:"bytes,4,opt,name=compaction_report,json=compactionReport,proto3" json:"compaction_report,omitempty"`
+	// The new state as opaque bytes, when the request sent state_blob.
+	StateBlob []byte `protobuf:"bytes,5,opt,name=state_blob,json=stateBlob,proto3" json:"state_blob,omitempty"`
+	// Set when the request asked to reset and the state's history was discarded.
+	HistoryDiscarded bool `protobuf:"varint,6,opt,name=history_discarded,json=historyDiscarded,proto3" json:"history_discarded,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -1472,6 +1544,20 @@ func (x *RouteResponse) GetCompactionReport() *CompileReport {
 		return x.CompactionReport
 	}
 	return nil
+}
+
+func (x *RouteResponse) GetStateBlob() []byte {
+	if x != nil {
+		return x.StateBlob
+	}
+	return nil
+}
+
+func (x *RouteResponse) GetHistoryDiscarded() bool {
+	if x != nil {
+		return x.HistoryDiscarded
+	}
+	return false
 }
 
 // CompactRequest asks for compaction to be persisted in the state.
@@ -2222,15 +2308,20 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x17max_context_token_count\x18\x04 \x01(\rH\x02R\x14maxContextTokenCount\x88\x01\x01B\x1e\n" +
 	"\x1c_reserved_output_token_countB\x17\n" +
 	"\x15_soft_threshold_ratioB\x1a\n" +
-	"\x18_max_context_token_count\"\x88\x01\n" +
+	"\x18_max_context_token_count\"\xe7\x01\n" +
 	"\x0eCompileRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
-	"\aoptions\x18\x03 \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptions\"\x9d\x01\n" +
+	"\aoptions\x18\x03 \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptions\x12\x1d\n" +
+	"\n" +
+	"state_blob\x18\x04 \x01(\fR\tstateBlob\x12(\n" +
+	"\x05model\x18\x05 \x01(\v2\x12.ctxc.v1.ModelSpecR\x05model\x12\x14\n" +
+	"\x05reset\x18\x06 \x01(\bR\x05reset\"\xca\x01\n" +
 	"\x0fCompileResponse\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12,\n" +
 	"\x06budget\x18\x02 \x01(\v2\x14.ctxc.v1.TokenBudgetR\x06budget\x12.\n" +
-	"\x06report\x18\x03 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\"\xca\x04\n" +
+	"\x06report\x18\x03 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\x12+\n" +
+	"\x11history_discarded\x18\x04 \x01(\bR\x10historyDiscarded\"\xca\x04\n" +
 	"\vTokenBudget\x12;\n" +
 	"\x1acontext_window_token_count\x18\x01 \x01(\rR\x17contextWindowTokenCount\x12(\n" +
 	"\x10used_token_count\x18\x02 \x01(\rR\x0eusedTokenCount\x12=\n" +
@@ -2291,13 +2382,17 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\arepairs\x18\x04 \x03(\v2\x0f.ctxc.v1.RepairR\arepairs\x12\x1a\n" +
 	"\bwarnings\x18\x05 \x03(\tR\bwarnings\x12.\n" +
 	"\x13first_changed_index\x18\x06 \x01(\rR\x11firstChangedIndex\x12\x1c\n" +
-	"\tcompacted\x18\a \x01(\bR\tcompacted\"\xe0\x01\n" +
+	"\tcompacted\x18\a \x01(\bR\tcompacted\"\xbf\x02\n" +
 	"\fRouteRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x120\n" +
 	"\tuser_turn\x18\x03 \x01(\v2\x11.ctxc.v1.UserTurnH\x00R\buserTurn\x12(\n" +
 	"\x04step\x18\x04 \x01(\v2\x12.ctxc.v1.AgentStepH\x00R\x04step\x12&\n" +
-	"\x05event\x18\x05 \x01(\v2\x0e.ctxc.v1.EventH\x00R\x05eventB\a\n" +
+	"\x05event\x18\x05 \x01(\v2\x0e.ctxc.v1.EventH\x00R\x05event\x12\x1d\n" +
+	"\n" +
+	"state_blob\x18\x06 \x01(\fR\tstateBlob\x12(\n" +
+	"\x05model\x18\a \x01(\v2\x12.ctxc.v1.ModelSpecR\x05model\x12\x14\n" +
+	"\x05reset\x18\b \x01(\bR\x05resetB\a\n" +
 	"\x05input\"[\n" +
 	"\bUserTurn\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12!\n" +
@@ -2313,12 +2408,15 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\bmetadata\x18\x03 \x03(\v2\x1c.ctxc.v1.Event.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xda\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa6\x02\n" +
 	"\rRouteResponse\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x120\n" +
 	"\x14appended_message_ids\x18\x02 \x03(\tR\x12appendedMessageIds\x12'\n" +
 	"\x0fexecution_ended\x18\x03 \x01(\bR\x0eexecutionEnded\x12C\n" +
-	"\x11compaction_report\x18\x04 \x01(\v2\x16.ctxc.v1.CompileReportR\x10compactionReport\"\x88\x01\n" +
+	"\x11compaction_report\x18\x04 \x01(\v2\x16.ctxc.v1.CompileReportR\x10compactionReport\x12\x1d\n" +
+	"\n" +
+	"state_blob\x18\x05 \x01(\fR\tstateBlob\x12+\n" +
+	"\x11history_discarded\x18\x06 \x01(\bR\x10historyDiscarded\"\x88\x01\n" +
 	"\x0eCompactRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
@@ -2447,71 +2545,74 @@ var file_ctxc_v1_compiler_service_proto_goTypes = []any{
 	(*ListProfilesResponse)(nil), // 28: ctxc.v1.ListProfilesResponse
 	nil,                          // 29: ctxc.v1.Event.MetadataEntry
 	(*AgentState)(nil),           // 30: ctxc.v1.AgentState
-	(*Message)(nil),              // 31: ctxc.v1.Message
-	(*Usage)(nil),                // 32: ctxc.v1.Usage
-	(Role)(0),                    // 33: ctxc.v1.Role
+	(*ModelSpec)(nil),            // 31: ctxc.v1.ModelSpec
+	(*Message)(nil),              // 32: ctxc.v1.Message
+	(*Usage)(nil),                // 33: ctxc.v1.Usage
+	(Role)(0),                    // 34: ctxc.v1.Role
 }
 var file_ctxc_v1_compiler_service_proto_depIdxs = []int32{
 	0,  // 0: ctxc.v1.CompileOptions.view:type_name -> ctxc.v1.View
 	30, // 1: ctxc.v1.CompileRequest.state:type_name -> ctxc.v1.AgentState
 	4,  // 2: ctxc.v1.CompileRequest.options:type_name -> ctxc.v1.CompileOptions
-	31, // 3: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
-	7,  // 4: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
-	12, // 5: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
-	1,  // 6: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	8,  // 7: ctxc.v1.TokenBudget.breakdown:type_name -> ctxc.v1.TokenBreakdown
-	2,  // 8: ctxc.v1.MessageReport.disposition:type_name -> ctxc.v1.Disposition
-	1,  // 9: ctxc.v1.MessageReport.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	10, // 10: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
-	9,  // 11: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
-	11, // 12: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
-	30, // 13: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
-	14, // 14: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
-	15, // 15: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
-	16, // 16: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
-	31, // 17: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
-	31, // 18: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
-	3,  // 19: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
-	32, // 20: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
-	33, // 21: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
-	29, // 22: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
-	30, // 23: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
-	12, // 24: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
-	30, // 25: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
-	4,  // 26: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
-	30, // 27: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
-	7,  // 28: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
-	7,  // 29: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
-	12, // 30: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
-	30, // 31: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
-	4,  // 32: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
-	7,  // 33: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
-	9,  // 34: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
-	12, // 35: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
-	31, // 36: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
-	1,  // 37: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	23, // 38: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
-	23, // 39: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
-	1,  // 40: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	26, // 41: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
-	27, // 42: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
-	5,  // 43: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
-	13, // 44: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
-	18, // 45: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
-	20, // 46: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
-	22, // 47: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
-	25, // 48: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
-	6,  // 49: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
-	17, // 50: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
-	19, // 51: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
-	21, // 52: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
-	24, // 53: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
-	28, // 54: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
-	49, // [49:55] is the sub-list for method output_type
-	43, // [43:49] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	31, // 3: ctxc.v1.CompileRequest.model:type_name -> ctxc.v1.ModelSpec
+	32, // 4: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
+	7,  // 5: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
+	12, // 6: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
+	1,  // 7: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	8,  // 8: ctxc.v1.TokenBudget.breakdown:type_name -> ctxc.v1.TokenBreakdown
+	2,  // 9: ctxc.v1.MessageReport.disposition:type_name -> ctxc.v1.Disposition
+	1,  // 10: ctxc.v1.MessageReport.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	10, // 11: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
+	9,  // 12: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
+	11, // 13: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
+	30, // 14: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
+	14, // 15: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
+	15, // 16: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
+	16, // 17: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
+	31, // 18: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
+	32, // 19: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
+	32, // 20: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
+	3,  // 21: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
+	33, // 22: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
+	34, // 23: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
+	29, // 24: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
+	30, // 25: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
+	12, // 26: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
+	30, // 27: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
+	4,  // 28: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
+	30, // 29: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
+	7,  // 30: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
+	7,  // 31: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
+	12, // 32: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
+	30, // 33: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
+	4,  // 34: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
+	7,  // 35: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
+	9,  // 36: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
+	12, // 37: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
+	32, // 38: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
+	1,  // 39: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	23, // 40: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
+	23, // 41: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
+	1,  // 42: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	26, // 43: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
+	27, // 44: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
+	5,  // 45: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
+	13, // 46: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
+	18, // 47: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
+	20, // 48: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
+	22, // 49: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
+	25, // 50: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
+	6,  // 51: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
+	17, // 52: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
+	19, // 53: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
+	21, // 54: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
+	24, // 55: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
+	28, // 56: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
+	51, // [51:57] is the sub-list for method output_type
+	45, // [45:51] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_ctxc_v1_compiler_service_proto_init() }
