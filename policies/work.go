@@ -196,6 +196,18 @@ type Work struct {
 	Budget *Budget
 	// CompactionRequested is set by the decide stage; the runner then runs the compact stage.
 	CompactionRequested bool
+	// CompactionTarget is the used-token count compaction aims at (set by the decide
+	// stage; the runner sets it to HardLimit when it compacts only to fit the window).
+	CompactionTarget int
+	// HardLimit is the most tokens the context may use: window minus reserved output.
+	// The runner sets it from the budget.
+	HardLimit int
+	// HardLimitExceeded is set by the runner when the view does not fit HardLimit;
+	// then even the running execution's trace may be compacted.
+	HardLimitExceeded bool
+	// RecentTurns is the profile's recency window: the latest RecentTurns turns are
+	// kept verbatim and contiguous by every compaction transform.
+	RecentTurns int
 	// DecisionReason says why the decide stage asked for compaction.
 	DecisionReason string
 	// Dispositions records, by log id, what a policy did with a log message that is
