@@ -224,12 +224,15 @@ type Work struct {
 	Appended []Message
 	// Masks holds masks that Compact records on log messages, by log id.
 	Masks map[string]Mask
+	// Touches counts Touch calls; the runner reports a step's share as messages affected.
+	Touches int
 }
 
 // Touch marks entry i as changed, so the runner counts it again.
 func (w *Work) Touch(i int) {
 	w.Entries[i].Counted = false
 	w.Entries[i].Changed = true
+	w.Touches++
 }
 
 // Dispose records what happened to a log message.

@@ -138,6 +138,7 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 	}
 	p := &profile{info: ProfileInfo{Name: spec.Name, Description: spec.Description, Source: source, RecentTurns: recent, BoundedLog: spec.BoundedLog}}
 	var last policies.Stage
+	declared := map[policies.Stage]bool{}
 	for i, s := range spec.Stages {
 		where := fmt.Sprintf("stages[%d] (%s)", i, s.Policy)
 		f, ok := reg.Factory(s.Policy)
@@ -145,6 +146,7 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 			problems = append(problems, fmt.Errorf("%s: unknown policy %q (known: %s)", where, s.Policy, strings.Join(reg.Types(), ", ")))
 			continue
 		}
+		declared[f.Stage()] = true
 		if f.Stage() < last {
 			problems = append(problems, fmt.Errorf("%s: stage %s cannot follow stage %s (order: normalize, project, isolate, estimate, budget, decide, compact, render)", where, f.Stage(), last))
 		}
@@ -155,7 +157,7 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 		cfg := f.CreateDefaultConfig()
 		if !s.Settings.IsZero() {
 			if err := decodeSettings(&s.Settings, cfg); err != nil {
-				problems = append(problems, fmt.Errorf("%s: settings: %w", where, err))
+				problems = append(problems, fmt.Errorf("%s: settings (line %d): %w", where, s.Settings.Line, err))
 				continue
 			}
 		}
@@ -177,10 +179,10 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 		p.steps = append(p.steps, step{stage: f.Stage(), typ: f.Type(), policy: pol, repair: isRepair})
 		p.info.Stages = append(p.info.Stages, StepInfo{Stage: f.Stage().String(), Policy: f.Type(), SettingsJSON: string(settings)})
 	}
-	if err := requireStage(p.steps, policies.StageCompact, policies.StageEstimate, policies.StageBudget); err != nil {
+	if err := requireStage(declared, policies.StageCompact, policies.StageEstimate, policies.StageBudget); err != nil {
 		problems = append(problems, err)
 	}
-	if err := requireStage(p.steps, policies.StageDecide, policies.StageBudget); err != nil {
+	if err := requireStage(declared, policies.StageDecide, policies.StageBudget); err != nil {
 		problems = append(problems, err)
 	}
 	if len(problems) > 0 {
@@ -190,11 +192,7 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 }
 
 // requireStage checks that a profile with a `user` stage also has every `needs` stage.
-func requireStage(steps []step, user policies.Stage, needs ...policies.Stage) error {
-	has := map[policies.Stage]bool{}
-	for _, s := range steps {
-		has[s.stage] = true
-	}
+func requireStage(has map[policies.Stage]bool, user policies.Stage, needs ...policies.Stage) error {
 	if !has[user] {
 		return nil
 	}

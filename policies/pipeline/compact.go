@@ -29,10 +29,15 @@ func (c *Catalog) Compact(ctx context.Context, req Request) (*CompactResult, err
 	}
 	p, _ := c.lookup(req.Profile)
 	w := res.Work
-	st := *req.State
+	return &CompactResult{State: persist(req.State, w, p.info.BoundedLog), Before: res.BudgetBefore, After: w.Budget, Report: res.Report}, nil
+}
+
+// persist returns a copy of in with w's summaries appended and masks recorded.
+func persist(in *policies.State, w *policies.Work, bounded bool) *policies.State {
+	st := *in
 	log := make([]policies.Message, 0, len(st.Context.Messages)+len(w.Appended))
 	covered := map[string]bool{}
-	if p.info.BoundedLog {
+	if bounded {
 		for _, s := range w.Appended {
 			for _, id := range s.CoversMessageIDs {
 				covered[id] = true
@@ -51,5 +56,5 @@ func (c *Catalog) Compact(ctx context.Context, req Request) (*CompactResult, err
 	}
 	log = append(log, w.Appended...)
 	st.Context.Messages = log
-	return &CompactResult{State: &st, Before: res.BudgetBefore, After: w.Budget, Report: res.Report}, nil
+	return &st
 }

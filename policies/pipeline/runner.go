@@ -162,7 +162,7 @@ func (r *runner) run(ctx context.Context) error {
 			return fmt.Errorf("stage %s: %w", budgetStep.stage, err)
 		}
 	}
-	if r.w.Budget != nil && r.w.HardLimit > 0 && r.compactionRan() && r.w.UsedTokens() > r.w.HardLimit {
+	if compactStarted && r.compacting() && r.w.UsedTokens() > r.w.HardLimit {
 		return &policies.IrreducibleError{
 			NeededTokens:    r.w.UsedTokens(),
 			AvailableTokens: r.w.HardLimit,
@@ -170,15 +170,6 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-func (r *runner) compactionRan() bool {
-	for _, s := range r.p.steps {
-		if s.stage == policies.StageCompact {
-			return r.w.CompactionRequested || r.w.HardLimitExceeded
-		}
-	}
-	return false
 }
 
 // afterBudget derives the hard limit from the budget.
@@ -245,7 +236,7 @@ func (r *runner) step(ctx context.Context, s *step) error {
 		attribute.String("ctxc.policy", s.typ),
 	))
 	defer span.End()
-	msgsIn, tokIn := len(w.Entries), r.tokens()
+	msgsIn, tokIn, touches := len(w.Entries), r.tokens(), w.Touches
 	start := time.Now()
 	err := s.policy.Apply(ctx, w)
 	if err == nil && s.stage == policies.StageEstimate {
@@ -266,7 +257,7 @@ func (r *runner) step(ctx context.Context, s *step) error {
 	rep := policies.StageReport{
 		Stage: s.stage.String(), Policy: s.typ, DurationMicros: uint64(elapsed.Microseconds()),
 		MessagesIn: msgsIn, MessagesOut: len(w.Entries), TokensIn: tokIn, TokensOut: r.tokens(),
-		MessagesAffected: affected(w), Degraded: w.Degraded, DegradedReason: w.DegradedReason,
+		MessagesAffected: w.Touches - touches + abs(msgsIn-len(w.Entries)), Degraded: w.Degraded, DegradedReason: w.DegradedReason,
 	}
 	w.Degraded, w.DegradedReason = false, ""
 	span.SetAttributes(
@@ -328,12 +319,9 @@ func (r *runner) recount() {
 	}
 }
 
-func affected(w *policies.Work) int {
-	n := 0
-	for i := range w.Entries {
-		if w.Entries[i].Changed {
-			n++
-		}
+func abs(n int) int {
+	if n < 0 {
+		return -n
 	}
 	return n
 }
