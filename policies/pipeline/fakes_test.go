@@ -42,8 +42,8 @@ type fakeFactory struct {
 	repair bool
 }
 
-func (f fakeFactory) Type() string                        { return f.typ }
-func (f fakeFactory) Stage() policies.Stage               { return f.stage }
+func (f fakeFactory) Type() string                         { return f.typ }
+func (f fakeFactory) Stage() policies.Stage                { return f.stage }
 func (f fakeFactory) CreateDefaultConfig() policies.Config { return &fakeConfig{} }
 func (f fakeFactory) Create(cfg policies.Config) (policies.Policy, error) {
 	p := &fakePolicy{typ: f.typ, stage: f.stage, cfg: *cfg.(*fakeConfig)}
