@@ -139,6 +139,7 @@ const (
 	RepairEmptyMessageDropped      = "EMPTY_MESSAGE_DROPPED"
 	RepairReasoningDropped         = "REASONING_DROPPED"
 	RepairRoleOrderFixed           = "ROLE_ORDER_FIXED"
+	RepairToolResultNameFilled     = "TOOL_RESULT_NAME_FILLED"
 )
 
 // MessageReport says what a run did with one log message.

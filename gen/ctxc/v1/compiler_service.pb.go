@@ -962,7 +962,8 @@ func (x *StageReport) GetSkipped() bool {
 type Repair struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// What was fixed: ORPHAN_RESULT_DROPPED, MISSING_RESULT_SYNTHESIZED,
-	// EMPTY_PART_REMOVED, EMPTY_MESSAGE_DROPPED, REASONING_DROPPED, ROLE_ORDER_FIXED.
+	// EMPTY_PART_REMOVED, EMPTY_MESSAGE_DROPPED, REASONING_DROPPED, ROLE_ORDER_FIXED,
+	// TOOL_RESULT_NAME_FILLED.
 	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
 	// The log message concerned.
 	MessageId string `protobuf:"bytes,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`

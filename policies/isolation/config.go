@@ -1,0 +1,69 @@
+package isolation
+
+import (
+	"errors"
+	"fmt"
+)
+
+// TransparentConfig is the transparent policy's settings; it has none.
+type TransparentConfig struct{}
+
+// Validate reports problems of the config; there are none.
+func (c *TransparentConfig) Validate() error { return nil }
+
+// BoundaryConfig is the boundary policy's settings.
+type BoundaryConfig struct {
+	// MaxRecordCalls is the most calls the trace record lists one by one; the
+	// rest are counted ("and 12 more calls"). Default 50.
+	MaxRecordCalls int `yaml:"max_record_calls" json:"max_record_calls"`
+}
+
+// Validate reports every problem of the config.
+func (c *BoundaryConfig) Validate() error {
+	if c.MaxRecordCalls < 1 {
+		return fmt.Errorf("max_record_calls: %d is less than 1", c.MaxRecordCalls)
+	}
+	return nil
+}
+
+// MaskingConfig is the observation_masking policy's settings.
+type MaskingConfig struct {
+	// PreviewChars is how many characters (runes) of a masked output's head and
+	// of its tail the placeholder shows. Default 200; 0 shows none.
+	PreviewChars int `yaml:"preview_chars" json:"preview_chars"`
+	// ProtectRecentTokens is the size of the newest tool outputs never masked:
+	// walking results newest to oldest, outputs are protected while their running
+	// total stays within this many tokens. Default 8000.
+	ProtectRecentTokens int `yaml:"protect_recent_tokens" json:"protect_recent_tokens"`
+	// MinPrunableTokens is the least output size masking must save before it
+	// masks anything, so a cache prefix is not broken for a trivial gain.
+	// Default 2000.
+	MinPrunableTokens int `yaml:"min_prunable_tokens" json:"min_prunable_tokens"`
+	// ExemptTools names tools whose outputs are never masked.
+	ExemptTools []string `yaml:"exempt_tools" json:"exempt_tools"`
+}
+
+// DefaultMaskingConfig returns the defaults of observation_masking.
+func DefaultMaskingConfig() *MaskingConfig {
+	return &MaskingConfig{PreviewChars: 200, ProtectRecentTokens: 8000, MinPrunableTokens: 2000}
+}
+
+// Validate reports every problem of the config.
+func (c *MaskingConfig) Validate() error {
+	var errs []error
+	if c.PreviewChars < 0 {
+		errs = append(errs, fmt.Errorf("preview_chars: %d is negative", c.PreviewChars))
+	}
+	if c.ProtectRecentTokens < 0 {
+		errs = append(errs, fmt.Errorf("protect_recent_tokens: %d is negative", c.ProtectRecentTokens))
+	}
+	if c.MinPrunableTokens < 0 {
+		errs = append(errs, fmt.Errorf("min_prunable_tokens: %d is negative", c.MinPrunableTokens))
+	}
+	for i, t := range c.ExemptTools {
+		if t == "" {
+			errs = append(errs, fmt.Errorf("exempt_tools[%d]: empty tool name", i))
+		}
+	}
+	return errors.Join(errs...)
+}

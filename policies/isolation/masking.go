@@ -1,0 +1,201 @@
+package isolation
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// MaskReason is the Mask.Reason of masks made by MaskObservations.
+const MaskReason = "observation_masking"
+
+// MaskObservations replaces old tool outputs with placeholders and returns how
+// many tool messages it masked. Exactly:
+//
+//  1. Sizes are w.Counter.CountText of each tool_result's content.
+//  2. Protection window: walking tool messages newest to oldest (skipping those
+//     already masked), each is protected while the running total of output
+//     tokens, itself included, is <= cfg.ProtectRecentTokens; the first one
+//     over ends the window and every older one is unprotected.
+//  3. Candidates are unprotected tool messages with at least one tool_result,
+//     shown from the log (SourceID set), not already masked (Message.Mask or
+//     w.Masks), not pinned, not of the running execution, not an unresolved
+//     failure (policies.UnresolvedFailures), with no result of a tool in
+//     cfg.ExemptTools, and whose masked form counts fewer tokens
+//     (w.Counter.CountMessage) than the message does now.
+//  4. If the candidates' total saving is below cfg.MinPrunableTokens, nothing
+//     is masked.
+//  5. Candidates are masked oldest first. With targetTokens > 0, masking stops
+//     as soon as w.UsedTokens() <= targetTokens (checked before each message;
+//     the entries masked here are recounted, so UsedTokens stays exact as far
+//     as the other entries' counts are). With targetTokens 0 every candidate
+//     is masked.
+//
+// A masked message keeps one tool_result per result, with the same
+// ToolCallID, Name and IsError, and the placeholder (message id, tool, size,
+// head and tail preview of cfg.PreviewChars runes each) as content. It gets
+// w.Touch, fresh Tokens (Counted), a MASKED disposition and a
+// w.Masks[log id] entry for Compact to persist. A nil cfg means the defaults.
+func MaskObservations(w *policies.Work, cfg *MaskingConfig, targetTokens int) (masked int) {
+	if cfg == nil {
+		cfg = DefaultMaskingConfig()
+	}
+	entries := w.Entries
+	n := len(entries)
+	alreadyMasked := func(e *policies.Entry) bool {
+		if e.Message.Mask != nil {
+			return true
+		}
+		_, ok := w.Masks[e.SourceID]
+		return ok && e.SourceID != ""
+	}
+	outputTokens := make([]int, n)
+	for i := range entries {
+		if m := &entries[i].Message; m.Role == policies.RoleTool && !alreadyMasked(&entries[i]) {
+			for _, p := range m.Parts {
+				if p.Kind == policies.PartToolResult {
+					outputTokens[i] += countText(w, p.ToolResult.Content)
+				}
+			}
+		}
+	}
+	protected := make([]bool, n)
+	total := 0
+	for i := n - 1; i >= 0; i-- {
+		if entries[i].Message.Role != policies.RoleTool || alreadyMasked(&entries[i]) {
+			continue
+		}
+		total += outputTokens[i]
+		if total > cfg.ProtectRecentTokens {
+			break
+		}
+		protected[i] = true
+	}
+	runningID := ""
+	if w.State != nil && w.State.Execution.Running() {
+		runningID = w.State.Execution.ID
+	}
+	unresolved := make(map[int]bool)
+	for _, i := range policies.UnresolvedFailures(entries) {
+		unresolved[i] = true
+	}
+	exempt := make(map[string]bool, len(cfg.ExemptTools))
+	for _, t := range cfg.ExemptTools {
+		exempt[t] = true
+	}
+	type candidate struct {
+		i             int
+		parts         []policies.Part
+		placeholder   string
+		before, after int
+		tools         string
+	}
+	var cands []candidate
+	saving := 0
+	for i := range entries {
+		e := &entries[i]
+		m := &e.Message
+		if m.Role != policies.RoleTool || protected[i] || e.SourceID == "" || alreadyMasked(e) || m.Pinned ||
+			(runningID != "" && m.ExecutionID == runningID) || unresolved[i] {
+			continue
+		}
+		c := candidate{i: i}
+		var placeholders, tools []string
+		skip := false
+		for _, p := range m.Parts {
+			if p.Kind != policies.PartToolResult {
+				continue
+			}
+			if exempt[p.ToolResult.Name] {
+				skip = true
+				break
+			}
+			ph := placeholder(w, m.ID, &p.ToolResult, cfg.PreviewChars)
+			p.ToolResult.Content = ph
+			c.parts = append(c.parts, p)
+			placeholders = append(placeholders, ph)
+			tools = append(tools, p.ToolResult.Name)
+		}
+		if skip || len(c.parts) == 0 {
+			continue
+		}
+		c.before = e.Tokens
+		if !e.Counted && w.Counter != nil {
+			c.before, _ = w.Counter.CountMessage(m)
+		}
+		probe := *m
+		probe.Parts = c.parts
+		c.after = countMessage(w, &probe)
+		if c.after >= c.before {
+			continue
+		}
+		c.placeholder = strings.Join(placeholders, "\n")
+		c.tools = strings.Join(tools, ", ")
+		saving += c.before - c.after
+		cands = append(cands, c)
+	}
+	if len(cands) == 0 || saving < cfg.MinPrunableTokens {
+		return 0
+	}
+	used := 0
+	if targetTokens > 0 {
+		used = w.UsedTokens()
+	}
+	for _, c := range cands {
+		if targetTokens > 0 && used <= targetTokens {
+			break
+		}
+		e := &w.Entries[c.i]
+		e.Message.Parts = c.parts
+		w.Touch(c.i)
+		e.Tokens = c.after
+		if w.Counter != nil {
+			e.Tokens, e.Provenance = w.Counter.CountMessage(&e.Message)
+			e.Counted = true
+		}
+		used -= c.before - e.Tokens
+		if w.Masks == nil {
+			w.Masks = make(map[string]policies.Mask)
+		}
+		w.Masks[e.SourceID] = policies.Mask{Reason: MaskReason, Placeholder: c.placeholder, OriginalTokenCount: uint32(min(c.before, math.MaxUint32))}
+		w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: policies.DispositionMasked, Tokens: e.Tokens, Provenance: e.Provenance,
+			Reason: fmt.Sprintf("observation_masking: output of %[2]s (a %[1]d-token message) replaced by a placeholder", c.before, c.tools), Policy: TypeObservationMasking})
+		masked++
+	}
+	return masked
+}
+
+func countMessage(w *policies.Work, m *policies.Message) int {
+	if w.Counter == nil {
+		n := 0
+		for _, p := range m.Parts {
+			n += len(p.ToolResult.Content) + len(p.Text)
+		}
+		return (n+3)/4 + 3
+	}
+	t, _ := w.Counter.CountMessage(m)
+	return t
+}
+
+// placeholder describes a masked output: where it is, how big it was, and its
+// head and tail, cut at rune boundaries.
+func placeholder(w *policies.Work, messageID string, r *policies.ToolResult, preview int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[output masked: message %s, tool %s, call %s, %d tokens", messageID, r.Name, r.ToolCallID, countText(w, r.Content))
+	if r.IsError {
+		b.WriteString(", error")
+	}
+	b.WriteString("; the full output stays in the log]")
+	if preview > 0 && r.Content != "" {
+		if utf8.RuneCountInString(r.Content) <= 2*preview {
+			b.WriteString("\n" + strings.ToValidUTF8(r.Content, "\uFFFD"))
+		} else {
+			b.WriteString("\nhead: " + strings.ToValidUTF8(headRunes(r.Content, preview), "\uFFFD"))
+			b.WriteString("\n…\ntail: " + strings.ToValidUTF8(tailRunes(r.Content, preview), "\uFFFD"))
+		}
+	}
+	return b.String()
+}
