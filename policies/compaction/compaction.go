@@ -1,0 +1,76 @@
+package compaction
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// target is the used-token count a transform aims at: the decision's target,
+// or the hard limit when compacting only to fit the window.
+func target(w *policies.Work) int {
+	if w.CompactionTarget > 0 {
+		return w.CompactionTarget
+	}
+	return w.HardLimit
+}
+
+// logID is the id of the log message an entry shows, or its own id when synthesized.
+func logID(e *policies.Entry) string {
+	if e.SourceID != "" {
+		return e.SourceID
+	}
+	return e.Message.ID
+}
+
+// dispose records a disposition for the log message an entry shows; a
+// synthesized entry has no log message and is not recorded.
+func dispose(w *policies.Work, e *policies.Entry, d policies.Disposition, policy, reason string) {
+	if e.SourceID == "" {
+		return
+	}
+	w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: d, Tokens: e.Tokens, Provenance: e.Provenance, Reason: reason, Policy: policy})
+}
+
+// unitTokens sums the counts of a unit's entries.
+func unitTokens(w *policies.Work, u policies.Span) int {
+	n := 0
+	for i := u.Start; i < u.End; i++ {
+		n += w.Entries[i].Tokens
+	}
+	return n
+}
+
+// removeEntries returns w.Entries without the marked ones, in a new slice.
+func removeEntries(entries []policies.Entry, drop []bool) []policies.Entry {
+	out := make([]policies.Entry, 0, len(entries))
+	for i := range entries {
+		if !drop[i] {
+			out = append(out, entries[i])
+		}
+	}
+	return out
+}
+
+// copyParts returns a copy of m's parts that may be edited without touching
+// the log the entry was made from.
+func copyParts(m *policies.Message) {
+	m.Parts = append([]policies.Part(nil), m.Parts...)
+}
+
+// formatCount formats a count with thousands separators: 12345 -> "12,345".
+func formatCount(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + formatCount(-n)
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

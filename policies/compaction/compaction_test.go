@@ -1,0 +1,322 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/statetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// newPolicy decodes YAML settings over a factory's defaults, as profiles do.
+func newPolicy(t testing.TB, f policies.Factory, settings string) policies.Policy {
+	t.Helper()
+	cfg := f.CreateDefaultConfig()
+	if settings != "" {
+		dec := yaml.NewDecoder(strings.NewReader(settings))
+		dec.KnownFields(true)
+		if err := dec.Decode(cfg); err != nil {
+			t.Fatalf("decode %q: %v", settings, err)
+		}
+	}
+	p, err := f.Create(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run applies p and recounts the entries it touched, as the runner does.
+func run(p policies.Policy, w *policies.Work) error {
+	err := p.Apply(context.Background(), w)
+	statetest.Recount(w)
+	return err
+}
+
+// TestGolden runs each transform on a small hand-written state. The golden
+// files show the tokens before and after, then the view, the dispositions,
+// the masks and the warnings (statetest.Format).
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name     string
+		state    string
+		factory  policies.Factory
+		settings string
+		recent   int
+		target   int
+	}{
+		{name: "truncate_fit", state: "session", factory: NewTruncateFactory(), recent: 1, target: 260},
+		{name: "truncate_message_limit", state: "session", factory: NewTruncateFactory(), settings: "{mode: message_limit, max_messages: 6}", recent: 1, target: 10000},
+		{name: "truncate_token_limit", state: "session", factory: NewTruncateFactory(), settings: "{mode: token_limit, target_ratio: 0.5}", recent: 1, target: 500},
+		{name: "clamp", state: "session", factory: NewClampFactory(), settings: "{max_part_tokens: 20, head_ratio: 0.5}", recent: 1, target: 100},
+		{name: "dedupe", state: "session", factory: NewDedupeFactory(), recent: 1, target: 100},
+		{name: "mask_observations", state: "session", factory: NewMaskObservationsFactory(), settings: "{preview_chars: 16, protect_recent_tokens: 0, min_prunable_tokens: 0}", recent: 1, target: 350},
+		{name: "drop_low_importance", state: "session", factory: NewDropLowImportanceFactory(), recent: 1, target: 300},
+		{name: "summarize", state: "session", factory: NewSummarizeFactory(), recent: 1, target: 100},
+		{name: "summarize_iterative", state: "iterative", factory: NewSummarizeFactory(), recent: 1, target: 50},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := statetest.LoadJSON(t, filepath.Join("testdata", tc.state+".json"))
+			w := statetest.Work(st)
+			w.RecentTurns, w.CompactionTarget, w.CompactionRequested = tc.recent, tc.target, true
+			before := w.UsedTokens()
+			err := run(newPolicy(t, tc.factory, tc.settings), w)
+			var b strings.Builder
+			fmt.Fprintf(&b, "# %s on %s.json: %s, recent_turns %d, target %d\n", tc.factory.Type(), tc.state, orDefaults(tc.settings), tc.recent, tc.target)
+			fmt.Fprintf(&b, "# tokens %d -> %d\n", before, w.UsedTokens())
+			if err != nil {
+				fmt.Fprintf(&b, "# error: %v\n", err)
+			}
+			b.WriteString(statetest.Format(w))
+			for _, m := range w.Appended {
+				fmt.Fprintf(&b, "appended %s, full text:\n%s\n", m.ID, m.Text())
+			}
+			statetest.Golden(t, filepath.Join("testdata", tc.name+".golden"), b.String(), *update)
+			if problems := append(statetest.Check(w), statetest.CheckPreserved(st, w)...); len(problems) > 0 {
+				t.Errorf("problems:\n%s", strings.Join(problems, "\n"))
+			}
+		})
+	}
+}
+
+func orDefaults(s string) string {
+	if s == "" {
+		return "defaults"
+	}
+	return s
+}
+
+func TestFactories(t *testing.T) {
+	factories := []policies.Factory{NewClampFactory(), NewDedupeFactory(), NewMaskObservationsFactory(), NewDropLowImportanceFactory(), NewSummarizeFactory(), NewTruncateFactory()}
+	want := []string{"clamp", "dedupe", "mask_observations", "drop_low_importance", "summarize", "truncate"}
+	for i, f := range factories {
+		if f.Type() != want[i] {
+			t.Errorf("factory %d: type %q, want %q", i, f.Type(), want[i])
+		}
+		if f.Stage() != policies.StageCompact {
+			t.Errorf("%s: stage %s", f.Type(), f.Stage())
+		}
+		if err := f.CreateDefaultConfig().Validate(); err != nil {
+			t.Errorf("%s: defaults invalid: %v", f.Type(), err)
+		}
+		other := factories[(i+1)%len(factories)].CreateDefaultConfig()
+		if _, err := f.Create(other); err == nil {
+			t.Errorf("%s: Create accepted a %T", f.Type(), other)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  policies.Config
+		want string
+	}{
+		{"clamp", &ClampConfig{MaxPartTokens: 0, HeadRatio: 1.5}, "max_part_tokens: 0 is less than 1\nhead_ratio: 1.5 must be in [0, 1]"},
+		{"dedupe", &DedupeConfig{ResourceKeys: []string{"path", ""}, MinSavingRatio: -1}, "resource_keys[1]: empty key\nmin_saving_ratio: -1 must be in [0, 1]"},
+		{"drop", &DropLowImportanceConfig{MinImportanceThreshold: 0}, "min_importance_threshold: 0 must be in [1, 101]"},
+		{"summarize", &SummarizeConfig{UserTextTokens: -1, MaxSummaryTokens: 0, MinSpanMessages: 0}, "user_text_tokens: -1 is negative\nmax_summary_tokens: 0 is less than 1\nmin_span_messages: 0 is less than 1"},
+		{"truncate", &TruncateConfig{Mode: "all", MaxMessages: 0, TargetTokens: -1, TargetRatio: 0}, `mode: "all" must be "fit", "message_limit" or "token_limit"` + "\nmax_messages: 0 is less than 1\ntarget_tokens: -1 is negative\ntarget_ratio: 0 must be in (0, 1]"},
+		{"mask", &MaskObservationsConfig{}, ""},
+	}
+	for _, tc := range tests {
+		err := tc.cfg.Validate()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: Validate() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Messages for table tests, counted by statetest.FakeCounter: ceil(bytes/4) + 3.
+func userMsg(id, text string) policies.Message {
+	return policies.Message{ID: id, Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart(text)}}
+}
+
+func assistantMsg(id, text string) policies.Message {
+	return policies.Message{ID: id, Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart(text)}}
+}
+
+func ids(w *policies.Work) []string {
+	out := make([]string, len(w.Entries))
+	for i := range w.Entries {
+		out[i] = w.Entries[i].Message.ID
+	}
+	return out
+}
+
+// TestTruncateGreedyFitKeepsContiguousTail is seed 003's greedy-fit bug: with
+// [m1, m2, huge m3, m4] a greedy fit would skip m3 and keep m2; the
+// contiguous-recency rule stops at m3 and keeps only m4 (plus the protected
+// first task m1).
+func TestTruncateGreedyFitKeepsContiguousTail(t *testing.T) {
+	st := &policies.State{Context: policies.Context{Messages: []policies.Message{
+		userMsg("m1", strings.Repeat("a", 40)),       // 13 tokens, the first task
+		assistantMsg("m2", strings.Repeat("b", 40)),  // 13
+		assistantMsg("m3", strings.Repeat("c", 400)), // 103
+		userMsg("m4", strings.Repeat("d", 40)),       // 13
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 0
+	w.CompactionTarget = 50 // m1 + m4 + m2 = 39 would fit; m3 never does
+	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(ids(w), ","), "m1,m4"; got != want {
+		t.Errorf("kept %s, want %s", got, want)
+	}
+	for _, id := range []string{"m2", "m3"} {
+		if d := w.Dispositions[id].Disposition; d != policies.DispositionDropped {
+			t.Errorf("%s: disposition %s, want dropped", id, d)
+		}
+	}
+}
+
+func TestTruncateIrreducibleInOneCall(t *testing.T) {
+	st := &policies.State{Context: policies.Context{SystemPrompt: strings.Repeat("s", 400), Messages: []policies.Message{
+		userMsg("m1", strings.Repeat("a", 400)), // 103, the first task
+		assistantMsg("m2", "ok"),                // 4
+		userMsg("m3", strings.Repeat("b", 400)), // 103, the latest turn
+	}}}
+	w := statetest.Work(st) // system prompt: 100 + 3
+	w.RecentTurns = 1
+	w.HardLimit, w.HardLimitExceeded = 250, true
+	calls := 0
+	p := newPolicy(t, NewTruncateFactory(), "")
+	err := run(policyFunc(func(ctx context.Context, w *policies.Work) error { calls++; return p.Apply(ctx, w) }), w)
+	var irr *policies.IrreducibleError
+	if !errors.As(err, &irr) {
+		t.Fatalf("error %v, want *policies.IrreducibleError", err)
+	}
+	if irr.NeededTokens != 103+103+103 || irr.AvailableTokens != 250 {
+		t.Errorf("needed %d available %d, want 309 and 250", irr.NeededTokens, irr.AvailableTokens)
+	}
+	if calls != 1 || len(w.Entries) != 3 {
+		t.Errorf("calls %d, entries %d: want one call that changes nothing", calls, len(w.Entries))
+	}
+}
+
+type policyFunc func(context.Context, *policies.Work) error
+
+func (f policyFunc) Apply(ctx context.Context, w *policies.Work) error { return f(ctx, w) }
+
+func TestDedupeBelowMinSavingDoesNothing(t *testing.T) {
+	st := statetest.LoadJSON(t, "testdata/session.json")
+	// m3 and m11 read the same 266-byte file: masking m3 saves 67 - 13 = 54 of
+	// 366 used tokens, 15%.
+	for _, tc := range []struct {
+		ratio  string
+		masked bool
+	}{{"0.1", true}, {"0.2", false}} {
+		w := statetest.Work(st)
+		w.RecentTurns = 1
+		if err := run(newPolicy(t, NewDedupeFactory(), "{min_saving_ratio: "+tc.ratio+"}"), w); err != nil {
+			t.Fatal(err)
+		}
+		_, masked := w.Masks["m3"]
+		if masked != tc.masked || (w.Touches > 0) != tc.masked {
+			t.Errorf("min_saving_ratio %s: masked %v, touches %d; want masked %v", tc.ratio, masked, w.Touches, tc.masked)
+		}
+	}
+}
+
+func TestClampMultiByte(t *testing.T) {
+	text := strings.Repeat("日本語✓é", 100) // 12 bytes a repetition, 3+3+3+3... runes of 2 and 3 bytes
+	tests := []struct {
+		name      string
+		headRatio string
+	}{{"half", "0.5"}, {"head only", "1"}, {"tail only", "0"}, {"odd", "0.37"}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &policies.State{Context: policies.Context{Messages: []policies.Message{
+				userMsg("m1", "task"),
+				assistantMsg("m2", text),
+				userMsg("m3", "next"),
+			}}}
+			w := statetest.Work(st)
+			w.RecentTurns = 1
+			if err := run(newPolicy(t, NewClampFactory(), "{max_part_tokens: 25, head_ratio: "+tc.headRatio+"}"), w); err != nil {
+				t.Fatal(err)
+			}
+			got := w.Entries[1].Message.Parts[0].Text
+			if !strings.Contains(got, "tokens cut by ctxc clamp; full content in log message m2") {
+				t.Fatalf("no marker in %q", got)
+			}
+			if !utfValid(got) {
+				t.Errorf("clamped text is not valid UTF-8: %q", got)
+			}
+			i := strings.Index(got, "\n[... ")
+			j := strings.Index(got, "...]\n")
+			head, tail := got[:i], got[j+len("...]\n"):]
+			if !strings.HasPrefix(text, head) || !strings.HasSuffix(text, tail) {
+				t.Errorf("head %q / tail %q are not the text's own head and tail", head, tail)
+			}
+			if n := len(head) + len(tail); n > 100 || n < 80 {
+				t.Errorf("kept %d bytes, want about 25 tokens (100 bytes)", n)
+			}
+			if st.Context.Messages[1].Parts[0].Text != text {
+				t.Error("the log message was modified")
+			}
+			if d := w.Dispositions["m2"].Disposition; d != policies.DispositionTruncated {
+				t.Errorf("disposition %s, want truncated", d)
+			}
+		})
+	}
+}
+
+func utfValid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func TestClampLeavesToolCallArgumentsWhole(t *testing.T) {
+	args := `{"content":"` + strings.Repeat("x", 800) + `"}`
+	st := &policies.State{Context: policies.Context{Messages: []policies.Message{
+		userMsg("m1", "task"),
+		{ID: "m2", Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "write_file", ArgumentsJSON: args}}}},
+		{ID: "m3", Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "c1", Name: "write_file", Content: "ok"}}}},
+		userMsg("m4", "next"),
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 1
+	if err := run(newPolicy(t, NewClampFactory(), "{max_part_tokens: 10}"), w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Touches != 0 || w.Entries[1].Message.Parts[0].ToolCall.ArgumentsJSON != args {
+		t.Error("clamp changed tool call arguments")
+	}
+}
+
+func TestDropLowImportanceOrder(t *testing.T) {
+	big := strings.Repeat("x", 200) // 53 tokens a message
+	st := &policies.State{Context: policies.Context{Messages: []policies.Message{
+		userMsg("m1", big), // first task
+		{ID: "m2", Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: big}}}}, // 10
+		assistantMsg("m3", big), // 30: another assistant message follows
+		assistantMsg("m4", big), // 60: closes its turn
+		userMsg("m5", big),      // 70
+		{ID: "m6", Role: policies.RoleAssistant, Importance: 5, Parts: []policies.Part{policies.TextPart(big)}}, // explicit 5
+		assistantMsg("m7", big), // 30
+		userMsg("m8", big),      // the latest turn
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 1
+	w.CompactionTarget = w.UsedTokens() - 3*53 // three drops needed
+	if err := run(newPolicy(t, NewDropLowImportanceFactory(), ""), w); err != nil {
+		t.Fatal(err)
+	}
+	// Dropped: m6 (5), m2 (10), then m3 (30, older than m7).
+	if got, want := strings.Join(ids(w), ","), "m1,m4,m5,m7,m8"; got != want {
+		t.Errorf("kept %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,175 @@
+package compaction
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/contextcompiler/ctxc/policies/isolation"
+)
+
+// ClampConfig is the "clamp" policy's settings.
+type ClampConfig struct {
+	// MaxPartTokens is the largest a text part or tool result content may be;
+	// larger ones keep a head and a tail of this many tokens in all, with a
+	// marker in the middle. Tool call arguments are never cut (cut JSON is not
+	// JSON), nor reasoning (its signature covers it). Default 4000.
+	MaxPartTokens int `yaml:"max_part_tokens" json:"max_part_tokens"`
+	// HeadRatio is the share of MaxPartTokens kept at the head; the rest is kept
+	// at the tail. In [0, 1]. Default 0.6.
+	HeadRatio float64 `yaml:"head_ratio" json:"head_ratio"`
+}
+
+// Validate reports every problem of the config.
+func (c *ClampConfig) Validate() error {
+	var errs []error
+	if c.MaxPartTokens < 1 {
+		errs = append(errs, fmt.Errorf("max_part_tokens: %d is less than 1", c.MaxPartTokens))
+	}
+	if !(c.HeadRatio >= 0 && c.HeadRatio <= 1) {
+		errs = append(errs, fmt.Errorf("head_ratio: %v must be in [0, 1]", c.HeadRatio))
+	}
+	return errors.Join(errs...)
+}
+
+// DedupeConfig is the "dedupe" policy's settings.
+type DedupeConfig struct {
+	// ResourceKeys are the argument names that identify the resource a call
+	// reads: two calls of the same tool with the same value of the first of
+	// these keys present read the same resource. Default [path, file_path, file,
+	// url, uri].
+	ResourceKeys []string `yaml:"resource_keys" json:"resource_keys"`
+	// MinSavingRatio is the least share of the used tokens deduplication must
+	// save before it changes anything, so a cache prefix is not broken for a
+	// trivial gain. In [0, 1]. Default 0.05.
+	MinSavingRatio float64 `yaml:"min_saving_ratio" json:"min_saving_ratio"`
+}
+
+// Validate reports every problem of the config.
+func (c *DedupeConfig) Validate() error {
+	var errs []error
+	for i, k := range c.ResourceKeys {
+		if k == "" {
+			errs = append(errs, fmt.Errorf("resource_keys[%d]: empty key", i))
+		}
+	}
+	if !(c.MinSavingRatio >= 0 && c.MinSavingRatio <= 1) {
+		errs = append(errs, fmt.Errorf("min_saving_ratio: %v must be in [0, 1]", c.MinSavingRatio))
+	}
+	return errors.Join(errs...)
+}
+
+// MaskObservationsConfig is the "mask_observations" policy's settings: those of
+// the isolation stage's observation masking (preview_chars,
+// protect_recent_tokens, min_prunable_tokens, exempt_tools), applied towards the
+// compaction target.
+type MaskObservationsConfig struct {
+	isolation.MaskingConfig `yaml:",inline"`
+}
+
+// DropLowImportanceConfig is the "drop_low_importance" policy's settings.
+//
+// A message's importance is its explicit Importance (1..100, seed 004) when
+// set, otherwise its score in this table:
+//
+//	summary (Kind summary)                               90
+//	tool result that failed (any result IsError)          80
+//	user message (regular)                               70
+//	decision: assistant text answer closing its turn     60
+//	event (Kind event)                                   50
+//	assistant message calling tools                      40
+//	plain assistant text (not closing its turn)          30
+//	repair or placeholder message                        30
+//	successful tool result                               20
+//	assistant message with only reasoning                10
+//
+// A tool unit (a call with its results) scores the maximum of its messages
+// and is dropped whole; so with the default threshold of 50 a successful tool
+// round (40) goes, while a failed one (80), user messages and decisions stay.
+type DropLowImportanceConfig struct {
+	// MinImportanceThreshold: only units scoring below it are dropped, lowest
+	// score first, oldest first among equals, until the target is met. In
+	// [1, 101]. Default 50.
+	MinImportanceThreshold int `yaml:"min_importance_threshold" json:"min_importance_threshold"`
+}
+
+// Validate reports every problem of the config.
+func (c *DropLowImportanceConfig) Validate() error {
+	if c.MinImportanceThreshold < 1 || c.MinImportanceThreshold > 101 {
+		return fmt.Errorf("min_importance_threshold: %d must be in [1, 101]", c.MinImportanceThreshold)
+	}
+	return nil
+}
+
+// SummarizeConfig is the "summarize" policy's settings.
+type SummarizeConfig struct {
+	// UserTextTokens is how much user text the deterministic summary keeps
+	// verbatim; the rest is noted as omitted. Default 1000.
+	UserTextTokens int `yaml:"user_text_tokens" json:"user_text_tokens"`
+	// MaxSummaryTokens caps the summary; it is also never more than three
+	// quarters of the span it replaces. Default 2000.
+	MaxSummaryTokens int `yaml:"max_summary_tokens" json:"max_summary_tokens"`
+	// MinSpanMessages is the fewest messages worth one summary. Default 2.
+	MinSpanMessages int `yaml:"min_span_messages" json:"min_span_messages"`
+}
+
+// Validate reports every problem of the config.
+func (c *SummarizeConfig) Validate() error {
+	var errs []error
+	if c.UserTextTokens < 0 {
+		errs = append(errs, fmt.Errorf("user_text_tokens: %d is negative", c.UserTextTokens))
+	}
+	if c.MaxSummaryTokens < 1 {
+		errs = append(errs, fmt.Errorf("max_summary_tokens: %d is less than 1", c.MaxSummaryTokens))
+	}
+	if c.MinSpanMessages < 1 {
+		errs = append(errs, fmt.Errorf("min_span_messages: %d is less than 1", c.MinSpanMessages))
+	}
+	return errors.Join(errs...)
+}
+
+// Truncate modes.
+const (
+	// TruncateFit truncates down to the compaction target (the hard limit when
+	// compacting only to fit the window).
+	TruncateFit = "fit"
+	// TruncateMessageLimit keeps the last max_messages messages (seed 002's
+	// MessageLimitCompactor).
+	TruncateMessageLimit = "message_limit"
+	// TruncateTokenLimit truncates down to target_tokens, or target_ratio of the
+	// compaction target (seed 002's TokenLimitCompactor).
+	TruncateTokenLimit = "token_limit"
+)
+
+// TruncateConfig is the "truncate" policy's settings.
+type TruncateConfig struct {
+	// Mode is fit, message_limit or token_limit. Default fit.
+	Mode string `yaml:"mode" json:"mode"`
+	// MaxMessages is message_limit's count of messages kept, protected ones
+	// included (protected messages are kept even beyond it). Default 50.
+	MaxMessages int `yaml:"max_messages" json:"max_messages"`
+	// TargetTokens is token_limit's target of used tokens; 0 uses TargetRatio.
+	TargetTokens int `yaml:"target_tokens" json:"target_tokens"`
+	// TargetRatio is token_limit's share of the compaction target aimed at when
+	// TargetTokens is 0. In (0, 1]. Default 0.75.
+	TargetRatio float64 `yaml:"target_ratio" json:"target_ratio"`
+}
+
+// Validate reports every problem of the config.
+func (c *TruncateConfig) Validate() error {
+	var errs []error
+	switch c.Mode {
+	case TruncateFit, TruncateMessageLimit, TruncateTokenLimit:
+	default:
+		errs = append(errs, fmt.Errorf("mode: %q must be %q, %q or %q", c.Mode, TruncateFit, TruncateMessageLimit, TruncateTokenLimit))
+	}
+	if c.MaxMessages < 1 {
+		errs = append(errs, fmt.Errorf("max_messages: %d is less than 1", c.MaxMessages))
+	}
+	if c.TargetTokens < 0 {
+		errs = append(errs, fmt.Errorf("target_tokens: %d is negative", c.TargetTokens))
+	}
+	if !(c.TargetRatio > 0 && c.TargetRatio <= 1) {
+		errs = append(errs, fmt.Errorf("target_ratio: %v must be in (0, 1]", c.TargetRatio))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,159 @@
+package compaction
+
+import (
+	"fmt"
+
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/isolation"
+)
+
+// Policy types.
+const (
+	TypeClamp             = "clamp"
+	TypeDedupe            = "dedupe"
+	TypeMaskObservations  = "mask_observations"
+	TypeDropLowImportance = "drop_low_importance"
+	TypeSummarize         = "summarize"
+	TypeTruncate          = "truncate"
+)
+
+type factory struct {
+	typ      string
+	defaults func() policies.Config
+	create   func(cfg policies.Config) (policies.Policy, bool)
+}
+
+func (f factory) Type() string                         { return f.typ }
+func (f factory) Stage() policies.Stage                { return policies.StageCompact }
+func (f factory) CreateDefaultConfig() policies.Config { return f.defaults() }
+
+func (f factory) Create(cfg policies.Config) (policies.Policy, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("%s: no config", f.typ)
+	}
+	p, ok := f.create(cfg)
+	if !ok {
+		return nil, fmt.Errorf("%s: config is %T, want %T", f.typ, cfg, f.defaults())
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.typ, err)
+	}
+	return p, nil
+}
+
+// NewClampFactory returns the factory of "clamp": head/tail truncation of
+// oversized parts.
+func NewClampFactory() policies.Factory {
+	return factory{
+		typ:      TypeClamp,
+		defaults: func() policies.Config { return &ClampConfig{MaxPartTokens: 4000, HeadRatio: 0.6} },
+		create: func(cfg policies.Config) (policies.Policy, bool) {
+			c, ok := cfg.(*ClampConfig)
+			if !ok {
+				return nil, false
+			}
+			return clamp{cfg: *c}, true
+		},
+	}
+}
+
+// NewDedupeFactory returns the factory of "dedupe": superseded reads and
+// repeated tool results become pointers to the later one.
+func NewDedupeFactory() policies.Factory {
+	return factory{
+		typ: TypeDedupe,
+		defaults: func() policies.Config {
+			return &DedupeConfig{ResourceKeys: []string{"path", "file_path", "file", "url", "uri"}, MinSavingRatio: 0.05}
+		},
+		create: func(cfg policies.Config) (policies.Policy, bool) {
+			c, ok := cfg.(*DedupeConfig)
+			if !ok {
+				return nil, false
+			}
+			cp := *c
+			cp.ResourceKeys = append([]string(nil), c.ResourceKeys...)
+			return dedupe{cfg: cp}, true
+		},
+	}
+}
+
+// NewMaskObservationsFactory returns the factory of "mask_observations": the
+// isolation stage's observation masking, run towards the compaction target.
+func NewMaskObservationsFactory() policies.Factory {
+	return factory{
+		typ: TypeMaskObservations,
+		defaults: func() policies.Config {
+			return &MaskObservationsConfig{MaskingConfig: *isolation.DefaultMaskingConfig()}
+		},
+		create: func(cfg policies.Config) (policies.Policy, bool) {
+			c, ok := cfg.(*MaskObservationsConfig)
+			if !ok {
+				return nil, false
+			}
+			cp := c.MaskingConfig
+			cp.ExemptTools = append([]string(nil), c.ExemptTools...)
+			return maskObservations{cfg: cp}, true
+		},
+	}
+}
+
+// NewDropLowImportanceFactory returns the factory of "drop_low_importance":
+// lowest importance first, whole units, below a threshold.
+func NewDropLowImportanceFactory() policies.Factory {
+	return factory{
+		typ:      TypeDropLowImportance,
+		defaults: func() policies.Config { return &DropLowImportanceConfig{MinImportanceThreshold: 50} },
+		create: func(cfg policies.Config) (policies.Policy, bool) {
+			c, ok := cfg.(*DropLowImportanceConfig)
+			if !ok {
+				return nil, false
+			}
+			return dropLowImportance{cfg: *c}, true
+		},
+	}
+}
+
+// NewSummarizeFactory returns the factory of "summarize" with the
+// deterministic summarizer.
+func NewSummarizeFactory() policies.Factory {
+	return NewSummarizeFactoryWith(nil)
+}
+
+// NewSummarizeFactoryWith returns the factory of "summarize" using s (an LLM
+// summarizer, say); nil uses DeterministicSummarizer with the config's
+// user_text_tokens.
+func NewSummarizeFactoryWith(s Summarizer) policies.Factory {
+	return factory{
+		typ: TypeSummarize,
+		defaults: func() policies.Config {
+			return &SummarizeConfig{UserTextTokens: 1000, MaxSummaryTokens: 2000, MinSpanMessages: 2}
+		},
+		create: func(cfg policies.Config) (policies.Policy, bool) {
+			c, ok := cfg.(*SummarizeConfig)
+			if !ok {
+				return nil, false
+			}
+			sum := s
+			if sum == nil {
+				sum = DeterministicSummarizer{UserTextTokens: c.UserTextTokens}
+			}
+			return summarize{cfg: *c, summarizer: sum}, true
+		},
+	}
+}
+
+// NewTruncateFactory returns the factory of "truncate": the contiguous-recency
+// fallback.
+func NewTruncateFactory() policies.Factory {
+	return factory{
+		typ:      TypeTruncate,
+		defaults: func() policies.Config { return &TruncateConfig{Mode: TruncateFit, MaxMessages: 50, TargetRatio: 0.75} },
+		create: func(cfg policies.Config) (policies.Policy, bool) {
+			c, ok := cfg.(*TruncateConfig)
+			if !ok {
+				return nil, false
+			}
+			return truncator{cfg: *c}, true
+		},
+	}
+}

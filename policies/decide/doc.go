@@ -1,0 +1,13 @@
+// Package decide owns the decide stage: the triggers that say when a context
+// should be compacted (seed 002's CompactionTrigger). Each trigger is its own
+// policy type — threshold, headroom, message_count and composite (any/all over
+// nested triggers) — independent of the compact stage's transforms, so a
+// profile pairs any trigger with any chain of transforms (seed 002's split
+// compactor).
+//
+// A trigger that fires sets Work.CompactionRequested, Work.DecisionReason and
+// Work.CompactionTarget. Compaction happens at user-message boundaries and at
+// the end of executions: while an execution runs and the view does not end
+// with a regular user message, a firing trigger defers instead (the runner still
+// forces compaction when the hard window is exceeded).
+package decide
