@@ -1,0 +1,123 @@
+package routing
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+func TestCheckLifecycle(t *testing.T) {
+	window := uint32(200_000)
+	state := func(version uint32, provider string) *policies.State {
+		st := runningState()
+		st.SchemaVersion = version
+		st.Model = policies.ModelSpec{Name: "model-a", Provider: provider}
+		st.Context.Tools = []policies.ToolDefinition{{Name: "grep"}}
+		st.Context.Metadata = map[string]string{"tenant": "t1"}
+		return st
+	}
+	// kept is st as CheckLifecycle returns it when it passes.
+	kept := func(st *policies.State, model policies.ModelSpec) *policies.State {
+		st.SchemaVersion = policies.CurrentSchemaVersion
+		st.Model = model
+		return st
+	}
+	// discarded is st with its history gone.
+	discarded := func(st *policies.State, model policies.ModelSpec) *policies.State {
+		return &policies.State{SchemaVersion: policies.CurrentSchemaVersion, AgentID: st.AgentID, Model: model, Context: policies.Context{
+			SystemPrompt: st.Context.SystemPrompt, Tools: st.Context.Tools, Metadata: st.Context.Metadata,
+		}}
+	}
+	tests := []struct {
+		name          string
+		state         *policies.State
+		requested     policies.ModelSpec
+		reset         bool
+		want          *policies.State
+		wantDiscarded bool
+		wantErr       error
+	}{
+		{
+			name:  "version 0 is read as 1",
+			state: state(0, "openai"),
+			want:  kept(state(0, "openai"), policies.ModelSpec{Name: "model-a", Provider: "openai"}),
+		},
+		{
+			name:      "same provider in another case, the requested model replaces the state's",
+			state:     state(1, "openai"),
+			requested: policies.ModelSpec{Name: "model-b", Provider: "OpenAI", ContextWindowTokens: &window},
+			want:      kept(state(1, "openai"), policies.ModelSpec{Name: "model-b", Provider: "OpenAI", ContextWindowTokens: &window}),
+		},
+		{
+			name:      "a requested model without provider keeps the state's lock",
+			state:     state(1, "anthropic"),
+			requested: policies.ModelSpec{Name: "model-b"},
+			want:      kept(state(1, "anthropic"), policies.ModelSpec{Name: "model-b", Provider: "anthropic"}),
+		},
+		{
+			name:      "a state without provider is not locked",
+			state:     state(1, ""),
+			requested: policies.ModelSpec{Name: "model-b", Provider: "google"},
+			want:      kept(state(1, ""), policies.ModelSpec{Name: "model-b", Provider: "google"}),
+		},
+		{
+			name:      "reset on a matching state discards nothing",
+			state:     state(1, "openai"),
+			requested: policies.ModelSpec{Provider: "openai"},
+			reset:     true,
+			want:      kept(state(1, "openai"), policies.ModelSpec{Provider: "openai"}),
+		},
+		{
+			name:      "another provider is a precondition failure",
+			state:     state(1, "openai"),
+			requested: policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "anthropic"},
+			wantErr: &policies.PreconditionError{Reason: policies.ReasonProviderMismatch, Field: "model.provider",
+				Detail: `the state is locked to provider "openai", the request is for "anthropic"; set reset to discard the history and start over`},
+		},
+		{
+			name:          "another provider with reset discards the history",
+			state:         state(1, "openai"),
+			requested:     policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "anthropic"},
+			reset:         true,
+			want:          discarded(state(1, "openai"), policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "anthropic"}),
+			wantDiscarded: true,
+		},
+		{
+			name:  "an unsupported version is a precondition failure",
+			state: state(2, "openai"),
+			wantErr: &policies.PreconditionError{Reason: policies.ReasonStateVersionUnsupported, Field: "state.schema_version",
+				Detail: "state schema version 2 is not supported: this server reads version 1; set reset to discard the history and start over"},
+		},
+		{
+			name:          "an unsupported version with reset keeps the state's model when none is requested",
+			state:         state(7, "openai"),
+			reset:         true,
+			want:          discarded(state(7, "openai"), policies.ModelSpec{Name: "model-a", Provider: "openai"}),
+			wantDiscarded: true,
+		},
+		{
+			name: "nil state",
+			want: &policies.State{SchemaVersion: policies.CurrentSchemaVersion},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := deepCopy(tt.state)
+			got, gotDiscarded, err := CheckLifecycle(tt.state, tt.requested, tt.reset)
+			if diff := cmp.Diff(tt.wantErr, err); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("state (-want +got):\n%s", diff)
+			}
+			if gotDiscarded != tt.wantDiscarded {
+				t.Errorf("discarded = %v, want %v", gotDiscarded, tt.wantDiscarded)
+			}
+			if diff := cmp.Diff(before, tt.state); diff != "" {
+				t.Errorf("CheckLifecycle modified its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
