@@ -1,0 +1,242 @@
+package tokens
+
+import (
+	"math"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2"
+)
+
+// smallPiece is the longest piece merged with tiktoken's own quadratic scan;
+// longer pieces use the heap, whose bookkeeping only pays off beyond this.
+const smallPiece = 64
+
+const noRank = math.MaxInt32
+
+// encoder counts tokens of one BPE encoding. It is immutable and safe for
+// concurrent use; regexp2 matching keeps its state per call.
+type encoder struct {
+	name  string
+	id    uint8
+	ranks map[string]int
+	split *regexp2.Regexp
+}
+
+// count returns how many tokens s encodes to, special-token text counting as
+// ordinary text (as tiktoken's encode_ordinary does).
+func (e *encoder) count(s string) int {
+	if s == "" {
+		return 0
+	}
+	m, err := e.split.FindStringMatch(s)
+	if err != nil {
+		return e.countPiecewiseFallback(s)
+	}
+	n := 0
+	// regexp2 reports rune offsets; walk the string once to map them to bytes.
+	// Invalid UTF-8 bytes are one rune each there and here (utf8.RuneError, 1).
+	byteAt, runeAt := 0, 0
+	for m != nil {
+		for runeAt < m.Index {
+			_, size := utf8.DecodeRuneInString(s[byteAt:])
+			byteAt += size
+			runeAt++
+		}
+		start := byteAt
+		for runeAt < m.Index+m.Length {
+			_, size := utf8.DecodeRuneInString(s[byteAt:])
+			byteAt += size
+			runeAt++
+		}
+		n += e.countPiece(s[start:byteAt])
+		m, err = e.split.FindNextMatch(m)
+		if err != nil {
+			// Only a match timeout errs, and none is set; count the rest bytewise.
+			return n + e.countPiecewiseFallback(s[byteAt:])
+		}
+	}
+	return n
+}
+
+// countPiecewiseFallback counts s as one piece; it never splits wrongly by
+// more than the pre-tokenizer would, and is only reached on regex errors.
+func (e *encoder) countPiecewiseFallback(s string) int { return e.countPiece(s) }
+
+// countPiece counts the tokens of one pre-tokenized piece.
+func (e *encoder) countPiece(p string) int {
+	if len(p) <= 1 {
+		return len(p)
+	}
+	if _, ok := e.ranks[p]; ok {
+		return 1
+	}
+	if len(p) <= smallPiece {
+		return e.mergeSmall(p)
+	}
+	return e.mergeHeap(p)
+}
+
+func (e *encoder) rank(s string) int32 {
+	if r, ok := e.ranks[s]; ok {
+		return int32(r)
+	}
+	return noRank
+}
+
+// mergeSmall is tiktoken's byte_pair_merge: repeatedly merge the adjacent pair
+// of lowest rank (leftmost on ties). Quadratic, but on at most smallPiece bytes.
+func (e *encoder) mergeSmall(p string) int {
+	var startsBuf [smallPiece + 1]int32
+	var ranksBuf [smallPiece + 1]int32
+	starts := startsBuf[:len(p)+1]
+	ranks := ranksBuf[:len(p)+1]
+	for i := range starts {
+		starts[i] = int32(i)
+		ranks[i] = noRank
+	}
+	for i := 0; i+2 <= len(p); i++ {
+		ranks[i] = e.rank(p[i : i+2])
+	}
+	// pairRank is the rank of parts i and i+1 merged, given the current starts.
+	pairRank := func(i int) int32 {
+		if i+2 < len(starts) {
+			return e.rank(p[starts[i]:starts[i+2]])
+		}
+		return noRank
+	}
+	for len(starts) > 2 {
+		minRank, minAt := int32(noRank), -1
+		for i := 0; i < len(ranks)-1; i++ {
+			if ranks[i] < minRank {
+				minRank, minAt = ranks[i], i
+			}
+		}
+		if minAt < 0 {
+			break
+		}
+		copy(starts[minAt+1:], starts[minAt+2:])
+		starts = starts[:len(starts)-1]
+		copy(ranks[minAt+1:], ranks[minAt+2:])
+		ranks = ranks[:len(ranks)-1]
+		ranks[minAt] = pairRank(minAt)
+		if minAt > 0 {
+			ranks[minAt-1] = pairRank(minAt - 1)
+		}
+	}
+	return len(starts) - 1
+}
+
+// mergeHeap applies the same merges as mergeSmall in O(n log n): parts form a
+// linked list, candidate pairs sit in a min-heap keyed by (rank, start), and
+// entries made stale by a neighbour's merge are skipped when popped. A pair's
+// rank only changes by growing its byte span, and ranks map to distinct byte
+// strings, so an entry is current exactly when its part is alive and its rank
+// equals the part's current pair rank. Ordering by start keeps tiktoken's
+// leftmost-on-ties rule.
+func (e *encoder) mergeHeap(p string) int {
+	n := len(p)
+	next := make([]int32, n+1)
+	prev := make([]int32, n+1)
+	pair := make([]int32, n+1)
+	heap := make(minHeap, 0, n)
+	for i := 0; i <= n; i++ {
+		next[i] = int32(i + 1)
+		prev[i] = int32(i - 1)
+		pair[i] = noRank
+	}
+	for i := 0; i+2 <= n; i++ {
+		if r := e.rank(p[i : i+2]); r != noRank {
+			pair[i] = r
+			heap = append(heap, heapKey(r, i))
+		}
+	}
+	heap.init()
+	parts := n
+	// rankAfter is the rank of part i merged with its successor.
+	rankAfter := func(i int32) int32 {
+		j := next[i]
+		if int(j) >= n {
+			return noRank
+		}
+		return e.rank(p[i:next[j]])
+	}
+	for len(heap) > 0 {
+		k := heap.pop()
+		r, i := int32(k>>32), int32(uint32(k))
+		if pair[i] != r || prev[i] == -2 {
+			continue // stale
+		}
+		// Merge part i with its successor j.
+		j := next[i]
+		next[i] = next[j]
+		if int(next[j]) <= n {
+			prev[next[j]] = i
+		}
+		prev[j] = -2 // dead
+		pair[j] = noRank
+		parts--
+		if pair[i] = rankAfter(i); pair[i] != noRank {
+			heap.push(heapKey(pair[i], int(i)))
+		}
+		if h := prev[i]; h >= 0 {
+			if pair[h] = rankAfter(h); pair[h] != noRank {
+				heap.push(heapKey(pair[h], int(h)))
+			}
+		}
+	}
+	return parts
+}
+
+func heapKey(rank int32, start int) uint64 { return uint64(rank)<<32 | uint64(uint32(start)) }
+
+// minHeap is a binary min-heap of packed (rank, start) keys.
+type minHeap []uint64
+
+func (h minHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *minHeap) push(k uint64) {
+	*h = append(*h, k)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if s[parent] <= s[i] {
+			break
+		}
+		s[parent], s[i] = s[i], s[parent]
+		i = parent
+	}
+}
+
+func (h *minHeap) pop() uint64 {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	*h = s[:last]
+	h.down(0)
+	return top
+}
+
+func (h minHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h[r] < h[l] {
+			m = r
+		}
+		if h[i] <= h[m] {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

@@ -1,0 +1,221 @@
+package tokens
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"strconv"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// counter is a policies.TokenCounter for one resolved model. Content counts
+// (raw tiktoken counts of a message's text, before calibration and framing)
+// are cached by (encoding, content hash), so counters of different models
+// that share an encoding share cached counts.
+type counter struct {
+	enc    *encoder // nil for the chars estimator
+	cache  *countCache
+	seed   maphash.Seed
+	exact  bool
+	factor float64 // calibration; 1 when exact
+	image  int     // tokens per image
+	name   string
+}
+
+var _ policies.TokenCounter = (*counter)(nil)
+
+func newCounter(s *Service, estimator, encoding string, factor float64, provider string) *counter {
+	c := &counter{cache: s.cache, seed: s.seed, image: imageTokens(provider), factor: 1}
+	switch estimator {
+	case EstimatorExact:
+		c.enc, c.exact, c.name = s.encoders[encoding], true, encoding
+	case EstimatorCalibrated:
+		if factor == 0 {
+			factor = providerFactor(provider)
+		}
+		c.enc, c.factor = s.encoders[encoding], factor
+		c.name = encoding + "*" + strconv.FormatFloat(factor, 'f', 2, 64)
+	default:
+		c.name = "chars/4"
+	}
+	return c
+}
+
+// Name names the encoding or estimator: "o200k_base", "cl100k_base*1.20", "chars/4".
+func (c *counter) Name() string { return c.name }
+
+func (c *counter) provenance() policies.Provenance {
+	if c.exact {
+		return policies.ProvenanceExact
+	}
+	return policies.ProvenanceEstimated
+}
+
+// scale applies the calibration factor, rounding up.
+func (c *counter) scale(n int) int {
+	if c.exact || c.enc == nil || c.factor == 1 {
+		return n
+	}
+	return int(math.Ceil(float64(n) * c.factor))
+}
+
+// CountText counts bare text.
+func (c *counter) CountText(s string) int { return c.scale(c.rawText(s)) }
+
+// rawText is the uncalibrated count of s, cached for the tokenizing counters.
+func (c *counter) rawText(s string) int {
+	if c.enc == nil {
+		return (len(s) + 3) / 4
+	}
+	if s == "" {
+		return 0
+	}
+	if c.cache == nil {
+		return c.enc.count(s)
+	}
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	h.WriteByte(0xff) // domain: bare text, never a message's first byte
+	h.WriteString(s)
+	k := cacheKey{hash: h.Sum64(), encoding: c.enc.id}
+	if n, ok := c.cache.get(k); ok {
+		return n
+	}
+	n := c.enc.count(s)
+	c.cache.put(k, n)
+	return n
+}
+
+// CountMessage counts a message as the provider frames it: the per-message
+// overhead, text, reasoning text, tool calls (name and arguments) and tool
+// results (content) with their framing, and a fixed cost per image. A masked
+// message counts as its placeholder text. Reasoning signatures and tool call
+// ids are opaque to the model's tokenizer and not counted. Counts with
+// images are estimates even for exact counters.
+func (c *counter) CountMessage(m *policies.Message) (int, policies.Provenance) {
+	if m.Mask != nil {
+		return messageOverhead + c.CountText(m.Mask.Placeholder), c.provenance()
+	}
+	framing, images := messageOverhead, 0
+	for i := range m.Parts {
+		switch m.Parts[i].Kind {
+		case policies.PartToolCall:
+			framing += toolCallOverhead
+		case policies.PartToolResult:
+			framing += toolResultOverhead
+		case policies.PartImage:
+			images++
+		}
+	}
+	n := framing + images*c.image + c.scale(c.rawContent(m))
+	if images > 0 {
+		return n, policies.ProvenanceEstimated
+	}
+	return n, c.provenance()
+}
+
+// rawContent is the uncalibrated count of a message's countable content.
+func (c *counter) rawContent(m *policies.Message) int {
+	if c.enc == nil {
+		return (contentBytes(m) + 3) / 4
+	}
+	if c.cache == nil {
+		return c.tokenizeContent(m)
+	}
+	k := cacheKey{hash: c.contentHash(m), encoding: c.enc.id}
+	if n, ok := c.cache.get(k); ok {
+		return n
+	}
+	n := c.tokenizeContent(m)
+	c.cache.put(k, n)
+	return n
+}
+
+func (c *counter) tokenizeContent(m *policies.Message) int {
+	n := 0
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		switch p.Kind {
+		case policies.PartText:
+			n += c.enc.count(p.Text)
+		case policies.PartToolCall:
+			n += c.enc.count(p.ToolCall.Name) + c.enc.count(p.ToolCall.ArgumentsJSON)
+		case policies.PartToolResult:
+			n += c.enc.count(p.ToolResult.Content)
+		case policies.PartReasoning:
+			n += c.enc.count(p.Reasoning.Text)
+		}
+	}
+	return n
+}
+
+func contentBytes(m *policies.Message) int {
+	n := 0
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		switch p.Kind {
+		case policies.PartText:
+			n += len(p.Text)
+		case policies.PartToolCall:
+			n += len(p.ToolCall.Name) + len(p.ToolCall.ArgumentsJSON)
+		case policies.PartToolResult:
+			n += len(p.ToolResult.Content)
+		case policies.PartReasoning:
+			n += len(p.Reasoning.Text)
+		}
+	}
+	return n
+}
+
+// contentHash hashes exactly what tokenizeContent reads, each string
+// length-prefixed and tagged with its part kind so that no two different
+// contents hash the same input. maphash on the stack allocates nothing.
+func (c *counter) contentHash(m *policies.Message) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		h.WriteByte(byte(p.Kind))
+		switch p.Kind {
+		case policies.PartText:
+			writeString(&h, p.Text)
+		case policies.PartToolCall:
+			writeString(&h, p.ToolCall.Name)
+			writeString(&h, p.ToolCall.ArgumentsJSON)
+		case policies.PartToolResult:
+			writeString(&h, p.ToolResult.Content)
+		case policies.PartReasoning:
+			writeString(&h, p.Reasoning.Text)
+		}
+	}
+	return h.Sum64()
+}
+
+func writeString(h *maphash.Hash, s string) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+	h.Write(n[:])
+	h.WriteString(s)
+}
+
+// CountPreamble counts the system prompt (as a system message, plus the
+// once-per-request reply priming) and the tool definitions plus response
+// format, each with its framing.
+func (c *counter) CountPreamble(ctx *policies.Context) (system int, tools int) {
+	system = replyPriming
+	if ctx.SystemPrompt != "" {
+		system += messageOverhead + c.CountText(ctx.SystemPrompt)
+	}
+	if len(ctx.Tools) > 0 {
+		tools = toolsBlockOverhead
+		for i := range ctx.Tools {
+			t := &ctx.Tools[i]
+			tools += toolDefinitionOverhead + c.CountText(t.Name) + c.CountText(t.Description) + c.CountText(t.ParametersJSON)
+		}
+	}
+	if ctx.ResponseFormat != "" {
+		tools += responseFormatOverhead + c.CountText(ctx.ResponseFormat)
+	}
+	return system, tools
+}

@@ -1,0 +1,13 @@
+// Package tokens owns token accounting: the tokenizers (cl100k_base,
+// o200k_base and p50k_base from github.com/pkoukk/tiktoken-go's embedded BPE
+// data), the model registry (embedded models.yaml, extended by the config
+// file), the per-model policies.TokenCounter (exact, calibrated estimate, or
+// character heuristic), the token-count cache, and the estimate stage's
+// "estimate" policy.
+//
+// Counting is linear in the input (up to a log factor): text is split into
+// pieces with each encoding's own pre-tokenizer regex, and pieces longer than
+// a few hundred bytes are merged with a heap-ordered BPE that applies exactly
+// the merges of tiktoken's quadratic reference loop, so counts stay exact for
+// any piece length.
+package tokens
