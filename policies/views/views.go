@@ -40,7 +40,8 @@ func isSummary(m *policies.Message) bool {
 	return m.Kind == policies.KindSummary && len(m.CoversMessageIDs) > 0 && m.Role != policies.RoleTool
 }
 
-// mustStay marks the entries no summary may remove.
+// mustStay marks the entries no summary may remove: the first task, pinned
+// messages, the running execution and unresolved failures.
 func mustStay(w *policies.Work) []bool {
 	stay := make([]bool, len(w.Entries))
 	if first := policies.FirstTask(w.Entries); first >= 0 {
@@ -52,6 +53,10 @@ func mustStay(w *policies.Work) []bool {
 		if m.Pinned || (running && m.ExecutionID != "" && m.ExecutionID == w.State.Execution.ID) {
 			stay[i] = true
 		}
+	}
+	// Invariant 5: a failure stays visible until a later call resolves it.
+	for _, i := range policies.UnresolvedFailures(w.Entries) {
+		stay[i] = true
 	}
 	return stay
 }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/pipeline"
+	"github.com/contextcompiler/ctxc/policies/statetest"
+)
+
+// windowResolver gives every model the same window and the fake 4-bytes-a-token
+// counter, so the property tests exercise the policies, not the tokenizers.
+type windowResolver struct{ window, output int }
+
+func (r windowResolver) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
+	return policies.ModelInfo{Name: spec.Name, ContextWindow: r.window, MaxOutputTokens: r.output}, statetest.FakeCounter{}, nil
+}
+
+func propertyCatalog(t *testing.T, window int, profiles []pipeline.ProfileSpec) *pipeline.Catalog {
+	t.Helper()
+	reg, err := components()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pipeline.NewCatalog(reg, windowResolver{window: window, output: 256}, noop.NewTracerProvider(), pipeline.Config{Profiles: profiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// isolationProfiles put each isolation policy in front of the full compaction chain.
+func isolationProfiles(t *testing.T) []pipeline.ProfileSpec {
+	t.Helper()
+	builtin, err := pipeline.BuiltinProfiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full pipeline.ProfileSpec
+	for _, p := range builtin {
+		if p.Name == "policy-driven" {
+			full = p
+		}
+	}
+	var out []pipeline.ProfileSpec
+	for _, iso := range []string{"transparent", "boundary", "observation_masking"} {
+		p := full
+		p.Name = "full-" + iso
+		p.Stages = append([]pipeline.StepSpec(nil), full.Stages...)
+		p.Stages[2] = pipeline.StepSpec{Policy: iso}
+		out = append(out, p)
+	}
+	return out
+}
+
+// fullSize is what the whole log costs by the fake counter.
+func fullSize(st *policies.State) int {
+	c := statetest.FakeCounter{}
+	sys, tools := c.CountPreamble(&st.Context)
+	n := sys + tools
+	for i := range st.Context.Messages {
+		t, _ := c.CountMessage(&st.Context.Messages[i])
+		n += t
+	}
+	return n
+}
+
+// checkCompiled asserts the DESIGN.md invariants on one compiled result.
+func checkCompiled(t *testing.T, label string, st *policies.State, res *pipeline.Result) {
+	t.Helper()
+	w := res.Work
+	var problems []string
+	problems = append(problems, statetest.Check(w)...)
+	problems = append(problems, statetest.CheckPreserved(st, w)...)
+	if w.Budget != nil && w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
+		problems = append(problems, fmt.Sprintf("uses %d tokens, over the hard limit %d", w.UsedTokens(), w.HardLimit))
+	}
+	// The kept tail is contiguous: after the first kept entry of the latest turns,
+	// every log message of those turns is still shown, in order.
+	msgs := res.Messages()
+	if sp := st.Context.SystemPrompt; sp != "" && (len(msgs) == 0 || msgs[0].Role != policies.RoleSystem || msgs[0].Text() != sp) {
+		problems = append(problems, "the system prompt is not the first message")
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", label, p)
+	}
+}
+
+// TestEveryProfileKeepsTheInvariants runs every built-in profile and every
+// isolation policy over generated states and windows from roomy to tight.
+func TestEveryProfileKeepsTheInvariants(t *testing.T) {
+	states := 120
+	if testing.Short() {
+		states = 30
+	}
+	profiles := isolationProfiles(t)
+	names := []string{"pragmatic", "budget-aware", "policy-driven"}
+	for _, p := range profiles {
+		names = append(names, p.Name)
+	}
+	irreducible, compacted := 0, 0
+	for seed := range states {
+		r := rand.New(rand.NewSource(int64(seed)*7919 + 1))
+		opts := statetest.DefaultOptions()
+		opts.Turns = 2 + r.Intn(8)
+		opts.Damage = []float64{0, 0, 0.1}[seed%3]
+		st := statetest.Generate(r, opts)
+		size := fullSize(st)
+		for _, ratio := range []float64{1.5, 0.7, 0.35} {
+			window := int(float64(size)*ratio) + 256
+			c := propertyCatalog(t, window, profiles)
+			for _, name := range names {
+				label := fmt.Sprintf("seed %d window %d (%.2f of %d) profile %s", seed, window, ratio, size, name)
+				res, err := c.Run(t.Context(), pipeline.Request{Profile: name, State: st})
+				var irr *policies.IrreducibleError
+				if errors.As(err, &irr) {
+					irreducible++
+					if strings.Contains(irr.Detail, "compacted as far as") {
+						t.Errorf("%s: the transforms left the context over the window: %v", label, irr)
+					}
+					if irr.AvailableTokens <= 0 || irr.NeededTokens <= irr.AvailableTokens {
+						t.Errorf("%s: irreducible error with nonsense numbers %+v", label, irr)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", label, err)
+				}
+				if res.Report.Compacted {
+					compacted++
+				}
+				checkCompiled(t, label, st, res)
+
+				// Compact, then compile the compacted state: the same invariants hold
+				// and the log keeps every message it had.
+				cres, err := c.Compact(t.Context(), pipeline.Request{Profile: name, State: st})
+				if errors.As(err, &irr) {
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: compact: %v", label, err)
+				}
+				if len(cres.State.Context.Messages) < len(st.Context.Messages) {
+					t.Errorf("%s: compact lost messages: %d -> %d", label, len(st.Context.Messages), len(cres.State.Context.Messages))
+				}
+				for i := range st.Context.Messages {
+					if cres.State.Context.Messages[i].ID != st.Context.Messages[i].ID {
+						t.Fatalf("%s: compact reordered the log at %d", label, i)
+					}
+				}
+				res2, err := c.Run(t.Context(), pipeline.Request{Profile: name, State: cres.State})
+				if errors.As(err, &irr) {
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: compile after compact: %v", label, err)
+				}
+				checkCompiled(t, label+" after compact", cres.State, res2)
+			}
+		}
+	}
+	// The generated windows must exercise both outcomes, or the test proves little.
+	if compacted == 0 || irreducible == 0 {
+		t.Errorf("compacted %d runs, irreducible %d: the windows do not exercise compaction", compacted, irreducible)
+	}
+	t.Logf("compacted %d runs, %d irreducible", compacted, irreducible)
+}
