@@ -94,9 +94,10 @@ type Execution struct {
 	Status    ExecutionStatus
 }
 
-// Running reports whether the execution is still stepping.
+// Running reports whether the execution is still stepping. An execution
+// without an id cannot own messages, so it never counts as running.
 func (e Execution) Running() bool {
-	return e.Status == ExecutionRunning || (e.Status == ExecutionUnspecified && e.ID != "")
+	return e.ID != "" && (e.Status == ExecutionRunning || e.Status == ExecutionUnspecified)
 }
 
 // Message is one log entry.

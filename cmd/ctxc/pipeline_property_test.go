@@ -22,7 +22,7 @@ func (r windowResolver) Resolve(spec policies.ModelSpec) (policies.ModelInfo, po
 	return policies.ModelInfo{Name: spec.Name, ContextWindow: r.window, MaxOutputTokens: r.output}, statetest.FakeCounter{}, nil
 }
 
-func propertyCatalog(t *testing.T, window int, profiles []pipeline.ProfileSpec) *pipeline.Catalog {
+func propertyCatalog(t testing.TB, window int, profiles []pipeline.ProfileSpec) *pipeline.Catalog {
 	t.Helper()
 	reg, err := components()
 	if err != nil {
@@ -36,7 +36,7 @@ func propertyCatalog(t *testing.T, window int, profiles []pipeline.ProfileSpec) 
 }
 
 // isolationProfiles put each isolation policy in front of the full compaction chain.
-func isolationProfiles(t *testing.T) []pipeline.ProfileSpec {
+func isolationProfiles(t testing.TB) []pipeline.ProfileSpec {
 	t.Helper()
 	builtin, err := pipeline.BuiltinProfiles()
 	if err != nil {
@@ -170,4 +170,54 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 		t.Errorf("compacted %d runs, irreducible %d: the windows do not exercise compaction", compacted, irreducible)
 	}
 	t.Logf("compacted %d runs, %d irreducible", compacted, irreducible)
+}
+
+// FuzzEveryProfile runs every profile on arbitrary states decoded from bytes:
+// no panic, and no run may end in an invariant violation (a bug) — only in a
+// compiled context that keeps the invariants or in a typed irreducible error.
+func FuzzEveryProfile(f *testing.F) {
+	for seed := range 8 {
+		r := rand.New(rand.NewSource(int64(seed)))
+		st := statetest.Generate(r, statetest.DefaultOptions())
+		f.Add(fmt.Appendf(nil, "%v", st.Context.Messages), uint16(500+seed*300))
+	}
+	f.Add([]byte{}, uint16(0))
+	f.Add([]byte("\x00\x01\x02\xff\xfe"), uint16(64))
+	profiles := isolationProfiles(f)
+	f.Fuzz(func(t *testing.T, data []byte, window uint16) {
+		st := statetest.FromBytes(data)
+		if !passesRequestValidation(st) {
+			t.Skip("the server rejects this state before the pipeline")
+		}
+		c := propertyCatalog(t, int(window)+300, profiles)
+		for _, name := range c.Names() {
+			res, err := c.Run(t.Context(), pipeline.Request{Profile: name, State: st})
+			var irr *policies.IrreducibleError
+			if errors.As(err, &irr) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("profile %s: %v", name, err)
+			}
+			checkCompiled(t, "profile "+name, st, res)
+		}
+	})
+}
+
+// passesRequestValidation mirrors the server's structural checks: unique ids,
+// known roles, at least one part, tool messages holding only tool results.
+func passesRequestValidation(st *policies.State) bool {
+	seen := map[string]bool{}
+	for _, m := range st.Context.Messages {
+		if m.ID == "" || seen[m.ID] || m.Role == policies.RoleUnspecified || m.Role > policies.RoleTool || len(m.Parts) == 0 {
+			return false
+		}
+		seen[m.ID] = true
+		for _, p := range m.Parts {
+			if p.Kind == policies.PartUnspecified || (m.Role == policies.RoleTool) != (p.Kind == policies.PartToolResult) && m.Role == policies.RoleTool {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -23,6 +23,9 @@ type fakeConfig struct {
 	Limit int `yaml:"limit" json:"limit"`
 	// Fail makes Apply return an error.
 	Fail string `yaml:"fail" json:"fail"`
+	// Mode and Triggers accept the built-in composite trigger's settings.
+	Mode     string `yaml:"mode" json:"-"`
+	Triggers []any  `yaml:"triggers" json:"-"`
 }
 
 func (c *fakeConfig) Validate() error {

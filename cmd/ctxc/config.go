@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/contextcompiler/ctxc/policies/pipeline"
+	"github.com/contextcompiler/ctxc/policies/tokens"
+	"github.com/contextcompiler/ctxc/server"
+)
+
+// Config is the server's configuration. Precedence, highest first: command-line
+// flags, CTXC_* environment variables, the YAML file given by --config, defaults.
+type Config struct {
+	Listen            string        `yaml:"listen"`
+	MetricsListen     string        `yaml:"metrics_listen"`
+	Reflection        bool          `yaml:"reflection"`
+	MaxMessageBytes   int           `yaml:"max_message_bytes"`
+	GracePeriod       time.Duration `yaml:"grace_period"`
+	LogLevel          string        `yaml:"log_level"`
+	LogFormat         string        `yaml:"log_format"`
+	TokenCacheEntries int           `yaml:"token_cache_entries"`
+	DefaultProfile    string        `yaml:"default_profile"`
+	// Profiles and Models are set only in the YAML file.
+	Profiles []pipeline.ProfileSpec `yaml:"profiles"`
+	Models   []tokens.ModelEntry    `yaml:"models"`
+
+	// Path is the YAML file the config was read from ("" when none).
+	Path string `yaml:"-"`
+}
+
+// defaultConfig is the configuration with nothing set.
+func defaultConfig() Config {
+	return Config{
+		Listen:            "127.0.0.1:50051",
+		Reflection:        true,
+		MaxMessageBytes:   server.DefaultMaxMessageBytes,
+		GracePeriod:       server.DefaultGracePeriod,
+		LogLevel:          "info",
+		LogFormat:         "text",
+		TokenCacheEntries: 100_000,
+		DefaultProfile:    pipeline.DefaultProfileName,
+	}
+}
+
+// setting is one scalar configuration value, settable by flag, environment
+// variable and YAML key. The README's configuration table lists these.
+type setting struct {
+	key   string // YAML key; the flag is the key with dashes, the variable CTXC_ + upper case
+	usage string
+	get   func(c *Config) string
+	set   func(c *Config, v string) error
+	bool  bool
+}
+
+func (s setting) flagName() string { return strings.ReplaceAll(s.key, "_", "-") }
+func (s setting) envName() string  { return "CTXC_" + strings.ToUpper(s.key) }
+
+// settings lists every scalar setting, in the order --help shows them.
+func settings() []setting {
+	str := func(key, usage string, field func(c *Config) *string) setting {
+		return setting{key: key, usage: usage,
+			get: func(c *Config) string { return *field(c) },
+			set: func(c *Config, v string) error { *field(c) = v; return nil }}
+	}
+	num := func(key, usage string, field func(c *Config) *int) setting {
+		return setting{key: key, usage: usage,
+			get: func(c *Config) string { return strconv.Itoa(*field(c)) },
+			set: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return fmt.Errorf("%q is not an integer", v)
+				}
+				*field(c) = n
+				return nil
+			}}
+	}
+	return []setting{
+		str("listen", "gRPC address: host:port, unix:///path or unix:/path", func(c *Config) *string { return &c.Listen }),
+		str("metrics_listen", "Prometheus /metrics HTTP address (host:port); empty turns metrics off", func(c *Config) *string { return &c.MetricsListen }),
+		{key: "reflection", usage: "register gRPC server reflection (for grpcurl)", bool: true,
+			get: func(c *Config) string { return strconv.FormatBool(c.Reflection) },
+			set: func(c *Config, v string) error {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					return fmt.Errorf("%q is not a boolean", v)
+				}
+				c.Reflection = b
+				return nil
+			}},
+		num("max_message_bytes", "largest request or response message in bytes; larger requests get RESOURCE_EXHAUSTED", func(c *Config) *int { return &c.MaxMessageBytes }),
+		{key: "grace_period", usage: "on SIGTERM, how long in-flight calls may take to finish",
+			get: func(c *Config) string { return c.GracePeriod.String() },
+			set: func(c *Config, v string) error {
+				d, err := time.ParseDuration(v)
+				if err != nil {
+					return fmt.Errorf("%q is not a duration such as 10s", v)
+				}
+				c.GracePeriod = d
+				return nil
+			}},
+		str("log_level", "debug, info, warn or error", func(c *Config) *string { return &c.LogLevel }),
+		str("log_format", "text or json", func(c *Config) *string { return &c.LogFormat }),
+		num("token_cache_entries", "token counts cached by (encoding, content hash); 0 turns the cache off", func(c *Config) *int { return &c.TokenCacheEntries }),
+		str("default_profile", "profile for requests that name none", func(c *Config) *string { return &c.DefaultProfile }),
+	}
+}
+
+// configFlags registers --config and every setting on fs. Flag values stay
+// raw strings so only the flags actually given override lower layers.
+type configFlags struct {
+	path   *string
+	values map[string]*rawFlag
+}
+
+type rawFlag struct {
+	def    string
+	value  string
+	isBool bool
+}
+
+func (r *rawFlag) String() string {
+	if r == nil {
+		return ""
+	}
+	return r.def
+}
+func (r *rawFlag) Set(v string) error { r.value = v; return nil }
+func (r *rawFlag) IsBoolFlag() bool   { return r.isBool }
+
+func registerConfigFlags(fs *flag.FlagSet, withSettings bool) *configFlags {
+	cf := &configFlags{path: fs.String("config", "", "YAML config file (also CTXC_CONFIG); flags and CTXC_* variables override it"), values: map[string]*rawFlag{}}
+	if !withSettings {
+		return cf
+	}
+	def := defaultConfig()
+	for _, s := range settings() {
+		r := &rawFlag{def: s.get(&def), isBool: s.bool}
+		cf.values[s.key] = r
+		fs.Var(r, s.flagName(), s.usage+" (env "+s.envName()+")")
+	}
+	return cf
+}
+
+// load builds the configuration from the layers and validates it, reporting
+// every problem at once.
+func (cf *configFlags) load(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) (Config, error) {
+	cfg := defaultConfig()
+	path := *cf.path
+	if path == "" {
+		path, _ = lookupEnv("CTXC_CONFIG")
+	}
+	var problems []error
+	if path != "" {
+		if err := readConfigFile(path, &cfg); err != nil {
+			return cfg, err
+		}
+		cfg.Path = path
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, s := range settings() {
+		if v, ok := lookupEnv(s.envName()); ok {
+			if err := s.set(&cfg, v); err != nil {
+				problems = append(problems, fmt.Errorf("%s: %w", s.envName(), err))
+			}
+		}
+		if r, ok := cf.values[s.key]; ok && given[s.flagName()] {
+			if err := s.set(&cfg, r.value); err != nil {
+				problems = append(problems, fmt.Errorf("--%s: %w", s.flagName(), err))
+			}
+		}
+	}
+	problems = append(problems, cfg.validate()...)
+	return cfg, errors.Join(problems...)
+}
+
+// readConfigFile decodes the YAML file over cfg; unknown keys are errors, so a
+// typo does not silently fall back to a default.
+func readConfigFile(path string, cfg *Config) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	// An empty file (io.EOF) is an empty config.
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+func (c *Config) validate() []error {
+	var problems []error
+	bad := func(key, format string, args ...any) {
+		problems = append(problems, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	if err := checkAddress(c.Listen, true); err != nil {
+		bad("listen", "%v", err)
+	}
+	if c.MetricsListen != "" {
+		if err := checkAddress(c.MetricsListen, false); err != nil {
+			bad("metrics_listen", "%v", err)
+		}
+	}
+	if c.MaxMessageBytes < 1<<10 || c.MaxMessageBytes > 1<<30 {
+		bad("max_message_bytes", "%d must be between 1024 and 1073741824", c.MaxMessageBytes)
+	}
+	if c.GracePeriod < 0 {
+		bad("grace_period", "%s must not be negative", c.GracePeriod)
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		bad("log_level", "%v", err)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		bad("log_format", "%q must be text or json", c.LogFormat)
+	}
+	if c.TokenCacheEntries < 0 {
+		bad("token_cache_entries", "%d must not be negative", c.TokenCacheEntries)
+	}
+	if c.DefaultProfile == "" {
+		bad("default_profile", "must not be empty")
+	}
+	return problems
+}
+
+func checkAddress(addr string, unixAllowed bool) error {
+	if path, ok := server.UnixSocketPath(addr); ok {
+		if !unixAllowed {
+			return fmt.Errorf("%q: a Unix socket is not supported here", addr)
+		}
+		if path == "" {
+			return fmt.Errorf("%q: the socket path is empty", addr)
+		}
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port: %v", addr, err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("%q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	return nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	switch s {
+	case "debug", "info", "warn", "error":
+		return l, l.UnmarshalText([]byte(s))
+	}
+	return l, fmt.Errorf("%q must be debug, info, warn or error", s)
+}

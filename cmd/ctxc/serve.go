@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/contextcompiler/ctxc/server"
+)
+
+func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
+	fs := newFlagSet(io, "serve", "[--config FILE] [flags]",
+		"Serve the gRPC API (ctxc.v1.ContextCompilerService, grpc.health.v1, reflection) until SIGTERM\n"+
+			"or SIGINT, then stop gracefully: health turns NOT_SERVING, new calls are refused and\n"+
+			"in-flight calls get --grace-period to finish.\n\n"+
+			"Settings come from flags, then CTXC_* environment variables, then the YAML file given by\n"+
+			"--config (which also holds profiles and models), then defaults. Tracing follows the\n"+
+			"standard OTEL_* variables and is off when none is set.")
+	cf := registerConfigFlags(fs, true)
+	if code, done := parseFlags(fs, io, args); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(io.err, "ctxc serve: unexpected arguments %q\n", fs.Args())
+		return exitUsage
+	}
+	cfg, err := cf.load(fs, lookupEnv)
+	if err != nil {
+		printProblems(io.err, "invalid configuration", err)
+		return exitError
+	}
+	log := newLogger(io.err, cfg)
+	if err := serve(ctx, cfg, log, lookupEnv); err != nil {
+		log.Error("serve failed", "error", err.Error())
+		return exitError
+	}
+	return exitOK
+}
+
+func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(string) (string, bool)) error {
+	tp, shutdownTracing, err := newTracerProvider(ctx, lookupEnv, version)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdownTracing(flushCtx); err != nil {
+			log.Warn("flushing traces", "error", err.Error())
+		}
+	}()
+	eng, err := newEngine(cfg, tp)
+	if err != nil {
+		return err
+	}
+	svc, err := eng.service(log)
+	if err != nil {
+		return err
+	}
+	tcfg := server.TransportConfig{
+		MaxMessageBytes: cfg.MaxMessageBytes,
+		Reflection:      cfg.Reflection,
+		GracePeriod:     cfg.GracePeriod,
+		Logger:          log,
+		TracerProvider:  tp,
+	}
+	var metrics *http.Server
+	if cfg.MetricsListen != "" {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		tcfg.MetricsRegisterer = reg
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+		metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	}
+	transport := server.NewTransport(svc, tcfg)
+
+	lis, err := server.Listen(cfg.Listen)
+	if err != nil {
+		return err
+	}
+	if metrics != nil {
+		mlis, err := net.Listen("tcp", cfg.MetricsListen)
+		if err != nil {
+			lis.Close()
+			return fmt.Errorf("metrics: %w", err)
+		}
+		go func() {
+			if err := metrics.Serve(mlis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics server", "error", err.Error())
+			}
+		}()
+		defer metrics.Close()
+		log.Info("metrics", "addr", "http://"+mlis.Addr().String()+"/metrics")
+	}
+	// Tokenizers and profiles are loaded (newEngine): only now is the server ready.
+	transport.SetServing()
+	log.Info("serving", "addr", listenAddr(lis), "version", version, "default_profile", eng.catalog.DefaultProfile(),
+		"profiles", len(eng.catalog.Profiles()), "reflection", cfg.Reflection, "config", cfg.Path)
+	if err := transport.Serve(ctx, lis); err != nil {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// listenAddr is the address clients dial, with the real port when :0 was asked for.
+func listenAddr(lis net.Listener) string {
+	if lis.Addr().Network() == "unix" {
+		return "unix://" + lis.Addr().String()
+	}
+	return lis.Addr().String()
+}

@@ -1,0 +1,233 @@
+// Package integration tests the real ctxc binary end to end: it builds the
+// binary once, starts it on a loopback port, and drives it with grpcurl (as a
+// user following the README would) and with the generated Go client.
+package integration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+var (
+	// repoRoot is the module root (examples/, README.md).
+	repoRoot string
+	// ctxcBinary is the binary built for this run.
+	ctxcBinary string
+	// grpcurlBinary is empty when grpcurl is not available (outside CI only).
+	grpcurlBinary string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	_, file, _, _ := runtime.Caller(0)
+	repoRoot = filepath.Dir(filepath.Dir(file))
+	dir, err := os.MkdirTemp("", "ctxc-integration-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	ctxcBinary = filepath.Join(dir, "ctxc")
+	build := exec.Command("go", "build", "-o", ctxcBinary, "./cmd/ctxc")
+	build.Dir = repoRoot
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ctxc: %v\n%s", err, out)
+		return 1
+	}
+	grpcurlBinary = findGrpcurl()
+	return m.Run()
+}
+
+// findGrpcurl returns CTXC_GRPCURL (set by the Makefile), else bin/grpcurl.
+func findGrpcurl() string {
+	if p := os.Getenv("CTXC_GRPCURL"); p != "" {
+		return p
+	}
+	p := filepath.Join(repoRoot, "bin", "grpcurl")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// needGrpcurl skips a test without grpcurl, except in CI where it must fail.
+func needGrpcurl(t *testing.T) {
+	t.Helper()
+	if grpcurlBinary != "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("grpcurl not found: run `make tools` or set CTXC_GRPCURL (CI must not skip these tests)")
+	}
+	t.Skip("grpcurl not found; run `make tools` (or `make test`, which installs it)")
+}
+
+// server is a running ctxc serve process.
+type server struct {
+	addr string
+	cmd  *exec.Cmd
+	logs *logLines
+	conn *grpc.ClientConn
+	// exited is closed once the process has exited; exitErr is then its Wait error.
+	exited  chan struct{}
+	exitErr error
+}
+
+// logLines collects the server's JSON log lines.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, s)
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// startServer runs `ctxc serve` on a free loopback port with extra args and
+// waits until health says SERVING.
+func startServer(t *testing.T, args ...string) *server {
+	t.Helper()
+	args = append([]string{"serve", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...)
+	cmd := exec.Command(ctxcBinary, args...)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, logs: &logLines{}, exited: make(chan struct{})}
+	addrCh := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			s.logs.add(line)
+			var entry struct {
+				Msg  string `json:"msg"`
+				Addr string `json:"addr"`
+			}
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "serving" {
+				addrCh <- entry.Addr
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+		s.exitErr = cmd.Wait()
+		close(s.exited)
+	}()
+	t.Cleanup(func() { s.kill() })
+	select {
+	case s.addr = <-addrCh:
+	case <-s.exited:
+		t.Fatalf("ctxc serve exited before serving: %v\n%s", s.exitErr, s.logs)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("ctxc serve did not start\n%s", s.logs)
+	}
+	target := "passthrough:///" + s.addr
+	if strings.HasPrefix(s.addr, "unix:") {
+		target = s.addr
+	}
+	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.conn = conn
+	t.Cleanup(func() { conn.Close() })
+	s.waitServing(t)
+	return s
+}
+
+func (s *server) client() ctxcv1.ContextCompilerServiceClient {
+	return ctxcv1.NewContextCompilerServiceClient(s.conn)
+}
+
+// waitServing polls health until SERVING.
+func (s *server) waitServing(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	hc := healthpb.NewHealthClient(s.conn)
+	for {
+		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
+		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("server not SERVING: %v %v\n%s", resp, err, s.logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM and returns the process's exit error (nil for exit 0).
+func (s *server) stop(t *testing.T) error {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.exited:
+		return s.exitErr
+	case <-time.After(30 * time.Second):
+		t.Fatalf("ctxc serve did not stop after SIGTERM\n%s", s.logs)
+		return nil
+	}
+}
+
+func (s *server) kill() {
+	select {
+	case <-s.exited:
+	default:
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+// grpcurl runs grpcurl with args (the address is the caller's) and stdin.
+func grpcurl(t *testing.T, stdin io.Reader, args ...string) (string, error) {
+	t.Helper()
+	needGrpcurl(t)
+	cmd := exec.Command(grpcurlBinary, args...)
+	cmd.Dir = repoRoot
+	cmd.Stdin = stdin
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if err != nil {
+		return out.String() + errOut.String(), fmt.Errorf("grpcurl %s: %w\n%s%s", strings.Join(args, " "), err, out.String(), errOut.String())
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,93 @@
+package integration
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readmeAddr is the address the README's commands use.
+const readmeAddr = "127.0.0.1:50051"
+
+// readmeCommands returns the lines of the README's ```sh blocks.
+func readmeCommands(t *testing.T) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cmds []string
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "```sh":
+			in = true
+		case line == "```":
+			in = false
+		case in && line != "":
+			cmds = append(cmds, line)
+		}
+	}
+	return cmds
+}
+
+// TestReadmeCommands runs every command of the README's ```sh blocks: the
+// server with the README's serve command, then each grpcurl and ./bin/ctxc
+// command against it, with the address and binaries substituted. A command
+// ending in "# fails with CODE" must fail with that gRPC code.
+func TestReadmeCommands(t *testing.T) {
+	needGrpcurl(t)
+	cmds := readmeCommands(t)
+	if len(cmds) < 10 {
+		t.Fatalf("found only %d commands in README.md ```sh blocks", len(cmds))
+	}
+	serveCmd := cmds[0]
+	serveArgs, ok := strings.CutPrefix(serveCmd, "./bin/ctxc serve")
+	if !ok {
+		t.Fatalf("the README's first command starts the server; got %q", serveCmd)
+	}
+	s := startServer(t, strings.Fields(serveArgs)...)
+
+	for _, line := range cmds[1:] {
+		t.Run(line, func(t *testing.T) {
+			command, expectFailure, _ := strings.Cut(line, "# fails with ")
+			command = strings.TrimSpace(command)
+			switch {
+			case strings.HasPrefix(command, "grpcurl "):
+				command = grpcurlBinary + strings.TrimPrefix(command, "grpcurl")
+			case strings.HasPrefix(command, "./bin/ctxc "):
+				command = ctxcBinary + strings.TrimPrefix(command, "./bin/ctxc")
+			default:
+				t.Fatalf("README command %q is neither grpcurl nor ./bin/ctxc; teach this test to run it", line)
+			}
+			command = strings.ReplaceAll(command, readmeAddr, s.addr)
+			cmd := exec.Command("bash", "-o", "pipefail", "-c", command)
+			cmd.Dir = repoRoot
+			out, err := cmd.CombinedOutput()
+			if expectFailure != "" {
+				if err == nil || !strings.Contains(string(out), "Code: "+strings.TrimSpace(expectFailure)) {
+					t.Fatalf("want failure %s, got err=%v:\n%s", expectFailure, err, out)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v:\n%s", err, out)
+			}
+			// Calls with a JSON answer must give valid JSON.
+			if strings.Contains(command, "ctxc.v1.") && strings.HasPrefix(command, grpcurlBinary) && !strings.Contains(command, " describe ") {
+				var v map[string]any
+				if err := json.Unmarshal(out, &v); err != nil {
+					t.Fatalf("not JSON: %v\n%s", err, out)
+				}
+			}
+		})
+	}
+	s.waitServing(t)
+}

@@ -1,0 +1,485 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/pipeline"
+)
+
+// Limits are the documented size limits of a request. Each is checked before
+// the work it bounds, so an oversized request costs no more than reading it.
+type Limits struct {
+	// MaxMessages bounds the messages of a state's log (and of a CountTokens request).
+	MaxMessages int
+	// MaxPartsPerMessage bounds the parts of one message.
+	MaxPartsPerMessage int
+	// MaxTools bounds the tool definitions of a state.
+	MaxTools int
+}
+
+// DefaultLimits are the limits a server uses unless configured otherwise.
+func DefaultLimits() Limits {
+	return Limits{MaxMessages: 100_000, MaxPartsPerMessage: 1_000, MaxTools: 1_000}
+}
+
+// decoder converts requests to domain types and validates them in the same
+// pass, collecting every field violation so a client fixes all of them at once.
+// Limit and precondition problems stop the pass: they are not field typos and
+// the rest of an oversized or foreign-version state is not worth reading.
+type decoder struct {
+	limits     Limits
+	violations []policies.FieldViolation
+}
+
+func (d *decoder) violate(field, description string) {
+	d.violations = append(d.violations, policies.FieldViolation{Field: field, Description: description})
+}
+
+// err returns the collected violations as one error, or nil.
+func (d *decoder) err() error {
+	if len(d.violations) == 0 {
+		return nil
+	}
+	return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: d.violations}
+}
+
+// state converts a request's AgentState. A nil state is a violation of path;
+// a blob without a state is answered as not supported yet.
+func (d *decoder) state(path string, in *ctxcv1.AgentState, blob []byte) (*policies.State, error) {
+	if in == nil {
+		if len(blob) > 0 {
+			return nil, &policies.InvalidArgumentError{Reason: reasonStateBlobUnsupported, Violations: []policies.FieldViolation{{
+				Field: "state_blob", Description: "state_blob is not supported yet; send the state itself"}}}
+		}
+		d.violate(path, "required")
+		return nil, nil
+	}
+	if v := in.GetSchemaVersion(); v != 0 && v != policies.CurrentSchemaVersion {
+		return nil, &policies.PreconditionError{
+			Reason: policies.ReasonStateVersionUnsupported,
+			Field:  path + ".schema_version",
+			Detail: fmt.Sprintf("schema version %d is not supported; this server reads version %d (0 is read as %d)", v, policies.CurrentSchemaVersion, policies.CurrentSchemaVersion),
+		}
+	}
+	c := in.GetContext()
+	if n := len(c.GetMessages()); n > d.limits.MaxMessages {
+		return nil, &policies.LimitError{Field: path + ".context.messages", Limit: d.limits.MaxMessages, Got: n}
+	}
+	if n := len(c.GetTools()); n > d.limits.MaxTools {
+		return nil, &policies.LimitError{Field: path + ".context.tools", Limit: d.limits.MaxTools, Got: n}
+	}
+	for i, m := range c.GetMessages() {
+		if n := len(m.GetParts()); n > d.limits.MaxPartsPerMessage {
+			return nil, &policies.LimitError{Field: fmt.Sprintf("%s.context.messages[%d].parts", path, i), Limit: d.limits.MaxPartsPerMessage, Got: n}
+		}
+	}
+	st := &policies.State{
+		SchemaVersion: in.GetSchemaVersion(),
+		AgentID:       in.GetAgentId(),
+		Model:         d.model(path+".model", in.GetModel()),
+		Execution:     d.execution(path+".execution", in.GetExecution()),
+	}
+	st.Context = policies.Context{
+		Messages:       d.messages(path+".context.messages", c.GetMessages()),
+		SystemPrompt:   c.GetSystemPrompt(),
+		Tools:          d.tools(path+".context.tools", c.GetTools()),
+		ResponseFormat: c.GetResponseFormat(),
+		Metadata:       c.GetMetadata(),
+	}
+	return st, nil
+}
+
+func (d *decoder) model(path string, in *ctxcv1.ModelSpec) policies.ModelSpec {
+	if in.GetName() == "" {
+		d.violate(path+".name", "required: the model name selects the tokenizer and the window")
+	}
+	if in == nil {
+		return policies.ModelSpec{}
+	}
+	return policies.ModelSpec{
+		Name:                in.GetName(),
+		Provider:            in.GetProvider(),
+		ContextWindowTokens: optionalUint32(in.ContextWindowTokenCount),
+		MaxOutputTokens:     optionalUint32(in.MaxOutputTokenCount),
+	}
+}
+
+func (d *decoder) execution(path string, in *ctxcv1.Execution) policies.Execution {
+	st := in.GetStatus()
+	if st < ctxcv1.ExecutionStatus_EXECUTION_STATUS_UNSPECIFIED || st > ctxcv1.ExecutionStatus_EXECUTION_STATUS_FAILED {
+		d.violate(path+".status", "unknown execution status "+strconv.Itoa(int(st)))
+	}
+	return policies.Execution{ID: in.GetId(), StepIndex: in.GetStepIndex(), Status: policies.ExecutionStatus(st)}
+}
+
+func (d *decoder) tools(path string, in []*ctxcv1.ToolDefinition) []policies.ToolDefinition {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]policies.ToolDefinition, len(in))
+	for i, t := range in {
+		if t.GetName() == "" {
+			d.violate(fmt.Sprintf("%s[%d].name", path, i), "required")
+		}
+		out[i] = policies.ToolDefinition{Name: t.GetName(), Description: t.GetDescription(), ParametersJSON: t.GetParametersJson()}
+	}
+	return out
+}
+
+// messages converts a log. Ids must be present and unique. A tool result whose
+// call is not in the log is accepted: normalization repairs it.
+func (d *decoder) messages(path string, in []*ctxcv1.Message) []policies.Message {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]policies.Message, len(in))
+	seen := make(map[string]int, len(in))
+	for i, m := range in {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		if id := m.GetId(); id == "" {
+			d.violate(at+".id", "required")
+		} else if j, dup := seen[id]; dup {
+			d.violate(at+".id", fmt.Sprintf("duplicate id %q (also %s[%d].id)", id, path, j))
+		} else {
+			seen[id] = i
+		}
+		out[i] = d.message(at, m)
+	}
+	return out
+}
+
+func (d *decoder) message(path string, in *ctxcv1.Message) policies.Message {
+	role := in.GetRole()
+	switch {
+	case role == ctxcv1.Role_ROLE_UNSPECIFIED:
+		d.violate(path+".role", "required")
+	case role < 0 || role > ctxcv1.Role_ROLE_TOOL:
+		d.violate(path+".role", "unknown role "+strconv.Itoa(int(role)))
+	}
+	if k := in.GetKind(); k < 0 || k > ctxcv1.MessageKind_MESSAGE_KIND_PLACEHOLDER {
+		d.violate(path+".kind", "unknown message kind "+strconv.Itoa(int(k)))
+	}
+	if len(in.GetParts()) == 0 {
+		d.violate(path+".parts", "at least one part is required")
+	}
+	m := policies.Message{
+		ID:               in.GetId(),
+		Role:             policies.Role(role),
+		Kind:             policies.MessageKind(in.GetKind()),
+		Pinned:           in.GetPinned(),
+		Importance:       in.GetImportance(),
+		ExecutionID:      in.GetExecutionId(),
+		Metadata:         in.GetMetadata(),
+		CoversMessageIDs: in.GetCoversMessageIds(),
+	}
+	if in.GetImportance() > 100 {
+		d.violate(path+".importance", "must be between 0 and 100")
+	}
+	if u := in.GetUsage(); u != nil {
+		m.Usage = &policies.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}
+	}
+	if mk := in.GetMask(); mk != nil {
+		m.Mask = &policies.Mask{Reason: mk.GetReason(), Placeholder: mk.GetPlaceholder(), OriginalTokenCount: mk.GetOriginalTokenCount()}
+	}
+	if ts := in.GetCreateTime(); ts != nil {
+		if ts.CheckValid() != nil {
+			d.violate(path+".create_time", "invalid timestamp: seconds must be within years 1-9999 and nanos within [0, 1e9)")
+		} else {
+			t := ts.AsTime()
+			m.CreateTime = &t
+		}
+	}
+	if len(in.GetParts()) > 0 {
+		m.Parts = make([]policies.Part, len(in.GetParts()))
+		for k, p := range in.GetParts() {
+			m.Parts[k] = d.part(fmt.Sprintf("%s.parts[%d]", path, k), p, role == ctxcv1.Role_ROLE_TOOL)
+		}
+	}
+	return m
+}
+
+func (d *decoder) part(path string, in *ctxcv1.Part, inToolMessage bool) policies.Part {
+	var p policies.Part
+	switch c := in.GetContent().(type) {
+	case *ctxcv1.Part_Text:
+		p = policies.Part{Kind: policies.PartText, Text: c.Text}
+	case *ctxcv1.Part_ToolCall:
+		tc := c.ToolCall
+		if tc.GetId() == "" {
+			d.violate(path+".tool_call.id", "required")
+		}
+		if tc.GetName() == "" {
+			d.violate(path+".tool_call.name", "required")
+		}
+		p = policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: tc.GetId(), Name: tc.GetName(), ArgumentsJSON: tc.GetArgumentsJson()}}
+	case *ctxcv1.Part_ToolResult:
+		tr := c.ToolResult
+		if tr.GetToolCallId() == "" {
+			d.violate(path+".tool_result.tool_call_id", "required: the id of the tool call this result answers")
+		}
+		p = policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: tr.GetToolCallId(), Name: tr.GetName(), Content: tr.GetContent(), IsError: tr.GetIsError()}}
+	case *ctxcv1.Part_Image:
+		p = policies.Part{Kind: policies.PartImage, Image: d.image(path+".image", c.Image)}
+	case *ctxcv1.Part_Reasoning:
+		p = policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: c.Reasoning.GetText(), Signature: c.Reasoning.GetSignature()}}
+	default:
+		d.violate(path, "no content: set one of text, tool_call, tool_result, image, reasoning")
+		return p
+	}
+	if inToolMessage && p.Kind != policies.PartToolResult {
+		d.violate(path, "a ROLE_TOOL message holds only tool_result parts, not "+p.Kind.String())
+	}
+	return p
+}
+
+func (d *decoder) image(path string, in *ctxcv1.Image) policies.Image {
+	img := policies.Image{MediaType: in.GetMediaType()}
+	switch s := in.GetSource().(type) {
+	case *ctxcv1.Image_Url:
+		img.Source, img.URL = policies.ImageSourceURL, s.Url
+	case *ctxcv1.Image_Data:
+		img.Source, img.Data = policies.ImageSourceData, s.Data
+		if img.MediaType == "" {
+			d.violate(path+".media_type", "required with data")
+		}
+	default:
+		d.violate(path, "no source: set url or data")
+	}
+	return img
+}
+
+// options converts per-call options.
+func (d *decoder) options(path string, in *ctxcv1.CompileOptions) policies.Options {
+	if v := in.GetView(); v < 0 || v > ctxcv1.View_VIEW_CONVERSATION {
+		d.violate(path+".view", "unknown view "+strconv.Itoa(int(v)))
+	}
+	if in == nil {
+		return policies.Options{}
+	}
+	o := policies.Options{
+		View:                 policies.View(in.GetView()),
+		ReservedOutputTokens: optionalUint32(in.ReservedOutputTokenCount),
+		MaxContextTokens:     optionalUint32(in.MaxContextTokenCount),
+	}
+	if in.SoftThresholdRatio != nil {
+		r := *in.SoftThresholdRatio
+		if !(r > 0 && r <= 1) {
+			d.violate(path+".soft_threshold_ratio", "must be in (0, 1]")
+		}
+		o.SoftThresholdRatio = &r
+	}
+	return o
+}
+
+func optionalUint32(p *uint32) *uint32 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// The other direction: domain to protobuf. These never fail; the pipeline only
+// produces values the domain types can hold.
+
+func stateToProto(in *policies.State) *ctxcv1.AgentState {
+	if in == nil {
+		return nil
+	}
+	out := &ctxcv1.AgentState{
+		SchemaVersion: in.SchemaVersion,
+		AgentId:       in.AgentID,
+		Model: &ctxcv1.ModelSpec{
+			Name:                    in.Model.Name,
+			Provider:                in.Model.Provider,
+			ContextWindowTokenCount: optionalUint32(in.Model.ContextWindowTokens),
+			MaxOutputTokenCount:     optionalUint32(in.Model.MaxOutputTokens),
+		},
+	}
+	// An empty context or execution carries no meaning, so it is left unset.
+	if c := in.Context; len(c.Messages) > 0 || c.SystemPrompt != "" || len(c.Tools) > 0 || c.ResponseFormat != "" || len(c.Metadata) > 0 {
+		out.Context = &ctxcv1.AgentContext{
+			Messages:       messagesToProto(c.Messages),
+			SystemPrompt:   c.SystemPrompt,
+			Tools:          toolsToProto(c.Tools),
+			ResponseFormat: c.ResponseFormat,
+			Metadata:       c.Metadata,
+		}
+	}
+	if e := in.Execution; e != (policies.Execution{}) {
+		out.Execution = &ctxcv1.Execution{Id: e.ID, StepIndex: e.StepIndex, Status: ctxcv1.ExecutionStatus(e.Status)}
+	}
+	return out
+}
+
+func toolsToProto(in []policies.ToolDefinition) []*ctxcv1.ToolDefinition {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]*ctxcv1.ToolDefinition, len(in))
+	for i, t := range in {
+		out[i] = &ctxcv1.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJson: t.ParametersJSON}
+	}
+	return out
+}
+
+func messagesToProto(in []policies.Message) []*ctxcv1.Message {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]*ctxcv1.Message, len(in))
+	for i := range in {
+		out[i] = messageToProto(&in[i])
+	}
+	return out
+}
+
+func messageToProto(m *policies.Message) *ctxcv1.Message {
+	out := &ctxcv1.Message{
+		Id:               m.ID,
+		Role:             ctxcv1.Role(m.Role),
+		Kind:             ctxcv1.MessageKind(m.Kind),
+		Pinned:           m.Pinned,
+		Importance:       m.Importance,
+		ExecutionId:      m.ExecutionID,
+		Metadata:         m.Metadata,
+		CoversMessageIds: m.CoversMessageIDs,
+	}
+	if m.Usage != nil {
+		out.Usage = &ctxcv1.Usage{InputTokenCount: m.Usage.InputTokens, CachedInputTokenCount: m.Usage.CachedInputTokens, OutputTokenCount: m.Usage.OutputTokens}
+	}
+	if m.Mask != nil {
+		out.Mask = &ctxcv1.Mask{Reason: m.Mask.Reason, Placeholder: m.Mask.Placeholder, OriginalTokenCount: m.Mask.OriginalTokenCount}
+	}
+	if m.CreateTime != nil {
+		out.CreateTime = timestamppb.New(*m.CreateTime)
+	}
+	if len(m.Parts) > 0 {
+		out.Parts = make([]*ctxcv1.Part, len(m.Parts))
+		for i := range m.Parts {
+			out.Parts[i] = partToProto(&m.Parts[i])
+		}
+	}
+	return out
+}
+
+func partToProto(p *policies.Part) *ctxcv1.Part {
+	switch p.Kind {
+	case policies.PartText:
+		return &ctxcv1.Part{Content: &ctxcv1.Part_Text{Text: p.Text}}
+	case policies.PartToolCall:
+		c := p.ToolCall
+		return &ctxcv1.Part{Content: &ctxcv1.Part_ToolCall{ToolCall: &ctxcv1.ToolCall{Id: c.ID, Name: c.Name, ArgumentsJson: c.ArgumentsJSON}}}
+	case policies.PartToolResult:
+		r := p.ToolResult
+		return &ctxcv1.Part{Content: &ctxcv1.Part_ToolResult{ToolResult: &ctxcv1.ToolResult{ToolCallId: r.ToolCallID, Name: r.Name, Content: r.Content, IsError: r.IsError}}}
+	case policies.PartImage:
+		img := &ctxcv1.Image{MediaType: p.Image.MediaType}
+		switch p.Image.Source {
+		case policies.ImageSourceURL:
+			img.Source = &ctxcv1.Image_Url{Url: p.Image.URL}
+		case policies.ImageSourceData:
+			img.Source = &ctxcv1.Image_Data{Data: p.Image.Data}
+		}
+		return &ctxcv1.Part{Content: &ctxcv1.Part_Image{Image: img}}
+	case policies.PartReasoning:
+		return &ctxcv1.Part{Content: &ctxcv1.Part_Reasoning{Reasoning: &ctxcv1.Reasoning{Text: p.Reasoning.Text, Signature: p.Reasoning.Signature}}}
+	}
+	return &ctxcv1.Part{}
+}
+
+func budgetToProto(b *policies.Budget) *ctxcv1.TokenBudget {
+	if b == nil {
+		return nil
+	}
+	return &ctxcv1.TokenBudget{
+		ContextWindowTokenCount:  u32(b.ContextWindow),
+		UsedTokenCount:           u32(b.Used),
+		ReservedOutputTokenCount: u32(b.ReservedOutput),
+		ReservedSystemTokenCount: u32(b.ReservedSystem),
+		SoftThresholdTokenCount:  u32(b.SoftThreshold),
+		RemainingTokenCount:      u32(b.Remaining),
+		OverSoftThreshold:        b.OverSoftThreshold,
+		ShouldCompact:            b.ShouldCompact,
+		Provenance:               ctxcv1.TokenCountProvenance(b.Provenance),
+		Counter:                  b.Counter,
+		Breakdown: &ctxcv1.TokenBreakdown{
+			SystemPromptTokenCount: u32(b.Breakdown.SystemPrompt),
+			ToolsTokenCount:        u32(b.Breakdown.Tools),
+			PinnedTokenCount:       u32(b.Breakdown.Pinned),
+			SummariesTokenCount:    u32(b.Breakdown.Summaries),
+			ConversationTokenCount: u32(b.Breakdown.Conversation),
+			ToolTraceTokenCount:    u32(b.Breakdown.ToolTrace),
+		},
+	}
+}
+
+func reportToProto(r *policies.Report) *ctxcv1.CompileReport {
+	out := &ctxcv1.CompileReport{
+		Profile:           r.Profile,
+		Messages:          messageReportsToProto(r.Messages),
+		Warnings:          r.Warnings,
+		FirstChangedIndex: u32(r.FirstChangedIndex),
+		Compacted:         r.Compacted,
+	}
+	if len(r.Stages) > 0 {
+		out.Stages = make([]*ctxcv1.StageReport, len(r.Stages))
+		for i, s := range r.Stages {
+			out.Stages[i] = &ctxcv1.StageReport{
+				Stage: s.Stage, Policy: s.Policy, DurationMicros: s.DurationMicros,
+				MessagesIn: u32(s.MessagesIn), MessagesOut: u32(s.MessagesOut),
+				TokensIn: u32(s.TokensIn), TokensOut: u32(s.TokensOut),
+				MessagesAffected: u32(s.MessagesAffected),
+				Degraded:         s.Degraded, DegradedReason: s.DegradedReason, Skipped: s.Skipped,
+			}
+		}
+	}
+	if len(r.Repairs) > 0 {
+		out.Repairs = make([]*ctxcv1.Repair, len(r.Repairs))
+		for i, rp := range r.Repairs {
+			out.Repairs[i] = &ctxcv1.Repair{Kind: rp.Kind, MessageId: rp.MessageID, Detail: rp.Detail}
+		}
+	}
+	return out
+}
+
+func messageReportsToProto(in []policies.MessageReport) []*ctxcv1.MessageReport {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]*ctxcv1.MessageReport, len(in))
+	for i, m := range in {
+		out[i] = &ctxcv1.MessageReport{
+			MessageId: m.MessageID, Disposition: ctxcv1.Disposition(m.Disposition), TokenCount: u32(m.Tokens),
+			Provenance: ctxcv1.TokenCountProvenance(m.Provenance), Reason: m.Reason, Policy: m.Policy,
+		}
+	}
+	return out
+}
+
+func profileToProto(p *pipeline.ProfileInfo) *ctxcv1.Profile {
+	out := &ctxcv1.Profile{Name: p.Name, Description: p.Description, Default: p.Default, Source: p.Source}
+	out.Stages = make([]*ctxcv1.ProfileStage, len(p.Stages))
+	for i, s := range p.Stages {
+		out.Stages[i] = &ctxcv1.ProfileStage{Stage: s.Stage, Policy: s.Policy, SettingsJson: s.SettingsJSON}
+	}
+	return out
+}
+
+// u32 clamps a count into the wire type; counts are never negative in practice,
+// but a clamped value is better than a wrapped one.
+func u32(n int) uint32 {
+	switch {
+	case n < 0:
+		return 0
+	case uint64(n) > math.MaxUint32:
+		return math.MaxUint32
+	}
+	return uint32(n)
+}

@@ -1,0 +1,115 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// ErrorDomain is google.rpc.ErrorInfo.domain on every error ctxc returns.
+const ErrorDomain = "ctxc"
+
+// Reasons the server adds to the domain's (policies.Reason*).
+const (
+	reasonInvalidArgument      = "INVALID_ARGUMENT"
+	reasonStateBlobUnsupported = "STATE_BLOB_UNSUPPORTED"
+	reasonInternal             = "INTERNAL"
+	reasonDeadlineExceeded     = "DEADLINE_EXCEEDED"
+	reasonCanceled             = "CANCELED"
+	reasonNotImplemented       = "NOT_IMPLEMENTED"
+)
+
+// toStatus is the one place where errors become gRPC statuses. Typed domain
+// errors carry what the client needs to fix the request; anything else is a
+// bug or an outage, logged with its detail and returned without it.
+func toStatus(ctx context.Context, log *slog.Logger, method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		invalid      *policies.InvalidArgumentError
+		profile      *policies.UnknownProfileError
+		model        *policies.UnknownModelError
+		irreducible  *policies.IrreducibleError
+		limit        *policies.LimitError
+		precondition *policies.PreconditionError
+	)
+	switch {
+	case errors.As(err, &invalid):
+		reason := invalid.Reason
+		if reason == "" {
+			reason = reasonInvalidArgument
+		}
+		return newStatus(codes.InvalidArgument, invalid.Error(), reason, invalid.Metadata, badRequest(invalid.Violations...))
+	case errors.As(err, &profile):
+		return newStatus(codes.InvalidArgument, profile.Error(), policies.ReasonUnknownProfile,
+			map[string]string{"profile": profile.Name, "known_profiles": strings.Join(profile.Known, ",")},
+			badRequest(policies.FieldViolation{Field: "profile", Description: profile.Error()}))
+	case errors.As(err, &model):
+		field := model.Field
+		if field == "" {
+			field = "state.model.name"
+		}
+		return newStatus(codes.InvalidArgument, model.Error(), policies.ReasonUnknownModel,
+			map[string]string{"model": model.Model},
+			badRequest(policies.FieldViolation{Field: field, Description: model.Error()}))
+	case errors.As(err, &irreducible):
+		return newStatus(codes.ResourceExhausted, irreducible.Error(), policies.ReasonContextIrreducible, map[string]string{
+			"needed_tokens":    strconv.Itoa(irreducible.NeededTokens),
+			"available_tokens": strconv.Itoa(irreducible.AvailableTokens),
+		})
+	case errors.As(err, &limit):
+		return newStatus(codes.ResourceExhausted, limit.Error(), policies.ReasonLimitExceeded, map[string]string{
+			"field": limit.Field,
+			"limit": strconv.Itoa(limit.Limit),
+			"got":   strconv.Itoa(limit.Got),
+		})
+	case errors.As(err, &precondition):
+		return newStatus(codes.FailedPrecondition, precondition.Error(), precondition.Reason, map[string]string{"field": precondition.Field},
+			&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{
+				Type: precondition.Reason, Subject: precondition.Field, Description: precondition.Detail,
+			}}})
+	case errors.Is(err, context.DeadlineExceeded):
+		return newStatus(codes.DeadlineExceeded, "deadline exceeded before the call completed", reasonDeadlineExceeded, nil)
+	case errors.Is(err, context.Canceled):
+		return newStatus(codes.Canceled, "call canceled by the client", reasonCanceled, nil)
+	}
+	if s, ok := status.FromError(err); ok {
+		return s.Err() // already a status, made by this package
+	}
+	log.ErrorContext(ctx, "internal error", "method", method, "error", err.Error(), "invariant", errors.Is(err, policies.ErrInvariant))
+	return internalStatus()
+}
+
+// internalStatus is what a client sees of a bug: no detail, just the reason.
+func internalStatus() error {
+	return newStatus(codes.Internal, "internal error; the server logged the details", reasonInternal, nil)
+}
+
+func badRequest(violations ...policies.FieldViolation) *errdetails.BadRequest {
+	br := &errdetails.BadRequest{FieldViolations: make([]*errdetails.BadRequest_FieldViolation, len(violations))}
+	for i, v := range violations {
+		br.FieldViolations[i] = &errdetails.BadRequest_FieldViolation{Field: v.Field, Description: v.Description}
+	}
+	return br
+}
+
+// newStatus builds a status with ErrorInfo first, then the given details.
+func newStatus(code codes.Code, msg, reason string, metadata map[string]string, details ...protoadapt.MessageV1) error {
+	st := status.New(code, msg)
+	all := append([]protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain, Metadata: metadata}}, details...)
+	withDetails, err := st.WithDetails(all...)
+	if err != nil {
+		return st.Err() // only fails for an OK code, which no caller passes
+	}
+	return withDetails.Err()
+}

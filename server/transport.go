@@ -1,0 +1,216 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/reflection"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+// DefaultMaxMessageBytes bounds a request or response message.
+const DefaultMaxMessageBytes = 32 << 20
+
+// DefaultGracePeriod is how long shutdown waits for in-flight calls.
+const DefaultGracePeriod = 10 * time.Second
+
+// TransportConfig configures the gRPC server around the service.
+type TransportConfig struct {
+	// MaxMessageBytes bounds received and sent messages; a larger request is
+	// refused with RESOURCE_EXHAUSTED before it is decoded. DefaultMaxMessageBytes when 0.
+	MaxMessageBytes int
+	// Reflection registers the server reflection service (for grpcurl).
+	Reflection bool
+	// GracePeriod bounds how long Serve waits for in-flight calls after its
+	// context ends; DefaultGracePeriod when 0.
+	GracePeriod time.Duration
+	// Logger logs every finished call and recovered panics; slog.Default() when nil.
+	Logger *slog.Logger
+	// TracerProvider receives one server span per call; no-op when nil.
+	TracerProvider trace.TracerProvider
+	// MetricsRegisterer, when set, gets the gRPC server metrics (Prometheus).
+	MetricsRegisterer prometheus.Registerer
+}
+
+// Transport is the gRPC server of the service with its health service.
+type Transport struct {
+	grpc   *grpc.Server
+	health *health.Server
+	grace  time.Duration
+	log    *slog.Logger
+}
+
+// healthServices are the names health reports on: the whole server ("") and the API.
+var healthServices = []string{"", ctxcv1.ContextCompilerService_ServiceDesc.ServiceName}
+
+// NewTransport builds the gRPC server. Health starts NOT_SERVING; call
+// SetServing once everything the service needs is loaded.
+func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) *Transport {
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if cfg.GracePeriod <= 0 {
+		cfg.GracePeriod = DefaultGracePeriod
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.TracerProvider == nil {
+		cfg.TracerProvider = noop.NewTracerProvider()
+	}
+	log := cfg.Logger
+
+	var unary []grpc.UnaryServerInterceptor
+	var stream []grpc.StreamServerInterceptor
+	var metrics *grpcprom.ServerMetrics
+	if cfg.MetricsRegisterer != nil {
+		metrics = grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
+		cfg.MetricsRegisterer.MustRegister(metrics)
+		unary = append(unary, metrics.UnaryServerInterceptor())
+		stream = append(stream, metrics.StreamServerInterceptor())
+	}
+	// Recovery sits inside logging so a recovered panic is logged as the INTERNAL it becomes.
+	callLogger := interceptorLogger(log)
+	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
+	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
+		log.ErrorContext(ctx, "panic in handler", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		return internalStatus()
+	})}
+	// Health probes come every few seconds from orchestrators; logging them buries the calls that matter.
+	notHealth := selector.MatchFunc(func(_ context.Context, call interceptors.CallMeta) bool {
+		return call.Service != healthpb.Health_ServiceDesc.ServiceName
+	})
+	unary = append(unary,
+		selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(callLogger, logOpts...), notHealth),
+		recovery.UnaryServerInterceptor(recoverOpts...))
+	stream = append(stream,
+		selector.StreamServerInterceptor(logging.StreamServerInterceptor(callLogger, logOpts...), notHealth),
+		recovery.StreamServerInterceptor(recoverOpts...))
+
+	gs := grpc.NewServer(
+		grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
+		grpc.MaxSendMsgSize(cfg.MaxMessageBytes),
+		grpc.StatsHandler(otelgrpc.NewServerHandler(
+			otelgrpc.WithTracerProvider(cfg.TracerProvider),
+			otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
+		)),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
+		// Clients in Python and PHP ping idle connections every 10-30s; a
+		// stricter policy answers them with GOAWAY "too_many_pings".
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 2 * time.Minute, Timeout: 20 * time.Second}),
+	)
+	ctxcv1.RegisterContextCompilerServiceServer(gs, svc)
+	hs := health.NewServer()
+	for _, name := range healthServices {
+		hs.SetServingStatus(name, healthpb.HealthCheckResponse_NOT_SERVING)
+	}
+	healthpb.RegisterHealthServer(gs, hs)
+	if cfg.Reflection {
+		reflection.Register(gs)
+	}
+	if metrics != nil {
+		metrics.InitializeMetrics(gs)
+	}
+	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log}
+}
+
+// SetServing reports SERVING on health.
+func (t *Transport) SetServing() {
+	for _, name := range healthServices {
+		t.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	}
+}
+
+// Serve serves on lis until ctx ends, then shuts down: health turns
+// NOT_SERVING, new calls are refused, in-flight calls get the grace period to
+// finish, and whatever still runs after it is cut off. It returns nil after a
+// shutdown asked for through ctx.
+func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
+	served := make(chan error, 1)
+	go func() { served <- t.grpc.Serve(lis) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	t.log.Info("shutting down", "grace_period", t.grace.String())
+	t.health.Shutdown()
+	stopped := make(chan struct{})
+	go func() {
+		t.grpc.GracefulStop()
+		close(stopped)
+	}()
+	timer := time.NewTimer(t.grace)
+	defer timer.Stop()
+	select {
+	case <-stopped:
+	case <-timer.C:
+		t.log.Warn("grace period over; cancelling the calls still running")
+		t.grpc.Stop()
+		<-stopped
+	}
+	if err := <-served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		return err
+	}
+	return nil
+}
+
+// Listen opens a listener for addr: "host:port" for TCP, or "unix:///path" or
+// "unix:/path" for a Unix socket. A stale socket file left by a crash is removed.
+func Listen(addr string) (net.Listener, error) {
+	if path, ok := UnixSocketPath(addr); ok {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSocket != 0 {
+			if c, err := net.Dial("unix", path); err == nil {
+				c.Close()
+				return nil, fmt.Errorf("listen %s: another server is listening on the socket", addr)
+			}
+			_ = os.Remove(path)
+		}
+		return net.Listen("unix", path)
+	}
+	return net.Listen("tcp", addr)
+}
+
+// UnixSocketPath returns the socket path of a "unix:" address.
+func UnixSocketPath(addr string) (string, bool) {
+	rest, ok := strings.CutPrefix(addr, "unix:")
+	if !ok {
+		return "", false
+	}
+	if p, ok := strings.CutPrefix(rest, "//"); ok {
+		return p, true
+	}
+	return rest, true
+}
+
+// interceptorLogger adapts slog to the logging interceptor.
+func interceptorLogger(l *slog.Logger) logging.Logger {
+	return logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
+		l.Log(ctx, slog.Level(lvl), msg, fields...)
+	})
+}
