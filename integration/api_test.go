@@ -201,11 +201,9 @@ func TestAPI(t *testing.T) {
 		}
 	})
 
-	t.Run("route is not implemented yet", func(t *testing.T) {
+	t.Run("route without a state", func(t *testing.T) {
 		_, err := client.Route(ctx, &ctxcv1.RouteRequest{})
-		if status.Code(err) != codes.Unimplemented {
-			t.Fatalf("got %v", err)
-		}
+		wantStatus(t, err, codes.InvalidArgument, "INVALID_STATE", "state")
 	})
 
 	s.waitServing(t) // still healthy after all of the above
@@ -271,7 +269,7 @@ func badInput(t *testing.T, client ctxcv1.ContextCompilerServiceClient) {
 			codes.FailedPrecondition, "STATE_VERSION_UNSUPPORTED", nil},
 		{"unknown model without a window", broken(func(s *ctxcv1.AgentState) { s.Model = &ctxcv1.ModelSpec{Name: "no-such-model-xyz"} }),
 			codes.InvalidArgument, "UNKNOWN_MODEL", []string{"state.model.name"}},
-		{"state blob", &ctxcv1.CompileRequest{StateBlob: []byte{1, 2}}, codes.InvalidArgument, "STATE_BLOB_UNSUPPORTED", []string{"state_blob"}},
+		{"foreign state blob", &ctxcv1.CompileRequest{StateBlob: []byte{1, 2}}, codes.InvalidArgument, "STATE_BLOB_FOREIGN", []string{"state_blob"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

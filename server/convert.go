@@ -35,6 +35,8 @@ func DefaultLimits() Limits {
 type decoder struct {
 	limits     Limits
 	violations []policies.FieldViolation
+	// idsOptional accepts messages without ids (Route assigns them).
+	idsOptional bool
 }
 
 func (d *decoder) violate(field, description string) {
@@ -49,23 +51,12 @@ func (d *decoder) err() error {
 	return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: d.violations}
 }
 
-// state converts a request's AgentState. A nil state is a violation of path;
-// a blob without a state is answered as not supported yet.
-func (d *decoder) state(path string, in *ctxcv1.AgentState, blob []byte) (*policies.State, error) {
+// state converts a request's AgentState; a nil state is a violation of path.
+// The schema version is the lifecycle check's business (see Service.loadState).
+func (d *decoder) state(path string, in *ctxcv1.AgentState) (*policies.State, error) {
 	if in == nil {
-		if len(blob) > 0 {
-			return nil, &policies.InvalidArgumentError{Reason: reasonStateBlobUnsupported, Violations: []policies.FieldViolation{{
-				Field: "state_blob", Description: "state_blob is not supported yet; send the state itself"}}}
-		}
 		d.violate(path, "required")
 		return nil, nil
-	}
-	if v := in.GetSchemaVersion(); v != 0 && v != policies.CurrentSchemaVersion {
-		return nil, &policies.PreconditionError{
-			Reason: policies.ReasonStateVersionUnsupported,
-			Field:  path + ".schema_version",
-			Detail: fmt.Sprintf("schema version %d is not supported; this server reads version %d (0 is read as %d)", v, policies.CurrentSchemaVersion, policies.CurrentSchemaVersion),
-		}
 	}
 	c := in.GetContext()
 	if n := len(c.GetMessages()); n > d.limits.MaxMessages {
@@ -143,7 +134,9 @@ func (d *decoder) messages(path string, in []*ctxcv1.Message) []policies.Message
 	for i, m := range in {
 		at := fmt.Sprintf("%s[%d]", path, i)
 		if id := m.GetId(); id == "" {
-			d.violate(at+".id", "required")
+			if !d.idsOptional {
+				d.violate(at+".id", "required")
+			}
 		} else if j, dup := seen[id]; dup {
 			d.violate(at+".id", fmt.Sprintf("duplicate id %q (also %s[%d].id)", id, path, j))
 		} else {
@@ -464,7 +457,8 @@ func messageReportsToProto(in []policies.MessageReport) []*ctxcv1.MessageReport 
 }
 
 func profileToProto(p *pipeline.ProfileInfo) *ctxcv1.Profile {
-	out := &ctxcv1.Profile{Name: p.Name, Description: p.Description, Default: p.Default, Source: p.Source}
+	out := &ctxcv1.Profile{Name: p.Name, Description: p.Description, Default: p.Default, Source: p.Source,
+		RecentTurns: u32(p.RecentTurns), BoundedLog: p.BoundedLog, CompactOnExecutionEnd: p.CompactOnExecutionEnd}
 	out.Stages = make([]*ctxcv1.ProfileStage, len(p.Stages))
 	for i, s := range p.Stages {
 		out.Stages[i] = &ctxcv1.ProfileStage{Stage: s.Stage, Policy: s.Policy, SettingsJson: s.SettingsJSON}

@@ -186,7 +186,7 @@ func canonical(in *ctxcv1.AgentState) *ctxcv1.AgentState {
 func roundTrip(t *testing.T, in *ctxcv1.AgentState) (*ctxcv1.AgentState, error) {
 	t.Helper()
 	d := decoder{limits: DefaultLimits()}
-	st, err := d.state("state", in, nil)
+	st, err := d.state("state", in)
 	if err == nil {
 		err = d.err()
 	}
@@ -322,7 +322,7 @@ func TestValidationViolations(t *testing.T) {
 			s := validState()
 			tt.change(s)
 			d := decoder{limits: DefaultLimits()}
-			if _, err := d.state("state", s, nil); err != nil {
+			if _, err := d.state("state", s); err != nil {
 				t.Fatalf("unexpected non-field error %v", err)
 			}
 			if diff := cmp.Diff(tt.want, d.violations); diff != "" {
@@ -332,7 +332,7 @@ func TestValidationViolations(t *testing.T) {
 	}
 }
 
-func TestValidationStopsOnLimitsAndPreconditions(t *testing.T) {
+func TestValidationStopsOnLimits(t *testing.T) {
 	small := Limits{MaxMessages: 2, MaxPartsPerMessage: 1, MaxTools: 1}
 	tests := []struct {
 		name   string
@@ -342,10 +342,6 @@ func TestValidationStopsOnLimitsAndPreconditions(t *testing.T) {
 		want   error
 	}{
 		{"missing state", small, nil, nil, nil},
-		{"blob without state", small, nil, []byte{1}, &policies.InvalidArgumentError{Reason: reasonStateBlobUnsupported,
-			Violations: []policies.FieldViolation{{Field: "state_blob", Description: "state_blob is not supported yet; send the state itself"}}}},
-		{"schema version 2", small, &ctxcv1.AgentState{SchemaVersion: 2}, nil, &policies.PreconditionError{Reason: policies.ReasonStateVersionUnsupported,
-			Field: "state.schema_version", Detail: "schema version 2 is not supported; this server reads version 1 (0 is read as 1)"}},
 		{"too many messages", Limits{MaxMessages: 2, MaxPartsPerMessage: 5, MaxTools: 5}, validState(), nil,
 			&policies.LimitError{Field: "state.context.messages", Limit: 2, Got: 3}},
 		{"too many parts", Limits{MaxMessages: 5, MaxPartsPerMessage: 1, MaxTools: 5}, func() *ctxcv1.AgentState {
@@ -362,11 +358,11 @@ func TestValidationStopsOnLimitsAndPreconditions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := decoder{limits: tt.limits}
-			_, err := d.state("state", tt.state, tt.blob)
+			_, err := d.state("state", tt.state)
 			if diff := cmp.Diff(tt.want, err); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
-			if tt.state == nil && tt.blob == nil {
+			if tt.state == nil {
 				want := []policies.FieldViolation{{Field: "state", Description: "required"}}
 				if diff := cmp.Diff(want, d.violations); diff != "" {
 					t.Errorf("violations (-want +got):\n%s", diff)

@@ -20,12 +20,10 @@ const ErrorDomain = "ctxc"
 
 // Reasons the server adds to the domain's (policies.Reason*).
 const (
-	reasonInvalidArgument      = "INVALID_ARGUMENT"
-	reasonStateBlobUnsupported = "STATE_BLOB_UNSUPPORTED"
-	reasonInternal             = "INTERNAL"
-	reasonDeadlineExceeded     = "DEADLINE_EXCEEDED"
-	reasonCanceled             = "CANCELED"
-	reasonNotImplemented       = "NOT_IMPLEMENTED"
+	reasonInvalidArgument  = "INVALID_ARGUMENT"
+	reasonInternal         = "INTERNAL"
+	reasonDeadlineExceeded = "DEADLINE_EXCEEDED"
+	reasonCanceled         = "CANCELED"
 )
 
 // toStatus is the one place where errors become gRPC statuses. Typed domain

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
-
-	"google.golang.org/grpc/codes"
+	"time"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
+	"github.com/contextcompiler/ctxc/policies/routing"
 )
 
 // Compiler runs profiles; *pipeline.Catalog is the production one.
@@ -18,6 +18,7 @@ type Compiler interface {
 	Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error)
 	Compact(ctx context.Context, req pipeline.Request) (*pipeline.CompactResult, error)
 	Profiles() []pipeline.ProfileInfo
+	Profile(name string) (pipeline.ProfileInfo, error)
 	DefaultProfile() string
 }
 
@@ -67,7 +68,8 @@ func New(cfg Config) (*Service, error) {
 
 // Compile runs the whole profile and returns what the model should see.
 func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctxcv1.CompileResponse, error) {
-	preq, err := s.pipelineRequest(req.GetState(), req.GetStateBlob(), req.GetModel(), req.GetProfile(), req.GetOptions(), pipeline.SegmentCompile)
+	src := stateSource{state: req.GetState(), blob: req.GetStateBlob(), model: req.GetModel(), reset: req.GetResetHistory()}
+	preq, loaded, err := s.pipelineRequest(src, req.GetProfile(), req.GetOptions(), pipeline.SegmentCompile)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compile", err)
 	}
@@ -76,15 +78,16 @@ func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctx
 		return nil, toStatus(ctx, s.log, "Compile", err)
 	}
 	return &ctxcv1.CompileResponse{
-		Messages: messagesToProto(res.Messages()),
-		Budget:   budgetToProto(res.Work.Budget),
-		Report:   reportToProto(&res.Report),
+		Messages:         messagesToProto(res.Messages()),
+		Budget:           budgetToProto(res.Work.Budget),
+		Report:           reportToProto(&res.Report),
+		HistoryDiscarded: loaded.discarded,
 	}, nil
 }
 
 // Budget runs the profile up to its budget stage.
 func (s *Service) Budget(ctx context.Context, req *ctxcv1.BudgetRequest) (*ctxcv1.BudgetResponse, error) {
-	preq, err := s.pipelineRequest(req.GetState(), nil, nil, req.GetProfile(), req.GetOptions(), pipeline.SegmentBudget)
+	preq, _, err := s.pipelineRequest(stateSource{state: req.GetState()}, req.GetProfile(), req.GetOptions(), pipeline.SegmentBudget)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Budget", err)
 	}
@@ -98,7 +101,7 @@ func (s *Service) Budget(ctx context.Context, req *ctxcv1.BudgetRequest) (*ctxcv
 
 // Compact runs the profile's compaction and returns the state with it persisted.
 func (s *Service) Compact(ctx context.Context, req *ctxcv1.CompactRequest) (*ctxcv1.CompactResponse, error) {
-	preq, err := s.pipelineRequest(req.GetState(), nil, nil, req.GetProfile(), req.GetOptions(), pipeline.SegmentCompact)
+	preq, _, err := s.pipelineRequest(stateSource{state: req.GetState()}, req.GetProfile(), req.GetOptions(), pipeline.SegmentCompact)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compact", err)
 	}
@@ -114,9 +117,42 @@ func (s *Service) Compact(ctx context.Context, req *ctxcv1.CompactRequest) (*ctx
 	}, nil
 }
 
-// Route is built by a later issue.
-func (s *Service) Route(ctx context.Context, _ *ctxcv1.RouteRequest) (*ctxcv1.RouteResponse, error) {
-	return nil, newStatus(codes.Unimplemented, "Route is not implemented yet by this server; use Compile with the state your client keeps", reasonNotImplemented, nil)
+// Route appends a user turn, a step's output or an event to the log. When the
+// input ends an execution and the profile asks for it, the new state is
+// compacted before it is returned.
+func (s *Service) Route(ctx context.Context, req *ctxcv1.RouteRequest) (*ctxcv1.RouteResponse, error) {
+	d := decoder{limits: s.limits}
+	loaded, err := loadState(&d, stateSource{state: req.GetState(), blob: req.GetStateBlob(), model: req.GetModel(), reset: req.GetResetHistory()})
+	if err == nil {
+		err = d.err()
+	}
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "Route", err)
+	}
+	profile, err := s.compiler.Profile(req.GetProfile())
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "Route", err)
+	}
+	in, err := routeInput(&decoder{limits: s.limits, idsOptional: true}, req)
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "Route", err)
+	}
+	res, err := routing.Route(loaded.state, in, routing.Options{Now: time.Now})
+	if err != nil {
+		return nil, toStatus(ctx, s.log, "Route", err)
+	}
+	resp := &ctxcv1.RouteResponse{
+		AppendedMessageIds: res.AppendedIDs, ExecutionEnded: res.ExecutionEnded, HistoryDiscarded: loaded.discarded,
+		InterruptedExecutionId: res.InterruptedExecutionID, SystemPromptReplaced: res.SystemPromptReplaced,
+	}
+	state := res.State
+	if res.ExecutionEnded && profile.CompactOnExecutionEnd {
+		state, resp.CompactionReport = s.compactAtBoundary(ctx, profile.Name, state)
+	}
+	if err := s.putState(resp, state, loaded.fromBlob || req.GetWantStateBlob()); err != nil {
+		return nil, toStatus(ctx, s.log, "Route", err)
+	}
+	return resp, nil
 }
 
 // CountTokens counts each text and message with the model's or encoding's counter.
@@ -155,34 +191,17 @@ func (s *Service) ListProfiles(ctx context.Context, _ *ctxcv1.ListProfilesReques
 }
 
 // pipelineRequest validates and converts what the state-taking RPCs share.
-// A request-level model replaces the state's model.
-func (s *Service) pipelineRequest(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.ModelSpec, profile string, opts *ctxcv1.CompileOptions, seg pipeline.Segment) (pipeline.Request, error) {
+func (s *Service) pipelineRequest(src stateSource, profile string, opts *ctxcv1.CompileOptions, seg pipeline.Segment) (pipeline.Request, loadedState, error) {
 	d := decoder{limits: s.limits}
-	if model != nil && state != nil {
-		state = withModel(state, model)
-	}
-	st, err := d.state("state", state, blob)
+	loaded, err := loadState(&d, src)
 	if err != nil {
-		return pipeline.Request{}, err
+		return pipeline.Request{}, loadedState{}, err
 	}
 	options := d.options("options", opts)
 	if err := d.err(); err != nil {
-		return pipeline.Request{}, err
+		return pipeline.Request{}, loadedState{}, err
 	}
-	return pipeline.Request{Profile: profile, State: st, Options: options, Segment: seg}, nil
-}
-
-// withModel returns a shallow copy of state whose model is model; the
-// request is not modified.
-func withModel(state *ctxcv1.AgentState, model *ctxcv1.ModelSpec) *ctxcv1.AgentState {
-	c := &ctxcv1.AgentState{
-		SchemaVersion: state.GetSchemaVersion(),
-		AgentId:       state.GetAgentId(),
-		Context:       state.GetContext(),
-		Model:         model,
-		Execution:     state.GetExecution(),
-	}
-	return c
+	return pipeline.Request{Profile: profile, State: loaded.state, Options: options, Segment: seg}, loaded, nil
 }
 
 // countRequest validates a CountTokens request and finds its counter.

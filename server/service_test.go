@@ -123,6 +123,18 @@ func (f *fakeCompiler) Profiles() []pipeline.ProfileInfo {
 
 func (f *fakeCompiler) DefaultProfile() string { return "pragmatic" }
 
+func (f *fakeCompiler) Profile(name string) (pipeline.ProfileInfo, error) {
+	if name == "" {
+		name = f.DefaultProfile()
+	}
+	for _, p := range f.Profiles() {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return pipeline.ProfileInfo{}, &policies.UnknownProfileError{Name: name, Known: []string{"custom", "pragmatic"}}
+}
+
 func (f *fakeCompiler) requests() []pipeline.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -276,6 +288,7 @@ func TestCompactReturnsTheNewState(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := requestState()
+	want.SchemaVersion = 1 // the lifecycle check reads 0 as the current version and says so
 	want.Context.Messages = append(want.Context.Messages, &ctxcv1.Message{Id: "ctxc-summary-1", Role: ctxcv1.Role_ROLE_USER,
 		Kind: ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY, CoversMessageIds: []string{"u1"}, Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "summary"}}}})
 	if diff := cmp.Diff(want, resp.GetState(), protocmp.Transform()); diff != "" {
@@ -377,7 +390,7 @@ func TestErrorsOverTheWire(t *testing.T) {
 			_, err := h.client.Compile(ctx, &ctxcv1.CompileRequest{StateBlob: []byte("x")})
 			return err
 		},
-			codes.InvalidArgument, "STATE_BLOB_UNSUPPORTED", []string{"state_blob"}},
+			codes.InvalidArgument, "STATE_BLOB_FOREIGN", []string{"state_blob"}},
 		{"part without content and bad option", func() error {
 			ratio := 2.0
 			_, err := h.client.Compile(ctx, &ctxcv1.CompileRequest{State: noContent, Options: &ctxcv1.CompileOptions{SoftThresholdRatio: &ratio}})
@@ -411,8 +424,14 @@ func TestErrorsOverTheWire(t *testing.T) {
 			_, err := h.client.CountTokens(ctx, &ctxcv1.CountTokensRequest{Counter: &ctxcv1.CountTokensRequest_Encoding{Encoding: "x"}})
 			return err
 		}, codes.InvalidArgument, "UNKNOWN_ENCODING", []string{"encoding"}},
-		{"route is not built yet", func() error { _, err := h.client.Route(ctx, &ctxcv1.RouteRequest{}); return err },
-			codes.Unimplemented, "NOT_IMPLEMENTED", nil},
+		{"route without input", func() error {
+			_, err := h.client.Route(ctx, &ctxcv1.RouteRequest{State: requestState()})
+			return err
+		}, codes.InvalidArgument, "INVALID_ROUTE_INPUT", []string{"input"}},
+		{"route with state and blob", func() error {
+			_, err := h.client.Route(ctx, &ctxcv1.RouteRequest{State: requestState(), StateBlob: []byte("CTXC")})
+			return err
+		}, codes.InvalidArgument, "INVALID_STATE", []string{"state_blob"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

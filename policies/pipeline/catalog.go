@@ -136,7 +136,7 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 	if len(spec.Stages) == 0 {
 		problems = append(problems, errors.New("stages: at least one policy is required"))
 	}
-	p := &profile{info: ProfileInfo{Name: spec.Name, Description: spec.Description, Source: source, RecentTurns: recent, BoundedLog: spec.BoundedLog}}
+	p := &profile{info: ProfileInfo{Name: spec.Name, Description: spec.Description, Source: source, RecentTurns: recent, BoundedLog: spec.BoundedLog, CompactOnExecutionEnd: spec.CompactOnExecutionEnd}}
 	var last policies.Stage
 	declared := map[policies.Stage]bool{}
 	for i, s := range spec.Stages {
@@ -232,6 +232,15 @@ func (c *Catalog) Profiles() []ProfileInfo {
 		out = append(out, c.profiles[n].info)
 	}
 	return out
+}
+
+// Profile describes one profile; "" is the default.
+func (c *Catalog) Profile(name string) (ProfileInfo, error) {
+	p, err := c.lookup(name)
+	if err != nil {
+		return ProfileInfo{}, err
+	}
+	return p.info, nil
 }
 
 // lookup finds a profile by name; "" is the default.

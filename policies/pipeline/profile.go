@@ -27,6 +27,10 @@ type ProfileSpec struct {
 	// returned log, for clients that want the log to stop growing. Default false:
 	// the canonical log keeps every message.
 	BoundedLog bool `yaml:"bounded_log" json:"bounded_log"`
+	// CompactOnExecutionEnd makes Route run this profile's compaction when a step
+	// ends an execution (seed 002: after a completed answer, never inside a
+	// running tool loop).
+	CompactOnExecutionEnd bool `yaml:"compact_on_execution_end" json:"compact_on_execution_end"`
 	// Stages lists the policies in run order; their stages must follow the fixed
 	// stage order (normalize, project, isolate, estimate, budget, decide, compact, render).
 	Stages []StepSpec `yaml:"stages" json:"stages"`
@@ -58,7 +62,9 @@ type ProfileInfo struct {
 	Source      string
 	RecentTurns int
 	BoundedLog  bool
-	Stages      []StepInfo
+	// CompactOnExecutionEnd: Route compacts when an execution ends.
+	CompactOnExecutionEnd bool
+	Stages                []StepInfo
 }
 
 // StepInfo describes one step of a built profile.

@@ -347,11 +347,11 @@ type CompileRequest struct {
 	// clients that store the state without understanding it).
 	StateBlob []byte `protobuf:"bytes,4,opt,name=state_blob,json=stateBlob,proto3" json:"state_blob,omitempty"`
 	// The model for this call; when set it replaces state.model. A provider other
-	// than the state's is FAILED_PRECONDITION (PROVIDER_MISMATCH) unless reset is set.
+	// than the state's is FAILED_PRECONDITION (PROVIDER_MISMATCH) unless reset_history is set.
 	Model *ModelSpec `protobuf:"bytes,5,opt,name=model,proto3" json:"model,omitempty"`
 	// Discard the history of a state whose version or provider does not match
 	// instead of failing; the response then says history_discarded.
-	Reset_        bool `protobuf:"varint,6,opt,name=reset,proto3" json:"reset,omitempty"`
+	ResetHistory  bool `protobuf:"varint,6,opt,name=reset_history,json=resetHistory,proto3" json:"reset_history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -421,9 +421,9 @@ func (x *CompileRequest) GetModel() *ModelSpec {
 	return nil
 }
 
-func (x *CompileRequest) GetReset_() bool {
+func (x *CompileRequest) GetResetHistory() bool {
 	if x != nil {
-		return x.Reset_
+		return x.ResetHistory
 	}
 	return false
 }
@@ -439,7 +439,7 @@ type CompileResponse struct {
 	Budget *TokenBudget `protobuf:"bytes,2,opt,name=budget,proto3" json:"budget,omitempty"`
 	// What each stage did.
 	Report *CompileReport `protobuf:"bytes,3,opt,name=report,proto3" json:"report,omitempty"`
-	// Set when the request asked to reset and the state's history was discarded.
+	// Set when the request set reset_history and the state's history was discarded.
 	HistoryDiscarded bool `protobuf:"varint,4,opt,name=history_discarded,json=historyDiscarded,proto3" json:"history_discarded,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
@@ -1144,11 +1144,14 @@ type RouteRequest struct {
 	// The state as opaque versioned bytes; the response then carries state_blob too.
 	StateBlob []byte `protobuf:"bytes,6,opt,name=state_blob,json=stateBlob,proto3" json:"state_blob,omitempty"`
 	// The model for this call; when set it replaces state.model. A provider other
-	// than the state's is FAILED_PRECONDITION (PROVIDER_MISMATCH) unless reset is set.
+	// than the state's is FAILED_PRECONDITION (PROVIDER_MISMATCH) unless reset_history is set.
 	Model *ModelSpec `protobuf:"bytes,7,opt,name=model,proto3" json:"model,omitempty"`
 	// Discard the history of a state whose version or provider does not match
 	// instead of failing; the response then says history_discarded.
-	Reset_        bool `protobuf:"varint,8,opt,name=reset,proto3" json:"reset,omitempty"`
+	ResetHistory bool `protobuf:"varint,8,opt,name=reset_history,json=resetHistory,proto3" json:"reset_history,omitempty"`
+	// Return the new state as state_blob instead of state. Implied when the request
+	// sends state_blob; a thin client sets it on its first call, when it has no blob yet.
+	WantStateBlob bool `protobuf:"varint,9,opt,name=want_state_blob,json=wantStateBlob,proto3" json:"want_state_blob,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1245,9 +1248,16 @@ func (x *RouteRequest) GetModel() *ModelSpec {
 	return nil
 }
 
-func (x *RouteRequest) GetReset_() bool {
+func (x *RouteRequest) GetResetHistory() bool {
 	if x != nil {
-		return x.Reset_
+		return x.ResetHistory
+	}
+	return false
+}
+
+func (x *RouteRequest) GetWantStateBlob() bool {
+	if x != nil {
+		return x.WantStateBlob
 	}
 	return false
 }
@@ -1473,7 +1483,8 @@ func (x *Event) GetMetadata() map[string]string {
 // RouteResponse is the new state.
 type RouteResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The state with the input appended.
+	// The state with the input appended. Omitted when the request sent state_blob:
+	// the new state is then in state_blob.
 	State *AgentState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
 	// Ids of the messages appended, in order.
 	AppendedMessageIds []string `protobuf:"bytes,2,rep,name=appended_message_ids,json=appendedMessageIds,proto3" json:"appended_message_ids,omitempty"`
@@ -1483,10 +1494,16 @@ type RouteResponse struct {
 	CompactionReport *CompileReport `protobuf:"bytes,4,opt,name=compaction_report,json=compactionReport,proto3" json:"compaction_report,omitempty"`
 	// The new state as opaque bytes, when the request sent state_blob.
 	StateBlob []byte `protobuf:"bytes,5,opt,name=state_blob,json=stateBlob,proto3" json:"state_blob,omitempty"`
-	// Set when the request asked to reset and the state's history was discarded.
+	// Set when the request set reset_history and the state's history was discarded.
 	HistoryDiscarded bool `protobuf:"varint,6,opt,name=history_discarded,json=historyDiscarded,proto3" json:"history_discarded,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Set when a user turn arrived while another execution was still running: that
+	// execution is abandoned (its unanswered calls get "result missing" results in
+	// later compiles) and this is its id.
+	InterruptedExecutionId string `protobuf:"bytes,7,opt,name=interrupted_execution_id,json=interruptedExecutionId,proto3" json:"interrupted_execution_id,omitempty"`
+	// Set when the input's leading system messages replaced the system prompt.
+	SystemPromptReplaced bool `protobuf:"varint,8,opt,name=system_prompt_replaced,json=systemPromptReplaced,proto3" json:"system_prompt_replaced,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *RouteResponse) Reset() {
@@ -1557,6 +1574,20 @@ func (x *RouteResponse) GetStateBlob() []byte {
 func (x *RouteResponse) GetHistoryDiscarded() bool {
 	if x != nil {
 		return x.HistoryDiscarded
+	}
+	return false
+}
+
+func (x *RouteResponse) GetInterruptedExecutionId() string {
+	if x != nil {
+		return x.InterruptedExecutionId
+	}
+	return ""
+}
+
+func (x *RouteResponse) GetSystemPromptReplaced() bool {
+	if x != nil {
+		return x.SystemPromptReplaced
 	}
 	return false
 }
@@ -2181,9 +2212,15 @@ type Profile struct {
 	// Whether requests with an empty profile get this one.
 	Default bool `protobuf:"varint,4,opt,name=default,proto3" json:"default,omitempty"`
 	// "builtin" or the config file that defined it.
-	Source        string `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Source string `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
+	// Latest turns every compaction keeps verbatim.
+	RecentTurns uint32 `protobuf:"varint,6,opt,name=recent_turns,json=recentTurns,proto3" json:"recent_turns,omitempty"`
+	// Compact removes the messages a summary covers from the returned log.
+	BoundedLog bool `protobuf:"varint,7,opt,name=bounded_log,json=boundedLog,proto3" json:"bounded_log,omitempty"`
+	// Route compacts the state when an execution ends.
+	CompactOnExecutionEnd bool `protobuf:"varint,8,opt,name=compact_on_execution_end,json=compactOnExecutionEnd,proto3" json:"compact_on_execution_end,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *Profile) Reset() {
@@ -2251,6 +2288,27 @@ func (x *Profile) GetSource() string {
 	return ""
 }
 
+func (x *Profile) GetRecentTurns() uint32 {
+	if x != nil {
+		return x.RecentTurns
+	}
+	return 0
+}
+
+func (x *Profile) GetBoundedLog() bool {
+	if x != nil {
+		return x.BoundedLog
+	}
+	return false
+}
+
+func (x *Profile) GetCompactOnExecutionEnd() bool {
+	if x != nil {
+		return x.CompactOnExecutionEnd
+	}
+	return false
+}
+
 // ListProfilesResponse lists the profiles.
 type ListProfilesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2309,15 +2367,15 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x17max_context_token_count\x18\x04 \x01(\rH\x02R\x14maxContextTokenCount\x88\x01\x01B\x1e\n" +
 	"\x1c_reserved_output_token_countB\x17\n" +
 	"\x15_soft_threshold_ratioB\x1a\n" +
-	"\x18_max_context_token_count\"\xe7\x01\n" +
+	"\x18_max_context_token_count\"\xf6\x01\n" +
 	"\x0eCompileRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
 	"\aoptions\x18\x03 \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptions\x12\x1d\n" +
 	"\n" +
 	"state_blob\x18\x04 \x01(\fR\tstateBlob\x12(\n" +
-	"\x05model\x18\x05 \x01(\v2\x12.ctxc.v1.ModelSpecR\x05model\x12\x14\n" +
-	"\x05reset\x18\x06 \x01(\bR\x05reset\"\xca\x01\n" +
+	"\x05model\x18\x05 \x01(\v2\x12.ctxc.v1.ModelSpecR\x05model\x12#\n" +
+	"\rreset_history\x18\x06 \x01(\bR\fresetHistory\"\xca\x01\n" +
 	"\x0fCompileResponse\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12,\n" +
 	"\x06budget\x18\x02 \x01(\v2\x14.ctxc.v1.TokenBudgetR\x06budget\x12.\n" +
@@ -2383,7 +2441,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\arepairs\x18\x04 \x03(\v2\x0f.ctxc.v1.RepairR\arepairs\x12\x1a\n" +
 	"\bwarnings\x18\x05 \x03(\tR\bwarnings\x12.\n" +
 	"\x13first_changed_index\x18\x06 \x01(\rR\x11firstChangedIndex\x12\x1c\n" +
-	"\tcompacted\x18\a \x01(\bR\tcompacted\"\xbf\x02\n" +
+	"\tcompacted\x18\a \x01(\bR\tcompacted\"\xf6\x02\n" +
 	"\fRouteRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x120\n" +
@@ -2392,8 +2450,9 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x05event\x18\x05 \x01(\v2\x0e.ctxc.v1.EventH\x00R\x05event\x12\x1d\n" +
 	"\n" +
 	"state_blob\x18\x06 \x01(\fR\tstateBlob\x12(\n" +
-	"\x05model\x18\a \x01(\v2\x12.ctxc.v1.ModelSpecR\x05model\x12\x14\n" +
-	"\x05reset\x18\b \x01(\bR\x05resetB\a\n" +
+	"\x05model\x18\a \x01(\v2\x12.ctxc.v1.ModelSpecR\x05model\x12#\n" +
+	"\rreset_history\x18\b \x01(\bR\fresetHistory\x12&\n" +
+	"\x0fwant_state_blob\x18\t \x01(\bR\rwantStateBlobB\a\n" +
 	"\x05input\"[\n" +
 	"\bUserTurn\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12!\n" +
@@ -2409,7 +2468,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\bmetadata\x18\x03 \x03(\v2\x1c.ctxc.v1.Event.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa6\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x96\x03\n" +
 	"\rRouteResponse\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x120\n" +
 	"\x14appended_message_ids\x18\x02 \x03(\tR\x12appendedMessageIds\x12'\n" +
@@ -2417,7 +2476,9 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x11compaction_report\x18\x04 \x01(\v2\x16.ctxc.v1.CompileReportR\x10compactionReport\x12\x1d\n" +
 	"\n" +
 	"state_blob\x18\x05 \x01(\fR\tstateBlob\x12+\n" +
-	"\x11history_discarded\x18\x06 \x01(\bR\x10historyDiscarded\"\x88\x01\n" +
+	"\x11history_discarded\x18\x06 \x01(\bR\x10historyDiscarded\x128\n" +
+	"\x18interrupted_execution_id\x18\a \x01(\tR\x16interruptedExecutionId\x124\n" +
+	"\x16system_prompt_replaced\x18\b \x01(\bR\x14systemPromptReplaced\"\x88\x01\n" +
 	"\x0eCompactRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
@@ -2460,13 +2521,17 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\fProfileStage\x12\x14\n" +
 	"\x05stage\x18\x01 \x01(\tR\x05stage\x12\x16\n" +
 	"\x06policy\x18\x02 \x01(\tR\x06policy\x12#\n" +
-	"\rsettings_json\x18\x03 \x01(\tR\fsettingsJson\"\xa0\x01\n" +
+	"\rsettings_json\x18\x03 \x01(\tR\fsettingsJson\"\x9d\x02\n" +
 	"\aProfile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12-\n" +
 	"\x06stages\x18\x03 \x03(\v2\x15.ctxc.v1.ProfileStageR\x06stages\x12\x18\n" +
 	"\adefault\x18\x04 \x01(\bR\adefault\x12\x16\n" +
-	"\x06source\x18\x05 \x01(\tR\x06source\"D\n" +
+	"\x06source\x18\x05 \x01(\tR\x06source\x12!\n" +
+	"\frecent_turns\x18\x06 \x01(\rR\vrecentTurns\x12\x1f\n" +
+	"\vbounded_log\x18\a \x01(\bR\n" +
+	"boundedLog\x127\n" +
+	"\x18compact_on_execution_end\x18\b \x01(\bR\x15compactOnExecutionEnd\"D\n" +
 	"\x14ListProfilesResponse\x12,\n" +
 	"\bprofiles\x18\x01 \x03(\v2\x10.ctxc.v1.ProfileR\bprofiles*G\n" +
 	"\x04View\x12\x14\n" +
