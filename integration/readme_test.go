@@ -54,6 +54,9 @@ func TestReadmeCommands(t *testing.T) {
 		t.Fatalf("the README's first command starts the server; got %q", serveCmd)
 	}
 	s := startServer(t, strings.Fields(serveArgs)...)
+	// The session commands chain their answers through /tmp files; each test
+	// run gets its own directory instead.
+	scratch := t.TempDir()
 
 	for _, line := range cmds[1:] {
 		t.Run(line, func(t *testing.T) {
@@ -64,10 +67,13 @@ func TestReadmeCommands(t *testing.T) {
 				command = grpcurlBinary + strings.TrimPrefix(command, "grpcurl")
 			case strings.HasPrefix(command, "./bin/ctxc "):
 				command = ctxcBinary + strings.TrimPrefix(command, "./bin/ctxc")
+			case strings.HasPrefix(command, "jq ") && strings.Contains(command, "| grpcurl "):
+				command = strings.Replace(command, "| grpcurl ", "| "+grpcurlBinary+" ", 1)
 			default:
-				t.Fatalf("README command %q is neither grpcurl nor ./bin/ctxc; teach this test to run it", line)
+				t.Fatalf("README command %q is neither grpcurl, ./bin/ctxc nor jq piped into grpcurl; teach this test to run it", line)
 			}
 			command = strings.ReplaceAll(command, readmeAddr, s.addr)
+			command = strings.ReplaceAll(command, "/tmp/ctxc-session-", scratch+"/ctxc-session-")
 			cmd := exec.Command("bash", "-o", "pipefail", "-c", command)
 			cmd.Dir = repoRoot
 			out, err := cmd.CombinedOutput()
@@ -81,7 +87,7 @@ func TestReadmeCommands(t *testing.T) {
 				t.Fatalf("%v:\n%s", err, out)
 			}
 			// Calls with a JSON answer must give valid JSON.
-			if strings.Contains(command, "ctxc.v1.") && strings.HasPrefix(command, grpcurlBinary) && !strings.Contains(command, " describe ") {
+			if strings.Contains(command, "ctxc.v1.") && strings.Contains(command, grpcurlBinary) && !strings.Contains(command, " describe ") && !strings.Contains(command, " > ") {
 				var v map[string]any
 				if err := json.Unmarshal(out, &v); err != nil {
 					t.Fatalf("not JSON: %v\n%s", err, out)
