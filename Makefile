@@ -14,7 +14,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all tools generate lint test test-short bench run build docker clean
+.PHONY: all tools generate python-stubs lint test test-short bench run build docker clean
 
 all: build
 
@@ -33,6 +33,18 @@ generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc
 	rm -rf gen/ctxc
 	$(BIN)/buf generate
 
+# Python client stubs for the sidecar example and its integration test, generated
+# at build time with Debian's protoc and grpc_python_plugin (installed by .ci/run)
+# so that they match Debian's python3-grpcio and python3-protobuf.
+PY_STUBS := build/python
+# buf supplies the imported well-known types as a descriptor set, so no protobuf
+# include directory is needed.
+python-stubs: $(BIN)/buf
+	rm -rf $(PY_STUBS) && mkdir -p $(PY_STUBS)
+	$(BIN)/buf build -o $(PY_STUBS)/ctxc.binpb
+	protoc --descriptor_set_in=$(PY_STUBS)/ctxc.binpb --python_out=$(PY_STUBS) --grpc_python_out=$(PY_STUBS) \
+		--plugin=protoc-gen-grpc_python=$$(command -v grpc_python_plugin) ctxc/v1/agent_state.proto ctxc/v1/compiler_service.proto
+
 lint: $(BIN)/buf
 	$(BIN)/buf lint
 	$(BIN)/buf format -d --exit-code
@@ -41,8 +53,8 @@ lint: $(BIN)/buf
 
 # Integration tests build the real binary and drive it with grpcurl from ./bin
 # (with CI=true a missing grpcurl fails them instead of skipping).
-test: $(BIN)/grpcurl
-	CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
+test: $(BIN)/grpcurl python-stubs
+	CTXC_GRPCURL=$(BIN)/grpcurl CTXC_PYTHON_STUBS=$(CURDIR)/$(PY_STUBS) $(GO) test -count=1 -timeout 12m ./...
 
 test-short:
 	$(GO) test -short ./...
