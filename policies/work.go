@@ -53,12 +53,70 @@ const (
 	ViewConversation
 )
 
+// RenderFormat is a provider's request body shape.
+type RenderFormat uint8
+
+// Render formats, numbered as in the proto.
+const (
+	RenderNone RenderFormat = iota
+	RenderOpenAI
+	RenderAnthropic
+	RenderGemini
+	RenderOllama
+)
+
+var renderNames = [...]string{"none", "openai", "anthropic", "gemini", "ollama"}
+
+func (f RenderFormat) String() string {
+	if int(f) < len(renderNames) {
+		return renderNames[f]
+	}
+	return "render?"
+}
+
 // Options are the per-call knobs of a request.
 type Options struct {
 	View                 View
 	ReservedOutputTokens *uint32
 	SoftThresholdRatio   *float64
 	MaxContextTokens     *uint32
+	// Render asks the render stage for the provider's request body.
+	Render RenderFormat
+}
+
+// Attachment is a document attached to a request: an artifact for the planner.
+type Attachment struct {
+	ID      string
+	Content string
+	Title   string
+	Source  string
+	Type    string
+}
+
+// ArtifactUsage records what the planner did with one artifact.
+type ArtifactUsage struct {
+	ArtifactID    string
+	Source        string
+	Type          string
+	Strategy      string
+	OriginalSize  int
+	ProcessedSize int
+	CacheHit      bool
+}
+
+// ModelUsage is what one helper model (planner, summarizer) consumed.
+type ModelUsage struct {
+	Task         string
+	Model        string
+	Calls        int
+	InputTokens  int
+	OutputTokens int
+	CostUSD      float64
+}
+
+// CacheStats counts summary cache lookups.
+type CacheStats struct {
+	Hits, Misses, Errors int
 }
 
 // TokenCounter counts tokens for one model. The pipeline resolves it from the
@@ -176,6 +234,11 @@ type Report struct {
 	Warnings          []string
 	FirstChangedIndex int
 	Compacted         bool
+	PlanningUsed      bool
+	Artifacts         []ArtifactUsage
+	ModelUsage        []ModelUsage
+	Cache             CacheStats
+	TotalCostUSD      float64
 }
 
 // Work is the working set of one pipeline run. The runner creates it from the
@@ -227,6 +290,16 @@ type Work struct {
 	Masks map[string]Mask
 	// Touches counts Touch calls; the runner reports a step's share as messages affected.
 	Touches int
+	// Attachments are the request's attached documents (artifacts for the planner).
+	Attachments []Attachment
+	// Rendered is the provider request body the render stage produced (JSON).
+	Rendered string
+	// PlanningUsed, Artifacts, ModelUsage and Cache feed the report's LLM section;
+	// policies that call models add to them.
+	PlanningUsed bool
+	Artifacts    []ArtifactUsage
+	ModelUsage   []ModelUsage
+	Cache        CacheStats
 }
 
 // Touch marks entry i as changed, so the runner counts it again.

@@ -259,6 +259,10 @@ func (d *decoder) options(path string, in *ctxcv1.CompileOptions) policies.Optio
 		View:                 policies.View(in.GetView()),
 		ReservedOutputTokens: optionalUint32(in.ReservedOutputTokenCount),
 		MaxContextTokens:     optionalUint32(in.MaxContextTokenCount),
+		Render:               policies.RenderFormat(in.GetRender()),
+	}
+	if r := in.GetRender(); r < 0 || r > ctxcv1.RenderFormat_RENDER_FORMAT_OLLAMA {
+		d.violate(path+".render", "unknown render format "+strconv.Itoa(int(r)))
 	}
 	if in.SoftThresholdRatio != nil {
 		r := *in.SoftThresholdRatio
@@ -438,6 +442,18 @@ func reportToProto(r *policies.Report) *ctxcv1.CompileReport {
 		for i, rp := range r.Repairs {
 			out.Repairs[i] = &ctxcv1.Repair{Kind: rp.Kind, MessageId: rp.MessageID, Detail: rp.Detail}
 		}
+	}
+	out.PlanningUsed, out.TotalCostUsd = r.PlanningUsed, r.TotalCostUSD
+	for _, a := range r.Artifacts {
+		out.Artifacts = append(out.Artifacts, &ctxcv1.ArtifactUsage{ArtifactId: a.ArtifactID, Source: a.Source, ArtifactType: a.Type,
+			Strategy: a.Strategy, OriginalSize: u32(a.OriginalSize), ProcessedSize: u32(a.ProcessedSize), CacheHit: a.CacheHit})
+	}
+	for _, u := range r.ModelUsage {
+		out.ModelUsage = append(out.ModelUsage, &ctxcv1.ModelUsage{Task: u.Task, Model: u.Model, CallCount: u32(u.Calls),
+			InputTokenCount: u32(u.InputTokens), OutputTokenCount: u32(u.OutputTokens), CostUsd: u.CostUSD})
+	}
+	if c := r.Cache; c != (policies.CacheStats{}) {
+		out.Cache = &ctxcv1.CacheStats{HitCount: u32(c.Hits), MissCount: u32(c.Misses), ErrorCount: u32(c.Errors)}
 	}
 	return out
 }

@@ -33,7 +33,16 @@ func (r *runner) report() policies.Report {
 		}
 	}
 	first := firstChanged(w)
+	cost := 0.0
+	for _, u := range w.ModelUsage {
+		cost += u.CostUSD
+	}
 	return policies.Report{
+		PlanningUsed:      w.PlanningUsed,
+		Artifacts:         w.Artifacts,
+		ModelUsage:        w.ModelUsage,
+		Cache:             w.Cache,
+		TotalCostUSD:      cost,
 		Profile:           r.p.info.Name,
 		Stages:            r.stages,
 		Messages:          msgs,

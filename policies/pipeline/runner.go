@@ -36,6 +36,8 @@ type Request struct {
 	Options policies.Options
 	// Segment says how far to run.
 	Segment Segment
+	// Attachments are documents attached to the call.
+	Attachments []policies.Attachment
 }
 
 // Result is what a run produced.
@@ -82,6 +84,7 @@ func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
 		Counter:     counter,
 		Entries:     policies.EntriesFromLog(req.State.Context.Messages),
 		RecentTurns: p.info.RecentTurns,
+		Attachments: req.Attachments,
 	}
 	if req.Segment == SegmentCompact {
 		w.CompactionRequested = true

@@ -1,11 +1,6 @@
 package tokens
 
-import (
-	"math"
-	"unicode/utf8"
-
-	"github.com/dlclark/regexp2"
-)
+import "math"
 
 // smallPiece is the longest piece merged with tiktoken's own quadratic scan;
 // longer pieces use the heap, whose bookkeeping only pays off beyond this.
@@ -14,53 +9,25 @@ const smallPiece = 64
 const noRank = math.MaxInt32
 
 // encoder counts tokens of one BPE encoding. It is immutable and safe for
-// concurrent use; regexp2 matching keeps its state per call.
+// concurrent use.
 type encoder struct {
 	name  string
 	id    uint8
 	ranks map[string]int
-	split *regexp2.Regexp
+	split splitFunc
 }
 
 // count returns how many tokens s encodes to, special-token text counting as
 // ordinary text (as tiktoken's encode_ordinary does).
 func (e *encoder) count(s string) int {
-	if s == "" {
-		return 0
-	}
-	m, err := e.split.FindStringMatch(s)
-	if err != nil {
-		return e.countPiecewiseFallback(s)
-	}
 	n := 0
-	// regexp2 reports rune offsets; walk the string once to map them to bytes.
-	// Invalid UTF-8 bytes are one rune each there and here (utf8.RuneError, 1).
-	byteAt, runeAt := 0, 0
-	for m != nil {
-		for runeAt < m.Index {
-			_, size := utf8.DecodeRuneInString(s[byteAt:])
-			byteAt += size
-			runeAt++
-		}
-		start := byteAt
-		for runeAt < m.Index+m.Length {
-			_, size := utf8.DecodeRuneInString(s[byteAt:])
-			byteAt += size
-			runeAt++
-		}
-		n += e.countPiece(s[start:byteAt])
-		m, err = e.split.FindNextMatch(m)
-		if err != nil {
-			// Only a match timeout errs, and none is set; count the rest bytewise.
-			return n + e.countPiecewiseFallback(s[byteAt:])
-		}
+	for start := 0; start < len(s); {
+		end := e.split(s, start)
+		n += e.countPiece(s[start:end])
+		start = end
 	}
 	return n
 }
-
-// countPiecewiseFallback counts s as one piece; it never splits wrongly by
-// more than the pre-tokenizer would, and is only reached on regex errors.
-func (e *encoder) countPiecewiseFallback(s string) int { return e.countPiece(s) }
 
 // countPiece counts the tokens of one pre-tokenized piece.
 func (e *encoder) countPiece(p string) int {

@@ -6,7 +6,9 @@
 // "estimate" policy.
 //
 // Counting is linear in the input (up to a log factor): text is split into
-// pieces with each encoding's own pre-tokenizer regex, and pieces longer than
+// pieces by a hand-written equivalent of each encoding's pre-tokenizer regex
+// (pretokenize.go; the tests hold it to regexp2 running the regex itself, as
+// tiktoken-go does, and it is many times faster), and pieces longer than
 // a few hundred bytes are merged with a heap-ordered BPE that applies exactly
 // the merges of tiktoken's quadratic reference loop, so counts stay exact for
 // any piece length.

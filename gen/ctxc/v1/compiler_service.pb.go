@@ -74,6 +74,128 @@ func (View) EnumDescriptor() ([]byte, []int) {
 	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{0}
 }
 
+// RenderFormat is a provider's request body shape.
+type RenderFormat int32
+
+const (
+	// No rendering.
+	RenderFormat_RENDER_FORMAT_UNSPECIFIED RenderFormat = 0
+	// OpenAI Chat Completions: system message first, tool_calls, role "tool" results.
+	RenderFormat_RENDER_FORMAT_OPENAI RenderFormat = 1
+	// Anthropic Messages: top-level system, tool_use/tool_result blocks, alternating roles.
+	RenderFormat_RENDER_FORMAT_ANTHROPIC RenderFormat = 2
+	// Google Gemini generateContent: systemInstruction, roles user/model, functionCall/functionResponse.
+	RenderFormat_RENDER_FORMAT_GEMINI RenderFormat = 3
+	// Ollama /api/chat: OpenAI-like messages plus options.num_ctx set to the budgeted window.
+	RenderFormat_RENDER_FORMAT_OLLAMA RenderFormat = 4
+)
+
+// Enum value maps for RenderFormat.
+var (
+	RenderFormat_name = map[int32]string{
+		0: "RENDER_FORMAT_UNSPECIFIED",
+		1: "RENDER_FORMAT_OPENAI",
+		2: "RENDER_FORMAT_ANTHROPIC",
+		3: "RENDER_FORMAT_GEMINI",
+		4: "RENDER_FORMAT_OLLAMA",
+	}
+	RenderFormat_value = map[string]int32{
+		"RENDER_FORMAT_UNSPECIFIED": 0,
+		"RENDER_FORMAT_OPENAI":      1,
+		"RENDER_FORMAT_ANTHROPIC":   2,
+		"RENDER_FORMAT_GEMINI":      3,
+		"RENDER_FORMAT_OLLAMA":      4,
+	}
+)
+
+func (x RenderFormat) Enum() *RenderFormat {
+	p := new(RenderFormat)
+	*p = x
+	return p
+}
+
+func (x RenderFormat) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RenderFormat) Descriptor() protoreflect.EnumDescriptor {
+	return file_ctxc_v1_compiler_service_proto_enumTypes[1].Descriptor()
+}
+
+func (RenderFormat) Type() protoreflect.EnumType {
+	return &file_ctxc_v1_compiler_service_proto_enumTypes[1]
+}
+
+func (x RenderFormat) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RenderFormat.Descriptor instead.
+func (RenderFormat) EnumDescriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{1}
+}
+
+// InputFormat says how CompileRequest.input_json is written.
+type InputFormat int32
+
+const (
+	// No provider input: the state's log is used.
+	InputFormat_INPUT_FORMAT_UNSPECIFIED InputFormat = 0
+	// An OpenAI Chat Completions request body (messages, tools).
+	InputFormat_INPUT_FORMAT_OPENAI InputFormat = 1
+	// An Anthropic Messages request body (system, messages, tools).
+	InputFormat_INPUT_FORMAT_ANTHROPIC InputFormat = 2
+	// A Gemini generateContent request body (systemInstruction, contents, tools).
+	InputFormat_INPUT_FORMAT_GEMINI InputFormat = 3
+	// An Ollama /api/chat request body (messages, tools).
+	InputFormat_INPUT_FORMAT_OLLAMA InputFormat = 4
+)
+
+// Enum value maps for InputFormat.
+var (
+	InputFormat_name = map[int32]string{
+		0: "INPUT_FORMAT_UNSPECIFIED",
+		1: "INPUT_FORMAT_OPENAI",
+		2: "INPUT_FORMAT_ANTHROPIC",
+		3: "INPUT_FORMAT_GEMINI",
+		4: "INPUT_FORMAT_OLLAMA",
+	}
+	InputFormat_value = map[string]int32{
+		"INPUT_FORMAT_UNSPECIFIED": 0,
+		"INPUT_FORMAT_OPENAI":      1,
+		"INPUT_FORMAT_ANTHROPIC":   2,
+		"INPUT_FORMAT_GEMINI":      3,
+		"INPUT_FORMAT_OLLAMA":      4,
+	}
+)
+
+func (x InputFormat) Enum() *InputFormat {
+	p := new(InputFormat)
+	*p = x
+	return p
+}
+
+func (x InputFormat) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (InputFormat) Descriptor() protoreflect.EnumDescriptor {
+	return file_ctxc_v1_compiler_service_proto_enumTypes[2].Descriptor()
+}
+
+func (InputFormat) Type() protoreflect.EnumType {
+	return &file_ctxc_v1_compiler_service_proto_enumTypes[2]
+}
+
+func (x InputFormat) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use InputFormat.Descriptor instead.
+func (InputFormat) EnumDescriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{2}
+}
+
 // TokenCountProvenance says how a token count was obtained.
 type TokenCountProvenance int32
 
@@ -115,11 +237,11 @@ func (x TokenCountProvenance) String() string {
 }
 
 func (TokenCountProvenance) Descriptor() protoreflect.EnumDescriptor {
-	return file_ctxc_v1_compiler_service_proto_enumTypes[1].Descriptor()
+	return file_ctxc_v1_compiler_service_proto_enumTypes[3].Descriptor()
 }
 
 func (TokenCountProvenance) Type() protoreflect.EnumType {
-	return &file_ctxc_v1_compiler_service_proto_enumTypes[1]
+	return &file_ctxc_v1_compiler_service_proto_enumTypes[3]
 }
 
 func (x TokenCountProvenance) Number() protoreflect.EnumNumber {
@@ -128,7 +250,7 @@ func (x TokenCountProvenance) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TokenCountProvenance.Descriptor instead.
 func (TokenCountProvenance) EnumDescriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{1}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{3}
 }
 
 // Disposition says what became of a log message in a compile.
@@ -184,11 +306,11 @@ func (x Disposition) String() string {
 }
 
 func (Disposition) Descriptor() protoreflect.EnumDescriptor {
-	return file_ctxc_v1_compiler_service_proto_enumTypes[2].Descriptor()
+	return file_ctxc_v1_compiler_service_proto_enumTypes[4].Descriptor()
 }
 
 func (Disposition) Type() protoreflect.EnumType {
-	return &file_ctxc_v1_compiler_service_proto_enumTypes[2]
+	return &file_ctxc_v1_compiler_service_proto_enumTypes[4]
 }
 
 func (x Disposition) Number() protoreflect.EnumNumber {
@@ -197,7 +319,7 @@ func (x Disposition) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Disposition.Descriptor instead.
 func (Disposition) EnumDescriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{2}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{4}
 }
 
 // FinishReason says why the model stopped in a step.
@@ -245,11 +367,11 @@ func (x FinishReason) String() string {
 }
 
 func (FinishReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_ctxc_v1_compiler_service_proto_enumTypes[3].Descriptor()
+	return file_ctxc_v1_compiler_service_proto_enumTypes[5].Descriptor()
 }
 
 func (FinishReason) Type() protoreflect.EnumType {
-	return &file_ctxc_v1_compiler_service_proto_enumTypes[3]
+	return &file_ctxc_v1_compiler_service_proto_enumTypes[5]
 }
 
 func (x FinishReason) Number() protoreflect.EnumNumber {
@@ -258,7 +380,7 @@ func (x FinishReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use FinishReason.Descriptor instead.
 func (FinishReason) EnumDescriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{3}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{5}
 }
 
 // CompileOptions tune one Compile call.
@@ -272,8 +394,14 @@ type CompileOptions struct {
 	SoftThresholdRatio *float64 `protobuf:"fixed64,3,opt,name=soft_threshold_ratio,json=softThresholdRatio,proto3,oneof" json:"soft_threshold_ratio,omitempty"`
 	// Caps the window below the model's, for callers that want a smaller context.
 	MaxContextTokenCount *uint32 `protobuf:"varint,4,opt,name=max_context_token_count,json=maxContextTokenCount,proto3,oneof" json:"max_context_token_count,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Also return the compiled context as the provider's request body
+	// (CompileResponse.rendered).
+	Render RenderFormat `protobuf:"varint,5,opt,name=render,proto3,enum=ctxc.v1.RenderFormat" json:"render,omitempty"`
+	// Values for {{name}} placeholders in the system prompt. A placeholder
+	// without a value is INVALID_ARGUMENT naming it.
+	TemplateVariables map[string]string `protobuf:"bytes,6,rep,name=template_variables,json=templateVariables,proto3" json:"template_variables,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *CompileOptions) Reset() {
@@ -334,6 +462,103 @@ func (x *CompileOptions) GetMaxContextTokenCount() uint32 {
 	return 0
 }
 
+func (x *CompileOptions) GetRender() RenderFormat {
+	if x != nil {
+		return x.Render
+	}
+	return RenderFormat_RENDER_FORMAT_UNSPECIFIED
+}
+
+func (x *CompileOptions) GetTemplateVariables() map[string]string {
+	if x != nil {
+		return x.TemplateVariables
+	}
+	return nil
+}
+
+// Attachment is a document attached to a request: an artifact the planner may
+// include, summarize, extract from or exclude.
+type Attachment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Identifier; required unless content is given (then derived from its hash).
+	AttachmentId string `protobuf:"bytes,1,opt,name=attachment_id,json=attachmentId,proto3" json:"attachment_id,omitempty"`
+	// The document text; required unless attachment_id names one the summary cache knows.
+	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	// Human-readable title.
+	Title string `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	// Where it came from (a URL, a path, a tool name).
+	Source string `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
+	// What it is: "document", "web_page", "code", "data"...
+	AttachmentType string `protobuf:"bytes,5,opt,name=attachment_type,json=attachmentType,proto3" json:"attachment_type,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Attachment) Reset() {
+	*x = Attachment{}
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Attachment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Attachment) ProtoMessage() {}
+
+func (x *Attachment) ProtoReflect() protoreflect.Message {
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
+func (*Attachment) Descriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Attachment) GetAttachmentId() string {
+	if x != nil {
+		return x.AttachmentId
+	}
+	return ""
+}
+
+func (x *Attachment) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *Attachment) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Attachment) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *Attachment) GetAttachmentType() string {
+	if x != nil {
+		return x.AttachmentType
+	}
+	return ""
+}
+
 // CompileRequest asks for the context of the next model call.
 type CompileRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -351,14 +576,22 @@ type CompileRequest struct {
 	Model *ModelSpec `protobuf:"bytes,5,opt,name=model,proto3" json:"model,omitempty"`
 	// Discard the history of a state whose version or provider does not match
 	// instead of failing; the response then says history_discarded.
-	ResetHistory  bool `protobuf:"varint,6,opt,name=reset_history,json=resetHistory,proto3" json:"reset_history,omitempty"`
+	ResetHistory bool `protobuf:"varint,6,opt,name=reset_history,json=resetHistory,proto3" json:"reset_history,omitempty"`
+	// The conversation in a provider's request format, as JSON in input_json; it
+	// replaces state.context's messages, system prompt and tools (the state still
+	// gives the model and execution).
+	InputFormat InputFormat `protobuf:"varint,7,opt,name=input_format,json=inputFormat,proto3,enum=ctxc.v1.InputFormat" json:"input_format,omitempty"`
+	// The provider request body for input_format.
+	InputJson string `protobuf:"bytes,8,opt,name=input_json,json=inputJson,proto3" json:"input_json,omitempty"`
+	// Documents attached to this call (artifacts for the LLM planner).
+	Attachments   []*Attachment `protobuf:"bytes,9,rep,name=attachments,proto3" json:"attachments,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompileRequest) Reset() {
 	*x = CompileRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[1]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -370,7 +603,7 @@ func (x *CompileRequest) String() string {
 func (*CompileRequest) ProtoMessage() {}
 
 func (x *CompileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[1]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -383,7 +616,7 @@ func (x *CompileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileRequest.ProtoReflect.Descriptor instead.
 func (*CompileRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{1}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *CompileRequest) GetState() *AgentState {
@@ -428,6 +661,27 @@ func (x *CompileRequest) GetResetHistory() bool {
 	return false
 }
 
+func (x *CompileRequest) GetInputFormat() InputFormat {
+	if x != nil {
+		return x.InputFormat
+	}
+	return InputFormat_INPUT_FORMAT_UNSPECIFIED
+}
+
+func (x *CompileRequest) GetInputJson() string {
+	if x != nil {
+		return x.InputJson
+	}
+	return ""
+}
+
+func (x *CompileRequest) GetAttachments() []*Attachment {
+	if x != nil {
+		return x.Attachments
+	}
+	return nil
+}
+
 // CompileResponse is the compiled context.
 type CompileResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -441,13 +695,15 @@ type CompileResponse struct {
 	Report *CompileReport `protobuf:"bytes,3,opt,name=report,proto3" json:"report,omitempty"`
 	// Set when the request set reset_history and the state's history was discarded.
 	HistoryDiscarded bool `protobuf:"varint,4,opt,name=history_discarded,json=historyDiscarded,proto3" json:"history_discarded,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The provider's request body as JSON when options.render was set.
+	Rendered      string `protobuf:"bytes,5,opt,name=rendered,proto3" json:"rendered,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompileResponse) Reset() {
 	*x = CompileResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[2]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -459,7 +715,7 @@ func (x *CompileResponse) String() string {
 func (*CompileResponse) ProtoMessage() {}
 
 func (x *CompileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[2]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -472,7 +728,7 @@ func (x *CompileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileResponse.ProtoReflect.Descriptor instead.
 func (*CompileResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{2}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CompileResponse) GetMessages() []*Message {
@@ -501,6 +757,13 @@ func (x *CompileResponse) GetHistoryDiscarded() bool {
 		return x.HistoryDiscarded
 	}
 	return false
+}
+
+func (x *CompileResponse) GetRendered() string {
+	if x != nil {
+		return x.Rendered
+	}
+	return ""
 }
 
 // TokenBudget is the token accounting of a context against its model's window.
@@ -535,7 +798,7 @@ type TokenBudget struct {
 
 func (x *TokenBudget) Reset() {
 	*x = TokenBudget{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[3]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -547,7 +810,7 @@ func (x *TokenBudget) String() string {
 func (*TokenBudget) ProtoMessage() {}
 
 func (x *TokenBudget) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[3]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -560,7 +823,7 @@ func (x *TokenBudget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenBudget.ProtoReflect.Descriptor instead.
 func (*TokenBudget) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{3}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *TokenBudget) GetContextWindowTokenCount() uint32 {
@@ -661,7 +924,7 @@ type TokenBreakdown struct {
 
 func (x *TokenBreakdown) Reset() {
 	*x = TokenBreakdown{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[4]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -673,7 +936,7 @@ func (x *TokenBreakdown) String() string {
 func (*TokenBreakdown) ProtoMessage() {}
 
 func (x *TokenBreakdown) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[4]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -686,7 +949,7 @@ func (x *TokenBreakdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenBreakdown.ProtoReflect.Descriptor instead.
 func (*TokenBreakdown) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{4}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *TokenBreakdown) GetSystemPromptTokenCount() uint32 {
@@ -752,7 +1015,7 @@ type MessageReport struct {
 
 func (x *MessageReport) Reset() {
 	*x = MessageReport{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[5]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +1027,7 @@ func (x *MessageReport) String() string {
 func (*MessageReport) ProtoMessage() {}
 
 func (x *MessageReport) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[5]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +1040,7 @@ func (x *MessageReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageReport.ProtoReflect.Descriptor instead.
 func (*MessageReport) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{5}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *MessageReport) GetMessageId() string {
@@ -853,7 +1116,7 @@ type StageReport struct {
 
 func (x *StageReport) Reset() {
 	*x = StageReport{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[6]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -865,7 +1128,7 @@ func (x *StageReport) String() string {
 func (*StageReport) ProtoMessage() {}
 
 func (x *StageReport) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[6]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -878,7 +1141,7 @@ func (x *StageReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StageReport.ProtoReflect.Descriptor instead.
 func (*StageReport) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{6}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StageReport) GetStage() string {
@@ -975,7 +1238,7 @@ type Repair struct {
 
 func (x *Repair) Reset() {
 	*x = Repair{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[7]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +1250,7 @@ func (x *Repair) String() string {
 func (*Repair) ProtoMessage() {}
 
 func (x *Repair) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[7]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +1263,7 @@ func (x *Repair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Repair.ProtoReflect.Descriptor instead.
 func (*Repair) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{7}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Repair) GetKind() string {
@@ -1042,14 +1305,24 @@ type CompileReport struct {
 	// prefix, the place for a prompt-cache breakpoint.
 	FirstChangedIndex uint32 `protobuf:"varint,6,opt,name=first_changed_index,json=firstChangedIndex,proto3" json:"first_changed_index,omitempty"`
 	// Whether the compaction stage ran and changed the context.
-	Compacted     bool `protobuf:"varint,7,opt,name=compacted,proto3" json:"compacted,omitempty"`
+	Compacted bool `protobuf:"varint,7,opt,name=compacted,proto3" json:"compacted,omitempty"`
+	// Whether an LLM planned the artifacts of this call.
+	PlanningUsed bool `protobuf:"varint,8,opt,name=planning_used,json=planningUsed,proto3" json:"planning_used,omitempty"`
+	// One record per artifact (tool result or attachment) the planner considered.
+	Artifacts []*ArtifactUsage `protobuf:"bytes,9,rep,name=artifacts,proto3" json:"artifacts,omitempty"`
+	// Tokens and cost of the planner's and summarizer's model calls.
+	ModelUsage []*ModelUsage `protobuf:"bytes,10,rep,name=model_usage,json=modelUsage,proto3" json:"model_usage,omitempty"`
+	// Summary cache hits and misses during this call.
+	Cache *CacheStats `protobuf:"bytes,11,opt,name=cache,proto3" json:"cache,omitempty"`
+	// Total cost in US dollars of the model calls ctxc made for this request.
+	TotalCostUsd  float64 `protobuf:"fixed64,12,opt,name=total_cost_usd,json=totalCostUsd,proto3" json:"total_cost_usd,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
 	*x = CompileReport{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[8]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1061,7 +1334,7 @@ func (x *CompileReport) String() string {
 func (*CompileReport) ProtoMessage() {}
 
 func (x *CompileReport) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[8]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1074,7 +1347,7 @@ func (x *CompileReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileReport.ProtoReflect.Descriptor instead.
 func (*CompileReport) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{8}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CompileReport) GetProfile() string {
@@ -1126,6 +1399,296 @@ func (x *CompileReport) GetCompacted() bool {
 	return false
 }
 
+func (x *CompileReport) GetPlanningUsed() bool {
+	if x != nil {
+		return x.PlanningUsed
+	}
+	return false
+}
+
+func (x *CompileReport) GetArtifacts() []*ArtifactUsage {
+	if x != nil {
+		return x.Artifacts
+	}
+	return nil
+}
+
+func (x *CompileReport) GetModelUsage() []*ModelUsage {
+	if x != nil {
+		return x.ModelUsage
+	}
+	return nil
+}
+
+func (x *CompileReport) GetCache() *CacheStats {
+	if x != nil {
+		return x.Cache
+	}
+	return nil
+}
+
+func (x *CompileReport) GetTotalCostUsd() float64 {
+	if x != nil {
+		return x.TotalCostUsd
+	}
+	return 0
+}
+
+// ArtifactUsage records what happened to one artifact.
+type ArtifactUsage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Artifact id (tool call id or attachment id).
+	ArtifactId string `protobuf:"bytes,1,opt,name=artifact_id,json=artifactId,proto3" json:"artifact_id,omitempty"`
+	// Where it came from.
+	Source string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	// "tool_result", "historical_tool_result" or the attachment's type.
+	ArtifactType string `protobuf:"bytes,3,opt,name=artifact_type,json=artifactType,proto3" json:"artifact_type,omitempty"`
+	// "include", "summarize", "extract" or "exclude".
+	Strategy string `protobuf:"bytes,4,opt,name=strategy,proto3" json:"strategy,omitempty"`
+	// Characters before processing.
+	OriginalSize uint32 `protobuf:"varint,5,opt,name=original_size,json=originalSize,proto3" json:"original_size,omitempty"`
+	// Characters after processing.
+	ProcessedSize uint32 `protobuf:"varint,6,opt,name=processed_size,json=processedSize,proto3" json:"processed_size,omitempty"`
+	// Whether the processed form came from the summary cache.
+	CacheHit      bool `protobuf:"varint,7,opt,name=cache_hit,json=cacheHit,proto3" json:"cache_hit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArtifactUsage) Reset() {
+	*x = ArtifactUsage{}
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArtifactUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArtifactUsage) ProtoMessage() {}
+
+func (x *ArtifactUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArtifactUsage.ProtoReflect.Descriptor instead.
+func (*ArtifactUsage) Descriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ArtifactUsage) GetArtifactId() string {
+	if x != nil {
+		return x.ArtifactId
+	}
+	return ""
+}
+
+func (x *ArtifactUsage) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *ArtifactUsage) GetArtifactType() string {
+	if x != nil {
+		return x.ArtifactType
+	}
+	return ""
+}
+
+func (x *ArtifactUsage) GetStrategy() string {
+	if x != nil {
+		return x.Strategy
+	}
+	return ""
+}
+
+func (x *ArtifactUsage) GetOriginalSize() uint32 {
+	if x != nil {
+		return x.OriginalSize
+	}
+	return 0
+}
+
+func (x *ArtifactUsage) GetProcessedSize() uint32 {
+	if x != nil {
+		return x.ProcessedSize
+	}
+	return 0
+}
+
+func (x *ArtifactUsage) GetCacheHit() bool {
+	if x != nil {
+		return x.CacheHit
+	}
+	return false
+}
+
+// ModelUsage is what one helper model consumed.
+type ModelUsage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "planner" or "summarizer".
+	Task string `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	// The model name.
+	Model string `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	// Calls made.
+	CallCount uint32 `protobuf:"varint,3,opt,name=call_count,json=callCount,proto3" json:"call_count,omitempty"`
+	// Prompt tokens reported by the provider.
+	InputTokenCount uint32 `protobuf:"varint,4,opt,name=input_token_count,json=inputTokenCount,proto3" json:"input_token_count,omitempty"`
+	// Completion tokens reported by the provider.
+	OutputTokenCount uint32 `protobuf:"varint,5,opt,name=output_token_count,json=outputTokenCount,proto3" json:"output_token_count,omitempty"`
+	// Cost in US dollars from the model registry's prices.
+	CostUsd       float64 `protobuf:"fixed64,6,opt,name=cost_usd,json=costUsd,proto3" json:"cost_usd,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModelUsage) Reset() {
+	*x = ModelUsage{}
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModelUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModelUsage) ProtoMessage() {}
+
+func (x *ModelUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModelUsage.ProtoReflect.Descriptor instead.
+func (*ModelUsage) Descriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ModelUsage) GetTask() string {
+	if x != nil {
+		return x.Task
+	}
+	return ""
+}
+
+func (x *ModelUsage) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *ModelUsage) GetCallCount() uint32 {
+	if x != nil {
+		return x.CallCount
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetInputTokenCount() uint32 {
+	if x != nil {
+		return x.InputTokenCount
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetOutputTokenCount() uint32 {
+	if x != nil {
+		return x.OutputTokenCount
+	}
+	return 0
+}
+
+func (x *ModelUsage) GetCostUsd() float64 {
+	if x != nil {
+		return x.CostUsd
+	}
+	return 0
+}
+
+// CacheStats counts summary cache lookups.
+type CacheStats struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Lookups answered from the cache.
+	HitCount uint32 `protobuf:"varint,1,opt,name=hit_count,json=hitCount,proto3" json:"hit_count,omitempty"`
+	// Lookups that were not.
+	MissCount uint32 `protobuf:"varint,2,opt,name=miss_count,json=missCount,proto3" json:"miss_count,omitempty"`
+	// Lookups that failed (backend down) and counted as misses.
+	ErrorCount    uint32 `protobuf:"varint,3,opt,name=error_count,json=errorCount,proto3" json:"error_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CacheStats) Reset() {
+	*x = CacheStats{}
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CacheStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CacheStats) ProtoMessage() {}
+
+func (x *CacheStats) ProtoReflect() protoreflect.Message {
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CacheStats.ProtoReflect.Descriptor instead.
+func (*CacheStats) Descriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CacheStats) GetHitCount() uint32 {
+	if x != nil {
+		return x.HitCount
+	}
+	return 0
+}
+
+func (x *CacheStats) GetMissCount() uint32 {
+	if x != nil {
+		return x.MissCount
+	}
+	return 0
+}
+
+func (x *CacheStats) GetErrorCount() uint32 {
+	if x != nil {
+		return x.ErrorCount
+	}
+	return 0
+}
+
 // RouteRequest appends one input to the state's log.
 type RouteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1158,7 +1721,7 @@ type RouteRequest struct {
 
 func (x *RouteRequest) Reset() {
 	*x = RouteRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[9]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1170,7 +1733,7 @@ func (x *RouteRequest) String() string {
 func (*RouteRequest) ProtoMessage() {}
 
 func (x *RouteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[9]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1183,7 +1746,7 @@ func (x *RouteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteRequest.ProtoReflect.Descriptor instead.
 func (*RouteRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{9}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RouteRequest) GetState() *AgentState {
@@ -1301,7 +1864,7 @@ type UserTurn struct {
 
 func (x *UserTurn) Reset() {
 	*x = UserTurn{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1313,7 +1876,7 @@ func (x *UserTurn) String() string {
 func (*UserTurn) ProtoMessage() {}
 
 func (x *UserTurn) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1326,7 +1889,7 @@ func (x *UserTurn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserTurn.ProtoReflect.Descriptor instead.
 func (*UserTurn) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{10}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UserTurn) GetMessages() []*Message {
@@ -1360,7 +1923,7 @@ type AgentStep struct {
 
 func (x *AgentStep) Reset() {
 	*x = AgentStep{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1935,7 @@ func (x *AgentStep) String() string {
 func (*AgentStep) ProtoMessage() {}
 
 func (x *AgentStep) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1948,7 @@ func (x *AgentStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentStep.ProtoReflect.Descriptor instead.
 func (*AgentStep) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{11}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AgentStep) GetMessages() []*Message {
@@ -1431,7 +1994,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1443,7 +2006,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1456,7 +2019,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{12}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Event) GetText() string {
@@ -1508,7 +2071,7 @@ type RouteResponse struct {
 
 func (x *RouteResponse) Reset() {
 	*x = RouteResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +2083,7 @@ func (x *RouteResponse) String() string {
 func (*RouteResponse) ProtoMessage() {}
 
 func (x *RouteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +2096,7 @@ func (x *RouteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteResponse.ProtoReflect.Descriptor instead.
 func (*RouteResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{13}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RouteResponse) GetState() *AgentState {
@@ -1607,7 +2170,7 @@ type CompactRequest struct {
 
 func (x *CompactRequest) Reset() {
 	*x = CompactRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1619,7 +2182,7 @@ func (x *CompactRequest) String() string {
 func (*CompactRequest) ProtoMessage() {}
 
 func (x *CompactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1632,7 +2195,7 @@ func (x *CompactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactRequest.ProtoReflect.Descriptor instead.
 func (*CompactRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{14}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CompactRequest) GetState() *AgentState {
@@ -1673,7 +2236,7 @@ type CompactResponse struct {
 
 func (x *CompactResponse) Reset() {
 	*x = CompactResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1685,7 +2248,7 @@ func (x *CompactResponse) String() string {
 func (*CompactResponse) ProtoMessage() {}
 
 func (x *CompactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1698,7 +2261,7 @@ func (x *CompactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactResponse.ProtoReflect.Descriptor instead.
 func (*CompactResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{15}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CompactResponse) GetState() *AgentState {
@@ -1744,7 +2307,7 @@ type BudgetRequest struct {
 
 func (x *BudgetRequest) Reset() {
 	*x = BudgetRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1756,7 +2319,7 @@ func (x *BudgetRequest) String() string {
 func (*BudgetRequest) ProtoMessage() {}
 
 func (x *BudgetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1769,7 +2332,7 @@ func (x *BudgetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BudgetRequest.ProtoReflect.Descriptor instead.
 func (*BudgetRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{16}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *BudgetRequest) GetState() *AgentState {
@@ -1808,7 +2371,7 @@ type BudgetResponse struct {
 
 func (x *BudgetResponse) Reset() {
 	*x = BudgetResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +2383,7 @@ func (x *BudgetResponse) String() string {
 func (*BudgetResponse) ProtoMessage() {}
 
 func (x *BudgetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,7 +2396,7 @@ func (x *BudgetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BudgetResponse.ProtoReflect.Descriptor instead.
 func (*BudgetResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{17}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *BudgetResponse) GetBudget() *TokenBudget {
@@ -1877,7 +2440,7 @@ type CountTokensRequest struct {
 
 func (x *CountTokensRequest) Reset() {
 	*x = CountTokensRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1889,7 +2452,7 @@ func (x *CountTokensRequest) String() string {
 func (*CountTokensRequest) ProtoMessage() {}
 
 func (x *CountTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1902,7 +2465,7 @@ func (x *CountTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CountTokensRequest.ProtoReflect.Descriptor instead.
 func (*CountTokensRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{18}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CountTokensRequest) GetCounter() isCountTokensRequest_Counter {
@@ -1975,7 +2538,7 @@ type TokenCount struct {
 
 func (x *TokenCount) Reset() {
 	*x = TokenCount{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1987,7 +2550,7 @@ func (x *TokenCount) String() string {
 func (*TokenCount) ProtoMessage() {}
 
 func (x *TokenCount) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2000,7 +2563,7 @@ func (x *TokenCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenCount.ProtoReflect.Descriptor instead.
 func (*TokenCount) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{19}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TokenCount) GetTokenCount() uint32 {
@@ -2036,7 +2599,7 @@ type CountTokensResponse struct {
 
 func (x *CountTokensResponse) Reset() {
 	*x = CountTokensResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2048,7 +2611,7 @@ func (x *CountTokensResponse) String() string {
 func (*CountTokensResponse) ProtoMessage() {}
 
 func (x *CountTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2061,7 +2624,7 @@ func (x *CountTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CountTokensResponse.ProtoReflect.Descriptor instead.
 func (*CountTokensResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{20}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CountTokensResponse) GetTexts() []*TokenCount {
@@ -2108,7 +2671,7 @@ type ListProfilesRequest struct {
 
 func (x *ListProfilesRequest) Reset() {
 	*x = ListProfilesRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2120,7 +2683,7 @@ func (x *ListProfilesRequest) String() string {
 func (*ListProfilesRequest) ProtoMessage() {}
 
 func (x *ListProfilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2133,7 +2696,7 @@ func (x *ListProfilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProfilesRequest.ProtoReflect.Descriptor instead.
 func (*ListProfilesRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{21}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{25}
 }
 
 // ProfileStage is one stage of a profile.
@@ -2151,7 +2714,7 @@ type ProfileStage struct {
 
 func (x *ProfileStage) Reset() {
 	*x = ProfileStage{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2163,7 +2726,7 @@ func (x *ProfileStage) String() string {
 func (*ProfileStage) ProtoMessage() {}
 
 func (x *ProfileStage) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2176,7 +2739,7 @@ func (x *ProfileStage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileStage.ProtoReflect.Descriptor instead.
 func (*ProfileStage) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{22}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ProfileStage) GetStage() string {
@@ -2225,7 +2788,7 @@ type Profile struct {
 
 func (x *Profile) Reset() {
 	*x = Profile{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2237,7 +2800,7 @@ func (x *Profile) String() string {
 func (*Profile) ProtoMessage() {}
 
 func (x *Profile) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2250,7 +2813,7 @@ func (x *Profile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Profile.ProtoReflect.Descriptor instead.
 func (*Profile) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{23}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Profile) GetName() string {
@@ -2320,7 +2883,7 @@ type ListProfilesResponse struct {
 
 func (x *ListProfilesResponse) Reset() {
 	*x = ListProfilesResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2332,7 +2895,7 @@ func (x *ListProfilesResponse) String() string {
 func (*ListProfilesResponse) ProtoMessage() {}
 
 func (x *ListProfilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2345,7 +2908,7 @@ func (x *ListProfilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProfilesResponse.ProtoReflect.Descriptor instead.
 func (*ListProfilesResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{24}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListProfilesResponse) GetProfiles() []*Profile {
@@ -2359,15 +2922,27 @@ var File_ctxc_v1_compiler_service_proto protoreflect.FileDescriptor
 
 const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ectxc/v1/compiler_service.proto\x12\actxc.v1\x1a\x19ctxc/v1/agent_state.proto\"\xbf\x02\n" +
+	"\x1ectxc/v1/compiler_service.proto\x12\actxc.v1\x1a\x19ctxc/v1/agent_state.proto\"\x93\x04\n" +
 	"\x0eCompileOptions\x12!\n" +
 	"\x04view\x18\x01 \x01(\x0e2\r.ctxc.v1.ViewR\x04view\x12B\n" +
 	"\x1breserved_output_token_count\x18\x02 \x01(\rH\x00R\x18reservedOutputTokenCount\x88\x01\x01\x125\n" +
 	"\x14soft_threshold_ratio\x18\x03 \x01(\x01H\x01R\x12softThresholdRatio\x88\x01\x01\x12:\n" +
-	"\x17max_context_token_count\x18\x04 \x01(\rH\x02R\x14maxContextTokenCount\x88\x01\x01B\x1e\n" +
+	"\x17max_context_token_count\x18\x04 \x01(\rH\x02R\x14maxContextTokenCount\x88\x01\x01\x12-\n" +
+	"\x06render\x18\x05 \x01(\x0e2\x15.ctxc.v1.RenderFormatR\x06render\x12]\n" +
+	"\x12template_variables\x18\x06 \x03(\v2..ctxc.v1.CompileOptions.TemplateVariablesEntryR\x11templateVariables\x1aD\n" +
+	"\x16TemplateVariablesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x1e\n" +
 	"\x1c_reserved_output_token_countB\x17\n" +
 	"\x15_soft_threshold_ratioB\x1a\n" +
-	"\x18_max_context_token_count\"\xf6\x01\n" +
+	"\x18_max_context_token_count\"\xa2\x01\n" +
+	"\n" +
+	"Attachment\x12#\n" +
+	"\rattachment_id\x18\x01 \x01(\tR\fattachmentId\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\x12\x14\n" +
+	"\x05title\x18\x03 \x01(\tR\x05title\x12\x16\n" +
+	"\x06source\x18\x04 \x01(\tR\x06source\x12'\n" +
+	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\x85\x03\n" +
 	"\x0eCompileRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
@@ -2375,12 +2950,17 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\n" +
 	"state_blob\x18\x04 \x01(\fR\tstateBlob\x12(\n" +
 	"\x05model\x18\x05 \x01(\v2\x12.ctxc.v1.ModelSpecR\x05model\x12#\n" +
-	"\rreset_history\x18\x06 \x01(\bR\fresetHistory\"\xca\x01\n" +
+	"\rreset_history\x18\x06 \x01(\bR\fresetHistory\x127\n" +
+	"\finput_format\x18\a \x01(\x0e2\x14.ctxc.v1.InputFormatR\vinputFormat\x12\x1d\n" +
+	"\n" +
+	"input_json\x18\b \x01(\tR\tinputJson\x125\n" +
+	"\vattachments\x18\t \x03(\v2\x13.ctxc.v1.AttachmentR\vattachments\"\xe6\x01\n" +
 	"\x0fCompileResponse\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12,\n" +
 	"\x06budget\x18\x02 \x01(\v2\x14.ctxc.v1.TokenBudgetR\x06budget\x12.\n" +
 	"\x06report\x18\x03 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\x12+\n" +
-	"\x11history_discarded\x18\x04 \x01(\bR\x10historyDiscarded\"\xca\x04\n" +
+	"\x11history_discarded\x18\x04 \x01(\bR\x10historyDiscarded\x12\x1a\n" +
+	"\brendered\x18\x05 \x01(\tR\brendered\"\xca\x04\n" +
 	"\vTokenBudget\x12;\n" +
 	"\x1acontext_window_token_count\x18\x01 \x01(\rR\x17contextWindowTokenCount\x12(\n" +
 	"\x10used_token_count\x18\x02 \x01(\rR\x0eusedTokenCount\x12=\n" +
@@ -2433,7 +3013,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x02 \x01(\tR\tmessageId\x12\x16\n" +
-	"\x06detail\x18\x03 \x01(\tR\x06detail\"\xa0\x02\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail\"\x82\x04\n" +
 	"\rCompileReport\x12\x18\n" +
 	"\aprofile\x18\x01 \x01(\tR\aprofile\x12,\n" +
 	"\x06stages\x18\x02 \x03(\v2\x14.ctxc.v1.StageReportR\x06stages\x122\n" +
@@ -2441,7 +3021,39 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\arepairs\x18\x04 \x03(\v2\x0f.ctxc.v1.RepairR\arepairs\x12\x1a\n" +
 	"\bwarnings\x18\x05 \x03(\tR\bwarnings\x12.\n" +
 	"\x13first_changed_index\x18\x06 \x01(\rR\x11firstChangedIndex\x12\x1c\n" +
-	"\tcompacted\x18\a \x01(\bR\tcompacted\"\xf6\x02\n" +
+	"\tcompacted\x18\a \x01(\bR\tcompacted\x12#\n" +
+	"\rplanning_used\x18\b \x01(\bR\fplanningUsed\x124\n" +
+	"\tartifacts\x18\t \x03(\v2\x16.ctxc.v1.ArtifactUsageR\tartifacts\x124\n" +
+	"\vmodel_usage\x18\n" +
+	" \x03(\v2\x13.ctxc.v1.ModelUsageR\n" +
+	"modelUsage\x12)\n" +
+	"\x05cache\x18\v \x01(\v2\x13.ctxc.v1.CacheStatsR\x05cache\x12$\n" +
+	"\x0etotal_cost_usd\x18\f \x01(\x01R\ftotalCostUsd\"\xf2\x01\n" +
+	"\rArtifactUsage\x12\x1f\n" +
+	"\vartifact_id\x18\x01 \x01(\tR\n" +
+	"artifactId\x12\x16\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\x12#\n" +
+	"\rartifact_type\x18\x03 \x01(\tR\fartifactType\x12\x1a\n" +
+	"\bstrategy\x18\x04 \x01(\tR\bstrategy\x12#\n" +
+	"\roriginal_size\x18\x05 \x01(\rR\foriginalSize\x12%\n" +
+	"\x0eprocessed_size\x18\x06 \x01(\rR\rprocessedSize\x12\x1b\n" +
+	"\tcache_hit\x18\a \x01(\bR\bcacheHit\"\xca\x01\n" +
+	"\n" +
+	"ModelUsage\x12\x12\n" +
+	"\x04task\x18\x01 \x01(\tR\x04task\x12\x14\n" +
+	"\x05model\x18\x02 \x01(\tR\x05model\x12\x1d\n" +
+	"\n" +
+	"call_count\x18\x03 \x01(\rR\tcallCount\x12*\n" +
+	"\x11input_token_count\x18\x04 \x01(\rR\x0finputTokenCount\x12,\n" +
+	"\x12output_token_count\x18\x05 \x01(\rR\x10outputTokenCount\x12\x19\n" +
+	"\bcost_usd\x18\x06 \x01(\x01R\acostUsd\"i\n" +
+	"\n" +
+	"CacheStats\x12\x1b\n" +
+	"\thit_count\x18\x01 \x01(\rR\bhitCount\x12\x1d\n" +
+	"\n" +
+	"miss_count\x18\x02 \x01(\rR\tmissCount\x12\x1f\n" +
+	"\verror_count\x18\x03 \x01(\rR\n" +
+	"errorCount\"\xf6\x02\n" +
 	"\fRouteRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x120\n" +
@@ -2537,7 +3149,19 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x04View\x12\x14\n" +
 	"\x10VIEW_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eVIEW_REASONING\x10\x01\x12\x15\n" +
-	"\x11VIEW_CONVERSATION\x10\x02*\xab\x01\n" +
+	"\x11VIEW_CONVERSATION\x10\x02*\x98\x01\n" +
+	"\fRenderFormat\x12\x1d\n" +
+	"\x19RENDER_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14RENDER_FORMAT_OPENAI\x10\x01\x12\x1b\n" +
+	"\x17RENDER_FORMAT_ANTHROPIC\x10\x02\x12\x18\n" +
+	"\x14RENDER_FORMAT_GEMINI\x10\x03\x12\x18\n" +
+	"\x14RENDER_FORMAT_OLLAMA\x10\x04*\x92\x01\n" +
+	"\vInputFormat\x12\x1c\n" +
+	"\x18INPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13INPUT_FORMAT_OPENAI\x10\x01\x12\x1a\n" +
+	"\x16INPUT_FORMAT_ANTHROPIC\x10\x02\x12\x17\n" +
+	"\x13INPUT_FORMAT_GEMINI\x10\x03\x12\x17\n" +
+	"\x13INPUT_FORMAT_OLLAMA\x10\x04*\xab\x01\n" +
 	"\x14TokenCountProvenance\x12&\n" +
 	"\"TOKEN_COUNT_PROVENANCE_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cTOKEN_COUNT_PROVENANCE_EXACT\x10\x01\x12#\n" +
@@ -2577,108 +3201,122 @@ func file_ctxc_v1_compiler_service_proto_rawDescGZIP() []byte {
 	return file_ctxc_v1_compiler_service_proto_rawDescData
 }
 
-var file_ctxc_v1_compiler_service_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_ctxc_v1_compiler_service_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_ctxc_v1_compiler_service_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_ctxc_v1_compiler_service_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_ctxc_v1_compiler_service_proto_goTypes = []any{
 	(View)(0),                    // 0: ctxc.v1.View
-	(TokenCountProvenance)(0),    // 1: ctxc.v1.TokenCountProvenance
-	(Disposition)(0),             // 2: ctxc.v1.Disposition
-	(FinishReason)(0),            // 3: ctxc.v1.FinishReason
-	(*CompileOptions)(nil),       // 4: ctxc.v1.CompileOptions
-	(*CompileRequest)(nil),       // 5: ctxc.v1.CompileRequest
-	(*CompileResponse)(nil),      // 6: ctxc.v1.CompileResponse
-	(*TokenBudget)(nil),          // 7: ctxc.v1.TokenBudget
-	(*TokenBreakdown)(nil),       // 8: ctxc.v1.TokenBreakdown
-	(*MessageReport)(nil),        // 9: ctxc.v1.MessageReport
-	(*StageReport)(nil),          // 10: ctxc.v1.StageReport
-	(*Repair)(nil),               // 11: ctxc.v1.Repair
-	(*CompileReport)(nil),        // 12: ctxc.v1.CompileReport
-	(*RouteRequest)(nil),         // 13: ctxc.v1.RouteRequest
-	(*UserTurn)(nil),             // 14: ctxc.v1.UserTurn
-	(*AgentStep)(nil),            // 15: ctxc.v1.AgentStep
-	(*Event)(nil),                // 16: ctxc.v1.Event
-	(*RouteResponse)(nil),        // 17: ctxc.v1.RouteResponse
-	(*CompactRequest)(nil),       // 18: ctxc.v1.CompactRequest
-	(*CompactResponse)(nil),      // 19: ctxc.v1.CompactResponse
-	(*BudgetRequest)(nil),        // 20: ctxc.v1.BudgetRequest
-	(*BudgetResponse)(nil),       // 21: ctxc.v1.BudgetResponse
-	(*CountTokensRequest)(nil),   // 22: ctxc.v1.CountTokensRequest
-	(*TokenCount)(nil),           // 23: ctxc.v1.TokenCount
-	(*CountTokensResponse)(nil),  // 24: ctxc.v1.CountTokensResponse
-	(*ListProfilesRequest)(nil),  // 25: ctxc.v1.ListProfilesRequest
-	(*ProfileStage)(nil),         // 26: ctxc.v1.ProfileStage
-	(*Profile)(nil),              // 27: ctxc.v1.Profile
-	(*ListProfilesResponse)(nil), // 28: ctxc.v1.ListProfilesResponse
-	nil,                          // 29: ctxc.v1.Event.MetadataEntry
-	(*AgentState)(nil),           // 30: ctxc.v1.AgentState
-	(*ModelSpec)(nil),            // 31: ctxc.v1.ModelSpec
-	(*Message)(nil),              // 32: ctxc.v1.Message
-	(*Usage)(nil),                // 33: ctxc.v1.Usage
-	(Role)(0),                    // 34: ctxc.v1.Role
+	(RenderFormat)(0),            // 1: ctxc.v1.RenderFormat
+	(InputFormat)(0),             // 2: ctxc.v1.InputFormat
+	(TokenCountProvenance)(0),    // 3: ctxc.v1.TokenCountProvenance
+	(Disposition)(0),             // 4: ctxc.v1.Disposition
+	(FinishReason)(0),            // 5: ctxc.v1.FinishReason
+	(*CompileOptions)(nil),       // 6: ctxc.v1.CompileOptions
+	(*Attachment)(nil),           // 7: ctxc.v1.Attachment
+	(*CompileRequest)(nil),       // 8: ctxc.v1.CompileRequest
+	(*CompileResponse)(nil),      // 9: ctxc.v1.CompileResponse
+	(*TokenBudget)(nil),          // 10: ctxc.v1.TokenBudget
+	(*TokenBreakdown)(nil),       // 11: ctxc.v1.TokenBreakdown
+	(*MessageReport)(nil),        // 12: ctxc.v1.MessageReport
+	(*StageReport)(nil),          // 13: ctxc.v1.StageReport
+	(*Repair)(nil),               // 14: ctxc.v1.Repair
+	(*CompileReport)(nil),        // 15: ctxc.v1.CompileReport
+	(*ArtifactUsage)(nil),        // 16: ctxc.v1.ArtifactUsage
+	(*ModelUsage)(nil),           // 17: ctxc.v1.ModelUsage
+	(*CacheStats)(nil),           // 18: ctxc.v1.CacheStats
+	(*RouteRequest)(nil),         // 19: ctxc.v1.RouteRequest
+	(*UserTurn)(nil),             // 20: ctxc.v1.UserTurn
+	(*AgentStep)(nil),            // 21: ctxc.v1.AgentStep
+	(*Event)(nil),                // 22: ctxc.v1.Event
+	(*RouteResponse)(nil),        // 23: ctxc.v1.RouteResponse
+	(*CompactRequest)(nil),       // 24: ctxc.v1.CompactRequest
+	(*CompactResponse)(nil),      // 25: ctxc.v1.CompactResponse
+	(*BudgetRequest)(nil),        // 26: ctxc.v1.BudgetRequest
+	(*BudgetResponse)(nil),       // 27: ctxc.v1.BudgetResponse
+	(*CountTokensRequest)(nil),   // 28: ctxc.v1.CountTokensRequest
+	(*TokenCount)(nil),           // 29: ctxc.v1.TokenCount
+	(*CountTokensResponse)(nil),  // 30: ctxc.v1.CountTokensResponse
+	(*ListProfilesRequest)(nil),  // 31: ctxc.v1.ListProfilesRequest
+	(*ProfileStage)(nil),         // 32: ctxc.v1.ProfileStage
+	(*Profile)(nil),              // 33: ctxc.v1.Profile
+	(*ListProfilesResponse)(nil), // 34: ctxc.v1.ListProfilesResponse
+	nil,                          // 35: ctxc.v1.CompileOptions.TemplateVariablesEntry
+	nil,                          // 36: ctxc.v1.Event.MetadataEntry
+	(*AgentState)(nil),           // 37: ctxc.v1.AgentState
+	(*ModelSpec)(nil),            // 38: ctxc.v1.ModelSpec
+	(*Message)(nil),              // 39: ctxc.v1.Message
+	(*Usage)(nil),                // 40: ctxc.v1.Usage
+	(Role)(0),                    // 41: ctxc.v1.Role
 }
 var file_ctxc_v1_compiler_service_proto_depIdxs = []int32{
 	0,  // 0: ctxc.v1.CompileOptions.view:type_name -> ctxc.v1.View
-	30, // 1: ctxc.v1.CompileRequest.state:type_name -> ctxc.v1.AgentState
-	4,  // 2: ctxc.v1.CompileRequest.options:type_name -> ctxc.v1.CompileOptions
-	31, // 3: ctxc.v1.CompileRequest.model:type_name -> ctxc.v1.ModelSpec
-	32, // 4: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
-	7,  // 5: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
-	12, // 6: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
-	1,  // 7: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	8,  // 8: ctxc.v1.TokenBudget.breakdown:type_name -> ctxc.v1.TokenBreakdown
-	2,  // 9: ctxc.v1.MessageReport.disposition:type_name -> ctxc.v1.Disposition
-	1,  // 10: ctxc.v1.MessageReport.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	10, // 11: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
-	9,  // 12: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
-	11, // 13: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
-	30, // 14: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
-	14, // 15: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
-	15, // 16: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
-	16, // 17: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
-	31, // 18: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
-	32, // 19: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
-	32, // 20: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
-	3,  // 21: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
-	33, // 22: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
-	34, // 23: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
-	29, // 24: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
-	30, // 25: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
-	12, // 26: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
-	30, // 27: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
-	4,  // 28: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
-	30, // 29: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
-	7,  // 30: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
-	7,  // 31: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
-	12, // 32: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
-	30, // 33: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
-	4,  // 34: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
-	7,  // 35: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
-	9,  // 36: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
-	12, // 37: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
-	32, // 38: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
-	1,  // 39: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	23, // 40: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
-	23, // 41: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
-	1,  // 42: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	26, // 43: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
-	27, // 44: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
-	5,  // 45: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
-	13, // 46: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
-	18, // 47: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
-	20, // 48: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
-	22, // 49: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
-	25, // 50: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
-	6,  // 51: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
-	17, // 52: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
-	19, // 53: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
-	21, // 54: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
-	24, // 55: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
-	28, // 56: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
-	51, // [51:57] is the sub-list for method output_type
-	45, // [45:51] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	1,  // 1: ctxc.v1.CompileOptions.render:type_name -> ctxc.v1.RenderFormat
+	35, // 2: ctxc.v1.CompileOptions.template_variables:type_name -> ctxc.v1.CompileOptions.TemplateVariablesEntry
+	37, // 3: ctxc.v1.CompileRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 4: ctxc.v1.CompileRequest.options:type_name -> ctxc.v1.CompileOptions
+	38, // 5: ctxc.v1.CompileRequest.model:type_name -> ctxc.v1.ModelSpec
+	2,  // 6: ctxc.v1.CompileRequest.input_format:type_name -> ctxc.v1.InputFormat
+	7,  // 7: ctxc.v1.CompileRequest.attachments:type_name -> ctxc.v1.Attachment
+	39, // 8: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
+	10, // 9: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
+	15, // 10: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
+	3,  // 11: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	11, // 12: ctxc.v1.TokenBudget.breakdown:type_name -> ctxc.v1.TokenBreakdown
+	4,  // 13: ctxc.v1.MessageReport.disposition:type_name -> ctxc.v1.Disposition
+	3,  // 14: ctxc.v1.MessageReport.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	13, // 15: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
+	12, // 16: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
+	14, // 17: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
+	16, // 18: ctxc.v1.CompileReport.artifacts:type_name -> ctxc.v1.ArtifactUsage
+	17, // 19: ctxc.v1.CompileReport.model_usage:type_name -> ctxc.v1.ModelUsage
+	18, // 20: ctxc.v1.CompileReport.cache:type_name -> ctxc.v1.CacheStats
+	37, // 21: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
+	20, // 22: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
+	21, // 23: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
+	22, // 24: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
+	38, // 25: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
+	39, // 26: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
+	39, // 27: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
+	5,  // 28: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
+	40, // 29: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
+	41, // 30: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
+	36, // 31: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
+	37, // 32: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
+	15, // 33: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
+	37, // 34: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 35: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
+	37, // 36: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
+	10, // 37: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
+	10, // 38: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
+	15, // 39: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
+	37, // 40: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 41: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
+	10, // 42: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
+	12, // 43: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
+	15, // 44: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
+	39, // 45: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
+	3,  // 46: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	29, // 47: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
+	29, // 48: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
+	3,  // 49: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	32, // 50: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
+	33, // 51: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
+	8,  // 52: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
+	19, // 53: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
+	24, // 54: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
+	26, // 55: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
+	28, // 56: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
+	31, // 57: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
+	9,  // 58: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
+	23, // 59: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
+	25, // 60: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
+	27, // 61: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
+	30, // 62: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
+	34, // 63: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
+	58, // [58:64] is the sub-list for method output_type
+	52, // [52:58] is the sub-list for method input_type
+	52, // [52:52] is the sub-list for extension type_name
+	52, // [52:52] is the sub-list for extension extendee
+	0,  // [0:52] is the sub-list for field type_name
 }
 
 func init() { file_ctxc_v1_compiler_service_proto_init() }
@@ -2688,12 +3326,12 @@ func file_ctxc_v1_compiler_service_proto_init() {
 	}
 	file_ctxc_v1_agent_state_proto_init()
 	file_ctxc_v1_compiler_service_proto_msgTypes[0].OneofWrappers = []any{}
-	file_ctxc_v1_compiler_service_proto_msgTypes[9].OneofWrappers = []any{
+	file_ctxc_v1_compiler_service_proto_msgTypes[13].OneofWrappers = []any{
 		(*RouteRequest_UserTurn)(nil),
 		(*RouteRequest_Step)(nil),
 		(*RouteRequest_Event)(nil),
 	}
-	file_ctxc_v1_compiler_service_proto_msgTypes[18].OneofWrappers = []any{
+	file_ctxc_v1_compiler_service_proto_msgTypes[22].OneofWrappers = []any{
 		(*CountTokensRequest_Model)(nil),
 		(*CountTokensRequest_Encoding)(nil),
 	}
@@ -2702,8 +3340,8 @@ func file_ctxc_v1_compiler_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ctxc_v1_compiler_service_proto_rawDesc), len(file_ctxc_v1_compiler_service_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   26,
+			NumEnums:      6,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
