@@ -17,6 +17,7 @@ const (
 	ReasonProviderMismatch        = "PROVIDER_MISMATCH"
 	ReasonLimitExceeded           = "LIMIT_EXCEEDED"
 	ReasonInvariantViolated       = "INVARIANT_VIOLATED"
+	ReasonBackendUnavailable      = "BACKEND_UNAVAILABLE"
 )
 
 // FieldViolation names one bad field by its full path
@@ -95,6 +96,15 @@ type PreconditionError struct {
 }
 
 func (e *PreconditionError) Error() string { return e.Field + ": " + e.Detail }
+
+// UnavailableError is a required external backend (an LLM endpoint) that is
+// down when the profile allows no fallback; the server answers UNAVAILABLE.
+type UnavailableError struct {
+	Backend string
+	Detail  string
+}
+
+func (e *UnavailableError) Error() string { return e.Backend + " unavailable: " + e.Detail }
 
 // ErrInvariant marks a violated invariant: a bug in a policy, never output.
 var ErrInvariant = errors.New("invariant violated")

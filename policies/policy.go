@@ -9,19 +9,22 @@ import (
 // Stage is a pipeline stage kind. Stages run in the order of these constants.
 type Stage uint8
 
-// The stages, in their fixed order (DESIGN.md).
+// The stages, in their fixed order (DESIGN.md, with the LLM planning stage of
+// seed 003 between budget and decide: it needs the budget, and the decision
+// should see what planning left).
 const (
 	StageNormalize Stage = iota + 1
 	StageProject
 	StageIsolate
 	StageEstimate
 	StageBudget
+	StagePlan
 	StageDecide
 	StageCompact
 	StageRender
 )
 
-var stageNames = [...]string{"", "normalize", "project", "isolate", "estimate", "budget", "decide", "compact", "render"}
+var stageNames = [...]string{"", "normalize", "project", "isolate", "estimate", "budget", "plan", "decide", "compact", "render"}
 
 func (s Stage) String() string {
 	if int(s) < len(stageNames) && s > 0 {

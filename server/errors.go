@@ -40,6 +40,7 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 		irreducible  *policies.IrreducibleError
 		limit        *policies.LimitError
 		precondition *policies.PreconditionError
+		unavailable  *policies.UnavailableError
 	)
 	switch {
 	case errors.As(err, &invalid):
@@ -76,6 +77,8 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 			&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{
 				Type: precondition.Reason, Subject: precondition.Field, Description: precondition.Detail,
 			}}})
+	case errors.As(err, &unavailable):
+		return newStatus(codes.Unavailable, unavailable.Error(), policies.ReasonBackendUnavailable, map[string]string{"backend": unavailable.Backend})
 	case errors.Is(err, context.DeadlineExceeded):
 		return newStatus(codes.DeadlineExceeded, "deadline exceeded before the call completed", reasonDeadlineExceeded, nil)
 	case errors.Is(err, context.Canceled):

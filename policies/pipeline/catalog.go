@@ -148,7 +148,7 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 		}
 		declared[f.Stage()] = true
 		if f.Stage() < last {
-			problems = append(problems, fmt.Errorf("%s: stage %s cannot follow stage %s (order: normalize, project, isolate, estimate, budget, decide, compact, render)", where, f.Stage(), last))
+			problems = append(problems, fmt.Errorf("%s: stage %s cannot follow stage %s (order: normalize, project, isolate, estimate, budget, plan, decide, compact, render)", where, f.Stage(), last))
 		}
 		last = f.Stage()
 		if i == 0 && f.Stage() != policies.StageNormalize {
@@ -183,6 +183,9 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 		problems = append(problems, err)
 	}
 	if err := requireStage(declared, policies.StageDecide, policies.StageBudget); err != nil {
+		problems = append(problems, err)
+	}
+	if err := requireStage(declared, policies.StagePlan, policies.StageEstimate, policies.StageBudget); err != nil {
 		problems = append(problems, err)
 	}
 	if len(problems) > 0 {

@@ -151,10 +151,18 @@ func (r *runner) run(ctx context.Context) error {
 			compactChanged = compactChanged || changed
 			continue
 		}
+		tokensBefore := r.tokens()
 		if err := r.step(ctx, s); err != nil {
 			return err
 		}
 		if s.stage == policies.StageBudget {
+			r.afterBudget()
+		}
+		if s.stage == policies.StagePlan && budgetStep != nil && r.tokens() != tokensBefore {
+			// The decision must see what planning left, not what came in.
+			if err := budgetStep.policy.Apply(ctx, r.w); err != nil {
+				return fmt.Errorf("stage %s: %w", budgetStep.stage, err)
+			}
 			r.afterBudget()
 		}
 	}
