@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -253,5 +255,88 @@ func TestRouteWithStateBlobs(t *testing.T) {
 	}
 	if !fresh.GetHistoryDiscarded() || fresh.GetState().GetSchemaVersion() != 1 || len(fresh.GetState().GetContext().GetMessages()) != 1 {
 		t.Errorf("reset of an old version: %v", fresh)
+	}
+}
+
+// TestRouteCompactsWhenAnExecutionEnds: with a profile that asks for it, the
+// final answer of an execution triggers compaction of the returned state; the
+// log keeps every message and gains a summary that says what it covers.
+func TestRouteCompactsWhenAnExecutionEnds(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "ctxc.yaml")
+	if err := os.WriteFile(config, []byte(`
+profiles:
+  - name: session
+    compact_on_execution_end: true
+    stages:
+      - policy: normalize
+      - policy: project
+      - policy: estimate
+      - policy: token_budget
+      - policy: message_count
+        settings: {max_messages: 8}
+      - policy: summarize
+      - policy: truncate
+      - policy: repair
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, "--config", config)
+	client := s.client()
+	ctx := context.Background()
+	st := readExample(t, "coding-agent.json").GetState() // exec-2 is running
+	before := st.GetContext().GetMessages()
+
+	// A tool step does not end the execution: no compaction.
+	mid, err := client.Route(ctx, &ctxcv1.RouteRequest{State: st, Profile: "session", Input: &ctxcv1.RouteRequest_Step{Step: &ctxcv1.AgentStep{
+		FinishReason: ctxcv1.FinishReason_FINISH_REASON_TOOL_CALLS,
+		Messages: []*ctxcv1.Message{
+			{Role: ctxcv1.Role_ROLE_ASSISTANT, Parts: []*ctxcv1.Part{call("c9", "run_tests", `{"packages":"./internal/stock/..."}`)}},
+			{Role: ctxcv1.Role_ROLE_TOOL, Parts: []*ctxcv1.Part{result("c9", "run_tests", "ok  inventory/internal/stock 0.3s", false)}},
+		},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid.GetCompactionReport() != nil {
+		t.Errorf("compacted inside a running tool loop: %v", mid.GetCompactionReport())
+	}
+
+	end, err := client.Route(ctx, &ctxcv1.RouteRequest{State: mid.GetState(), Profile: "session", Input: &ctxcv1.RouteRequest_Step{Step: &ctxcv1.AgentStep{
+		FinishReason: ctxcv1.FinishReason_FINISH_REASON_STOP,
+		Messages:     []*ctxcv1.Message{{Role: ctxcv1.Role_ROLE_ASSISTANT, Parts: []*ctxcv1.Part{text("Added TestReserveOutOfStock; the package passes.")}}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !end.GetExecutionEnded() || !end.GetCompactionReport().GetCompacted() {
+		t.Fatalf("ended=%v report=%v", end.GetExecutionEnded(), end.GetCompactionReport())
+	}
+	log := end.GetState().GetContext().GetMessages()
+	for i, m := range before {
+		if log[i].GetId() != m.GetId() {
+			t.Fatalf("log[%d] = %s, want %s: compaction must not delete or reorder", i, log[i].GetId(), m.GetId())
+		}
+	}
+	last := log[len(log)-1]
+	if last.GetKind() != ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY || len(last.GetCoversMessageIds()) == 0 {
+		t.Errorf("last log message %s kind %v covers %v, want a summary", last.GetId(), last.GetKind(), last.GetCoversMessageIds())
+	}
+}
+
+// TestIrreducibleContextIsRefusedInOneCall: a window too small for the system
+// prompt, the first task and the newest turn is RESOURCE_EXHAUSTED with the
+// numbers, not a loop and not a context that breaks the invariants.
+func TestIrreducibleContextIsRefusedInOneCall(t *testing.T) {
+	s := startServer(t)
+	req := readExample(t, "coding-agent.json")
+	window := uint32(400)
+	req.Options = &ctxcv1.CompileOptions{MaxContextTokenCount: &window}
+	for _, profile := range []string{"pragmatic", "budget-aware", "policy-driven"} {
+		req.Profile = profile
+		_, err := s.client().Compile(context.Background(), req)
+		info := wantStatus(t, err, codes.ResourceExhausted, "CONTEXT_IRREDUCIBLE")
+		if info.GetMetadata()["needed_tokens"] == "" || info.GetMetadata()["available_tokens"] != "300" {
+			t.Errorf("%s: metadata %v, want needed_tokens and available_tokens=300 (400 minus 100 reserved for output)", profile, info.GetMetadata())
+		}
 	}
 }

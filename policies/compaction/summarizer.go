@@ -243,7 +243,13 @@ func describeCall(c policies.ToolCall) string {
 		var v string
 		switch x := args[k].(type) {
 		case string:
-			v = shorten(x, 60)
+			// A multi-line value is a body (file content, a patch), not a key
+			// argument: its size says enough.
+			if n := strings.Count(x, "\n"); n > 0 {
+				v = fmt.Sprintf("<%d lines>", n+1)
+			} else {
+				v = shorten(x, 60)
+			}
 		case float64, bool:
 			v = fmt.Sprint(x)
 		default:

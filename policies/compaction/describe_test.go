@@ -1,0 +1,22 @@
+package compaction
+
+import (
+	"testing"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+func TestDescribeCallShowsKeyArgumentsNotBodies(t *testing.T) {
+	tests := []struct{ args, want string }{
+		{`{"path":"a.go"}`, "write_file(path=a.go)"},
+		{`{"path":"a.go","content":"package a\n\nfunc A() {}\n"}`, "write_file(content=<4 lines>, path=a.go)"},
+		{`{"n":3,"force":true,"opts":{"x":1}}`, "write_file(force=true, n=3)"},
+		{`not json`, "write_file(not json)"},
+		{``, "write_file()"},
+	}
+	for _, tt := range tests {
+		if got := describeCall(policies.ToolCall{Name: "write_file", ArgumentsJSON: tt.args}); got != tt.want {
+			t.Errorf("describeCall(%s) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
