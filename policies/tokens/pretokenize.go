@@ -16,7 +16,8 @@ import (
 // every byte of invalid UTF-8 into its own U+FFFD. utf8.DecodeRuneInString
 // does the same (utf8.RuneError, width 1), and U+FFFD is a symbol (So), so an
 // invalid byte is an "other" character here exactly as there, and pieces keep
-// the original bytes.
+// the original bytes. Classes come from the same unicode tables regexp2 reads,
+// so a Go upgrade moves both alike.
 
 // splitFunc returns the end of the piece of s that starts at start < len(s).
 type splitFunc func(s string, start int) (end int)
@@ -33,8 +34,8 @@ const (
 	classLowerCase                       // [\p{Ll}\p{Lm}\p{Lo}\p{M}] (o200k)
 )
 
-// classOther is [^\s\p{L}\p{N}]: a rune is "other" when it has none of these.
-const classOther = classLetter | classNumber | classSpace
+// isOther reports [^\s\p{L}\p{N}]: punctuation, symbols, marks, controls.
+func isOther(c runeClass) bool { return c&(classLetter|classNumber|classSpace) == 0 }
 
 // classNoPrefix excludes a rune from the optional prefix [^\r\n\p{L}\p{N}].
 const classNoPrefix = classLetter | classNumber | classNewline
@@ -103,7 +104,7 @@ func skipAny(s string, i int, want runeClass) int {
 func skipOther(s string, i int) int {
 	for i < len(s) {
 		c, size := classAt(s, i)
-		if c&classOther != 0 {
+		if !isOther(c) {
 			break
 		}
 		i += size
@@ -228,11 +229,11 @@ func splitCL100K(s string, start int) int {
 // splitPunctuation matches ` ?[^\s\p{L}\p{N}]+` at start, whose rune has
 // class c0.
 func splitPunctuation(s string, start int, c0 runeClass) (int, bool) {
-	if c0&classOther == 0 {
+	if isOther(c0) {
 		return skipOther(s, start), true
 	}
 	if s[start] == ' ' && start+1 < len(s) {
-		if c1, _ := classAt(s, start+1); c1&classOther == 0 {
+		if c1, _ := classAt(s, start+1); isOther(c1) {
 			return skipOther(s, start+1), true
 		}
 	}
@@ -326,7 +327,7 @@ func splitP50K(s string, start int) int {
 		return skipAny(s, at+size, classLetter)
 	case c&classNumber != 0:
 		return skipAny(s, at+size, classNumber)
-	case c&classOther == 0:
+	case isOther(c):
 		return skipOther(s, at+size)
 	}
 	return splitWhitespace(s, start, false)
