@@ -68,8 +68,10 @@ func benchRegistry(b *testing.B) *policies.Registry {
 	return reg
 }
 
-// noopServiceDesc is a second service on the same server whose handler only
-// decodes a CompileRequest: the baseline cost of moving the payload over gRPC.
+// noopServiceDesc is a second service on the same server with two baselines:
+// Noop only decodes a CompileRequest (the cost of moving the request payload
+// over gRPC); Echo also sends the state's messages back as the response, as an
+// identity compile would (the payload in both directions, no pipeline).
 var noopServiceDesc = grpc.ServiceDesc{
 	ServiceName: "ctxc.bench.NoopService",
 	HandlerType: (*any)(nil),
@@ -82,11 +84,23 @@ var noopServiceDesc = grpc.ServiceDesc{
 			}
 			return &ctxcv1.CompileResponse{}, nil
 		},
+	}, {
+		MethodName: "Echo",
+		Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+			req := new(ctxcv1.CompileRequest)
+			if err := dec(req); err != nil {
+				return nil, err
+			}
+			return &ctxcv1.CompileResponse{Messages: req.GetState().GetContext().GetMessages()}, nil
+		},
 	}},
 	Metadata: "server/bench_test.go",
 }
 
-const noopMethod = "/ctxc.bench.NoopService/Noop"
+const (
+	noopMethod = "/ctxc.bench.NoopService/Noop"
+	echoMethod = "/ctxc.bench.NoopService/Echo"
+)
 
 // benchServer is the production wiring (server.New over a catalog of the
 // built-in profiles and a real token service) behind a loopback gRPC server.
@@ -138,8 +152,8 @@ func (s *benchServer) compile(b *testing.B, req *ctxcv1.CompileRequest) *ctxcv1.
 	return resp
 }
 
-func (s *benchServer) noop(b *testing.B, req *ctxcv1.CompileRequest) {
-	if err := s.conn.Invoke(context.Background(), noopMethod, req, new(ctxcv1.CompileResponse)); err != nil {
+func (s *benchServer) noop(b *testing.B, method string, req *ctxcv1.CompileRequest) {
+	if err := s.conn.Invoke(context.Background(), method, req, new(ctxcv1.CompileResponse)); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -168,7 +182,14 @@ func BenchmarkCompileVsNoop(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(proto.Size(req)))
 			for b.Loop() {
-				s.noop(b, req)
+				s.noop(b, noopMethod, req)
+			}
+		})
+		b.Run(prefix+"echo", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(proto.Size(req)))
+			for b.Loop() {
+				s.noop(b, echoMethod, req)
 			}
 		})
 		b.Run(prefix+"compile-warm", func(b *testing.B) {
