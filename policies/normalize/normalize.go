@@ -34,13 +34,86 @@ func Normalize(w *policies.Work, cfg *Config) {
 }
 
 func run(w *policies.Work, cfg *Config, policy string) {
+	runPasses(w, cfg, policy, true)
+}
+
+// runPasses runs the repairs. With shortcut, the tool-unit rebuild is skipped
+// when the units are already well formed: it is the one pass that copies the
+// whole view, and a log that clients maintain through Route is almost always
+// well formed. The tests prove the shortcut changes no result.
+func runPasses(w *policies.Work, cfg *Config, policy string, shortcut bool) {
 	n := &pass{w: w, policy: policy}
 	n.removeEmptyParts()
 	if cfg != nil && cfg.DropOldReasoning {
 		n.dropOldReasoning()
 	}
 	n.dropEmptyMessages()
+	if shortcut && toolUnitsWellFormed(w) {
+		return
+	}
 	n.rebuildToolUnits()
+}
+
+// toolUnitsWellFormed reports whether rebuildToolUnits would change nothing:
+// every tool message directly follows the unit of the assistant message whose
+// calls it answers, holds only results, answers each call once and names its
+// tool, and every call outside the running execution has its result.
+func toolUnitsWellFormed(w *policies.Work) bool {
+	entries := w.Entries
+	running := ""
+	if w.State != nil && w.State.Execution.Running() {
+		running = w.State.Execution.ID
+	}
+	type call struct {
+		id       string
+		answered bool
+	}
+	var calls []call
+	for i := 0; i < len(entries); {
+		head := &entries[i].Message
+		if head.Role == policies.RoleTool {
+			return false
+		}
+		i++
+		if head.Role != policies.RoleAssistant || !head.HasToolCalls() {
+			continue
+		}
+		calls = calls[:0]
+		for _, p := range head.Parts {
+			if p.Kind == policies.PartToolCall {
+				calls = append(calls, call{id: p.ToolCall.ID})
+			}
+		}
+		for ; i < len(entries) && entries[i].Message.Role == policies.RoleTool; i++ {
+			results := 0
+			for _, p := range entries[i].Message.Parts {
+				if p.Kind != policies.PartToolResult || p.ToolResult.Name == "" {
+					return false
+				}
+				k := 0
+				for k < len(calls) && calls[k].id != p.ToolResult.ToolCallID {
+					k++
+				}
+				if k == len(calls) || calls[k].answered {
+					return false
+				}
+				calls[k].answered = true
+				results++
+			}
+			if results == 0 {
+				return false
+			}
+		}
+		if running != "" && head.ExecutionID == running {
+			continue
+		}
+		for _, c := range calls {
+			if !c.answered {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 type pass struct {
@@ -133,6 +206,13 @@ func (n *pass) dropOldReasoning() {
 }
 
 func (n *pass) dropEmptyMessages() {
+	empty := false
+	for i := range n.w.Entries {
+		empty = empty || (len(n.w.Entries[i].Message.Parts) == 0 && n.w.Entries[i].Message.Mask == nil)
+	}
+	if !empty {
+		return
+	}
 	out := n.w.Entries[:0:0]
 	for i := range n.w.Entries {
 		e := &n.w.Entries[i]
