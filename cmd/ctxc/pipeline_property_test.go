@@ -95,9 +95,10 @@ func checkCompiled(t *testing.T, label string, st *policies.State, res *pipeline
 // TestEveryProfileKeepsTheInvariants runs every built-in profile and every
 // isolation policy over generated states and windows from roomy to tight.
 func TestEveryProfileKeepsTheInvariants(t *testing.T) {
-	states := 120
+	// 400 states at three windows each: 1,200 (state, budget) pairs per profile.
+	states := 400
 	if testing.Short() {
-		states = 30
+		states = 40
 	}
 	profiles := isolationProfiles(t)
 	names := []string{"pragmatic", "budget-aware", "policy-driven"}
