@@ -142,7 +142,10 @@ func (c *counter) tokenizeContent(m *policies.Message) int {
 		case policies.PartToolCall:
 			n += c.enc.count(p.ToolCall.Name) + c.enc.count(p.ToolCall.ArgumentsJSON)
 		case policies.PartToolResult:
-			n += c.enc.count(p.ToolResult.Content)
+			// Through the text cache: observation masking counts tool outputs
+			// as bare text before the estimate stage counts their messages, and
+			// a large output must not be tokenized twice.
+			n += c.rawText(p.ToolResult.Content)
 		case policies.PartReasoning:
 			n += c.enc.count(p.Reasoning.Text)
 		}
