@@ -1,0 +1,129 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is one helper model (seed 003's ModelConfig entry): which model, on
+// which endpoint, with which limits.
+type Config struct {
+	// Model is the model name sent to the endpoint ("gpt-4o-mini", "llama3.2").
+	Model string `yaml:"model" json:"model"`
+	// BaseURL is the OpenAI-compatible API root ("https://api.openai.com/v1",
+	// "http://localhost:11434/v1" for Ollama).
+	BaseURL string `yaml:"base_url" json:"base_url"`
+	// APIKeyEnv names the environment variable holding the API key; it is read
+	// once at start and never logged. Empty sends no key (local endpoints).
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env"`
+	// Provider is reported as gen_ai.provider.name ("openai", "ollama", "vllm").
+	// Default "openai".
+	Provider string `yaml:"provider" json:"provider"`
+	// Timeout bounds one call, retries included; the request's deadline bounds
+	// it too. Default 30s.
+	Timeout time.Duration `yaml:"timeout" json:"timeout"`
+	// MaxRetries is how many times a retryable failure (429, 5xx, connection
+	// error) is retried. Default 2.
+	MaxRetries int `yaml:"max_retries" json:"max_retries"`
+	// ContextWindow is the model's own window in tokens; prompts larger than it
+	// are chunked by the caller. Default 8192.
+	ContextWindow int `yaml:"context_window" json:"context_window"`
+	// BreakerFailures is how many consecutive failed attempts on the endpoint
+	// open its circuit breaker. Default 5.
+	BreakerFailures int `yaml:"breaker_failures" json:"breaker_failures"`
+	// BreakerCooldown is how long an open breaker refuses calls before one
+	// probe is let through. Default 30s.
+	BreakerCooldown time.Duration `yaml:"breaker_cooldown" json:"breaker_cooldown"`
+}
+
+// DefaultConfig returns a Config with every default set and no model.
+func DefaultConfig() Config {
+	return Config{
+		Provider:        "openai",
+		Timeout:         30 * time.Second,
+		MaxRetries:      2,
+		ContextWindow:   8192,
+		BreakerFailures: 5,
+		BreakerCooldown: 30 * time.Second,
+	}
+}
+
+// Validate reports every problem of the config.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Model == "" {
+		errs = append(errs, errors.New("model: empty"))
+	}
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("base_url: %q is not an http(s) URL", c.BaseURL))
+	}
+	if c.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("timeout: %v must be positive", c.Timeout))
+	}
+	if c.MaxRetries < 0 || c.MaxRetries > 10 {
+		errs = append(errs, fmt.Errorf("max_retries: %d must be in [0, 10]", c.MaxRetries))
+	}
+	if c.ContextWindow < 512 {
+		errs = append(errs, fmt.Errorf("context_window: %d is less than 512", c.ContextWindow))
+	}
+	if c.BreakerFailures < 1 {
+		errs = append(errs, fmt.Errorf("breaker_failures: %d is less than 1", c.BreakerFailures))
+	}
+	if c.BreakerCooldown <= 0 {
+		errs = append(errs, fmt.Errorf("breaker_cooldown: %v must be positive", c.BreakerCooldown))
+	}
+	return errors.Join(errs...)
+}
+
+// ModelsConfig is the config file's `models` section for helper models
+// (seed 003's ModelConfig without the primary model, which comes with each
+// request). A nil entry means no such model: the policies then use their
+// deterministic fallbacks.
+type ModelsConfig struct {
+	Planner    *Config `yaml:"planner" json:"planner"`
+	Summarizer *Config `yaml:"summarizer" json:"summarizer"`
+}
+
+// Validate reports every problem of the configured models.
+func (c *ModelsConfig) Validate() error {
+	var errs []error
+	if c.Planner != nil {
+		if err := c.Planner.Validate(); err != nil {
+			errs = append(errs, prefix("planner", err))
+		}
+	}
+	if c.Summarizer != nil {
+		if err := c.Summarizer.Validate(); err != nil {
+			errs = append(errs, prefix("summarizer", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// prefix puts name. before each joined error's lines.
+func prefix(name string, err error) error {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			errs = append(errs, fmt.Errorf("%s.%w", name, e))
+		}
+		return errors.Join(errs...)
+	}
+	return fmt.Errorf("%s.%w", name, err)
+}
+
+// UnmarshalYAML decodes a model entry over DefaultConfig, so a config file
+// names only what differs from the defaults.
+func (c *Config) UnmarshalYAML(node *yaml.Node) error {
+	type plain Config
+	v := plain(DefaultConfig())
+	if err := node.Decode(&v); err != nil {
+		return err
+	}
+	*c = Config(v)
+	return nil
+}

@@ -1,0 +1,75 @@
+package planning
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Thresholds tune ShouldUseLLMPlanning (seed 003's table).
+type Thresholds struct {
+	// MinTotalChars: artifacts smaller than this in all are never planned. Default 5000.
+	MinTotalChars int `yaml:"min_total_chars" json:"min_total_chars"`
+	// LargeArtifactChars: an artifact this large is worth planning. Default 10000.
+	LargeArtifactChars int `yaml:"large_artifact_chars" json:"large_artifact_chars"`
+	// FitBufferRatio: artifacts fit when their tokens times 1+ratio fit the
+	// budget. Default 0.30.
+	FitBufferRatio float64 `yaml:"fit_buffer_ratio" json:"fit_buffer_ratio"`
+	// NearLimitRatio: artifacts using this share of the budget or more are
+	// near the limit. Default 0.90.
+	NearLimitRatio float64 `yaml:"near_limit_ratio" json:"near_limit_ratio"`
+	// ExpensiveInputPerMTok: a primary model whose input costs this many US
+	// dollars per million tokens or more is expensive (seed 003: 0.00001 per
+	// token). Default 10.
+	ExpensiveInputPerMTok float64 `yaml:"expensive_input_per_mtok" json:"expensive_input_per_mtok"`
+}
+
+// Config is the "llm_plan" policy's settings.
+type Config struct {
+	// Strict makes a planner failure fail the request with UNAVAILABLE instead
+	// of using the deterministic plan. Default false.
+	Strict bool `yaml:"strict" json:"strict"`
+	// PreviewChars is how much of each artifact the planner sees. Default 600.
+	PreviewChars int `yaml:"preview_chars" json:"preview_chars"`
+	// ChunkChars is the size of the chunks extract ranks. Default 800.
+	ChunkChars int `yaml:"chunk_chars" json:"chunk_chars"`
+	// MaxSummaryTokens caps one artifact's summary. Default 500.
+	MaxSummaryTokens int `yaml:"max_summary_tokens" json:"max_summary_tokens"`
+	// MaxExtractTokens caps one artifact's extract. Default 1000.
+	MaxExtractTokens int `yaml:"max_extract_tokens" json:"max_extract_tokens"`
+	// Thresholds decide when the planner is called.
+	Thresholds Thresholds `yaml:"thresholds" json:"thresholds"`
+}
+
+// Validate reports every problem of the config.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.PreviewChars < 50 {
+		errs = append(errs, fmt.Errorf("preview_chars: %d is less than 50", c.PreviewChars))
+	}
+	if c.ChunkChars < 100 {
+		errs = append(errs, fmt.Errorf("chunk_chars: %d is less than 100", c.ChunkChars))
+	}
+	if c.MaxSummaryTokens < 16 {
+		errs = append(errs, fmt.Errorf("max_summary_tokens: %d is less than 16", c.MaxSummaryTokens))
+	}
+	if c.MaxExtractTokens < 16 {
+		errs = append(errs, fmt.Errorf("max_extract_tokens: %d is less than 16", c.MaxExtractTokens))
+	}
+	t := &c.Thresholds
+	if t.MinTotalChars < 0 {
+		errs = append(errs, fmt.Errorf("thresholds.min_total_chars: %d is negative", t.MinTotalChars))
+	}
+	if t.LargeArtifactChars < 1 {
+		errs = append(errs, fmt.Errorf("thresholds.large_artifact_chars: %d is less than 1", t.LargeArtifactChars))
+	}
+	if !(t.FitBufferRatio >= 0 && t.FitBufferRatio <= 10) {
+		errs = append(errs, fmt.Errorf("thresholds.fit_buffer_ratio: %v must be in [0, 10]", t.FitBufferRatio))
+	}
+	if !(t.NearLimitRatio > 0 && t.NearLimitRatio <= 1) {
+		errs = append(errs, fmt.Errorf("thresholds.near_limit_ratio: %v must be in (0, 1]", t.NearLimitRatio))
+	}
+	if t.ExpensiveInputPerMTok < 0 {
+		errs = append(errs, fmt.Errorf("thresholds.expensive_input_per_mtok: %v is negative", t.ExpensiveInputPerMTok))
+	}
+	return errors.Join(errs...)
+}

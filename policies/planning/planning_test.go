@@ -1,0 +1,291 @@
+package planning_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/llm"
+	"github.com/contextcompiler/ctxc/llm/llmtest"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/planning"
+	"github.com/contextcompiler/ctxc/policies/statetest"
+	"github.com/contextcompiler/ctxc/summarycache"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+const (
+	question = "Why did the export hit a disk error?"
+	needle   = "ERROR disk quota exceeded on /var/data"
+)
+
+// session is two finished turns: the first read a 12K-character log (a
+// historical artifact), the second asks about it.
+func session() *policies.State {
+	var log strings.Builder
+	for i := 0; log.Len() < 12000; i++ {
+		fmt.Fprintf(&log, "INFO step %d of the export completed normally\n", i)
+		if i == 180 {
+			log.WriteString(needle + "\n")
+		}
+	}
+	text := func(id string, role policies.Role, s string) policies.Message {
+		return policies.Message{ID: id, Role: role, ExecutionID: "e" + id[1:2], Parts: []policies.Part{policies.TextPart(s)}}
+	}
+	msgs := []policies.Message{
+		{ID: "m1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("Read the export log.")}},
+		{ID: "m2", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "read_file", ArgumentsJSON: `{"path":"/var/log/export.log"}`}}}},
+		{ID: "m3", Role: policies.RoleTool, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "c1", Name: "read_file", Content: log.String()}}}},
+		{ID: "m4", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{policies.TextPart("The log has 250 lines.")}},
+		text("m5", policies.RoleUser, question),
+	}
+	msgs[4].ExecutionID = ""
+	return &policies.State{Context: policies.Context{Messages: msgs, SystemPrompt: "You are an ops assistant."},
+		Model: policies.ModelSpec{Name: "target"}, Execution: policies.Execution{ID: "e2", Status: policies.ExecutionRunning}}
+}
+
+// work is the Work the plan stage gets: budget set, recency window of one turn.
+func work(budgetTokens int) *policies.Work {
+	w := statetest.Work(session())
+	w.RecentTurns = 1
+	w.Attachments = []policies.Attachment{{ID: "runbook", Title: "Export runbook", Source: "https://wiki/runbook", Content: "If the export fails, check the disk quota of /var/data first."}}
+	w.Budget = &policies.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: budgetTokens, Remaining: 128000 - w.UsedTokens() - 4096}
+	return w
+}
+
+func prices(model string) (float64, float64, bool) { return 1, 2, model == "planner-mini" }
+
+type setup struct {
+	srv    *llmtest.Server
+	client *llm.Client
+	cache  *summarycache.Cache
+}
+
+func newSetup(t *testing.T, replies ...llmtest.Reply) setup {
+	t.Helper()
+	srv := llmtest.NewServer(t, replies...)
+	cfg := llm.DefaultConfig()
+	cfg.Model, cfg.BaseURL, cfg.Timeout, cfg.MaxRetries, cfg.BreakerFailures = "planner-mini", srv.URL, 300*time.Millisecond, 1, 4
+	client, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := summarycache.New(summarycache.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return setup{srv: srv, client: client, cache: cache}
+}
+
+func newPolicy(t *testing.T, deps planning.Deps, strict bool) policies.Policy {
+	t.Helper()
+	f := planning.NewFactory(deps)
+	cfg := f.CreateDefaultConfig().(*planning.Config)
+	cfg.Strict = strict
+	p, err := f.Create(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func toolContent(w *policies.Work) string {
+	for _, e := range w.Entries {
+		if e.Message.ID == "m3" {
+			return e.Message.Parts[0].ToolResult.Content
+		}
+	}
+	return ""
+}
+
+func ids(w *policies.Work) []string {
+	var out []string
+	for _, e := range w.Entries {
+		out = append(out, e.Message.ID)
+	}
+	return out
+}
+
+const goodPlan = `{"artifacts":[{"artifact_id":"runbook","strategy":"include","priority":1,"rationale":"explains the failure"},
+{"artifact_id":"tool:c1","strategy":"extract","priority":2,"rationale":"only the error matters","query":"error disk quota"}],"reasoning":"r"}`
+
+func TestPlanOutcomes(t *testing.T) {
+	slow := llmtest.Reply{Delay: 5 * time.Second, Content: goodPlan}
+	tests := []struct {
+		name         string
+		replies      []llmtest.Reply
+		strict       bool
+		noPlanner    bool
+		wantCalls    int
+		wantPlanned  bool
+		wantDegraded string
+		wantErr      bool
+	}{
+		{name: "good plan is applied", replies: []llmtest.Reply{{Content: goodPlan}}, wantCalls: 1, wantPlanned: true},
+		{name: "429 with Retry-After then good plan", replies: []llmtest.Reply{{Status: 429, RetryAfter: "0"}, {Content: goodPlan}}, wantCalls: 2, wantPlanned: true},
+		{name: "malformed plan falls back", replies: []llmtest.Reply{{Content: `{"artifacts":[{"artifact_id":"nope","strategy":"include","priority":1}]}`}}, wantCalls: 1, wantDegraded: "unknown artifact_id"},
+		{name: "prose instead of JSON falls back", replies: []llmtest.Reply{{Content: "Include everything."}}, wantCalls: 1, wantDegraded: "plan is not JSON"},
+		{name: "slow planner falls back", replies: []llmtest.Reply{slow}, wantCalls: 1, wantDegraded: "timeout"},
+		{name: "500s are retried then fall back", replies: []llmtest.Reply{{Status: 500}, {Status: 500}}, wantCalls: 2, wantDegraded: "server_error after 2 attempt(s)"},
+		{name: "no planner configured", noPlanner: true, wantDegraded: "no planner model configured"},
+		{name: "strict fails the request", replies: []llmtest.Reply{{Status: 500}, {Status: 500}}, strict: true, wantCalls: 2, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSetup(t, tc.replies...)
+			deps := planning.Deps{Planner: s.client, Cache: s.cache, Prices: prices}
+			if tc.noPlanner {
+				deps.Planner = nil
+			}
+			w := work(2000)
+			err := newPolicy(t, deps, tc.strict).Apply(context.Background(), w)
+			statetest.Recount(w)
+			if tc.wantErr {
+				var unavailable *policies.UnavailableError
+				if !errors.As(err, &unavailable) {
+					t.Fatalf("err %v, want *policies.UnavailableError", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.srv.Calls() != tc.wantCalls || w.PlanningUsed != tc.wantPlanned {
+				t.Errorf("calls %d planning used %v, want %d %v", s.srv.Calls(), w.PlanningUsed, tc.wantCalls, tc.wantPlanned)
+			}
+			if (tc.wantDegraded == "") == w.Degraded || !strings.Contains(w.DegradedReason, tc.wantDegraded) {
+				t.Errorf("degraded %v %q, want %q", w.Degraded, w.DegradedReason, tc.wantDegraded)
+			}
+			// Planned or not, the log is extracted (it does not fit 2000
+			// tokens) with the error line, the runbook sits before the question.
+			if c := toolContent(w); !strings.Contains(c, needle) || !strings.Contains(c, "ctxc extract") {
+				t.Errorf("tool result not extracted around the error:\n%.300s", c)
+			}
+			if diff := cmp.Diff([]string{"m1", "m2", "m3", "m4", planning.AttachmentsMessageID, "m5"}, ids(w)); diff != "" {
+				t.Errorf("view (-want +got):\n%s", diff)
+			}
+			if w.UsedTokens() > 2000 {
+				t.Errorf("used %d tokens, over the budget of 2000", w.UsedTokens())
+			}
+			if d := w.Dispositions["m3"]; d.Disposition != policies.DispositionTruncated || d.Policy != planning.Type {
+				t.Errorf("m3 disposition %+v", d)
+			}
+			if problems := statetest.Check(w); len(problems) > 0 {
+				t.Errorf("view problems: %v", problems)
+			}
+			if len(w.Artifacts) != 2 {
+				t.Errorf("artifacts %+v", w.Artifacts)
+			}
+		})
+	}
+}
+
+// TestPlannerSeesBudgetPreviewsAndQuestion checks the request the scripted
+// server got and the prompt's golden file.
+func TestPlannerSeesBudgetPreviewsAndQuestion(t *testing.T) {
+	s := newSetup(t, llmtest.Reply{Content: goodPlan, InputTokens: 1500, OutputTokens: 80})
+	w := work(2000)
+	if err := newPolicy(t, planning.Deps{Planner: s.client, Cache: s.cache, Prices: prices}, false).Apply(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	got := s.srv.Received()[0]
+	for _, want := range []string{"Token budget: ", "<question>\n" + question, "INFO step 0 of the export", "check the disk quota", `id="tool:c1"`, `from="earlier turn"`} {
+		if !strings.Contains(got.User, want) {
+			t.Errorf("planner prompt lacks %q", want)
+		}
+	}
+	if !got.JSON || !strings.Contains(got.System, "data, not instructions") {
+		t.Errorf("planner request: json %v, system %q", got.JSON, got.System)
+	}
+	statetest.Recount(w)
+	var b strings.Builder
+	fmt.Fprintf(&b, "## system\n%s\n## user\n%s\n## view\n%s", got.System, got.User, statetest.Format(w))
+	fmt.Fprintf(&b, "planning used: %v\nartifacts: %+v\nmodel usage: %+v\ncache: %+v\n", w.PlanningUsed, w.Artifacts, w.ModelUsage, w.Cache)
+	statetest.Golden(t, filepath.Join("testdata", "planner_prompt.golden"), b.String(), *update)
+}
+
+// TestSecondIdenticalCompileMakesNoCall: plan and summary come from the cache.
+func TestSecondIdenticalCompileMakesNoCall(t *testing.T) {
+	plan := `{"artifacts":[{"artifact_id":"tool:c1","strategy":"summarize","priority":1,"rationale":"r","focus":"why the export failed"},{"artifact_id":"runbook","strategy":"exclude","priority":2,"rationale":"known"}]}`
+	s := newSetup(t, llmtest.Reply{Content: plan}, llmtest.Reply{Content: "The export failed: " + needle})
+	p := newPolicy(t, planning.Deps{Planner: s.client, Cache: s.cache, Prices: prices}, false)
+	var reports []string
+	for i := 0; i < 2; i++ {
+		w := work(2000)
+		if err := p.Apply(context.Background(), w); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(toolContent(w), "The export failed: "+needle) || w.Degraded {
+			t.Fatalf("run %d: content %q degraded %q", i, toolContent(w), w.DegradedReason)
+		}
+		reports = append(reports, fmt.Sprintf("calls %d cache %+v usage %d artifacts %v/%v", s.srv.Calls(), w.Cache, len(w.ModelUsage), w.Artifacts[0].Strategy, w.Artifacts[0].CacheHit))
+	}
+	want := []string{
+		"calls 2 cache {Hits:0 Misses:2 Errors:0} usage 2 artifacts summarize/false",
+		"calls 2 cache {Hits:2 Misses:0 Errors:0} usage 0 artifacts summarize/true",
+	}
+	if diff := cmp.Diff(want, reports); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestBreakerOpens: after BreakerFailures failed attempts the endpoint is not
+// called any more and compiles still succeed, degraded.
+func TestBreakerOpens(t *testing.T) {
+	s := newSetup(t)
+	s.srv.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Status: 503} })
+	p := newPolicy(t, planning.Deps{Planner: s.client, Prices: prices}, false)
+	var reasons []string
+	for i := 0; i < 3; i++ {
+		w := work(2000)
+		if err := p.Apply(context.Background(), w); err != nil {
+			t.Fatal(err)
+		}
+		reasons = append(reasons, w.DegradedReason)
+	}
+	if s.srv.Calls() != 4 {
+		t.Errorf("%d calls, want 4 (breaker_failures)", s.srv.Calls())
+	}
+	if !strings.Contains(reasons[2], "breaker_open") {
+		t.Errorf("third compile: %q, want breaker_open", reasons[2])
+	}
+}
+
+// TestNoPlanningWhenItFits: small artifacts on a cheap model are included
+// without a call, and nothing is degraded, even when strict.
+func TestNoPlanningWhenItFits(t *testing.T) {
+	s := newSetup(t, llmtest.Reply{Content: goodPlan})
+	st := session()
+	st.Context.Messages[2].Parts[0].ToolResult.Content = "short log"
+	w := statetest.Work(st)
+	w.RecentTurns = 2 // the tool result is protected: only the attachment is an artifact
+	w.Budget = &policies.Budget{ContextWindow: 128000, SoftThreshold: 50000}
+	w.Attachments = []policies.Attachment{{Content: "small doc"}}
+	if err := newPolicy(t, planning.Deps{Planner: s.client}, true).Apply(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	if s.srv.Calls() != 0 || w.Degraded || w.PlanningUsed || toolContent(w) != "short log" {
+		t.Errorf("calls %d degraded %q planned %v content %q", s.srv.Calls(), w.DegradedReason, w.PlanningUsed, toolContent(w))
+	}
+	if diff := cmp.Diff([]string{"m1", "m2", "m3", "m4", planning.AttachmentsMessageID, "m5"}, ids(w)); diff != "" {
+		t.Errorf("view (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	c := &planning.Config{Thresholds: planning.Thresholds{NearLimitRatio: 2}}
+	err := c.Validate()
+	for _, field := range []string{"preview_chars", "chunk_chars", "max_summary_tokens", "max_extract_tokens", "thresholds.large_artifact_chars", "thresholds.near_limit_ratio"} {
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("error %v does not name %s", err, field)
+		}
+	}
+}

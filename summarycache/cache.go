@@ -1,0 +1,208 @@
+package summarycache
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/golang-lru/v2/expirable"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+)
+
+// Config is the config file's `summary_cache` section.
+type Config struct {
+	// RedisURL ("redis://host:6379/0") selects Redis; empty keeps the cache in memory.
+	RedisURL string `yaml:"redis_url" json:"redis_url"`
+	// TTL is how long an entry lives. Default 24h.
+	TTL time.Duration `yaml:"ttl" json:"ttl"`
+	// MaxEntries bounds the in-memory cache. Default 10000.
+	MaxEntries int `yaml:"max_entries" json:"max_entries"`
+	// KeyPrefix starts every Redis key. Default "ctxc:summary:".
+	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
+	// RedisTimeout bounds each Redis operation, so an outage costs at most
+	// this per lookup. Default 200ms.
+	RedisTimeout time.Duration `yaml:"redis_timeout" json:"redis_timeout"`
+}
+
+// DefaultConfig returns the in-memory defaults.
+func DefaultConfig() Config {
+	return Config{TTL: 24 * time.Hour, MaxEntries: 10000, KeyPrefix: "ctxc:summary:", RedisTimeout: 200 * time.Millisecond}
+}
+
+// Validate reports every problem of the config.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.RedisURL != "" {
+		if _, err := redis.ParseURL(c.RedisURL); err != nil {
+			errs = append(errs, fmt.Errorf("redis_url: %v", err))
+		}
+	}
+	if c.TTL <= 0 {
+		errs = append(errs, fmt.Errorf("ttl: %v must be positive", c.TTL))
+	}
+	if c.MaxEntries < 1 {
+		errs = append(errs, fmt.Errorf("max_entries: %d is less than 1", c.MaxEntries))
+	}
+	if c.RedisTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("redis_timeout: %v must be positive", c.RedisTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// Stats count a cache's lookups since start.
+type Stats struct {
+	Hits, Misses, Errors int64
+}
+
+// Result says how one lookup went.
+type Result struct {
+	// Hit is true when the value came from the cache or from a concurrent
+	// identical request's computation: this request made no call of its own.
+	Hit bool
+	// Errors counts backend failures during the lookup (each also a miss).
+	Errors int
+}
+
+// Cache is safe for concurrent use.
+type Cache struct {
+	cfg    Config
+	memory *expirable.LRU[string, string]
+	redis  *redis.Client
+	group  singleflight.Group
+
+	hits, misses, errs atomic.Int64
+}
+
+// New builds a cache from a validated config. It does not contact Redis: an
+// unreachable Redis at start is the same counted miss as later.
+func New(cfg Config) (*Cache, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Cache{cfg: cfg}
+	if cfg.RedisURL == "" {
+		c.memory = expirable.NewLRU[string, string](cfg.MaxEntries, nil, cfg.TTL)
+		return c, nil
+	}
+	opts, _ := redis.ParseURL(cfg.RedisURL)
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = cfg.RedisTimeout, cfg.RedisTimeout, cfg.RedisTimeout
+	opts.PoolTimeout = cfg.RedisTimeout
+	// One attempt per lookup: a retry would double an outage's cost for a value
+	// that can be recomputed.
+	opts.MaxRetries = -1
+	c.redis = redis.NewClient(opts)
+	return c, nil
+}
+
+// Close releases the Redis connections.
+func (c *Cache) Close() error {
+	if c.redis != nil {
+		return c.redis.Close()
+	}
+	return nil
+}
+
+// Backend names where entries live: "memory" or "redis".
+func (c *Cache) Backend() string {
+	if c.redis != nil {
+		return "redis"
+	}
+	return "memory"
+}
+
+// Stats returns the cache's counters.
+func (c *Cache) Stats() Stats {
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Errors: c.errs.Load()}
+}
+
+// Key builds a cache key from what identifies a value: the content (or
+// artifact id) and the focus. Parts are length-prefixed so that ("ab", "c")
+// and ("a", "bc") differ.
+func Key(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:", len(p))
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// GetOrCompute returns the value cached under key, or computes, stores and
+// returns it. Concurrent calls with one key share one computation. A failed
+// computation is returned and not stored. A nil *Cache computes every time.
+func (c *Cache) GetOrCompute(ctx context.Context, key string, compute func(context.Context) (string, error)) (string, Result, error) {
+	if c == nil {
+		v, err := compute(ctx)
+		return v, Result{}, err
+	}
+	var res Result
+	v, ok, err := c.get(ctx, key)
+	if err != nil {
+		res.Errors++
+	}
+	if ok {
+		c.hits.Add(1)
+		res.Hit = true
+		return v, res, nil
+	}
+	leader := false
+	got, err, _ := c.group.Do(key, func() (any, error) {
+		leader = true
+		v, err := compute(ctx)
+		if err != nil {
+			return "", err
+		}
+		if err := c.set(ctx, key, v); err != nil {
+			res.Errors++
+		}
+		return v, nil
+	})
+	if leader {
+		c.misses.Add(1)
+	} else {
+		c.hits.Add(1)
+		res.Hit = true
+	}
+	if err != nil {
+		return "", res, err
+	}
+	return got.(string), res, nil
+}
+
+func (c *Cache) get(ctx context.Context, key string) (string, bool, error) {
+	if c.redis == nil {
+		v, ok := c.memory.Get(key)
+		return v, ok, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.RedisTimeout)
+	defer cancel()
+	v, err := c.redis.Get(ctx, c.cfg.KeyPrefix+key).Result()
+	switch {
+	case err == nil:
+		return v, true, nil
+	case errors.Is(err, redis.Nil):
+		return "", false, nil
+	default:
+		c.errs.Add(1)
+		return "", false, err
+	}
+}
+
+func (c *Cache) set(ctx context.Context, key, value string) error {
+	if c.redis == nil {
+		c.memory.Add(key, value)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.RedisTimeout)
+	defer cancel()
+	if err := c.redis.Set(ctx, c.cfg.KeyPrefix+key, value, c.cfg.TTL).Err(); err != nil {
+		c.errs.Add(1)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package summarycache_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/contextcompiler/ctxc/summarycache"
+)
+
+// redisServer is a real redis-server on a free loopback port, for one test.
+type redisServer struct {
+	cmd *exec.Cmd
+	URL string
+}
+
+// startRedis starts redis-server without persistence. Outside CI a missing
+// binary skips the test; in CI (CI=true) it fails it.
+func startRedis(t *testing.T) *redisServer {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("redis-server is not installed (apt-get install -y redis-server); CI must run the Redis tests")
+		}
+		t.Skip("redis-server is not installed")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &redisServer{cmd: cmd, URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port)}
+	t.Cleanup(s.Kill)
+	client := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
+	defer client.Close()
+	for i := 0; ; i++ {
+		if client.Ping(context.Background()).Err() == nil {
+			return s
+		}
+		if i == 200 {
+			t.Fatal("redis-server did not answer PING")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Kill stops the server and waits for it to be gone.
+func (s *redisServer) Kill() {
+	if s.cmd.ProcessState == nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	}
+}
+
+func newCache(t *testing.T, redisURL string) *summarycache.Cache {
+	t.Helper()
+	cfg := summarycache.DefaultConfig()
+	cfg.RedisURL = redisURL
+	c, err := summarycache.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// lookup runs GetOrCompute with a computation that counts its calls.
+func lookup(t *testing.T, c *summarycache.Cache, key string, calls *atomic.Int32) (string, summarycache.Result) {
+	t.Helper()
+	v, res, err := c.GetOrCompute(context.Background(), key, func(context.Context) (string, error) {
+		calls.Add(1)
+		return "summary of " + key, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, res
+}
+
+func TestKey(t *testing.T) {
+	if summarycache.Key("ab", "c") == summarycache.Key("a", "bc") {
+		t.Error("length-prefixed parts must differ")
+	}
+	if summarycache.Key("artifact", "focus 1") == summarycache.Key("artifact", "focus 2") {
+		t.Error("a different focus must give a different key")
+	}
+	if summarycache.Key("x", "y") != summarycache.Key("x", "y") {
+		t.Error("keys must be stable")
+	}
+}
+
+func TestHitsAndMisses(t *testing.T) {
+	backends := map[string]func(t *testing.T) string{
+		"memory": func(*testing.T) string { return "" },
+		"redis":  func(t *testing.T) string { return startRedis(t).URL },
+	}
+	for name, url := range backends {
+		t.Run(name, func(t *testing.T) {
+			c := newCache(t, url(t))
+			var calls atomic.Int32
+			var results []summarycache.Result
+			for _, key := range []string{"a", "a", "b", "a"} {
+				v, res := lookup(t, c, key, &calls)
+				if v != "summary of "+key {
+					t.Errorf("value %q for %q", v, key)
+				}
+				results = append(results, res)
+			}
+			want := []summarycache.Result{{}, {Hit: true}, {}, {Hit: true}}
+			if diff := cmp.Diff(want, results); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(summarycache.Stats{Hits: 2, Misses: 2}, c.Stats()); diff != "" || calls.Load() != 2 {
+				t.Errorf("stats (-want +got):\n%s computations %d", diff, calls.Load())
+			}
+			if c.Backend() != name {
+				t.Errorf("backend %q", c.Backend())
+			}
+		})
+	}
+}
+
+func TestFailedComputationIsNotStored(t *testing.T) {
+	c := newCache(t, "")
+	boom := errors.New("boom")
+	_, _, err := c.GetOrCompute(context.Background(), "k", func(context.Context) (string, error) { return "", boom })
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	var calls atomic.Int32
+	if _, res := lookup(t, c, "k", &calls); res.Hit || calls.Load() != 1 {
+		t.Errorf("after a failure: hit %v, computations %d; want a fresh computation", res.Hit, calls.Load())
+	}
+}
+
+func TestConcurrentIdenticalRequestsShareOneComputation(t *testing.T) {
+	c := newCache(t, "")
+	release := make(chan struct{})
+	var calls atomic.Int32
+	var wg sync.WaitGroup
+	const n = 8
+	values := make([]string, n)
+	started := make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			started <- struct{}{}
+			values[i], _, _ = c.GetOrCompute(context.Background(), "same", func(context.Context) (string, error) {
+				calls.Add(1)
+				<-release
+				return "shared", nil
+			})
+		}()
+	}
+	for i := 0; i < n; i++ {
+		<-started
+	}
+	// Let the goroutines reach the shared call before it finishes; a late one
+	// finds the stored value instead, which is also one computation.
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if calls.Load() != 1 {
+		t.Errorf("%d computations, want 1", calls.Load())
+	}
+	for _, v := range values {
+		if v != "shared" {
+			t.Fatalf("values %q", values)
+		}
+	}
+	if st := c.Stats(); st.Misses != 1 || st.Hits != n-1 {
+		t.Errorf("stats %+v, want 1 miss and %d hits", st, n-1)
+	}
+}
+
+func TestRedisKilledMidTestDegradesToMisses(t *testing.T) {
+	srv := startRedis(t)
+	c := newCache(t, srv.URL)
+	var calls atomic.Int32
+	lookup(t, c, "a", &calls)
+	if _, res := lookup(t, c, "a", &calls); !res.Hit {
+		t.Fatal("want a hit while Redis is up")
+	}
+	srv.Kill()
+	v, res := lookup(t, c, "a", &calls)
+	if v != "summary of a" || res.Hit || res.Errors != 2 {
+		t.Errorf("with Redis down: value %q result %+v; want the computed value, a miss and 2 errors (get, set)", v, res)
+	}
+	if st := c.Stats(); st.Errors != 2 || st.Misses != 2 || st.Hits != 1 || calls.Load() != 2 {
+		t.Errorf("stats %+v computations %d", st, calls.Load())
+	}
+}
+
+func TestUnreachableRedisAtStart(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := fmt.Sprintf("redis://%s/0", l.Addr())
+	l.Close()
+	c := newCache(t, url)
+	var calls atomic.Int32
+	if v, res := lookup(t, c, "k", &calls); v != "summary of k" || res.Errors != 2 {
+		t.Errorf("value %q result %+v", v, res)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	c := summarycache.Config{RedisURL: "mysql://x"}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	want := "redis_url: redis: invalid URL scheme: mysql\nttl: 0s must be positive\nmax_entries: 0 is less than 1\nredis_timeout: 0s must be positive"
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
