@@ -1,0 +1,352 @@
+package render
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// DefaultMaxTokens is Anthropic's max_tokens when neither the budget nor the
+// model gives an output reservation: the field is required.
+const DefaultMaxTokens = 4096
+
+// LeadingUserText opens an Anthropic or Gemini body whose first message would
+// be the assistant's: both APIs require the conversation to start with a user turn.
+const LeadingUserText = "[start of conversation]"
+
+// ToolErrorPrefix marks a failed tool result's content for OpenAI and Ollama,
+// whose tool messages have no error flag; Import strips it and sets IsError.
+const ToolErrorPrefix = "[tool error] "
+
+// rawArgumentsKey wraps call arguments that are not a JSON object for the
+// providers that need an object (Anthropic, Gemini, Ollama); Import unwraps it.
+const rawArgumentsKey = "_raw"
+
+// Render returns the provider request body for the compiled context in w:
+// system prompt from w.State.Context.SystemPrompt, messages from w.Entries,
+// tools, the response format where the provider has one, and the model. The
+// body is compact JSON that passed the provider's validator; a body that would
+// not pass is an error, never output.
+func Render(format policies.RenderFormat, w *policies.Work) ([]byte, error) {
+	body, _, err := render(format, w)
+	return body, err
+}
+
+// render is Render plus the notes on what the provider could not take.
+func render(format policies.RenderFormat, w *policies.Work) ([]byte, []string, error) {
+	c, err := prepare(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	var body []byte
+	var validate func([]byte) error
+	switch format {
+	case policies.RenderOpenAI:
+		body, err = renderOpenAI(c)
+		validate = ValidateOpenAI
+	case policies.RenderAnthropic:
+		body, err = renderAnthropic(c)
+		validate = ValidateAnthropic
+	case policies.RenderGemini:
+		body, err = renderGemini(c)
+		validate = ValidateGemini
+	case policies.RenderOllama:
+		body, err = renderOllama(c)
+		validate = ValidateOllama
+	default:
+		return nil, nil, fmt.Errorf("render: unsupported format %v", format)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := validate(body); err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", format, err)
+	}
+	return body, c.notes.list(format), nil
+}
+
+// conversation is the compiled context as every renderer reads it.
+type conversation struct {
+	model          string
+	system         string
+	messages       []policies.Message
+	tools          []policies.ToolDefinition
+	toolSchemas    []json.RawMessage // compact objects, nil when a tool has no schema
+	responseFormat string
+	contextWindow  int
+	maxTokens      int
+	notes          notes
+}
+
+// prepare copies what the renderers need out of w. Calls without a result
+// anywhere in the view (the running execution's pending calls) are left out:
+// every provider rejects a call that is not answered.
+func prepare(w *policies.Work) (*conversation, error) {
+	c := &conversation{notes: notes{}}
+	if w.State != nil {
+		c.model = w.State.Model.Name
+		c.system = w.State.Context.SystemPrompt
+		c.tools = w.State.Context.Tools
+		c.responseFormat = w.State.Context.ResponseFormat
+	}
+	if w.Model.Name != "" {
+		c.model = w.Model.Name
+	}
+	c.contextWindow, c.maxTokens = w.Model.ContextWindow, w.Model.MaxOutputTokens
+	if b := w.Budget; b != nil {
+		if b.ContextWindow > 0 {
+			c.contextWindow = b.ContextWindow
+		}
+		if b.ReservedOutput > 0 {
+			c.maxTokens = b.ReservedOutput
+		}
+	}
+	if c.maxTokens <= 0 {
+		c.maxTokens = DefaultMaxTokens
+	}
+	schemas, err := toolSchemas(c.tools)
+	if err != nil {
+		return nil, err
+	}
+	c.toolSchemas = schemas
+
+	answered := make(map[string]bool)
+	for i := range w.Entries {
+		for _, p := range w.Entries[i].Message.Parts {
+			if p.Kind == policies.PartToolResult {
+				answered[p.ToolResult.ToolCallID] = true
+			}
+		}
+	}
+	c.messages = make([]policies.Message, 0, len(w.Entries))
+	for i := range w.Entries {
+		m := w.Entries[i].Message
+		pending := 0
+		for _, p := range m.Parts {
+			if p.Kind == policies.PartToolCall && !answered[p.ToolCall.ID] {
+				pending++
+			}
+		}
+		if pending > 0 {
+			parts := make([]policies.Part, 0, len(m.Parts)-pending)
+			for _, p := range m.Parts {
+				if p.Kind != policies.PartToolCall || answered[p.ToolCall.ID] {
+					parts = append(parts, p)
+				}
+			}
+			m.Parts = parts
+			c.notes.add("tool call(s) without a result omitted (pending calls of the running execution)", pending)
+		}
+		if len(m.Parts) > 0 {
+			c.messages = append(c.messages, m)
+		}
+	}
+	return c, nil
+}
+
+// toolSchemas checks that every tool's parameters are a JSON object: providers
+// take the schema as an object, and a broken one is the caller's to fix.
+func toolSchemas(tools []policies.ToolDefinition) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(tools))
+	var bad []policies.FieldViolation
+	for i, t := range tools {
+		if strings.TrimSpace(t.ParametersJSON) == "" {
+			continue
+		}
+		obj, ok := jsonObject(t.ParametersJSON)
+		if !ok {
+			bad = append(bad, policies.FieldViolation{
+				Field:       fmt.Sprintf("state.context.tools[%d].parameters_json", i),
+				Description: fmt.Sprintf("tool %q: parameters must be a JSON object (a JSON schema) to be rendered", t.Name),
+			})
+			continue
+		}
+		out[i] = obj
+	}
+	if len(bad) > 0 {
+		return nil, &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: bad}
+	}
+	return out, nil
+}
+
+// notes counts what a renderer left out, by what and why.
+type notes map[string]int
+
+func (n notes) add(what string, count int) { n[what] += count }
+
+func (n notes) list(format policies.RenderFormat) []string {
+	out := make([]string, 0, len(n))
+	for what, count := range n {
+		out = append(out, fmt.Sprintf("render %s: %d %s", format, count, what))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// encodeJSON marshals v compactly without HTML escaping: bodies carry code and
+// markup, and "\u003c" for "<" only makes them harder to read.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// rawJSON is encodeJSON for values that cannot fail (strings, slices of plain structs).
+func rawJSON(v any) json.RawMessage {
+	b, err := encodeJSON(v)
+	if err != nil {
+		panic(fmt.Sprintf("render: encoding %T: %v", v, err))
+	}
+	return b
+}
+
+// jsonObject returns s compacted when it is one JSON object.
+func jsonObject(s string) (json.RawMessage, bool) {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "{") || !json.Valid([]byte(t)) {
+		return nil, false
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(t)); err != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// argumentsObject returns call arguments as the JSON object that Anthropic,
+// Gemini and Ollama require: empty arguments become {}, anything that is not
+// a JSON object is kept verbatim as {"_raw": "<arguments>"}.
+func argumentsObject(args string) json.RawMessage {
+	if strings.TrimSpace(args) == "" {
+		return json.RawMessage("{}")
+	}
+	if obj, ok := jsonObject(args); ok {
+		return obj
+	}
+	return rawJSON(map[string]string{rawArgumentsKey: args})
+}
+
+// argumentsFromObject reverses argumentsObject: {"_raw": "<s>"} gives s, any
+// other value its compact JSON text, an absent value "{}".
+func argumentsFromObject(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return "{}"
+	}
+	var wrapped map[string]json.RawMessage
+	if json.Unmarshal(t, &wrapped) == nil && len(wrapped) == 1 {
+		var s string
+		if v, ok := wrapped[rawArgumentsKey]; ok && json.Unmarshal(v, &s) == nil {
+			return s
+		}
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, t) != nil {
+		return string(t)
+	}
+	return b.String()
+}
+
+// imageBytes returns an image's media type and bytes when it is given inline,
+// as data or as a base64 data: URL.
+func imageBytes(img policies.Image) (mediaType string, data []byte, ok bool) {
+	if img.Source == policies.ImageSourceData || (img.URL == "" && len(img.Data) > 0) {
+		return mediaTypeOf(img.MediaType, img.Data), img.Data, true
+	}
+	if mt, d, ok := parseDataURL(img.URL); ok {
+		return mediaTypeOf(mt, d), d, true
+	}
+	return "", nil, false
+}
+
+// mediaTypeOf returns mt, else the type sniffed from the bytes: every
+// provider needs one for inline images.
+func mediaTypeOf(mt string, data []byte) string {
+	if mt != "" {
+		return mt
+	}
+	return http.DetectContentType(data)
+}
+
+func dataURL(mediaType string, data []byte) string {
+	return "data:" + mediaType + ";base64," + base64.StdEncoding.EncodeToString(data)
+}
+
+// parseDataURL reads "data:<type>;base64,<data>"; other data: URLs are not inline images here.
+func parseDataURL(u string) (mediaType string, data []byte, ok bool) {
+	rest, found := strings.CutPrefix(u, "data:")
+	if !found {
+		return "", nil, false
+	}
+	meta, payload, found := strings.Cut(rest, ",")
+	if !found {
+		return "", nil, false
+	}
+	mt, found := strings.CutSuffix(meta, ";base64")
+	if !found {
+		return "", nil, false
+	}
+	d, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil {
+		return "", nil, false
+	}
+	return mt, d, true
+}
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// responseSchema reads Context.ResponseFormat: an OpenAI response_format
+// object ({"type":"json_schema"|"json_object"|"text",...}) or a bare JSON
+// schema. jsonOnly is set for json_object; schema is nil when there is none.
+type responseSchema struct {
+	openAI   json.RawMessage // the value to send as OpenAI's response_format
+	schema   json.RawMessage
+	jsonOnly bool
+}
+
+func parseResponseFormat(s string, n notes) *responseSchema {
+	if blank(s) {
+		return nil
+	}
+	obj, ok := jsonObject(s)
+	if !ok {
+		n.add("response format(s) omitted (not a JSON object)", 1)
+		return nil
+	}
+	var head struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	}
+	_ = json.Unmarshal(obj, &head)
+	switch {
+	case head.Type == "text":
+		return nil
+	case head.Type == "json_object":
+		return &responseSchema{openAI: obj, jsonOnly: true}
+	case head.Type == "json_schema" && head.JSONSchema != nil:
+		return &responseSchema{openAI: obj, schema: head.JSONSchema.Schema}
+	}
+	wrapped := rawJSON(struct {
+		Type       string `json:"type"`
+		JSONSchema struct {
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	}{Type: "json_schema", JSONSchema: struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+	}{Name: "response", Schema: obj}})
+	return &responseSchema{openAI: wrapped, schema: obj}
+}
