@@ -69,7 +69,7 @@ func New(cfg Config) (*Service, error) {
 // Compile runs the whole profile and returns what the model should see.
 func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctxcv1.CompileResponse, error) {
 	src := stateSource{state: req.GetState(), blob: req.GetStateBlob(), model: req.GetModel(), reset: req.GetResetHistory()}
-	preq, loaded, err := s.pipelineRequest(src, req.GetProfile(), req.GetOptions(), pipeline.SegmentCompile)
+	preq, loaded, err := s.compileRequest(req, src)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compile", err)
 	}
@@ -82,7 +82,23 @@ func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctx
 		Budget:           budgetToProto(res.Work.Budget),
 		Report:           reportToProto(&res.Report),
 		HistoryDiscarded: loaded.discarded,
+		Rendered:         res.Work.Rendered,
 	}, nil
+}
+
+// compileRequest is pipelineRequest plus what only Compile carries: provider
+// input, template variables and attachments.
+func (s *Service) compileRequest(req *ctxcv1.CompileRequest, src stateSource) (pipeline.Request, loadedState, error) {
+	preq, loaded, err := s.pipelineRequest(src, req.GetProfile(), req.GetOptions(), pipeline.SegmentCompile)
+	if err != nil {
+		return preq, loaded, err
+	}
+	d := decoder{limits: s.limits}
+	if preq.State, err = compileInput(&d, req, preq.State); err != nil {
+		return preq, loaded, err
+	}
+	preq.Attachments = d.attachments("attachments", req.GetAttachments())
+	return preq, loaded, d.err()
 }
 
 // Budget runs the profile up to its budget stage.

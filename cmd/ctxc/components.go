@@ -7,6 +7,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies/decide"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 	"github.com/contextcompiler/ctxc/policies/normalize"
+	"github.com/contextcompiler/ctxc/policies/render"
 	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/policies/views"
 )
@@ -40,5 +41,7 @@ func components() (*policies.Registry, error) {
 		compaction.NewSummarizeFactory(),
 		compaction.NewTruncateFactory(),
 		normalize.NewRepairFactory(),
+		// render
+		render.NewFactory(),
 	)
 }

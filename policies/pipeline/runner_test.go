@@ -85,7 +85,8 @@ func TestOneSpanPerExecutedStageWithAttributes(t *testing.T) {
 		}
 		got = append(got, span{s.Name(), attrs})
 	}
-	// pragmatic on a state that fits: truncate and repair are not executed.
+	// pragmatic on a state that fits: truncate and repair are not executed;
+	// render runs (it renders only when the request asks).
 	stage := func(stage, policy, in, out, tin, tout string) span {
 		return span{"ctxc.stage." + stage, map[string]string{
 			"ctxc.profile": "pragmatic", "ctxc.stage": stage, "ctxc.policy": policy,
@@ -97,6 +98,7 @@ func TestOneSpanPerExecutedStageWithAttributes(t *testing.T) {
 		stage("project", "project", "8", "8", "0", "0"),
 		stage("estimate", "estimate", "8", "8", "0", "209"),
 		stage("budget", "token_budget", "8", "8", "209", "209"),
+		stage("render", "render", "8", "8", "209", "209"),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
