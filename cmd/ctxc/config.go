@@ -25,6 +25,7 @@ import (
 type Config struct {
 	Listen            string        `yaml:"listen"`
 	MetricsListen     string        `yaml:"metrics_listen"`
+	HTTPListen        string        `yaml:"http_listen"`
 	Reflection        bool          `yaml:"reflection"`
 	MaxMessageBytes   int           `yaml:"max_message_bytes"`
 	GracePeriod       time.Duration `yaml:"grace_period"`
@@ -89,6 +90,7 @@ func settings() []setting {
 	return []setting{
 		str("listen", "gRPC address: host:port, unix:///path or unix:/path", func(c *Config) *string { return &c.Listen }),
 		str("metrics_listen", "Prometheus /metrics HTTP address (host:port); empty turns metrics off", func(c *Config) *string { return &c.MetricsListen }),
+		str("http_listen", "HTTP/JSON address (host:port): every RPC as POST /ctxc.v1.ContextCompilerService/<Method>, health at GET /healthz; empty turns it off", func(c *Config) *string { return &c.HTTPListen }),
 		{key: "reflection", usage: "register gRPC server reflection (for grpcurl)", bool: true,
 			get: func(c *Config) string { return strconv.FormatBool(c.Reflection) },
 			set: func(c *Config, v string) error {
@@ -213,6 +215,11 @@ func (c *Config) validate() []error {
 	if c.MetricsListen != "" {
 		if err := checkAddress(c.MetricsListen, false); err != nil {
 			bad("metrics_listen", "%v", err)
+		}
+	}
+	if c.HTTPListen != "" {
+		if err := checkAddress(c.HTTPListen, false); err != nil {
+			bad("http_listen", "%v", err)
 		}
 	}
 	if c.MaxMessageBytes < 1<<10 || c.MaxMessageBytes > 1<<30 {

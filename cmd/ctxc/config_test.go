@@ -44,6 +44,7 @@ func loadConfig(t *testing.T, args []string, env map[string]string) (Config, err
 func TestConfigPrecedence(t *testing.T) {
 	file := writeFile(t, "ctxc.yaml", `
 listen: 127.0.0.1:7000
+http_listen: 127.0.0.1:8080
 log_level: debug
 grace_period: 3s
 reflection: false
@@ -58,18 +59,28 @@ max_message_bytes: 2048
 		{"defaults", nil, nil, func(c *Config) {}},
 		{"file over defaults", []string{"--config", file}, nil, func(c *Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
+			c.HTTPListen = "127.0.0.1:8080"
 		}},
 		{"file from CTXC_CONFIG", nil, map[string]string{"CTXC_CONFIG": file}, func(c *Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
+			c.HTTPListen = "127.0.0.1:8080"
 		}},
 		{"environment over file", []string{"--config", file}, map[string]string{"CTXC_LISTEN": "unix:///tmp/ctxc.sock", "CTXC_REFLECTION": "true"}, func(c *Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "unix:///tmp/ctxc.sock", "debug", 3*time.Second, true, 2048, file
+			c.HTTPListen = "127.0.0.1:8080"
 		}},
 		{"flags over environment", []string{"--config", file, "--listen", "127.0.0.1:9", "--reflection=false", "--log-format", "json"},
 			map[string]string{"CTXC_LISTEN": "127.0.0.1:8", "CTXC_REFLECTION": "true", "CTXC_METRICS_LISTEN": "127.0.0.1:9090"}, func(c *Config) {
 				c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:9", "debug", 3*time.Second, false, 2048, file
-				c.LogFormat, c.MetricsListen = "json", "127.0.0.1:9090"
+				c.LogFormat, c.MetricsListen, c.HTTPListen = "json", "127.0.0.1:9090", "127.0.0.1:8080"
 			}},
+		{"http listener: flag over environment over file", []string{"--config", file, "--http-listen", "127.0.0.1:8082"}, map[string]string{"CTXC_HTTP_LISTEN": "127.0.0.1:8081"}, func(c *Config) {
+			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
+			c.HTTPListen = "127.0.0.1:8082"
+		}},
+		{"http listener from the environment", nil, map[string]string{"CTXC_HTTP_LISTEN": "0.0.0.0:8081"}, func(c *Config) {
+			c.HTTPListen = "0.0.0.0:8081"
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +99,7 @@ max_message_bytes: 2048
 
 func TestConfigListsEveryProblem(t *testing.T) {
 	_, err := loadConfig(t,
-		[]string{"--listen", "nowhere", "--log-level", "loud", "--max-message-bytes", "many", "--metrics-listen", "unix:/x"},
+		[]string{"--listen", "nowhere", "--log-level", "loud", "--max-message-bytes", "many", "--metrics-listen", "unix:/x", "--http-listen", "127.0.0.1:http"},
 		map[string]string{"CTXC_GRACE_PERIOD": "soon", "CTXC_LOG_FORMAT": "xml", "CTXC_TOKEN_CACHE_ENTRIES": "-1"})
 	if err == nil {
 		t.Fatal("invalid configuration accepted")
@@ -98,7 +109,7 @@ func TestConfigListsEveryProblem(t *testing.T) {
 		key, _, _ := strings.Cut(line, ":")
 		got = append(got, key)
 	}
-	want := []string{"CTXC_GRACE_PERIOD", "--max-message-bytes", "listen", "metrics_listen", "log_level", "log_format", "token_cache_entries"}
+	want := []string{"CTXC_GRACE_PERIOD", "--max-message-bytes", "listen", "metrics_listen", "http_listen", "log_level", "log_format", "token_cache_entries"}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("problems (-want +got):\n%s\nfull error:\n%v", diff, err)
 	}

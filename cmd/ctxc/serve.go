@@ -21,6 +21,10 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 		"Serve the gRPC API (ctxc.v1.ContextCompilerService, grpc.health.v1, reflection) until SIGTERM\n"+
 			"or SIGINT, then stop gracefully: health turns NOT_SERVING, new calls are refused and\n"+
 			"in-flight calls get --grace-period to finish.\n\n"+
+			"With --http-listen, the same API is served as HTTP/JSON on its own port: every RPC as\n"+
+			"POST /ctxc.v1.ContextCompilerService/<Method> with the request as the JSON body, health\n"+
+			"at GET /healthz. On SIGTERM the HTTP requests in flight finish first (within the grace\n"+
+			"period), then the gRPC server stops as above.\n\n"+
 			"Settings come from flags, then CTXC_* environment variables, then the YAML file given by\n"+
 			"--config (which also holds profiles and models), then defaults. Tracing follows the\n"+
 			"standard OTEL_* variables and is off when none is set.")
@@ -101,11 +105,41 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(str
 		defer metrics.Close()
 		log.Info("metrics", "addr", "http://"+mlis.Addr().String()+"/metrics")
 	}
+	// serveCtx ends the gRPC server: with the gateway, only once the HTTP
+	// requests in flight have finished, because they are gRPC calls too.
+	serveCtx := ctx
+	if cfg.HTTPListen != "" {
+		gw, err := newGateway(lis.Addr(), cfg.MaxMessageBytes, log)
+		if err != nil {
+			lis.Close()
+			return err
+		}
+		defer gw.close()
+		hlis, err := net.Listen("tcp", cfg.HTTPListen)
+		if err != nil {
+			lis.Close()
+			return fmt.Errorf("http: %w", err)
+		}
+		go gw.serve(hlis)
+		var stopGRPC context.CancelFunc
+		serveCtx, stopGRPC = context.WithCancel(context.WithoutCancel(ctx))
+		defer stopGRPC()
+		go func() {
+			select {
+			case <-ctx.Done():
+				gw.shutdown(cfg.GracePeriod)
+				stopGRPC()
+			case <-serveCtx.Done(): // serve returned without a signal
+			}
+		}()
+		// Logged before "serving" so that whoever waits for "serving" can read it.
+		log.Info("serving http", "addr", hlis.Addr().String(), "grpc", loopbackTarget(lis.Addr()))
+	}
 	// Tokenizers and profiles are loaded (newEngine): only now is the server ready.
 	transport.SetServing()
 	log.Info("serving", "addr", listenAddr(lis), "version", version, "default_profile", eng.catalog.DefaultProfile(),
 		"profiles", len(eng.catalog.Profiles()), "reflection", cfg.Reflection, "config", cfg.Path)
-	if err := transport.Serve(ctx, lis); err != nil {
+	if err := transport.Serve(serveCtx, lis); err != nil {
 		return err
 	}
 	log.Info("stopped")
