@@ -48,6 +48,7 @@ func runCompile(ctx context.Context, args []string, io stdio, lookupEnv func(str
 		printProblems(io.err, "cannot build the profiles", err)
 		return exitError
 	}
+	defer eng.close()
 	svc, err := eng.service(newLogger(io.err, cfg))
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc compile: %v\n", err)

@@ -1,20 +1,31 @@
 package main
 
 import (
+	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/budget"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/decide"
 	"github.com/contextcompiler/ctxc/policies/isolation"
+	"github.com/contextcompiler/ctxc/policies/llmsummary"
 	"github.com/contextcompiler/ctxc/policies/normalize"
+	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/policies/render"
 	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/policies/views"
+	"github.com/contextcompiler/ctxc/summarycache"
 )
+
+// policyDeps are the shared parts some policies are built with.
+type policyDeps struct {
+	planner, summarizer llm.Completer // nil when not configured
+	cache               *summarycache.Cache
+	prices              llm.PriceLookup
+}
 
 // components is the one list of every policy this build can put in a profile.
 // Adding a policy means adding its factory here; nothing registers itself.
-func components() (*policies.Registry, error) {
+func components(deps policyDeps) (*policies.Registry, error) {
 	return policies.NewRegistry(
 		// normalize
 		normalize.NewFactory(),
@@ -28,6 +39,8 @@ func components() (*policies.Registry, error) {
 		tokens.NewEstimateFactory(),
 		// budget
 		budget.NewFactory(),
+		// plan
+		planning.NewFactory(planning.Deps{Planner: deps.planner, Summarizer: deps.summarizer, Cache: deps.cache, Prices: deps.prices}),
 		// decide
 		decide.NewThresholdFactory(),
 		decide.NewHeadroomFactory(),
@@ -39,6 +52,7 @@ func components() (*policies.Registry, error) {
 		compaction.NewMaskObservationsFactory(),
 		compaction.NewDropLowImportanceFactory(),
 		compaction.NewSummarizeFactory(),
+		llmsummary.NewFactory(llmsummary.Deps{Client: deps.summarizer, Cache: deps.cache, Prices: deps.prices}),
 		compaction.NewTruncateFactory(),
 		normalize.NewRepairFactory(),
 		// render

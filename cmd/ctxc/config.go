@@ -15,9 +15,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/summarycache"
 )
 
 // Config is the server's configuration. Precedence, highest first: command-line
@@ -33,9 +35,17 @@ type Config struct {
 	LogFormat         string        `yaml:"log_format"`
 	TokenCacheEntries int           `yaml:"token_cache_entries"`
 	DefaultProfile    string        `yaml:"default_profile"`
-	// Profiles and Models are set only in the YAML file.
+	// Profiles, the model registry, the helper models and the summary cache are
+	// set only in the YAML file.
 	Profiles []pipeline.ProfileSpec `yaml:"profiles"`
-	Models   []tokens.ModelEntry    `yaml:"models"`
+	// ModelRegistry adds or overrides entries of the built-in model registry.
+	ModelRegistry []tokens.ModelEntry `yaml:"model_registry"`
+	// Models are the helper models of the llm_plan and llm_summarize policies
+	// (seed 003's ModelConfig); the primary model is each request's.
+	Models llm.ModelsConfig `yaml:"models"`
+	// SummaryCache caches LLM summaries and plans: in memory, or in Redis when
+	// redis_url is set so that replicas share it.
+	SummaryCache summarycache.Config `yaml:"summary_cache"`
 
 	// Path is the YAML file the config was read from ("" when none).
 	Path string `yaml:"-"`
@@ -52,6 +62,7 @@ func defaultConfig() Config {
 		LogFormat:         "text",
 		TokenCacheEntries: 100_000,
 		DefaultProfile:    pipeline.DefaultProfileName,
+		SummaryCache:      summarycache.DefaultConfig(),
 	}
 }
 
@@ -239,6 +250,12 @@ func (c *Config) validate() []error {
 	}
 	if c.DefaultProfile == "" {
 		bad("default_profile", "must not be empty")
+	}
+	if err := c.Models.Validate(); err != nil {
+		bad("models", "%v", err)
+	}
+	if err := c.SummaryCache.Validate(); err != nil {
+		bad("summary_cache", "%v", err)
 	}
 	return problems
 }

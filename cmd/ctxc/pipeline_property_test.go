@@ -24,7 +24,7 @@ func (r windowResolver) Resolve(spec policies.ModelSpec) (policies.ModelInfo, po
 
 func propertyCatalog(t testing.TB, window int, profiles []pipeline.ProfileSpec) *pipeline.Catalog {
 	t.Helper()
-	reg, err := components()
+	reg, err := components(policyDeps{})
 	if err != nil {
 		t.Fatal(err)
 	}

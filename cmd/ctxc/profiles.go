@@ -29,6 +29,7 @@ func runProfiles(ctx context.Context, args []string, io stdio, lookupEnv func(st
 		printProblems(io.err, "cannot build the profiles", err)
 		return exitError
 	}
+	defer eng.close()
 	svc, err := eng.service(newLogger(io.err, cfg))
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc profiles: %v\n", err)

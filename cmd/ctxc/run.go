@@ -16,9 +16,12 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/llm"
+	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/summarycache"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
@@ -142,24 +145,73 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 type engine struct {
 	tokens  *tokens.Service
 	catalog *pipeline.Catalog
+	cache   *summarycache.Cache
 }
 
 // newEngine loads the tokenizers and builds every profile; every problem of
 // every profile is reported at once.
 func newEngine(cfg Config, tp trace.TracerProvider) (*engine, error) {
-	tok, err := tokens.NewService(tokens.ServiceConfig{CacheEntries: cfg.TokenCacheEntries, Models: cfg.Models})
+	tok, err := tokens.NewService(tokens.ServiceConfig{CacheEntries: cfg.TokenCacheEntries, Models: cfg.ModelRegistry})
 	if err != nil {
-		return nil, fmt.Errorf("models: %w", err)
+		return nil, fmt.Errorf("model_registry: %w", err)
 	}
-	reg, err := components()
+	deps, cache, err := newPolicyDeps(cfg, tp, tok)
 	if err != nil {
+		return nil, err
+	}
+	reg, err := components(deps)
+	if err != nil {
+		cache.Close()
 		return nil, err
 	}
 	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles, Source: cfg.Path})
 	if err != nil {
+		cache.Close()
 		return nil, fmt.Errorf("profiles: %w", err)
 	}
-	return &engine{tokens: tok, catalog: cat}, nil
+	return &engine{tokens: tok, catalog: cat, cache: cache}, nil
+}
+
+// newPolicyDeps builds what the LLM-assisted policies need: the helper model
+// clients (none when not configured: the policies then fall back to their
+// deterministic forms), the summary cache, and prices from the model registry.
+func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *tokens.Service) (policyDeps, *summarycache.Cache, error) {
+	var deps policyDeps
+	breakers := llm.NewBreakers() // shared, so models on one endpoint share its breaker
+	for _, m := range []struct {
+		key  string
+		cfg  *llm.Config
+		dest *llm.Completer
+	}{{"models.planner", cfg.Models.Planner, &deps.planner}, {"models.summarizer", cfg.Models.Summarizer, &deps.summarizer}} {
+		if m.cfg == nil {
+			continue
+		}
+		client, err := llm.New(*m.cfg, llm.Options{TracerProvider: tp, Breakers: breakers})
+		if err != nil {
+			return deps, nil, fmt.Errorf("%s: %w", m.key, err)
+		}
+		*m.dest = client
+	}
+	cache, err := summarycache.New(cfg.SummaryCache)
+	if err != nil {
+		return deps, nil, fmt.Errorf("summary_cache: %w", err)
+	}
+	deps.cache = cache
+	deps.prices = func(model string) (float64, float64, bool) {
+		info, _, err := tok.Resolve(policies.ModelSpec{Name: model})
+		if err != nil || (info.InputPricePerMTok == 0 && info.OutputPricePerMTok == 0) {
+			return 0, 0, false
+		}
+		return info.InputPricePerMTok, info.OutputPricePerMTok, true
+	}
+	return deps, cache, nil
+}
+
+// close releases what the engine holds open (the Redis connection).
+func (e *engine) close() {
+	if e.cache != nil {
+		e.cache.Close()
+	}
 }
 
 func (e *engine) service(log *slog.Logger) (*server.Service, error) {

@@ -65,6 +65,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(str
 	if err != nil {
 		return err
 	}
+	defer eng.close()
 	svc, err := eng.service(log)
 	if err != nil {
 		return err
