@@ -23,6 +23,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies/isolation"
 	"github.com/contextcompiler/ctxc/policies/normalize"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
+	"github.com/contextcompiler/ctxc/policies/render"
 	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/policies/views"
 )
@@ -44,7 +45,7 @@ const (
 
 // benchRegistry lists the factories the built-in profiles use (the full list
 // is components() in cmd/ctxc, which a test of this package cannot import).
-func benchRegistry(b *testing.B) *policies.Registry {
+func benchRegistry(b testing.TB) *policies.Registry {
 	reg, err := policies.NewRegistry(
 		normalize.NewFactory(),
 		views.NewFactory(),
@@ -61,11 +62,24 @@ func benchRegistry(b *testing.B) *policies.Registry {
 		compaction.NewSummarizeFactory(),
 		compaction.NewTruncateFactory(),
 		normalize.NewRepairFactory(),
+		render.NewFactory(),
 	)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return reg
+}
+
+// TestBenchRegistryBuildsTheBuiltinProfiles keeps the benchmarks' policy list
+// in step with the built-in profiles: benchmarks do not run in `make test`.
+func TestBenchRegistryBuildsTheBuiltinProfiles(t *testing.T) {
+	tok, err := tokens.NewService(tokens.DefaultServiceConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pipeline.NewCatalog(benchRegistry(t), tok, noop.NewTracerProvider(), pipeline.Config{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // noopServiceDesc is a second service on the same server with two baselines:
