@@ -184,12 +184,7 @@ func importOllama(im *importer, body []byte) {
 		return
 	}
 	im.out.Model = req.Model
-	for i, t := range req.Tools {
-		if t.Function.Name == "" {
-			im.fail(fmt.Sprintf("tools[%d].function.name", i), "a tool needs a name")
-		}
-		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Function.Name, Description: t.Function.Description, ParametersJSON: schemaText(t.Function.Parameters)})
-	}
+	im.openAITools(req.Tools)
 	leading := true
 	var pending []pendingCall
 	for i, m := range req.Messages {

@@ -263,18 +263,23 @@ func isJSONObject(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &m) == nil && m != nil
 }
 
+// openAITools imports tool definitions in the OpenAI shape (Ollama uses it too).
+func (im *importer) openAITools(tools []openAITool) {
+	for i, t := range tools {
+		if t.Function.Name == "" {
+			im.fail(fmt.Sprintf("tools[%d].function.name", i), "a tool needs a name")
+		}
+		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Function.Name, Description: t.Function.Description, ParametersJSON: schemaText(t.Function.Parameters)})
+	}
+}
+
 func importOpenAI(im *importer, body []byte) {
 	var req openAIRequest
 	if !im.decode(body, &req, "") {
 		return
 	}
 	im.out.Model = req.Model
-	for i, t := range req.Tools {
-		if t.Function.Name == "" {
-			im.fail(fmt.Sprintf("tools[%d].function.name", i), "a tool needs a name")
-		}
-		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Function.Name, Description: t.Function.Description, ParametersJSON: schemaText(t.Function.Parameters)})
-	}
+	im.openAITools(req.Tools)
 	leading := true
 	for i, raw := range req.Messages {
 		path := fmt.Sprintf("messages[%d]", i)
