@@ -20,6 +20,10 @@ type checker struct {
 	// Set at the start of the compact stage.
 	recent  []policies.Message // the recency window, in order
 	running map[string]policies.Message
+
+	// byID is reused across steps: the check runs after every step and a
+	// fresh map per step would dominate its cost on long logs.
+	byID map[string]int
 }
 
 func newChecker(w *policies.Work) *checker {
@@ -61,7 +65,11 @@ func (c *checker) check(w *policies.Work, s *step) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w after %s: %s", policies.ErrInvariant, s.typ, fmt.Sprintf(format, args...))
 	}
-	byID := make(map[string]int, len(w.Entries))
+	if c.byID == nil {
+		c.byID = make(map[string]int, len(w.Entries))
+	}
+	clear(c.byID)
+	byID := c.byID
 	for i := range w.Entries {
 		id := w.Entries[i].Message.ID
 		if _, dup := byID[id]; dup {
@@ -123,6 +131,11 @@ func checkToolUnits(w *policies.Work) error {
 	if w.State.Execution.Running() {
 		running = w.State.Execution.ID
 	}
+	type call struct {
+		id       string
+		answered bool
+	}
+	var calls []call
 	for _, u := range policies.Units(w.Entries) {
 		head := &w.Entries[u.Start].Message
 		if head.Role == policies.RoleTool {
@@ -131,10 +144,11 @@ func checkToolUnits(w *policies.Work) error {
 		if u.Len() == 1 && !head.HasToolCalls() {
 			continue
 		}
-		calls := map[string]bool{}
+		// Units hold a handful of calls: a slice beats a map here.
+		calls = calls[:0]
 		for _, p := range head.Parts {
 			if p.Kind == policies.PartToolCall {
-				calls[p.ToolCall.ID] = false
+				calls = append(calls, call{id: p.ToolCall.ID})
 			}
 		}
 		for i := u.Start + 1; i < u.End; i++ {
@@ -142,20 +156,22 @@ func checkToolUnits(w *policies.Work) error {
 				if p.Kind != policies.PartToolResult {
 					continue
 				}
-				answered, ok := calls[p.ToolResult.ToolCallID]
-				if !ok {
+				k := 0
+				for k < len(calls) && calls[k].id != p.ToolResult.ToolCallID {
+					k++
+				}
+				if k == len(calls) {
 					return fmt.Errorf("tool result for %q in message %q has no call", p.ToolResult.ToolCallID, w.Entries[i].Message.ID)
 				}
-				_ = answered
-				calls[p.ToolResult.ToolCallID] = true
+				calls[k].answered = true
 			}
 		}
 		if running != "" && head.ExecutionID == running {
 			continue
 		}
-		for id, answered := range calls {
-			if !answered {
-				return fmt.Errorf("tool call %q in message %q has no result", id, head.ID)
+		for _, c := range calls {
+			if !c.answered {
+				return fmt.Errorf("tool call %q in message %q has no result", c.id, head.ID)
 			}
 		}
 	}
