@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +115,82 @@ func summaryText(st *ctxcv1.AgentState) string {
 		}
 	}
 	return ""
+}
+
+// TestLLMPlanningThroughTheBinary: an attached document too large to include
+// whole is planned by the scripted planner (extract, with a query), the
+// extract is chosen with BM25 and placed in the context, and the report says
+// what happened to the artifact and what the planner cost.
+func TestLLMPlanningThroughTheBinary(t *testing.T) {
+	fake := llmtest.NewServer(t)
+	fake.Script(func(llmtest.Received) llmtest.Reply {
+		return llmtest.Reply{InputTokens: 1200, OutputTokens: 60, Content: `{"artifacts":[{"artifact_id":"runbook","strategy":"extract","priority":1,
+			"rationale":"only the retry section answers the question","query":"retry backoff attempts"}],"reasoning":"one large document"}`}
+	})
+	config := filepath.Join(t.TempDir(), "ctxc.yaml")
+	if err := os.WriteFile(config, []byte(`
+models:
+  planner:
+    model: gpt-4o-mini
+    base_url: `+fake.URL+`
+    timeout: 5s
+profiles:
+  - name: planned
+    stages:
+      - policy: normalize
+      - policy: project
+      - policy: estimate
+      - policy: token_budget
+      - policy: llm_plan
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, "--config", config)
+	var doc strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&doc, "Section %d. The deployment pipeline builds images and pushes them to the registry on every merge.\n", i)
+		if i == 77 {
+			doc.WriteString("Retry policy: failed uploads retry with exponential backoff, at most 5 attempts, starting at 200ms.\n")
+		}
+	}
+	// A window the document nearly fills: seed 003's table calls for planning.
+	window := uint32(3500)
+	req := &ctxcv1.CompileRequest{
+		Profile: "planned",
+		Options: &ctxcv1.CompileOptions{MaxContextTokenCount: &window},
+		State: &ctxcv1.AgentState{Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{Messages: []*ctxcv1.Message{
+			{Id: "u1", Role: ctxcv1.Role_ROLE_USER, Parts: []*ctxcv1.Part{text("How many attempts does the upload retry make, and with what backoff?")}},
+		}}},
+		Attachments: []*ctxcv1.Attachment{{AttachmentId: "runbook", Title: "Deploy runbook", Source: "docs/runbook.md", AttachmentType: "document", Content: doc.String()}},
+	}
+	resp, err := s.client().Compile(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := resp.GetReport()
+	if !report.GetPlanningUsed() || fake.Calls() != 1 {
+		t.Fatalf("planning used %v after %d planner calls", report.GetPlanningUsed(), fake.Calls())
+	}
+	got := fake.Received()[0].User
+	for _, want := range []string{"How many attempts does the upload retry make", "runbook", "Section 0."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the planner's prompt lacks %q (question, artifact id, preview)", want)
+		}
+	}
+	arts := report.GetArtifacts()
+	if len(arts) != 1 || arts[0].GetStrategy() != "extract" || arts[0].GetProcessedSize() >= arts[0].GetOriginalSize() {
+		t.Fatalf("artifacts %v", arts)
+	}
+	var context string
+	for _, m := range resp.GetMessages() {
+		if m.GetId() == "ctxc-attachments" {
+			context = m.GetParts()[0].GetText()
+		}
+	}
+	if !strings.Contains(context, "at most 5 attempts") {
+		t.Errorf("the extract lacks the retry section:\n%s", context)
+	}
+	if u := report.GetModelUsage(); len(u) == 0 || u[0].GetTask() != "planner" || report.GetTotalCostUsd() <= 0 {
+		t.Errorf("model usage %v, cost %v", u, report.GetTotalCostUsd())
+	}
 }
