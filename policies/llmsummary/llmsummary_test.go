@@ -41,20 +41,7 @@ type setup struct {
 func newSetup(t *testing.T, change func(*llm.Config), replies ...llmtest.Reply) setup {
 	t.Helper()
 	srv := llmtest.NewServer(t, replies...)
-	cfg := llm.DefaultConfig()
-	cfg.Model, cfg.BaseURL, cfg.Timeout, cfg.MaxRetries = "mini", srv.URL, 2*time.Second, 1
-	if change != nil {
-		change(&cfg)
-	}
-	client, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := summarycache.New(summarycache.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return setup{srv: srv, client: client, cache: cache}
+	return setup{srv: srv, client: srv.Client(t, "mini", change), cache: llmtest.MemoryCache(t)}
 }
 
 func newPolicy(t *testing.T, deps llmsummary.Deps, settings string) policies.Policy {

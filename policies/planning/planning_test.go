@@ -72,17 +72,8 @@ type setup struct {
 func newSetup(t *testing.T, replies ...llmtest.Reply) setup {
 	t.Helper()
 	srv := llmtest.NewServer(t, replies...)
-	cfg := llm.DefaultConfig()
-	cfg.Model, cfg.BaseURL, cfg.Timeout, cfg.MaxRetries, cfg.BreakerFailures = "planner-mini", srv.URL, 300*time.Millisecond, 1, 4
-	client, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := summarycache.New(summarycache.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return setup{srv: srv, client: client, cache: cache}
+	client := srv.Client(t, "planner-mini", func(c *llm.Config) { c.Timeout, c.BreakerFailures = 300*time.Millisecond, 4 })
+	return setup{srv: srv, client: client, cache: llmtest.MemoryCache(t)}
 }
 
 func newPolicy(t *testing.T, deps planning.Deps, strict bool) policies.Policy {
