@@ -13,7 +13,7 @@ const noRank = math.MaxInt32
 type encoder struct {
 	name  string
 	id    uint8
-	ranks map[string]int
+	ranks *rankTable
 	split splitFunc
 }
 
@@ -34,7 +34,7 @@ func (e *encoder) countPiece(p string) int {
 	if len(p) <= 1 {
 		return len(p)
 	}
-	if _, ok := e.ranks[p]; ok {
+	if _, ok := e.ranks.get(p); ok {
 		return 1
 	}
 	if len(p) <= smallPiece {
@@ -44,10 +44,8 @@ func (e *encoder) countPiece(p string) int {
 }
 
 func (e *encoder) rank(s string) int32 {
-	if r, ok := e.ranks[s]; ok {
-		return int32(r)
-	}
-	return noRank
+	r, _ := e.ranks.get(s)
+	return r
 }
 
 // mergeSmall is tiktoken's byte_pair_merge: repeatedly merge the adjacent pair

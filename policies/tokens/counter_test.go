@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/contextcompiler/ctxc/policies"
 )
@@ -161,7 +162,7 @@ func TestHeapMergeMatchesScan(t *testing.T) {
 // runes, so invalid UTF-8 goes to scanMerge, a port of its merge loop.
 func libraryPieceCount(t testing.TB, encoding, piece string) int {
 	t.Helper()
-	ranks := service(t).encoders[encoding].ranks
+	ranks := loaderRanks(t, encoding)
 	if !utf8.ValidString(piece) {
 		return scanMerge(ranks, piece)
 	}
@@ -177,6 +178,29 @@ func libraryPieceCount(t testing.TB, encoding, piece string) int {
 }
 
 var wholePieceEncodings sync.Map // encoding name -> *tiktoken.Tiktoken
+
+var rawRanks sync.Map // encoding name -> map[string]int
+
+// loaderRanks is an encoding's rank map as the loader gives it, for
+// tiktoken-go: the service keeps ranks in its own table.
+func loaderRanks(t testing.TB, encoding string) map[string]int {
+	t.Helper()
+	if r, ok := rawRanks.Load(encoding); ok {
+		return r.(map[string]int)
+	}
+	for _, s := range encodingSpecs {
+		if s.name == encoding {
+			ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(s.bpeFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _ := rawRanks.LoadOrStore(encoding, ranks)
+			return r.(map[string]int)
+		}
+	}
+	t.Fatalf("unknown encoding %q", encoding)
+	return nil
+}
 
 // scanMerge is tiktoken's byte_pair_merge loop, written plainly.
 func scanMerge(ranks map[string]int, p string) int {
@@ -383,4 +407,27 @@ func FuzzCount(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRankTableHoldsEveryRank: the table answers every token of every
+// encoding with the loader's rank, and no near miss (a token with a byte
+// added or cut) with a rank the loader does not have.
+func TestRankTableHoldsEveryRank(t *testing.T) {
+	for _, spec := range encodingSpecs {
+		want := loaderRanks(t, spec.name)
+		table := service(t).encoders[spec.name].ranks
+		for tok, r := range want {
+			got, ok := table.get(tok)
+			if !ok || int(got) != r {
+				t.Fatalf("%s: token %q: got %d, %v; want %d", spec.name, tok, got, ok, r)
+			}
+			for _, near := range []string{tok + "\x00", tok[:len(tok)-1]} {
+				r, inLoader := want[near]
+				got, ok := table.get(near)
+				if ok != inLoader || (ok && int(got) != r) {
+					t.Fatalf("%s: near miss %q: got %d, %v; loader has %d, %v", spec.name, near, got, ok, r, inLoader)
+				}
+			}
+		}
+	}
 }

@@ -79,7 +79,11 @@ func buildEncoders() (map[string]*encoder, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", s.name, err)
 		}
-		out[s.name] = &encoder{name: s.name, id: uint8(i + 1), ranks: ranks, split: s.split}
+		table, err := newRankTable(ranks)
+		if err != nil {
+			return nil, fmt.Errorf("load %s: %w", s.name, err)
+		}
+		out[s.name] = &encoder{name: s.name, id: uint8(i + 1), ranks: table, split: s.split}
 	}
 	return out, nil
 }
