@@ -121,6 +121,8 @@ type CacheStats struct {
 
 // TokenCounter counts tokens for one model. The pipeline resolves it from the
 // state's model before the first stage, so every policy measures the same way.
+// Implementations are safe for concurrent use: requests share them, and the
+// estimate stage counts a long log from several goroutines.
 type TokenCounter interface {
 	// CountMessage counts a message with its framing overhead, honouring its Mask.
 	CountMessage(m *Message) (int, Provenance)

@@ -195,11 +195,14 @@ func (c *counter) contentHash(m *policies.Message) uint64 {
 	return h.Sum64()
 }
 
+// writeString adds s as its length and its own hash: maphash.String hashes
+// the whole string in one call, where streaming it through h goes 128 bytes
+// at a time and costs about half as much again.
 func writeString(h *maphash.Hash, s string) {
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+	var n [16]byte
+	binary.LittleEndian.PutUint64(n[:8], uint64(len(s)))
+	binary.LittleEndian.PutUint64(n[8:], maphash.String(h.Seed(), s))
 	h.Write(n[:])
-	h.WriteString(s)
 }
 
 // CountPreamble counts the system prompt (as a system message, plus the

@@ -3,6 +3,8 @@ package tokens
 import (
 	"context"
 	"errors"
+	"runtime"
+	"sync"
 
 	"github.com/contextcompiler/ctxc/policies"
 )
@@ -21,18 +23,58 @@ func Estimate(w *policies.Work) error {
 	if w.Counter == nil {
 		return errors.New("estimate: no token counter resolved for the model")
 	}
-	for i := range w.Entries {
-		e := &w.Entries[i]
-		if e.Counted {
-			continue
-		}
-		e.Tokens, e.Provenance = w.Counter.CountMessage(&e.Message)
-		e.Counted = true
-	}
+	countEntries(w.Counter, w.Entries, runtime.GOMAXPROCS(0))
 	if w.State != nil {
 		w.SystemTokens, w.ToolTokens = w.Counter.CountPreamble(&w.State.Context)
 	} else {
 		w.SystemTokens, w.ToolTokens = 0, 0
 	}
 	return nil
+}
+
+// minBytesPerWorker is the least content a counting goroutine is given: below
+// it starting one costs more than it saves.
+const minBytesPerWorker = 64 << 10
+
+// countEntries counts the entries not yet counted. A long log is split into
+// runs of about equal content, counted in parallel by up to workers
+// goroutines: counting (hashing every message for the cache, tokenizing the
+// ones it misses) is the dominant cost of a compile, and each entry is
+// written by exactly one goroutine. TokenCounters are safe for concurrent use.
+func countEntries(c policies.TokenCounter, entries []policies.Entry, workers int) {
+	total := 0
+	for i := range entries {
+		if !entries[i].Counted {
+			total += contentBytes(&entries[i].Message)
+		}
+	}
+	workers = min(workers, total/minBytesPerWorker)
+	if workers <= 1 {
+		countRun(c, entries)
+		return
+	}
+	var wg sync.WaitGroup
+	share, start, acc := total/workers, 0, 0
+	for i := range entries {
+		if !entries[i].Counted {
+			acc += contentBytes(&entries[i].Message)
+		}
+		if acc >= share || i == len(entries)-1 {
+			run := entries[start : i+1]
+			wg.Go(func() { countRun(c, run) })
+			start, acc = i+1, 0
+		}
+	}
+	wg.Wait()
+}
+
+func countRun(c policies.TokenCounter, entries []policies.Entry) {
+	for i := range entries {
+		e := &entries[i]
+		if e.Counted {
+			continue
+		}
+		e.Tokens, e.Provenance = c.CountMessage(&e.Message)
+		e.Counted = true
+	}
 }

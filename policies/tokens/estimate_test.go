@@ -1,0 +1,62 @@
+package tokens
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/statetest"
+)
+
+// TestParallelCountingEqualsSequential: a log long enough to be split across
+// goroutines gets exactly the counts one goroutine gives, cold (nothing
+// cached: a fresh service for each) and warm, and entries already counted
+// are left as they are. Run with -race, it also shows no entry is shared.
+func TestParallelCountingEqualsSequential(t *testing.T) {
+	opts := statetest.DefaultOptions()
+	opts.Turns, opts.LargeOutputProb = 40, 0.5
+	st := statetest.Generate(rand.New(rand.NewSource(11)), opts)
+	entries := func() []policies.Entry {
+		e := policies.EntriesFromLog(st.Context.Messages)
+		for i := 0; i < len(e); i += 7 {
+			e[i].Tokens, e[i].Counted = -1, true // counted before: must not be touched
+		}
+		return e
+	}
+	counts := func(workers int) []policies.Entry {
+		s, err := NewService(DefaultServiceConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, c, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := entries()
+		countEntries(c, e, workers)
+		warm := entries()
+		countEntries(c, warm, workers)
+		if diff := cmp.Diff(e, warm); diff != "" {
+			t.Fatalf("%d workers: warm counts differ from cold (-cold +warm):\n%s", workers, diff)
+		}
+		return e
+	}
+	total := 0
+	for i := range st.Context.Messages {
+		total += contentBytes(&st.Context.Messages[i])
+	}
+	if total < 4*minBytesPerWorker {
+		t.Fatalf("the log holds %d bytes, too little to be split four ways", total)
+	}
+	one := counts(1)
+	for _, e := range one {
+		if !e.Counted || e.Tokens == 0 {
+			t.Fatalf("entry %s not counted: %+v", e.Message.ID, e)
+		}
+	}
+	if diff := cmp.Diff(one, counts(4)); diff != "" {
+		t.Errorf("4 workers count differently from 1 (-one +four):\n%s", diff)
+	}
+}
