@@ -37,6 +37,8 @@ type decoder struct {
 	violations []policies.FieldViolation
 	// idsOptional accepts messages without ids (Route assigns them).
 	idsOptional bool
+	// parts is what is left of the part slab messages() allocated.
+	parts []policies.Part
 }
 
 func (d *decoder) violate(field, description string) {
@@ -49,6 +51,26 @@ func (d *decoder) err() error {
 		return nil
 	}
 	return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: d.violations}
+}
+
+// elemPath names a message, or a part of one, in a request list. It is
+// formatted only when a violation is reported: formatting a path for every
+// message and part of a long log cost more than the rest of the decoding.
+type elemPath struct {
+	list  string
+	index int
+	part  int // -1 for the message itself
+}
+
+func (p elemPath) withPart(k int) elemPath { p.part = k; return p }
+
+// field is the path of a field below the element ("" for the element itself).
+func (p elemPath) field(suffix string) string {
+	s := p.list + "[" + strconv.Itoa(p.index) + "]"
+	if p.part >= 0 {
+		s += ".parts[" + strconv.Itoa(p.part) + "]"
+	}
+	return s + suffix
 }
 
 // state converts a request's AgentState; a nil state is a violation of path.
@@ -131,14 +153,21 @@ func (d *decoder) messages(path string, in []*ctxcv1.Message) []policies.Message
 	}
 	out := make([]policies.Message, len(in))
 	seen := make(map[string]int, len(in))
+	total := 0
+	for _, m := range in {
+		total += len(m.GetParts())
+	}
+	// One allocation for every message's parts; each message gets a slice
+	// capped at its own length, so a policy that appends copies first.
+	d.parts = make([]policies.Part, total)
 	for i, m := range in {
-		at := fmt.Sprintf("%s[%d]", path, i)
+		at := elemPath{list: path, index: i, part: -1}
 		if id := m.GetId(); id == "" {
 			if !d.idsOptional {
-				d.violate(at+".id", "required")
+				d.violate(at.field(".id"), "required")
 			}
 		} else if j, dup := seen[id]; dup {
-			d.violate(at+".id", fmt.Sprintf("duplicate id %q (also %s[%d].id)", id, path, j))
+			d.violate(at.field(".id"), fmt.Sprintf("duplicate id %q (also %s[%d].id)", id, path, j))
 		} else {
 			seen[id] = i
 		}
@@ -147,19 +176,19 @@ func (d *decoder) messages(path string, in []*ctxcv1.Message) []policies.Message
 	return out
 }
 
-func (d *decoder) message(path string, in *ctxcv1.Message) policies.Message {
+func (d *decoder) message(path elemPath, in *ctxcv1.Message) policies.Message {
 	role := in.GetRole()
 	switch {
 	case role == ctxcv1.Role_ROLE_UNSPECIFIED:
-		d.violate(path+".role", "required")
+		d.violate(path.field(".role"), "required")
 	case role < 0 || role > ctxcv1.Role_ROLE_TOOL:
-		d.violate(path+".role", "unknown role "+strconv.Itoa(int(role)))
+		d.violate(path.field(".role"), "unknown role "+strconv.Itoa(int(role)))
 	}
 	if k := in.GetKind(); k < 0 || k > ctxcv1.MessageKind_MESSAGE_KIND_PLACEHOLDER {
-		d.violate(path+".kind", "unknown message kind "+strconv.Itoa(int(k)))
+		d.violate(path.field(".kind"), "unknown message kind "+strconv.Itoa(int(k)))
 	}
 	if len(in.GetParts()) == 0 {
-		d.violate(path+".parts", "at least one part is required")
+		d.violate(path.field(".parts"), "at least one part is required")
 	}
 	m := policies.Message{
 		ID:               in.GetId(),
@@ -172,7 +201,7 @@ func (d *decoder) message(path string, in *ctxcv1.Message) policies.Message {
 		CoversMessageIDs: in.GetCoversMessageIds(),
 	}
 	if in.GetImportance() > 100 {
-		d.violate(path+".importance", "must be between 0 and 100")
+		d.violate(path.field(".importance"), "must be between 0 and 100")
 	}
 	if u := in.GetUsage(); u != nil {
 		m.Usage = &policies.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}
@@ -182,22 +211,22 @@ func (d *decoder) message(path string, in *ctxcv1.Message) policies.Message {
 	}
 	if ts := in.GetCreateTime(); ts != nil {
 		if ts.CheckValid() != nil {
-			d.violate(path+".create_time", "invalid timestamp: seconds must be within years 1-9999 and nanos within [0, 1e9)")
+			d.violate(path.field(".create_time"), "invalid timestamp: seconds must be within years 1-9999 and nanos within [0, 1e9)")
 		} else {
 			t := ts.AsTime()
 			m.CreateTime = &t
 		}
 	}
-	if len(in.GetParts()) > 0 {
-		m.Parts = make([]policies.Part, len(in.GetParts()))
+	if n := len(in.GetParts()); n > 0 {
+		m.Parts, d.parts = d.parts[:n:n], d.parts[n:]
 		for k, p := range in.GetParts() {
-			m.Parts[k] = d.part(fmt.Sprintf("%s.parts[%d]", path, k), p, role == ctxcv1.Role_ROLE_TOOL)
+			m.Parts[k] = d.part(path.withPart(k), p, role == ctxcv1.Role_ROLE_TOOL)
 		}
 	}
 	return m
 }
 
-func (d *decoder) part(path string, in *ctxcv1.Part, inToolMessage bool) policies.Part {
+func (d *decoder) part(path elemPath, in *ctxcv1.Part, inToolMessage bool) policies.Part {
 	var p policies.Part
 	switch c := in.GetContent().(type) {
 	case *ctxcv1.Part_Text:
@@ -205,28 +234,28 @@ func (d *decoder) part(path string, in *ctxcv1.Part, inToolMessage bool) policie
 	case *ctxcv1.Part_ToolCall:
 		tc := c.ToolCall
 		if tc.GetId() == "" {
-			d.violate(path+".tool_call.id", "required")
+			d.violate(path.field(".tool_call.id"), "required")
 		}
 		if tc.GetName() == "" {
-			d.violate(path+".tool_call.name", "required")
+			d.violate(path.field(".tool_call.name"), "required")
 		}
 		p = policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: tc.GetId(), Name: tc.GetName(), ArgumentsJSON: tc.GetArgumentsJson()}}
 	case *ctxcv1.Part_ToolResult:
 		tr := c.ToolResult
 		if tr.GetToolCallId() == "" {
-			d.violate(path+".tool_result.tool_call_id", "required: the id of the tool call this result answers")
+			d.violate(path.field(".tool_result.tool_call_id"), "required: the id of the tool call this result answers")
 		}
 		p = policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: tr.GetToolCallId(), Name: tr.GetName(), Content: tr.GetContent(), IsError: tr.GetIsError()}}
 	case *ctxcv1.Part_Image:
-		p = policies.Part{Kind: policies.PartImage, Image: d.image(path+".image", c.Image)}
+		p = policies.Part{Kind: policies.PartImage, Image: d.image(path.field(".image"), c.Image)}
 	case *ctxcv1.Part_Reasoning:
 		p = policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: c.Reasoning.GetText(), Signature: c.Reasoning.GetSignature()}}
 	default:
-		d.violate(path, "no content: set one of text, tool_call, tool_result, image, reasoning")
+		d.violate(path.field(""), "no content: set one of text, tool_call, tool_result, image, reasoning")
 		return p
 	}
 	if inToolMessage && p.Kind != policies.PartToolResult {
-		d.violate(path, "a ROLE_TOOL message holds only tool_result parts, not "+p.Kind.String())
+		d.violate(path.field(""), "a ROLE_TOOL message holds only tool_result parts, not "+p.Kind.String())
 	}
 	return p
 }
@@ -462,12 +491,14 @@ func messageReportsToProto(in []policies.MessageReport) []*ctxcv1.MessageReport 
 	if len(in) == 0 {
 		return nil
 	}
+	// One allocation for all reports: there is one per log message.
+	slab := make([]ctxcv1.MessageReport, len(in))
 	out := make([]*ctxcv1.MessageReport, len(in))
 	for i, m := range in {
-		out[i] = &ctxcv1.MessageReport{
-			MessageId: m.MessageID, Disposition: ctxcv1.Disposition(m.Disposition), TokenCount: u32(m.Tokens),
-			Provenance: ctxcv1.TokenCountProvenance(m.Provenance), Reason: m.Reason, Policy: m.Policy,
-		}
+		r := &slab[i]
+		r.MessageId, r.Disposition, r.TokenCount = m.MessageID, ctxcv1.Disposition(m.Disposition), u32(m.Tokens)
+		r.Provenance, r.Reason, r.Policy = ctxcv1.TokenCountProvenance(m.Provenance), m.Reason, m.Policy
+		out[i] = r
 	}
 	return out
 }

@@ -24,6 +24,74 @@ type checker struct {
 	// byID is reused across steps: the check runs after every step and a
 	// fresh map per step would dominate its cost on long logs.
 	byID map[string]int
+	// checked is the view as the last full check saw it.
+	checked []entryPrint
+}
+
+// entryPrint identifies an entry's message without reading its content: its
+// id and its parts' backing array. Equal prints mean the same message values,
+// unless a policy wrote into the parts in place.
+type entryPrint struct {
+	id    string
+	parts *policies.Part
+	n     int
+	mask  *policies.Mask
+}
+
+func printOf(m *policies.Message) entryPrint {
+	p := entryPrint{id: m.ID, n: len(m.Parts), mask: m.Mask}
+	if len(m.Parts) > 0 {
+		p.parts = &m.Parts[0]
+	}
+	return p
+}
+
+// readOnly stages count, budget, decide or render: they read the view and
+// never change a message.
+func readOnly(s policies.Stage) bool {
+	switch s {
+	case policies.StageEstimate, policies.StageBudget, policies.StageDecide, policies.StageRender:
+		return true
+	}
+	return false
+}
+
+// after checks the view after a step. A view with the same prints as the one
+// last checked in full holds the same messages, so outside the compact stage
+// (whose checks differ) it needs no second full check: the common case of a
+// projection or isolation that keeps every message costs pointer comparisons
+// only. A read-only stage must leave the view so; any other step that changed
+// it is checked in full.
+func (c *checker) after(w *policies.Work, s *step) error {
+	if c.checked != nil && s.stage != policies.StageCompact && c.unchanged(w) {
+		return nil
+	}
+	if readOnly(s.stage) && c.checked != nil {
+		return fmt.Errorf("%w after %s: the %s stage changed the messages it may only read", policies.ErrInvariant, s.typ, s.stage)
+	}
+	if err := c.check(w, s); err != nil {
+		return err
+	}
+	if cap(c.checked) < len(w.Entries) {
+		c.checked = make([]entryPrint, 0, len(w.Entries))
+	}
+	c.checked = c.checked[:0]
+	for i := range w.Entries {
+		c.checked = append(c.checked, printOf(&w.Entries[i].Message))
+	}
+	return nil
+}
+
+func (c *checker) unchanged(w *policies.Work) bool {
+	if len(w.Entries) != len(c.checked) {
+		return false
+	}
+	for i := range w.Entries {
+		if printOf(&w.Entries[i].Message) != c.checked[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func newChecker(w *policies.Work) *checker {

@@ -206,6 +206,28 @@ func TestInvariantViolationIsAnErrorNotOutput(t *testing.T) {
 	}
 }
 
+// After a read-only stage the view is not checked in full, but a policy that
+// drops or rewrites a message there is still caught.
+func TestReadOnlyStageThatChangesMessagesIsAnInvariantError(t *testing.T) {
+	for _, tc := range []struct{ settings, want string }{
+		{"{drop: true}", `stage estimate: invariant violated after estimate: the estimate stage changed the messages it may only read`},
+		{"{grow: true}", `stage estimate: invariant violated after estimate: the estimate stage changed the messages it may only read`},
+	} {
+		profile := `
+- name: meddling
+  stages:
+    - policy: normalize
+    - policy: project
+    - policy: estimate
+      settings: ` + tc.settings + `
+`
+		_, err := catalogWith(t, nil, 100000, profile).Run(t.Context(), Request{State: chatState()})
+		if !errors.Is(err, policies.ErrInvariant) || err.Error() != tc.want {
+			t.Errorf("%s: err = %v, want %s", tc.settings, err, tc.want)
+		}
+	}
+}
+
 func TestPolicyErrorsAreWrappedWithTheStage(t *testing.T) {
 	profile := `
 - name: failing

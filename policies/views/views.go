@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,6 +64,9 @@ func mustStay(w *policies.Work) []bool {
 
 func applySummaries(w *policies.Work) {
 	entries := w.Entries
+	if !slices.ContainsFunc(entries, func(e policies.Entry) bool { return isSummary(&e.Message) }) {
+		return // the common case; spare the index of every id
+	}
 	n := len(entries)
 	index := make(map[string]int, n)
 	for i := n - 1; i >= 0; i-- {
