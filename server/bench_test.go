@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
@@ -123,20 +124,28 @@ type benchServer struct {
 	conn   *grpc.ClientConn
 }
 
-func newBenchServer(b *testing.B) *benchServer {
-	b.Helper()
+// newRealService is the production Service over the built-in profiles and
+// the real token service.
+func newRealService(tb testing.TB) *Service {
+	tb.Helper()
 	tok, err := tokens.NewService(tokens.DefaultServiceConfig())
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	cat, err := pipeline.NewCatalog(benchRegistry(b), tok, noop.NewTracerProvider(), pipeline.Config{})
+	cat, err := pipeline.NewCatalog(benchRegistry(tb), tok, noop.NewTracerProvider(), pipeline.Config{})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	svc, err := New(Config{Compiler: cat, Counters: tok, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
+	return svc
+}
+
+func newBenchServer(b *testing.B) *benchServer {
+	b.Helper()
+	svc := newRealService(b)
 	gs := grpc.NewServer(grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes))
 	ctxcv1.RegisterContextCompilerServiceServer(gs, svc)
 	gs.RegisterService(&noopServiceDesc, struct{}{})
@@ -213,6 +222,36 @@ func BenchmarkCompileVsNoop(b *testing.B) {
 				s.compile(b, req)
 			}
 			b.ReportMetric(float64(tokensUsed), "tokens")
+		})
+		omit := &ctxcv1.CompileRequest{State: req.GetState(), OmitStablePrefix: true}
+		b.Run(prefix+"compile-warm-omit-prefix", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(proto.Size(omit)))
+			var resp *ctxcv1.CompileResponse
+			for b.Loop() {
+				resp = s.compile(b, omit)
+			}
+			b.ReportMetric(float64(resp.GetOmittedMessageCount()), "omitted")
+		})
+		b.Run(prefix+"side-by-side", func(b *testing.B) {
+			// One call of each kind per iteration, so the ratios are taken under
+			// the same machine load; ns/op is the sum of the four calls.
+			var noopT, echoT, fullT, omitT time.Duration
+			timed := func(d *time.Duration, call func()) {
+				start := time.Now()
+				call()
+				*d += time.Since(start)
+			}
+			for b.Loop() {
+				timed(&noopT, func() { s.noop(b, noopMethod, req) })
+				timed(&echoT, func() { s.noop(b, echoMethod, req) })
+				timed(&fullT, func() { s.compile(b, req) })
+				timed(&omitT, func() { s.compile(b, omit) })
+			}
+			b.ReportMetric(float64(fullT)/float64(noopT), "compile/noop")
+			b.ReportMetric(float64(omitT)/float64(noopT), "omit/noop")
+			b.ReportMetric(float64(fullT)/float64(echoT), "compile/echo")
+			b.ReportMetric(float64(echoT)/float64(noopT), "echo/noop")
 		})
 		b.Run(prefix+"compile-cold", func(b *testing.B) {
 			b.ReportAllocs()

@@ -77,13 +77,28 @@ func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctx
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compile", err)
 	}
+	omitted := stablePrefix(req, res, loaded)
 	return &ctxcv1.CompileResponse{
-		Messages:         messagesToProto(res.Messages()),
-		Budget:           budgetToProto(res.Work.Budget),
-		Report:           reportToProto(&res.Report),
-		HistoryDiscarded: loaded.discarded,
-		Rendered:         res.Work.Rendered,
+		Messages:            messagesToProto(res.MessagesFrom(omitted)),
+		Budget:              budgetToProto(res.Work.Budget),
+		Report:              reportToProto(&res.Report),
+		HistoryDiscarded:    loaded.discarded,
+		Rendered:            res.Work.Rendered,
+		OmittedMessageCount: u32(omitted),
 	}, nil
+}
+
+// stablePrefix is how many leading compiled messages to leave out of the
+// response because the caller asked and holds them byte for byte: its own
+// system prompt and the log messages before the first changed index. A prompt
+// expanded from template variables, or a discarded history, is not what the
+// caller holds, so then nothing is left out.
+func stablePrefix(req *ctxcv1.CompileRequest, res *pipeline.Result, loaded loadedState) int {
+	if !req.GetOmitStablePrefix() || loaded.discarded ||
+		res.Work.State.Context.SystemPrompt != req.GetState().GetContext().GetSystemPrompt() {
+		return 0
+	}
+	return res.Report.FirstChangedIndex
 }
 
 // compileRequest is pipelineRequest plus what only Compile carries: provider
@@ -98,6 +113,15 @@ func (s *Service) compileRequest(req *ctxcv1.CompileRequest, src stateSource) (p
 		return preq, loaded, err
 	}
 	preq.Attachments = d.attachments("attachments", req.GetAttachments())
+	if req.GetOmitStablePrefix() {
+		// The caller must hold the log it would rebuild the context from.
+		switch {
+		case len(req.GetStateBlob()) > 0:
+			d.violate("omit_stable_prefix", "needs state, not state_blob: the caller must hold the messages left out")
+		case req.GetInputFormat() != ctxcv1.InputFormat_INPUT_FORMAT_UNSPECIFIED:
+			d.violate("omit_stable_prefix", "not allowed with input_json: the caller must hold the messages left out as state.context.messages")
+		}
+	}
 	return preq, loaded, d.err()
 }
 

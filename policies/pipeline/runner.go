@@ -56,13 +56,21 @@ const SystemMessageID = "ctxc-system"
 
 // Messages returns what the model should see: the system prompt first (when
 // set) as a system message, then the compiled view.
-func (r *Result) Messages() []policies.Message {
-	out := make([]policies.Message, 0, len(r.Work.Entries)+1)
+func (r *Result) Messages() []policies.Message { return r.MessagesFrom(0) }
+
+// MessagesFrom is Messages without the first skip messages.
+func (r *Result) MessagesFrom(skip int) []policies.Message {
+	entries := r.Work.Entries
+	out := make([]policies.Message, 0, max(0, len(entries)+1-skip))
 	if sp := r.Work.State.Context.SystemPrompt; sp != "" {
-		out = append(out, policies.Message{ID: SystemMessageID, Role: policies.RoleSystem, Parts: []policies.Part{policies.TextPart(sp)}})
+		if skip == 0 {
+			out = append(out, policies.Message{ID: SystemMessageID, Role: policies.RoleSystem, Parts: []policies.Part{policies.TextPart(sp)}})
+		} else {
+			skip--
+		}
 	}
-	for i := range r.Work.Entries {
-		out = append(out, r.Work.Entries[i].Message)
+	for i := min(skip, len(entries)); i < len(entries); i++ {
+		out = append(out, entries[i].Message)
 	}
 	return out
 }
@@ -261,7 +269,7 @@ func (r *runner) step(ctx context.Context, s *step) error {
 			r.checks = newChecker(w)
 		}
 		if r.checks != nil {
-			err = r.checks.check(w, s)
+			err = r.checks.after(w, s)
 		}
 	}
 	elapsed := time.Since(start)

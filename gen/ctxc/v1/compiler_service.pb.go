@@ -584,9 +584,15 @@ type CompileRequest struct {
 	// The provider request body for input_format.
 	InputJson string `protobuf:"bytes,8,opt,name=input_json,json=inputJson,proto3" json:"input_json,omitempty"`
 	// Documents attached to this call (artifacts for the LLM planner).
-	Attachments   []*Attachment `protobuf:"bytes,9,rep,name=attachments,proto3" json:"attachments,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Attachments []*Attachment `protobuf:"bytes,9,rep,name=attachments,proto3" json:"attachments,omitempty"`
+	// Leave out of CompileResponse.messages the stable prefix the caller already
+	// holds: the system prompt and the leading state.context.messages that the
+	// compile left unchanged (CompileResponse.omitted_message_count says how
+	// many). For a long log this cuts the response to what changed. Needs the
+	// caller to send state: with state_blob or input_json it is INVALID_ARGUMENT.
+	OmitStablePrefix bool `protobuf:"varint,10,opt,name=omit_stable_prefix,json=omitStablePrefix,proto3" json:"omit_stable_prefix,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CompileRequest) Reset() {
@@ -682,6 +688,13 @@ func (x *CompileRequest) GetAttachments() []*Attachment {
 	return nil
 }
 
+func (x *CompileRequest) GetOmitStablePrefix() bool {
+	if x != nil {
+		return x.OmitStablePrefix
+	}
+	return false
+}
+
 // CompileResponse is the compiled context.
 type CompileResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -696,9 +709,16 @@ type CompileResponse struct {
 	// Set when the request set reset_history and the state's history was discarded.
 	HistoryDiscarded bool `protobuf:"varint,4,opt,name=history_discarded,json=historyDiscarded,proto3" json:"history_discarded,omitempty"`
 	// The provider's request body as JSON when options.render was set.
-	Rendered      string `protobuf:"bytes,5,opt,name=rendered,proto3" json:"rendered,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Rendered string `protobuf:"bytes,5,opt,name=rendered,proto3" json:"rendered,omitempty"`
+	// How many leading messages were left out because the request set
+	// omit_stable_prefix: the caller's context is its own system prompt (as a
+	// ROLE_SYSTEM message, when set) followed by its state.context.messages, cut
+	// to this many, then messages. 0 when nothing was left out (a system prompt
+	// expanded from template variables, or history discarded, is not the
+	// caller's own, so nothing is).
+	OmittedMessageCount uint32 `protobuf:"varint,6,opt,name=omitted_message_count,json=omittedMessageCount,proto3" json:"omitted_message_count,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *CompileResponse) Reset() {
@@ -764,6 +784,13 @@ func (x *CompileResponse) GetRendered() string {
 		return x.Rendered
 	}
 	return ""
+}
+
+func (x *CompileResponse) GetOmittedMessageCount() uint32 {
+	if x != nil {
+		return x.OmittedMessageCount
+	}
+	return 0
 }
 
 // TokenBudget is the token accounting of a context against its model's window.
@@ -2942,7 +2969,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12'\n" +
-	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\x85\x03\n" +
+	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\xb3\x03\n" +
 	"\x0eCompileRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
@@ -2954,13 +2981,16 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\finput_format\x18\a \x01(\x0e2\x14.ctxc.v1.InputFormatR\vinputFormat\x12\x1d\n" +
 	"\n" +
 	"input_json\x18\b \x01(\tR\tinputJson\x125\n" +
-	"\vattachments\x18\t \x03(\v2\x13.ctxc.v1.AttachmentR\vattachments\"\xe6\x01\n" +
+	"\vattachments\x18\t \x03(\v2\x13.ctxc.v1.AttachmentR\vattachments\x12,\n" +
+	"\x12omit_stable_prefix\x18\n" +
+	" \x01(\bR\x10omitStablePrefix\"\x9a\x02\n" +
 	"\x0fCompileResponse\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12,\n" +
 	"\x06budget\x18\x02 \x01(\v2\x14.ctxc.v1.TokenBudgetR\x06budget\x12.\n" +
 	"\x06report\x18\x03 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\x12+\n" +
 	"\x11history_discarded\x18\x04 \x01(\bR\x10historyDiscarded\x12\x1a\n" +
-	"\brendered\x18\x05 \x01(\tR\brendered\"\xca\x04\n" +
+	"\brendered\x18\x05 \x01(\tR\brendered\x122\n" +
+	"\x15omitted_message_count\x18\x06 \x01(\rR\x13omittedMessageCount\"\xca\x04\n" +
 	"\vTokenBudget\x12;\n" +
 	"\x1acontext_window_token_count\x18\x01 \x01(\rR\x17contextWindowTokenCount\x12(\n" +
 	"\x10used_token_count\x18\x02 \x01(\rR\x0eusedTokenCount\x12=\n" +
