@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
@@ -82,6 +83,31 @@ func TestAPI(t *testing.T) {
 				t.Fatalf("%s: %v", f, err)
 			}
 			checkCompiled(t, readExample(t, filepath.Base(f)), resp)
+		}
+	})
+
+	t.Run("omit the stable prefix", func(t *testing.T) {
+		// budget-aware in an 8,000-token window masks the first tool output t1:
+		// the system prompt, u1 and a1 stay the caller's, the rest comes back.
+		req := readExample(t, "coding-agent.json")
+		req.Profile, req.Options = "budget-aware", &ctxcv1.CompileOptions{MaxContextTokenCount: proto.Uint32(8000)}
+		full, err := client.Compile(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.OmitStablePrefix = true
+		part, err := client.Compile(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if part.GetOmittedMessageCount() != 3 || full.GetReport().GetFirstChangedIndex() != 3 {
+			t.Fatalf("omitted %d, first changed %d; want 3 and 3", part.GetOmittedMessageCount(), full.GetReport().GetFirstChangedIndex())
+		}
+		if diff := cmp.Diff(full.GetMessages()[3:], part.GetMessages(), protocmp.Transform()); diff != "" {
+			t.Errorf("returned messages (-full[3:] +omitted):\n%s", diff)
+		}
+		if ids := []string{full.GetMessages()[1].GetId(), full.GetMessages()[2].GetId()}; ids[0] != req.GetState().GetContext().GetMessages()[0].GetId() || ids[1] != "a1" {
+			t.Errorf("the omitted log messages are %v, want the request's first two", ids)
 		}
 	})
 
