@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -541,6 +542,30 @@ func TestShutdownCutsOffCallsAfterTheGracePeriod(t *testing.T) {
 	h.served <- nil
 	if err := <-done; err == nil {
 		t.Error("a call still running after the grace period succeeded")
+	}
+}
+
+// StopBy shortens the grace period to what is left before a deadline the
+// caller already spent part of (an HTTP gateway drained first).
+func TestShutdownEndsByTheStopByDeadline(t *testing.T) {
+	h := start(t, TransportConfig{GracePeriod: time.Hour})
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: requestState(), Profile: "block"})
+		done <- err
+	}()
+	<-h.compiler.started
+	h.transport.StopBy(time.Now()) // nothing is left of the grace period
+	h.stop()
+	if err := <-h.served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	h.served <- nil
+	if err := <-done; err == nil {
+		t.Error("a call still running at the deadline succeeded: the hour-long grace period was used")
+	}
+	if !strings.Contains(h.logs.String(), "grace_period=0s") {
+		t.Errorf("shutdown did not log the shortened grace period:\n%s", h.logs.String())
 	}
 }
 

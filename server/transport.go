@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
@@ -61,6 +62,8 @@ type Transport struct {
 	health *health.Server
 	grace  time.Duration
 	log    *slog.Logger
+	// stopBy is a shutdown deadline in Unix nanoseconds set by StopBy, 0 if none.
+	stopBy atomic.Int64
 }
 
 // healthServices are the names health reports on: the whole server ("") and the API.
@@ -146,6 +149,11 @@ func (t *Transport) SetServing() {
 	}
 }
 
+// StopBy makes the shutdown that follows end by deadline at the latest, for
+// a caller that spends part of the grace period before Serve's context ends
+// (draining an HTTP gateway first). Call it before that context ends.
+func (t *Transport) StopBy(deadline time.Time) { t.stopBy.Store(deadline.UnixNano()) }
+
 // Serve serves on lis until ctx ends, then shuts down: health turns
 // NOT_SERVING, new calls are refused, in-flight calls get the grace period to
 // finish, and whatever still runs after it is cut off. It returns nil after a
@@ -158,14 +166,18 @@ func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	t.log.Info("shutting down", "grace_period", t.grace.String())
+	grace := t.grace
+	if by := t.stopBy.Load(); by != 0 {
+		grace = max(0, min(grace, time.Until(time.Unix(0, by))))
+	}
+	t.log.Info("shutting down", "grace_period", grace.String())
 	t.health.Shutdown()
 	stopped := make(chan struct{})
 	go func() {
 		t.grpc.GracefulStop()
 		close(stopped)
 	}()
-	timer := time.NewTimer(t.grace)
+	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
 	case <-stopped:

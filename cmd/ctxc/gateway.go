@@ -81,14 +81,11 @@ func (g *gateway) serve(lis net.Listener) {
 	}
 }
 
-// shutdown stops accepting requests and gives those in flight the grace
-// period to finish; whatever still runs after it is cut off.
-func (g *gateway) shutdown(grace time.Duration) {
-	if grace <= 0 {
-		grace = server.DefaultGracePeriod
-	}
-	g.log.Info("shutting down http", "grace_period", grace.String())
-	ctx, cancel := context.WithTimeout(context.Background(), grace)
+// shutdown stops accepting requests and gives those in flight until deadline
+// to finish; whatever still runs then is cut off.
+func (g *gateway) shutdown(deadline time.Time) {
+	g.log.Info("shutting down http", "grace_period", time.Until(deadline).Round(time.Millisecond).String())
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	if err := g.http.Shutdown(ctx); err != nil {
 		g.log.Warn("grace period over; closing the http requests still running")

@@ -23,8 +23,8 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 			"in-flight calls get --grace-period to finish.\n\n"+
 			"With --http-listen, the same API is served as HTTP/JSON on its own port: every RPC as\n"+
 			"POST /ctxc.v1.ContextCompilerService/<Method> with the request as the JSON body, health\n"+
-			"at GET /healthz. On SIGTERM the HTTP requests in flight finish first (within the grace\n"+
-			"period), then the gRPC server stops as above.\n\n"+
+			"at GET /healthz. On SIGTERM the HTTP requests in flight finish first, then the gRPC server\n"+
+			"stops as above, both within the one grace period.\n\n"+
 			"Settings come from flags, then CTXC_* environment variables, then the YAML file given by\n"+
 			"--config (which also holds profiles and models), then defaults. Tracing follows the\n"+
 			"standard OTEL_* variables and is off when none is set.")
@@ -128,7 +128,15 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(str
 		go func() {
 			select {
 			case <-ctx.Done():
-				gw.shutdown(cfg.GracePeriod)
+				// One grace period for both: the HTTP requests (gRPC calls
+				// themselves) drain first, the gRPC server gets what is left.
+				grace := cfg.GracePeriod
+				if grace <= 0 {
+					grace = server.DefaultGracePeriod
+				}
+				deadline := time.Now().Add(grace)
+				transport.StopBy(deadline)
+				gw.shutdown(deadline)
 				stopGRPC()
 			case <-serveCtx.Done(): // serve returned without a signal
 			}
