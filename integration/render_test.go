@@ -125,3 +125,19 @@ func TestProviderInputAndTemplates(t *testing.T) {
 		t.Fatal("a tool message without tool_call_id was accepted")
 	}
 }
+
+// A context the provider would refuse is bad input naming options.render, not
+// an internal error: nothing to send, or a tool name outside its rules.
+func TestNotRenderableIsInvalidArgument(t *testing.T) {
+	s := startServer(t)
+	empty := &ctxcv1.CompileRequest{State: &ctxcv1.AgentState{Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "Be brief."}},
+		Options: &ctxcv1.CompileOptions{Render: ctxcv1.RenderFormat_RENDER_FORMAT_ANTHROPIC}}
+	_, err := s.client().Compile(context.Background(), empty)
+	wantStatus(t, err, codes.InvalidArgument, "NOT_RENDERABLE", "options.render")
+
+	badTool := readExample(t, "coding-agent.json")
+	badTool.GetState().GetContext().GetTools()[0].Name = "read file!"
+	badTool.Options = &ctxcv1.CompileOptions{Render: ctxcv1.RenderFormat_RENDER_FORMAT_OPENAI}
+	_, err = s.client().Compile(context.Background(), badTool)
+	wantStatus(t, err, codes.InvalidArgument, "NOT_RENDERABLE", "options.render")
+}

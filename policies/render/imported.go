@@ -17,6 +17,9 @@ const (
 	ReasonInvalidInput = "INVALID_INPUT"
 	// ReasonTemplateVariableMissing is a {{name}} placeholder without a value.
 	ReasonTemplateVariableMissing = "TEMPLATE_VARIABLE_MISSING"
+	// ReasonNotRenderable is a compiled context the requested provider would
+	// refuse: no message to send, or a tool name outside the provider's rules.
+	ReasonNotRenderable = "NOT_RENDERABLE"
 )
 
 // maxViolations bounds the violations one error lists: a broken body of a

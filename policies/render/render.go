@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -44,6 +45,9 @@ func render(format policies.RenderFormat, w *policies.Work) ([]byte, []string, e
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := renderable(format, c); err != nil {
+		return nil, nil, err
+	}
 	var body []byte
 	var validate func([]byte) error
 	switch format {
@@ -69,6 +73,54 @@ func render(format policies.RenderFormat, w *policies.Work) ([]byte, []string, e
 		return nil, nil, fmt.Errorf("render %s: %w", format, err)
 	}
 	return body, c.notes.list(format), nil
+}
+
+// Function name rules of the providers' APIs. Ollama documents none.
+var (
+	openAIToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	geminiToolName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`)
+)
+
+// renderable reports, as bad input rather than a failed render, what the
+// provider would refuse whatever ctxc did: a context with nothing to send
+// (Anthropic and Gemini need a message besides the system prompt) and tool
+// names outside the provider's rules. What the validators find after this is
+// a bug in a renderer.
+func renderable(format policies.RenderFormat, c *conversation) error {
+	var problems []policies.FieldViolation
+	bad := func(format string, args ...any) {
+		problems = append(problems, policies.FieldViolation{Field: "options.render", Description: fmt.Sprintf(format, args...)})
+	}
+	needsMessage := format == policies.RenderAnthropic || format == policies.RenderGemini
+	if len(c.messages) == 0 && (needsMessage || c.system == "") {
+		bad("%s needs a message to send, and the compiled context has none (empty log, or only calls still waiting for results)", format)
+	}
+	var rule *regexp.Regexp
+	var ruleText string
+	switch format {
+	case policies.RenderOpenAI, policies.RenderAnthropic:
+		rule, ruleText = openAIToolName, "letters, digits, '_' and '-', 1 to 64 of them"
+	case policies.RenderGemini:
+		rule, ruleText = geminiToolName, "a letter or '_' first, then letters, digits, '_', '.', ':' and '-', 64 at most"
+	}
+	if rule != nil {
+		for i := range c.tools {
+			if name := c.tools[i].Name; !rule.MatchString(name) && len(problems) < maxViolations {
+				bad("tool %q (tools[%d]) is not a valid %s function name: %s", name, i, format, ruleText)
+			}
+		}
+		for i := range c.messages {
+			for _, p := range c.messages[i].Parts {
+				if p.Kind == policies.PartToolCall && !rule.MatchString(p.ToolCall.Name) && len(problems) < maxViolations {
+					bad("message %q calls tool %q, not a valid %s function name: %s", c.messages[i].ID, p.ToolCall.Name, format, ruleText)
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return &policies.InvalidArgumentError{Reason: ReasonNotRenderable, Violations: problems}
+	}
+	return nil
 }
 
 // conversation is the compiled context as every renderer reads it.

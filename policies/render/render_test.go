@@ -113,6 +113,61 @@ func TestRenderRejects(t *testing.T) {
 	}
 }
 
+// What the provider would refuse whatever ctxc did is bad input naming
+// options.render, never a failed render (INTERNAL).
+func TestNotRenderableIsBadInput(t *testing.T) {
+	empty := &policies.State{Model: policies.ModelSpec{Name: "m"}}
+	systemOnly := &policies.State{Model: policies.ModelSpec{Name: "m"}, Context: policies.Context{SystemPrompt: "be brief"}}
+	badTool := signedState()
+	badTool.Context.Tools[0].Name = "read file!"
+	dotted := signedState()
+	dotted.Context.Tools[0].Name = "files.read"
+	dottedCall := signedState()
+	for i := range dottedCall.Context.Messages {
+		for k := range dottedCall.Context.Messages[i].Parts {
+			if p := &dottedCall.Context.Messages[i].Parts[k]; p.Kind == policies.PartToolCall {
+				p.ToolCall.Name = "files.read"
+			}
+		}
+	}
+	tests := []struct {
+		name   string
+		state  *policies.State
+		format policies.RenderFormat
+		want   string // "" renders
+	}{
+		{"empty for openai", empty, policies.RenderOpenAI, "openai needs a message to send"},
+		{"empty for ollama", empty, policies.RenderOllama, "ollama needs a message to send"},
+		{"system prompt only for openai", systemOnly, policies.RenderOpenAI, ""},
+		{"system prompt only for ollama", systemOnly, policies.RenderOllama, ""},
+		{"system prompt only for anthropic", systemOnly, policies.RenderAnthropic, "anthropic needs a message to send"},
+		{"system prompt only for gemini", systemOnly, policies.RenderGemini, "gemini needs a message to send"},
+		{"space and ! in a tool name for openai", badTool, policies.RenderOpenAI, `tool "read file!" (tools[0]) is not a valid openai function name`},
+		{"space and ! in a tool name for anthropic", badTool, policies.RenderAnthropic, "not a valid anthropic function name"},
+		{"space and ! in a tool name for gemini", badTool, policies.RenderGemini, "not a valid gemini function name"},
+		{"any tool name for ollama", badTool, policies.RenderOllama, ""},
+		{"a dot is fine for gemini", dotted, policies.RenderGemini, ""},
+		{"a dot is not for openai", dotted, policies.RenderOpenAI, `tool "files.read" (tools[0]) is not a valid openai function name`},
+		{"nor in a call for anthropic", dottedCall, policies.RenderAnthropic, `calls tool "files.read", not a valid anthropic function name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Render(tt.format, statetest.Work(tt.state))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("err = %v, want a body", err)
+				}
+				return
+			}
+			var inv *policies.InvalidArgumentError
+			if !errors.As(err, &inv) || inv.Reason != ReasonNotRenderable || inv.Violations[0].Field != "options.render" ||
+				!strings.Contains(inv.Violations[0].Description, tt.want) {
+				t.Fatalf("err = %#v, want NOT_RENDERABLE on options.render mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestValidatorsReject(t *testing.T) {
 	tests := []struct {
 		name     string
