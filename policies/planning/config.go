@@ -30,6 +30,12 @@ type Config struct {
 	Strict bool `yaml:"strict" json:"strict"`
 	// PreviewChars is how much of each artifact the planner sees. Default 600.
 	PreviewChars int `yaml:"preview_chars" json:"preview_chars"`
+	// MaxPromptChars bounds the planner's prompt so that it fits the planner
+	// model's window however many artifacts there are: previews shrink (to
+	// 100 characters at the least), then the smallest artifacts are left out
+	// of the plan and get the deterministic one. Default 48000 (about 12K
+	// tokens).
+	MaxPromptChars int `yaml:"max_prompt_chars" json:"max_prompt_chars"`
 	// ChunkChars is the size of the chunks extract ranks. Default 800.
 	ChunkChars int `yaml:"chunk_chars" json:"chunk_chars"`
 	// MaxSummaryTokens caps one artifact's summary. Default 500.
@@ -45,6 +51,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	if c.PreviewChars < 50 {
 		errs = append(errs, fmt.Errorf("preview_chars: %d is less than 50", c.PreviewChars))
+	}
+	if c.MaxPromptChars < 4000 {
+		errs = append(errs, fmt.Errorf("max_prompt_chars: %d is less than 4000", c.MaxPromptChars))
 	}
 	if c.ChunkChars < 100 {
 		errs = append(errs, fmt.Errorf("chunk_chars: %d is less than 100", c.ChunkChars))

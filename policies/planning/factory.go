@@ -34,7 +34,7 @@ func (factory) Stage() policies.Stage { return policies.StagePlan }
 
 func (factory) CreateDefaultConfig() policies.Config {
 	return &Config{
-		PreviewChars: 600, ChunkChars: 800, MaxSummaryTokens: 500, MaxExtractTokens: 1000,
+		PreviewChars: 600, MaxPromptChars: 48000, ChunkChars: 800, MaxSummaryTokens: 500, MaxExtractTokens: 1000,
 		Thresholds: DefaultThresholds(),
 	}
 }

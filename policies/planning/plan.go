@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -132,12 +133,12 @@ func plannerUserPrompt(budget budgetView, question string, arts []*Artifact, pre
 		if a.entry < 0 {
 			when = "attached to this request"
 		}
-		fmt.Fprintf(&b, "\n<artifact id=%q type=%q source=%q size_chars=\"%d\" tokens=\"%d\" from=%q", a.ID, a.Type, a.Source, a.Size, a.Tokens, when)
+		fmt.Fprintf(&b, "\n<artifact id=%q type=%q source=%q size_chars=\"%d\" tokens=\"%d\" from=%q", a.ID, a.Type, shorten(a.Source, maxLabelChars), a.Size, a.Tokens, when)
 		if a.Time != nil {
 			fmt.Fprintf(&b, " time=%q", a.Time.UTC().Format(time.RFC3339))
 		}
 		if a.title != "" {
-			fmt.Fprintf(&b, " title=%q", a.title)
+			fmt.Fprintf(&b, " title=%q", shorten(a.title, maxLabelChars))
 		}
 		b.WriteString(">\n")
 		b.WriteString(shorten(a.Content, previewChars))
@@ -147,6 +148,55 @@ func plannerUserPrompt(budget budgetView, question string, arts []*Artifact, pre
 		b.WriteString("\n</artifact>\n")
 	}
 	return b.String()
+}
+
+// maxLabelChars bounds an artifact's source and title in the planner prompt.
+const maxLabelChars = 200
+
+// minPreviewChars is the least of an artifact the planner is shown.
+const minPreviewChars = 100
+
+// plannerView fits the planner prompt into maxChars: the question is cut to a
+// quarter of it, previews shrink from previewChars towards minPreviewChars,
+// and if all artifacts still do not fit, the largest ones that do are shown
+// (they weigh most on the budget), in their order. The sizes are estimates
+// of plannerUserPrompt's output, on the safe side.
+func plannerView(arts []*Artifact, question string, previewChars, maxChars int) (shown []*Artifact, preview int, q string) {
+	q = shorten(question, maxChars/4)
+	room := maxChars - len(q) - 600 // budget line, question tags, list header
+	cost := func(a *Artifact, preview int) int {
+		return len(a.ID) + len(a.Type) + min(len(a.Source), maxLabelChars) + min(len(a.title), maxLabelChars) +
+			min(len(a.Content), preview) + 220 // attributes, tags, the "[preview: …]" line, escaping
+	}
+	total := func(preview int) int {
+		n := 0
+		for _, a := range arts {
+			n += cost(a, preview)
+		}
+		return n
+	}
+	preview = previewChars
+	for preview > minPreviewChars && total(preview) > room {
+		preview = max(minPreviewChars, preview*3/4)
+	}
+	if total(preview) <= room {
+		return arts, preview, q
+	}
+	bySize := append([]*Artifact(nil), arts...)
+	sort.SliceStable(bySize, func(i, j int) bool { return bySize[i].Size > bySize[j].Size })
+	keep := map[*Artifact]bool{}
+	for _, a := range bySize {
+		if c := cost(a, preview); c <= room {
+			keep[a] = true
+			room -= c
+		}
+	}
+	for _, a := range arts {
+		if keep[a] {
+			shown = append(shown, a)
+		}
+	}
+	return shown, preview, q
 }
 
 // budgetView is the budget as the planner is shown it.

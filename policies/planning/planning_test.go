@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +279,62 @@ func TestConfigValidate(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("error %v does not name %s", err, field)
 		}
+	}
+}
+
+// TestPlannerPromptIsBoundedByMaxPromptChars: 120 tool outputs do not fit a
+// 20,000-character prompt even with the shortest previews, so the planner is
+// shown the largest that fit, the others follow the deterministic plan, and
+// the report says so.
+func TestPlannerPromptIsBoundedByMaxPromptChars(t *testing.T) {
+	msgs := []policies.Message{{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("Collect the shard logs.")}}}
+	for i := range 120 {
+		id := fmt.Sprintf("c%d", i)
+		body := strings.Repeat(fmt.Sprintf("shard %d: INFO compaction step completed\n", i), 40+i) // larger as i grows
+		msgs = append(msgs,
+			policies.Message{ID: "a" + id, Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: "read_file", ArgumentsJSON: `{}`}}}},
+			policies.Message{ID: "t" + id, Role: policies.RoleTool, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: id, Name: "read_file", Content: body}}}})
+	}
+	msgs = append(msgs,
+		policies.Message{ID: "a-end", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{policies.TextPart("Collected.")}},
+		policies.Message{ID: "u2", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart(question)}})
+	w := statetest.Work(&policies.State{Context: policies.Context{Messages: msgs}, Model: policies.ModelSpec{Name: "target"},
+		Execution: policies.Execution{ID: "e2", Status: policies.ExecutionRunning}})
+	w.RecentTurns = 1
+	w.Budget = &policies.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: 8000, Remaining: 128000 - w.UsedTokens() - 4096}
+
+	largest := `{"artifacts":[{"artifact_id":"tool:c119","strategy":"summarize","priority":1,"rationale":"largest","focus":"errors"}],"reasoning":"r"}`
+	s := newSetup(t, llmtest.Reply{Content: largest}, llmtest.Reply{Content: "No errors in shard 119."})
+	f := planning.NewFactory(planning.Deps{Planner: s.client, Summarizer: s.client, Cache: s.cache, Prices: prices})
+	cfg := f.CreateDefaultConfig().(*planning.Config)
+	cfg.MaxPromptChars = 20000
+	p, err := f.Create(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Apply(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	got := s.srv.Received()[0].User
+	if len(got) > cfg.MaxPromptChars {
+		t.Errorf("planner prompt is %d characters, over max_prompt_chars %d", len(got), cfg.MaxPromptChars)
+	}
+	shown := strings.Count(got, "<artifact id=")
+	if shown == 0 || shown >= 120 || !strings.Contains(got, `id="tool:c119"`) || strings.Contains(got, `id="tool:c0"`) {
+		t.Errorf("planner was shown %d artifacts; want the largest (tool:c119 in, tool:c0 out), not all 120", shown)
+	}
+	if !w.PlanningUsed {
+		t.Error("the plan of the artifacts shown was not used")
+	}
+	want := fmt.Sprintf("the planner was shown the %d largest of 120 artifacts (max_prompt_chars 20000)", shown)
+	if !slices.ContainsFunc(w.Warnings, func(s string) bool { return strings.Contains(s, want) }) {
+		t.Errorf("warnings %q lack %q", w.Warnings, want)
+	}
+	decided := map[string]string{}
+	for _, a := range w.Artifacts {
+		decided[a.ArtifactID] = a.Strategy
+	}
+	if decided["tool:c119"] != "summarize" || decided["tool:c0"] == "" || len(decided) != 120 {
+		t.Errorf("strategies: c119 %q, c0 %q, %d artifacts decided; want the plan for c119 and a deterministic one for every other", decided["tool:c119"], decided["tool:c0"], len(decided))
 	}
 }

@@ -189,10 +189,22 @@ func (p policy) callPlanner(ctx context.Context, w *policies.Work, budget budget
 	if p.deps.Planner == nil {
 		return Plan{}, fmt.Errorf("no planner model configured")
 	}
+	shown, preview, question := plannerView(arts, question, p.cfg.PreviewChars, p.cfg.MaxPromptChars)
+	if len(shown) == 0 {
+		return Plan{}, fmt.Errorf("no artifact fits max_prompt_chars %d", p.cfg.MaxPromptChars)
+	}
+	if len(shown) < len(arts) {
+		w.Warn(fmt.Sprintf("%s: the planner was shown the %d largest of %d artifacts (max_prompt_chars %d); the others follow the deterministic plan",
+			Type, len(shown), len(arts), p.cfg.MaxPromptChars))
+		known = make(map[string]bool, len(shown))
+		for _, a := range shown {
+			known[a.ID] = true
+		}
+	}
 	req := llm.Request{
 		System:          plannerSystemPrompt,
-		User:            plannerUserPrompt(budget, question, arts, p.cfg.PreviewChars),
-		MaxOutputTokens: min(200+120*len(arts), 4000),
+		User:            plannerUserPrompt(budget, question, shown, preview),
+		MaxOutputTokens: min(200+120*len(shown), 4000),
 		JSON:            true,
 	}
 	// Plans are cached by their prompt: an identical compile (same artifacts,
