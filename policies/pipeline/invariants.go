@@ -82,6 +82,14 @@ func (c *checker) after(w *policies.Work, s *step) error {
 	return nil
 }
 
+// forget drops the record of the last full check, so that the next step is
+// checked in full: the runner changed the view itself (a reverted transform).
+func (c *checker) forget() {
+	if c != nil {
+		c.checked = nil
+	}
+}
+
 func (c *checker) unchanged(w *policies.Work) bool {
 	if len(w.Entries) != len(c.checked) {
 		return false

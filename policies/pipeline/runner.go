@@ -316,6 +316,7 @@ func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
 	}
 	if changed && after >= before {
 		snap.restore(w)
+		r.checks.forget() // the view is the one from before the step, not the one it checked
 		r.stages[mark].MessagesOut = len(w.Entries)
 		r.stages[mark].TokensOut = before
 		r.stages[mark].Skipped = true

@@ -189,6 +189,34 @@ func TestTransformThatDoesNotShrinkIsReverted(t *testing.T) {
 	}
 }
 
+// A reverted transform leaves the view as it was before it: the read-only
+// stages after it must see that view as checked, not the reverted one.
+func TestReadOnlyStageAfterARevertedTransform(t *testing.T) {
+	profile := `
+- name: grow-only
+  recent_turns: 1
+  stages:
+    - policy: normalize
+    - policy: estimate
+    - policy: token_budget
+    - policy: threshold
+      settings: {request: true}
+    - policy: clamp
+      settings: {grow: true}
+    - policy: render
+`
+	res, err := catalogWith(t, nil, 300, profile).Run(t.Context(), Request{State: chatState()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clamp := res.Report.Stages[4]; !clamp.Degraded || !strings.Contains(clamp.DegradedReason, "did not shrink") {
+		t.Errorf("clamp stage = %+v, want reverted", clamp)
+	}
+	if render := res.Report.Stages[len(res.Report.Stages)-1]; render.Policy != "render" || render.Skipped {
+		t.Errorf("last stage = %+v, want render run", render)
+	}
+}
+
 func TestInvariantViolationIsAnErrorNotOutput(t *testing.T) {
 	profile := `
 - name: buggy
