@@ -1,7 +1,9 @@
 package tokens
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"strconv"
 	"strings"
@@ -163,4 +165,72 @@ func BenchmarkBudget(b *testing.B) {
 			runBudget(b, s, &next)
 		}
 	})
+}
+
+// BenchmarkContentKey hashes every message of a 2,000-message log as the
+// warm path does for its cache lookups (contentKey, each string's xxh3 fed
+// to maphash) beside the same keys with each string streamed through
+// maphash alone; both read the same bytes.
+func BenchmarkContentKey(b *testing.B) {
+	s, err := NewService(DefaultServiceConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, tc, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := tc.(*counter)
+	msgs := agentState(b, 2000).Context.Messages
+	size := 0
+	for i := range msgs {
+		size += contentBytes(&msgs[i])
+	}
+	var sink cacheKey
+	b.Run("xxh3", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for i := range msgs {
+				sink ^= c.contentKey(&msgs[i])
+			}
+		}
+	})
+	b.Run("maphash", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for i := range msgs {
+				sink ^= maphashContentKey(c, &msgs[i])
+			}
+		}
+	})
+	_ = sink
+}
+
+// maphashContentKey is contentKey with each string hashed by maphash.
+func maphashContentKey(c *counter, m *policies.Message) cacheKey {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	h.WriteByte(c.enc.id)
+	str := func(s string) {
+		var n [16]byte
+		binary.LittleEndian.PutUint64(n[:8], uint64(len(s)))
+		binary.LittleEndian.PutUint64(n[8:], maphash.String(c.seed, s))
+		h.Write(n[:])
+	}
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		h.WriteByte(byte(p.Kind))
+		switch p.Kind {
+		case policies.PartText:
+			str(p.Text)
+		case policies.PartToolCall:
+			str(p.ToolCall.Name)
+			str(p.ToolCall.ArgumentsJSON)
+		case policies.PartToolResult:
+			str(p.ToolResult.Content)
+		case policies.PartReasoning:
+			str(p.Reasoning.Text)
+		}
+	}
+	return cacheKey(h.Sum64())
 }

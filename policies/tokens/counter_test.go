@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	tiktoken "github.com/pkoukk/tiktoken-go"
@@ -340,18 +341,44 @@ func TestCounterForEncoding(t *testing.T) {
 func TestCacheBounded(t *testing.T) {
 	c := newCountCache(1000)
 	for i := range 100_000 {
-		c.put(cacheKey{hash: uint64(i) * 0x9e3779b97f4a7c15, encoding: 1}, i)
+		c.put(cacheKey(uint64(i)*0x9e3779b97f4a7c15), i)
 	}
 	if n := c.len(); n > 1000 {
 		t.Errorf("cache holds %d entries, bound 1000", n)
 	}
 	last := uint64(99_999)
-	k := cacheKey{hash: last * 0x9e3779b97f4a7c15, encoding: 1}
+	k := cacheKey(last * 0x9e3779b97f4a7c15)
 	if v, ok := c.get(k); !ok || v != 99_999 {
 		t.Errorf("newest entry = %d, %v", v, ok)
 	}
-	if _, ok := c.get(cacheKey{hash: k.hash, encoding: 2}); ok {
-		t.Error("another encoding's key hit")
+}
+
+// TestCacheKeyedByEncoding: the same content counted under two encodings
+// gets two keys, so one encoding's count is never served for another's.
+func TestCacheKeyedByEncoding(t *testing.T) {
+	svc, err := NewService(DefaultServiceConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o200k, err := svc.CounterForEncoding("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl100k, err := svc.CounterForEncoding("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &policies.Message{Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("héllo wörld, ünïcode tokenizes differently")}}
+	a, b := o200k.(*counter), cl100k.(*counter)
+	if a.contentKey(m) == b.contentKey(m) {
+		t.Error("o200k_base and cl100k_base share a message key")
+	}
+	const s = "the same bare text"
+	if a.textKey(s) == b.textKey(s) {
+		t.Error("o200k_base and cl100k_base share a text key")
+	}
+	if a.textKey(s) == a.contentKey(&policies.Message{Parts: []policies.Part{policies.TextPart(s)}}) {
+		t.Error("bare text and a message of that text share a key")
 	}
 }
 
@@ -429,5 +456,11 @@ func TestRankTableHoldsEveryRank(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestCacheShardIsOneCacheLine(t *testing.T) {
+	if n := unsafe.Sizeof(cacheShard{}); n != 64 {
+		t.Errorf("cacheShard is %d bytes, want 64: shards would share cache lines", n)
 	}
 }

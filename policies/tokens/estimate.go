@@ -42,6 +42,9 @@ const minBytesPerWorker = 64 << 10
 // ones it misses) is the dominant cost of a compile, and each entry is
 // written by exactly one goroutine. TokenCounters are safe for concurrent use.
 func countEntries(c policies.TokenCounter, entries []policies.Entry, workers int) {
+	if cc, ok := c.(cachedCounter); ok {
+		cc.CountCached(entries)
+	}
 	total := 0
 	for i := range entries {
 		if !entries[i].Counted {
@@ -66,6 +69,12 @@ func countEntries(c policies.TokenCounter, entries []policies.Entry, workers int
 		}
 	}
 	wg.Wait()
+}
+
+// cachedCounter counts, without tokenizing, the entries whose counts it has
+// cached.
+type cachedCounter interface {
+	CountCached(entries []policies.Entry)
 }
 
 func countRun(c policies.TokenCounter, entries []policies.Entry) {

@@ -60,3 +60,47 @@ func TestParallelCountingEqualsSequential(t *testing.T) {
 		t.Errorf("4 workers count differently from 1 (-one +four):\n%s", diff)
 	}
 }
+
+// TestPartlyCachedLogCountsAsCold: a log whose older messages are cached and
+// whose newer ones (and a few edited ones) are not gets, from the hits looked
+// up first and the misses tokenized after, exactly the counts a service with
+// nothing cached gives.
+func TestPartlyCachedLogCountsAsCold(t *testing.T) {
+	opts := statetest.DefaultOptions()
+	opts.Turns, opts.LargeOutputProb = 40, 0.5
+	st := statetest.Generate(rand.New(rand.NewSource(12)), opts)
+	resolve := func() policies.TokenCounter {
+		s, err := NewService(DefaultServiceConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, c, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	half := len(st.Context.Messages) / 2
+	warm := resolve()
+	countEntries(warm, policies.EntriesFromLog(st.Context.Messages[:half]), 4)
+
+	log := append([]policies.Message(nil), st.Context.Messages...)
+	edited := 0
+	for i := 0; i < half; i += 5 {
+		if log[i].Mask != nil || log[i].Parts[0].Kind != policies.PartText {
+			continue
+		}
+		log[i].Parts = append([]policies.Part{policies.TextPart(log[i].Parts[0].Text + " (edited)")}, log[i].Parts[1:]...)
+		edited++
+	}
+	if edited == 0 {
+		t.Fatal("no message of the cached half was edited")
+	}
+	got := policies.EntriesFromLog(log)
+	countEntries(warm, got, 4)
+	want := policies.EntriesFromLog(log)
+	countEntries(resolve(), want, 1)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("partly cached counts differ from cold ones (-cold +partly cached):\n%s", diff)
+	}
+}

@@ -57,6 +57,7 @@ type Service struct {
 	encoders map[string]*encoder
 	cache    *countCache
 	seed     maphash.Seed
+	xseed    uint64
 	registry *registry
 }
 
@@ -78,7 +79,9 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{encoders: encoders, cache: newCountCache(cfg.CacheEntries), seed: maphash.MakeSeed(), registry: reg}, nil
+	seed := maphash.MakeSeed()
+	return &Service{encoders: encoders, cache: newCountCache(cfg.CacheEntries), seed: seed,
+		xseed: maphash.String(seed, "xxh3 seed"), registry: reg}, nil
 }
 
 // Resolve finds the model of spec in the registry, applies the request's
