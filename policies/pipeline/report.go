@@ -7,22 +7,17 @@ import "github.com/contextcompiler/ctxc/policies"
 func (r *runner) report() policies.Report {
 	w := r.w
 	log := w.State.Context.Messages
-	shown := make(map[string]int, len(w.Entries))
-	for i := range w.Entries {
-		if id := w.Entries[i].SourceID; id != "" {
-			shown[id] = i
-		}
-	}
+	shown := shownEntries{entries: w.Entries}
 	msgs := make([]policies.MessageReport, 0, len(log))
 	for _, m := range log {
-		if d, ok := w.Dispositions[m.ID]; ok {
-			if i, ok := shown[m.ID]; ok {
+		i, ok := shown.find(m.ID)
+		if d, disposed := w.Dispositions[m.ID]; disposed {
+			if ok {
 				d.Tokens, d.Provenance = w.Entries[i].Tokens, w.Entries[i].Provenance
 			}
 			msgs = append(msgs, d)
 			continue
 		}
-		i, ok := shown[m.ID]
 		switch {
 		case !ok:
 			msgs = append(msgs, policies.MessageReport{MessageID: m.ID, Disposition: policies.DispositionDropped, Reason: "not in the view"})
@@ -68,4 +63,36 @@ func firstChanged(w *policies.Work) int {
 		}
 	}
 	return len(w.Entries) + offset
+}
+
+// shownEntries finds the first entry that shows a log message (SourceID).
+// Views keep log order, so asked in log order the answer is nearly always the
+// entry after the last one found; a map is built only when a view reordered
+// or dropped something.
+type shownEntries struct {
+	entries []policies.Entry
+	next    int
+	byID    map[string]int
+}
+
+func (s *shownEntries) find(id string) (int, bool) {
+	for s.next < len(s.entries) && s.entries[s.next].SourceID == "" {
+		s.next++
+	}
+	if s.next < len(s.entries) && s.entries[s.next].SourceID == id {
+		s.next++
+		return s.next - 1, true
+	}
+	if s.byID == nil {
+		s.byID = make(map[string]int, len(s.entries))
+		for i := range s.entries {
+			if src := s.entries[i].SourceID; src != "" {
+				if _, dup := s.byID[src]; !dup {
+					s.byID[src] = i
+				}
+			}
+		}
+	}
+	i, ok := s.byID[id]
+	return i, ok
 }
