@@ -244,11 +244,16 @@ func BenchmarkCompileVsNoop(b *testing.B) {
 				call()
 				*d += time.Since(start)
 			}
-			for b.Loop() {
-				timed(&noopT, func() { s.noop(b, noopMethod, req) })
-				timed(&echoT, func() { s.noop(b, echoMethod, req) })
-				timed(&fullT, func() { s.compile(b, req) })
-				timed(&omitT, func() { s.compile(b, omit) })
+			calls := []func(){
+				func() { timed(&noopT, func() { s.noop(b, noopMethod, req) }) },
+				func() { timed(&echoT, func() { s.noop(b, echoMethod, req) }) },
+				func() { timed(&fullT, func() { s.compile(b, req) }) },
+				func() { timed(&omitT, func() { s.compile(b, omit) }) },
+			}
+			for i := 0; b.Loop(); i++ {
+				for j := range calls {
+					calls[(i+j)%len(calls)]()
+				}
 			}
 			b.ReportMetric(float64(fullT)/float64(noopT), "compile/noop")
 			b.ReportMetric(float64(omitT)/float64(noopT), "omit/noop")
