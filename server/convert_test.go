@@ -237,7 +237,21 @@ func FuzzRoundTrip(f *testing.F) {
 		if diff := cmp.Diff(canonical(in), out, protocmp.Transform()); diff != "" {
 			t.Errorf("round trip changed the state (-in +out):\n%s", diff)
 		}
+		// A compile that changed nothing answers with the request's own
+		// messages, unless they carry fields this build does not know.
+		log := in.GetContext().GetMessages()
+		reused := checkCompiled(t, decodedLog(t, in), log)
+		for i, ok := range reused {
+			if !ok && proto.Equal(log[i], canonicalMessage(log[i])) {
+				t.Errorf("message %d unchanged and with no unknown field, yet converted again", i)
+			}
+		}
 	})
+}
+
+// canonicalMessage is a log message as canonical leaves it.
+func canonicalMessage(m *ctxcv1.Message) *ctxcv1.Message {
+	return canonical(&ctxcv1.AgentState{Context: &ctxcv1.AgentContext{Messages: []*ctxcv1.Message{m}}}).GetContext().GetMessages()[0]
 }
 
 // validState is a small valid state that cases below break one field at a time.

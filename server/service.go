@@ -79,7 +79,7 @@ func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctx
 	}
 	omitted := stablePrefix(req, res, loaded)
 	return &ctxcv1.CompileResponse{
-		Messages:            messagesToProto(res.MessagesFrom(omitted)),
+		Messages:            compiledToProto(res.MessagesFrom(omitted), req.GetState().GetContext().GetMessages()),
 		Budget:              budgetToProto(res.Work.Budget),
 		Report:              reportToProto(&res.Report),
 		HistoryDiscarded:    loaded.discarded,
