@@ -192,8 +192,9 @@ func (s *benchServer) budget(b *testing.B, state *ctxcv1.AgentState, profile str
 // BenchmarkCompileVsNoop: warm Compile (every count cached after the first
 // call) against the no-op RPC with the same payload, returning every message
 // and with omit_stable_prefix; the target is compile <= 1.5x noop.
-// side-by-side reports the ratios of calls made under the same load; cold
-// gives every call content the cache has not seen.
+// side-by-side reports the ratios of calls made under the same load (the
+// figures of record: run it with -count to see their spread); cold gives
+// every call content the cache has not seen.
 func BenchmarkCompileVsNoop(b *testing.B) {
 	s := newBenchServer(b)
 	for _, size := range []struct {

@@ -36,11 +36,12 @@ func Estimate(w *policies.Work) error {
 // it starting one costs more than it saves.
 const minBytesPerWorker = 64 << 10
 
-// countEntries counts the entries not yet counted. A long log is split into
-// runs of about equal content, counted in parallel by up to workers
-// goroutines: counting (hashing every message for the cache, tokenizing the
-// ones it misses) is the dominant cost of a compile, and each entry is
-// written by exactly one goroutine. TokenCounters are safe for concurrent use.
+// countEntries counts the entries not yet counted. Cached counts are taken
+// first, on this goroutine; what is left to tokenize, when there is enough
+// of it, is split into runs of about equal content counted in parallel by up
+// to workers goroutines: tokenizing is the dominant cost of a cold compile,
+// and each entry is written by exactly one goroutine. TokenCounters are safe
+// for concurrent use.
 func countEntries(c policies.TokenCounter, entries []policies.Entry, workers int) {
 	if cc, ok := c.(cachedCounter); ok {
 		cc.CountCached(entries)
