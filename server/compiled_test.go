@@ -17,11 +17,7 @@ import (
 // decodedLog decodes a valid state's log.
 func decodedLog(t *testing.T, in *ctxcv1.AgentState) []policies.Message {
 	t.Helper()
-	d := decoder{limits: DefaultLimits()}
-	st, err := d.state("state", in)
-	if err == nil {
-		err = d.err()
-	}
+	st, err := decodeState(in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,15 +185,22 @@ func canonical(in *ctxcv1.AgentState) *ctxcv1.AgentState {
 
 func roundTrip(t *testing.T, in *ctxcv1.AgentState) (*ctxcv1.AgentState, error) {
 	t.Helper()
+	st, err := decodeState(in)
+	if err != nil {
+		return nil, err
+	}
+	return stateToProto(st), nil
+}
+
+// decodeState decodes a state with the default limits, field violations
+// included in the error.
+func decodeState(in *ctxcv1.AgentState) (*policies.State, error) {
 	d := decoder{limits: DefaultLimits()}
 	st, err := d.state("state", in)
 	if err == nil {
 		err = d.err()
 	}
-	if err != nil {
-		return nil, err
-	}
-	return stateToProto(st), nil
+	return st, err
 }
 
 func TestRoundTripEveryField(t *testing.T) {

@@ -172,15 +172,7 @@ func BenchmarkBudget(b *testing.B) {
 // to maphash) beside the same keys with each string streamed through
 // maphash alone; both read the same bytes.
 func BenchmarkContentKey(b *testing.B) {
-	s, err := NewService(DefaultServiceConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, tc, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := tc.(*counter)
+	c := freshGPT4oCounter(b)
 	msgs := agentState(b, 2000).Context.Messages
 	size := 0
 	for i := range msgs {

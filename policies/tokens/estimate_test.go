@@ -26,14 +26,7 @@ func TestParallelCountingEqualsSequential(t *testing.T) {
 		return e
 	}
 	counts := func(workers int) []policies.Entry {
-		s, err := NewService(DefaultServiceConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, c, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := freshGPT4oCounter(t)
 		e := entries()
 		countEntries(c, e, workers)
 		warm := entries()
@@ -69,19 +62,8 @@ func TestPartlyCachedLogCountsAsCold(t *testing.T) {
 	opts := statetest.DefaultOptions()
 	opts.Turns, opts.LargeOutputProb = 40, 0.5
 	st := statetest.Generate(rand.New(rand.NewSource(12)), opts)
-	resolve := func() policies.TokenCounter {
-		s, err := NewService(DefaultServiceConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, c, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
 	half := len(st.Context.Messages) / 2
-	warm := resolve()
+	warm := freshGPT4oCounter(t)
 	countEntries(warm, policies.EntriesFromLog(st.Context.Messages[:half]), 4)
 
 	log := append([]policies.Message(nil), st.Context.Messages...)
@@ -99,8 +81,22 @@ func TestPartlyCachedLogCountsAsCold(t *testing.T) {
 	got := policies.EntriesFromLog(log)
 	countEntries(warm, got, 4)
 	want := policies.EntriesFromLog(log)
-	countEntries(resolve(), want, 1)
+	countEntries(freshGPT4oCounter(t), want, 1)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("partly cached counts differ from cold ones (-cold +partly cached):\n%s", diff)
 	}
+}
+
+// freshGPT4oCounter is gpt-4o's counter on a new service: nothing cached.
+func freshGPT4oCounter(tb testing.TB) *counter {
+	tb.Helper()
+	s, err := NewService(DefaultServiceConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, c, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c.(*counter)
 }
