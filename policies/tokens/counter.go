@@ -114,6 +114,7 @@ func (c *counter) CountMessage(m *policies.Message) (int, policies.Provenance) {
 // warm log is nearly all hits: looking them up on one goroutine costs half
 // the CPU of splitting them among workers (the shards' lock words stay in
 // one core's cache), and only what must be tokenized is worth splitting.
+// CountMessage hashes a miss again; tokenizing it costs far more.
 func (c *counter) CountCached(entries []policies.Entry) {
 	if c.enc == nil || c.cache == nil {
 		return
