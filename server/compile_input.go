@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
+
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/render"
@@ -42,7 +44,11 @@ func compileInput(d *decoder, req *ctxcv1.CompileRequest, st *policies.State) (*
 	// Only a request that gives variables treats the prompt as a template, so
 	// prompts with literal braces keep working unchanged.
 	if vars := req.GetOptions().GetTemplateVariables(); len(vars) > 0 {
-		prompt, err := render.ExpandTemplate(out.Context.SystemPrompt, vars)
+		// The expanded request may be no larger than one the caller could
+		// have sent: the rest of the request plus the prompt within the
+		// message limit.
+		rest := max(proto.Size(req)-len(out.Context.SystemPrompt), 0)
+		prompt, err := render.ExpandTemplate(out.Context.SystemPrompt, vars, max(d.limits.MaxMessageBytes-rest, 0))
 		if err != nil {
 			return nil, err
 		}

@@ -21,11 +21,15 @@ type Limits struct {
 	MaxPartsPerMessage int
 	// MaxTools bounds the tool definitions of a state.
 	MaxTools int
+	// MaxMessageBytes is the transport's message limit; a request whose
+	// system prompt template would expand past it is refused before the
+	// expansion is built.
+	MaxMessageBytes int
 }
 
 // DefaultLimits are the limits a server uses unless configured otherwise.
 func DefaultLimits() Limits {
-	return Limits{MaxMessages: 100_000, MaxPartsPerMessage: 1_000, MaxTools: 1_000}
+	return Limits{MaxMessages: 100_000, MaxPartsPerMessage: 1_000, MaxTools: 1_000, MaxMessageBytes: DefaultMaxMessageBytes}
 }
 
 // decoder converts requests to domain types and validates them in the same

@@ -60,6 +60,9 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Limits == (Limits{}) {
 		cfg.Limits = DefaultLimits()
 	}
+	if cfg.Limits.MaxMessageBytes <= 0 {
+		cfg.Limits.MaxMessageBytes = DefaultMaxMessageBytes
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

@@ -146,6 +146,9 @@ type engine struct {
 	tokens  *tokens.Service
 	catalog *pipeline.Catalog
 	cache   *summarycache.Cache
+	// maxMessageBytes is the transport's message limit, which the service
+	// also applies to what a request expands to.
+	maxMessageBytes int
 }
 
 // newEngine loads the tokenizers and builds every profile; every problem of
@@ -169,7 +172,7 @@ func newEngine(cfg Config, tp trace.TracerProvider) (*engine, error) {
 		cache.Close()
 		return nil, fmt.Errorf("profiles: %w", err)
 	}
-	return &engine{tokens: tok, catalog: cat, cache: cache}, nil
+	return &engine{tokens: tok, catalog: cat, cache: cache, maxMessageBytes: cfg.MaxMessageBytes}, nil
 }
 
 // newPolicyDeps builds what the LLM-assisted policies need: the helper model
@@ -215,7 +218,9 @@ func (e *engine) close() {
 }
 
 func (e *engine) service(log *slog.Logger) (*server.Service, error) {
-	return server.New(server.Config{Compiler: e.catalog, Counters: e.tokens, Logger: log})
+	limits := server.DefaultLimits()
+	limits.MaxMessageBytes = e.maxMessageBytes
+	return server.New(server.Config{Compiler: e.catalog, Counters: e.tokens, Limits: limits, Logger: log})
 }
 
 // printJSON prints a message as indented protojson with stable white space

@@ -8,7 +8,7 @@ import (
 )
 
 // ExpandTemplate replaces the {{name}} placeholders of a system prompt with
-// vars[name] (seed 004's prompt templates), in one pass, linear in the input:
+// vars[name] (seed 004's prompt templates), linear in the input:
 //
 //   - A placeholder is "{{", optional spaces, a name, optional spaces, "}}".
 //     A name is a letter or "_" followed by letters, digits, "_", "." or "-".
@@ -20,41 +20,26 @@ import (
 // Placeholders without a value give one *policies.InvalidArgumentError with
 // Reason ReasonTemplateVariableMissing and a violation per missing name, in
 // order of first use, on the field options.template_variables["name"].
-func ExpandTemplate(prompt string, vars map[string]string) (string, error) {
+//
+// A small prompt with many placeholders and a large value expands to many
+// times its size, so the expanded size is measured in a first pass and a
+// result over maxBytes is refused with a *policies.LimitError before anything
+// is built.
+func ExpandTemplate(prompt string, vars map[string]string, maxBytes int) (string, error) {
 	if !strings.Contains(prompt, "{{") {
 		return prompt, nil
 	}
-	var b strings.Builder
-	b.Grow(len(prompt))
+	size := 0
 	var missing []string
 	seen := make(map[string]bool)
-	for rest := prompt; ; {
-		i := strings.Index(rest, "{{")
-		if i < 0 {
-			b.WriteString(rest)
-			break
-		}
-		b.WriteString(rest[:i])
-		rest = rest[i:]
-		if strings.HasPrefix(rest, "{{{{") {
-			b.WriteString("{{")
-			rest = rest[4:]
-			continue
-		}
-		name, n := placeholder(rest)
-		if n == 0 {
-			b.WriteString("{{")
-			rest = rest[2:]
-			continue
-		}
+	scanTemplate(prompt, func(literal string) { size += len(literal) }, func(name string) {
 		if v, ok := vars[name]; ok {
-			b.WriteString(v)
+			size += len(v)
 		} else if !seen[name] {
 			seen[name] = true
 			missing = append(missing, name)
 		}
-		rest = rest[n:]
-	}
+	})
 	if len(missing) > 0 {
 		violations := make([]policies.FieldViolation, len(missing))
 		for i, name := range missing {
@@ -66,7 +51,40 @@ func ExpandTemplate(prompt string, vars map[string]string) (string, error) {
 		return "", &policies.InvalidArgumentError{Reason: ReasonTemplateVariableMissing, Violations: violations,
 			Metadata: map[string]string{"variables": strings.Join(missing, ",")}}
 	}
+	if size > maxBytes {
+		return "", &policies.LimitError{Field: "options.template_variables (the expanded system prompt, in bytes)", Limit: maxBytes, Got: size}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	scanTemplate(prompt, func(literal string) { b.WriteString(literal) }, func(name string) { b.WriteString(vars[name]) })
 	return b.String(), nil
+}
+
+// scanTemplate walks a prompt once, calling literal for the text kept as it is
+// and placeholder for each well-formed placeholder's name.
+func scanTemplate(prompt string, literal, placeholderName func(string)) {
+	for rest := prompt; ; {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			literal(rest)
+			return
+		}
+		literal(rest[:i])
+		rest = rest[i:]
+		if strings.HasPrefix(rest, "{{{{") {
+			literal("{{")
+			rest = rest[4:]
+			continue
+		}
+		name, n := placeholder(rest)
+		if n == 0 {
+			literal("{{")
+			rest = rest[2:]
+			continue
+		}
+		placeholderName(name)
+		rest = rest[n:]
+	}
 }
 
 // placeholder reads "{{ name }}" at the start of s and returns the name and

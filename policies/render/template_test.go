@@ -25,7 +25,7 @@ func TestExpandTemplate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ExpandTemplate(tt.prompt, vars)
+			got, err := ExpandTemplate(tt.prompt, vars, 1<<20)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,7 +37,7 @@ func TestExpandTemplate(t *testing.T) {
 }
 
 func TestExpandTemplateMissing(t *testing.T) {
-	_, err := ExpandTemplate("{{city}} in {{ country }}, {{city}} again, {{role}}", map[string]string{"role": "x"})
+	_, err := ExpandTemplate("{{city}} in {{ country }}, {{city}} again, {{role}}", map[string]string{"role": "x"}, 1<<20)
 	var inv *policies.InvalidArgumentError
 	if !errors.As(err, &inv) || inv.Reason != ReasonTemplateVariableMissing {
 		t.Fatalf("err = %#v", err)
@@ -62,9 +62,33 @@ func TestExpandTemplatePathological(t *testing.T) {
 		"{{" + strings.Repeat("a", n),
 		strings.Repeat("{{a", n/3),
 	} {
-		got, err := ExpandTemplate(in, nil)
+		got, err := ExpandTemplate(in, nil, len(in))
 		if err != nil || got != strings.ReplaceAll(in, "{{{{", "{{") {
 			t.Errorf("input of %d bytes: changed or failed (%v)", len(in), err)
 		}
+	}
+}
+
+// TestExpandTemplateAmplification: a 1.2 MB prompt of 200,000 placeholders
+// with a 100 KB value would expand to 20 GB. The size is refused from the
+// first pass, before anything is built (building it would end the test
+// process), and a result exactly at the limit is still expanded.
+func TestExpandTemplateAmplification(t *testing.T) {
+	prompt := strings.Repeat("{{a}}", 200_000)
+	_, err := ExpandTemplate(prompt, map[string]string{"a": strings.Repeat("x", 100_000)}, 32<<20)
+	var limit *policies.LimitError
+	if !errors.As(err, &limit) {
+		t.Fatalf("err = %v, want a *policies.LimitError", err)
+	}
+	if limit.Got != 200_000*100_000 || limit.Limit != 32<<20 || !strings.HasPrefix(limit.Field, "options.template_variables") {
+		t.Errorf("limit error = %+v", limit)
+	}
+
+	got, err := ExpandTemplate("ab{{a}}cd", map[string]string{"a": "xyz"}, 7)
+	if err != nil || got != "abxyzcd" {
+		t.Errorf("at the limit: got %q, %v", got, err)
+	}
+	if _, err := ExpandTemplate("ab{{a}}cd", map[string]string{"a": "xyz"}, 6); !errors.As(err, &limit) || limit.Got != 7 {
+		t.Errorf("one byte over: err = %v", err)
 	}
 }
