@@ -1,13 +1,24 @@
 package policies
 
-// Protection marks the entries that compaction must keep verbatim (DESIGN.md
-// invariants 1-6): the first task, pinned messages, the latest w.RecentTurns
-// turns, unresolved failures, and the running execution's trace unless the hard
-// window is exceeded. A mark on any entry of a tool unit marks the whole unit.
-// The result is aligned with w.Entries at the time of the call.
+import "strings"
+
+// Protection marks the entries that compaction must keep verbatim
+// (docs/ARCHITECTURE.md, invariants): the first task, pinned messages, the
+// latest w.RecentTurns turns, the running execution's trace unless the hard
+// window is exceeded, and every entry before w.ScopeStart (outside the part of
+// the view the runner lets this pass change). A mark on any entry of a tool
+// unit marks the whole unit. The result is aligned with w.Entries at the time
+// of the call.
+//
+// Unresolved failures are not protected verbatim: they must stay visible
+// (StaysVisible), which a summary that names them satisfies, and protecting
+// one must not protect the other outputs of its tool unit.
 func Protection(w *Work) []bool {
 	n := len(w.Entries)
 	protected := make([]bool, n)
+	for i := 0; i < min(w.ScopeStart, n); i++ {
+		protected[i] = true
+	}
 	if first := FirstTask(w.Entries); first >= 0 {
 		protected[first] = true
 	}
@@ -21,9 +32,6 @@ func Protection(w *Work) []bool {
 			protected[i] = true
 		}
 	}
-	for _, i := range UnresolvedFailures(w.Entries) {
-		protected[i] = true
-	}
 	for _, u := range Units(w.Entries) {
 		any := false
 		for i := u.Start; i < u.End; i++ {
@@ -36,6 +44,35 @@ func Protection(w *Work) []bool {
 		}
 	}
 	return protected
+}
+
+// StaysVisible marks the entries that hold unresolved failures
+// (UnresolvedFailures): a transform may mask their tool unit's other outputs,
+// and a summary that names them (NamesFailure) may take their place, but no
+// transform removes or hides them otherwise. Aligned with entries.
+func StaysVisible(entries []Entry) []bool {
+	visible := make([]bool, len(entries))
+	for _, i := range UnresolvedFailures(entries) {
+		visible[i] = true
+	}
+	return visible
+}
+
+// NamesFailure reports whether a summary's text names every failed result of
+// m by its tool call id, so that the summary keeps the failure visible in
+// m's place (invariant 5).
+func NamesFailure(summaryText string, m *Message) bool {
+	named := false
+	for _, p := range m.Parts {
+		if p.Kind != PartToolResult || !p.ToolResult.IsError {
+			continue
+		}
+		if p.ToolResult.ToolCallID == "" || !strings.Contains(summaryText, p.ToolResult.ToolCallID) {
+			return false
+		}
+		named = true
+	}
+	return named
 }
 
 // UnresolvedFailures returns the indexes of tool messages holding a failed
@@ -78,4 +115,21 @@ func UnresolvedFailures(entries []Entry) []int {
 // any of them changed the view, even when the target is already met.
 type RepairPass interface {
 	RepairPass()
+}
+
+// InPlaceEdit marks a compact-stage policy whose edits change the content of
+// messages in place (tool outputs masked or cut) and never move, remove or add
+// messages. Only such policies run on intake: on the messages that have just
+// left the recency window, which a turn-by-turn caller has not sent before, so
+// editing them costs no cached prompt prefix.
+type InPlaceEdit interface {
+	InPlaceEdit()
+}
+
+// TailDependent marks a policy whose change to a message may depend on the
+// messages after it (a recency window that moves as the log grows), so a
+// later compile may show that message differently. The runner marks what such
+// a policy changes Unsettled, which ends the stable prefix there.
+type TailDependent interface {
+	TailDependent() bool
 }

@@ -78,3 +78,51 @@ func EntriesFromLog(log []Message) []Entry {
 	}
 	return entries
 }
+
+// CompactionPoints returns, in ascending order, the ends p of the prefixes
+// entries[:p] (0 < p < len(entries)) at which compaction may run (seed 002:
+// at user-message boundaries and execution ends, never inside a tool loop):
+// right after a regular user message that opens a turn, right before one (the
+// turn before it is over), and right after an assistant answer without tool
+// calls that the next entry does not continue (a tool message, or an
+// assistant message of the same execution, would).
+// Each point depends only on the entries around it, so a log grown by appends
+// keeps every point it had. The end of the view is a point when
+// AtCompactionPoint says so.
+func CompactionPoints(entries []Entry) []int {
+	var points []int
+	for p := 1; p < len(entries); p++ {
+		if endsAtPoint(&entries[p-1].Message, &entries[p].Message) {
+			points = append(points, p)
+		}
+	}
+	return points
+}
+
+// AtCompactionPoint reports whether the end of the view is a compaction
+// point: its last entry opens a turn, no execution is running, or the last
+// entry is an answer of an execution that no longer runs.
+func AtCompactionPoint(entries []Entry, st *State) bool {
+	if len(entries) == 0 || st == nil || !st.Execution.Running() {
+		return true
+	}
+	last := &entries[len(entries)-1].Message
+	if IsTurnStart(last) {
+		return true
+	}
+	if last.Role != RoleAssistant || last.HasToolCalls() {
+		return false
+	}
+	return last.ExecutionID != st.Execution.ID
+}
+
+func endsAtPoint(last, next *Message) bool {
+	if IsTurnStart(last) || IsTurnStart(next) {
+		return true
+	}
+	if last.Role != RoleAssistant || last.HasToolCalls() {
+		return false
+	}
+	continues := next.Role == RoleTool || (next.Role == RoleAssistant && next.ExecutionID == last.ExecutionID)
+	return !continues
+}

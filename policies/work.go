@@ -157,6 +157,11 @@ type Entry struct {
 	Counted    bool
 	// Changed is set once the entry differs from the log message it shows.
 	Changed bool
+	// Unsettled is set by the runner on an entry that a later compile of the
+	// same log, grown by appends, may show differently: one changed by a step
+	// whose result depends on later messages, or by compaction outside a
+	// compaction point. The stable prefix ends at the first one.
+	Unsettled bool
 }
 
 // Budget is the token accounting of a context (seed 001's ContextTokenBudget).
@@ -225,6 +230,51 @@ type StageReport struct {
 	Degraded         bool
 	DegradedReason   string
 	Skipped          bool
+	// Detail says what the step did beyond the counts (a verify pass's
+	// additions, a target not reached).
+	Detail string
+	// CompactionPoint is the 1-based index in Report.Compaction.Points of the
+	// compaction point the step ran at; 0 for steps outside compaction.
+	CompactionPoint int
+}
+
+// CompactionReport describes the compaction schedule of one run: the levels it
+// worked between and every compaction point that changed the view.
+type CompactionReport struct {
+	// TriggerTokens is the used-token count at which compaction starts (the
+	// decide stage's trigger point, or the usable window for a profile without
+	// one); 0 when the trigger is not a token count.
+	TriggerTokens int
+	// TargetTokens is the low-water mark compaction aims at when it runs.
+	TargetTokens int
+	// ReachedTokens is what the compiled context uses by ctxc's own count.
+	ReachedTokens int
+	// TriggerFired says whether the trigger fired on the context this call
+	// compiled (before its last compaction point ran).
+	TriggerFired bool
+	// Forced says the Compact RPC compacted though no trigger fired.
+	Forced bool
+	// Points are the compaction points that changed the view, oldest first.
+	Points []CompactionPoint
+}
+
+// CompactionPoint is one place in the log where compaction ran.
+type CompactionPoint struct {
+	// AfterMessageID is the id of the log message the point follows (the
+	// user message that opens a turn, or the answer that ended an execution).
+	AfterMessageID string
+	// Reason says why compaction ran.
+	Reason string
+	// Intake says only messages that had just left the recency window were
+	// edited in place, to stay under the trigger.
+	Intake bool
+	// TokensBefore and TokensAfter are the used tokens of the view up to the
+	// point before and after compaction; TargetTokens is what it aimed at.
+	TokensBefore, TokensAfter, TargetTokens int
+	// Stable says the point is one later compiles of the log, grown by
+	// appends, pass again and compact identically; a fit made in the middle of
+	// a turn because the window was exceeded is not.
+	Stable bool
 }
 
 // Report explains a run.
@@ -234,8 +284,17 @@ type Report struct {
 	Messages          []MessageReport
 	Repairs           []Repair
 	Warnings          []string
+	// FirstChangedIndex is the end of the stable prefix of the compiled
+	// messages (system prompt at 0): the messages before it are shown exactly
+	// as later compiles of this log, grown by appends, show them until the next
+	// compaction point.
 	FirstChangedIndex int
-	Compacted         bool
+	// VerbatimPrefix is how many leading compiled messages (system prompt
+	// included) are the log's own messages, unchanged: what omit_stable_prefix
+	// may leave out.
+	VerbatimPrefix int
+	Compacted      bool
+	Compaction     CompactionReport
 	PlanningUsed      bool
 	Artifacts         []ArtifactUsage
 	ModelUsage        []ModelUsage
@@ -271,6 +330,12 @@ type Work struct {
 	// HardLimitExceeded is set by the runner when the view does not fit HardLimit;
 	// then even the running execution's trace may be compacted.
 	HardLimitExceeded bool
+	// ScopeStart narrows what compaction transforms may change to the entries
+	// from this index on (policies.Protection marks the ones before it). The
+	// runner sets it for an intake pass; 0 otherwise.
+	ScopeStart int
+	// Pass says what a compact-stage run is for.
+	Pass CompactionPass
 	// RecentTurns is the profile's recency window: the latest RecentTurns turns are
 	// kept verbatim and contiguous by every compaction transform.
 	RecentTurns int
@@ -283,9 +348,11 @@ type Work struct {
 	Repairs  []Repair
 	Warnings []string
 	// Degraded and DegradedReason are set by a policy that fell back; the runner
-	// copies them into the step's report and clears them.
+	// copies them into the step's report and clears them. Detail (Note) is
+	// what a policy wants its step's report to say; the runner moves it too.
 	Degraded       bool
 	DegradedReason string
+	Detail         string
 	// Appended holds messages that Compact persists into the log (summaries).
 	Appended []Message
 	// Masks holds masks that Compact records on log messages, by log id.
@@ -303,6 +370,19 @@ type Work struct {
 	ModelUsage   []ModelUsage
 	Cache        CacheStats
 }
+
+// CompactionPass says what a run of the compaction transforms is for.
+type CompactionPass uint8
+
+const (
+	// PassEvent compacts the view towards CompactionTarget.
+	PassEvent CompactionPass = iota
+	// PassIntake edits in place (policies.InPlaceEdit) only the entries from
+	// ScopeStart on, which have just left the recency window, towards
+	// CompactionTarget (just under the trigger). Such edits cost no cached
+	// prefix, so size thresholds meant to protect the cache do not apply.
+	PassIntake
+)
 
 // Touch marks entry i as changed, so the runner counts it again.
 func (w *Work) Touch(i int) {
@@ -327,6 +407,14 @@ func (w *Work) Repair(r Repair) { w.Repairs = append(w.Repairs, r) }
 
 // Warn records a warning for the caller.
 func (w *Work) Warn(s string) { w.Warnings = append(w.Warnings, s) }
+
+// Note adds a sentence to the current step's report detail.
+func (w *Work) Note(s string) {
+	if w.Detail != "" {
+		w.Detail += "; "
+	}
+	w.Detail += s
+}
 
 // Degrade marks the current step as having fallen back.
 func (w *Work) Degrade(reason string) {

@@ -51,6 +51,7 @@ func benchRegistry(b testing.TB) *policies.Registry {
 		normalize.NewFactory(),
 		views.NewFactory(),
 		isolation.NewObservationMaskingFactory(),
+		isolation.NewTransparentFactory(),
 		tokens.NewEstimateFactory(),
 		budget.NewFactory(),
 		decide.NewThresholdFactory(),

@@ -101,7 +101,7 @@ func stablePrefix(req *ctxcv1.CompileRequest, res *pipeline.Result, loaded loade
 		res.Work.State.Context.SystemPrompt != req.GetState().GetContext().GetSystemPrompt() {
 		return 0
 	}
-	return res.Report.FirstChangedIndex
+	return res.Report.VerbatimPrefix
 }
 
 // compileRequest is pipelineRequest plus what only Compile carries: provider

@@ -14,6 +14,9 @@ type clamp struct {
 	cfg ClampConfig
 }
 
+// InPlaceEdit: clamping cuts parts and keeps every message.
+func (clamp) InPlaceEdit() {}
+
 func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	for i := range w.Entries {

@@ -74,3 +74,29 @@ func formatCount(n int) string {
 	}
 	return b.String()
 }
+
+// freeID returns id, or id with a numeric suffix, such that no entry of the
+// view and no message of the log has it: a summary written again over the
+// same messages must not take the id of one the log already holds.
+func freeID(w *policies.Work, id string) string {
+	taken := func(c string) bool {
+		for i := range w.Entries {
+			if w.Entries[i].Message.ID == c || w.Entries[i].SourceID == c {
+				return true
+			}
+		}
+		if w.State != nil {
+			for i := range w.State.Context.Messages {
+				if w.State.Context.Messages[i].ID == c {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	c := id
+	for n := 2; taken(c); n++ {
+		c = id + "-" + strconv.Itoa(n)
+	}
+	return c
+}

@@ -100,26 +100,47 @@ func (c *DropLowImportanceConfig) Validate() error {
 	return nil
 }
 
-// SummarizeConfig is the "summarize" policy's settings.
+// SummarizeConfig is the "summarize" policy's settings. A summary's size
+// follows from the compaction target, so a 200K window gets a bigger one than
+// an 8K window; a fixed cap is optional.
 type SummarizeConfig struct {
-	// UserTextTokens is how much user text the deterministic summary keeps
-	// verbatim; the rest is noted as omitted. Default 1000.
-	UserTextTokens int `yaml:"user_text_tokens" json:"user_text_tokens"`
-	// MaxSummaryTokens caps the summary; it is also never more than three
-	// quarters of the span it replaces. Default 2000.
+	// MaxSummaryRatio is the share of the compaction target that all summaries
+	// in the context may use together. In (0, 1]. Default 0.4.
+	MaxSummaryRatio float64 `yaml:"max_summary_ratio" json:"max_summary_ratio"`
+	// MaxSummaryTokens caps that budget; 0 sets no cap. Default 0.
 	MaxSummaryTokens int `yaml:"max_summary_tokens" json:"max_summary_tokens"`
+	// MinSummaryTokens is the least budget a summary gets, however small the
+	// window. Default 256.
+	MinSummaryTokens int `yaml:"min_summary_tokens" json:"min_summary_tokens"`
+	// MergeFillRatio: when the summaries outgrow their budget they are merged
+	// into one that uses at most this share of it, so later compactions can
+	// stack a new summary instead of rewriting (and uncaching) the merged one.
+	// In (0, 1]. Default 0.7.
+	MergeFillRatio float64 `yaml:"merge_fill_ratio" json:"merge_fill_ratio"`
 	// MinSpanMessages is the fewest messages worth one summary. Default 2.
 	MinSpanMessages int `yaml:"min_span_messages" json:"min_span_messages"`
+}
+
+// DefaultSummarizeConfig returns the defaults of "summarize", which
+// llm_summarize shares.
+func DefaultSummarizeConfig() SummarizeConfig {
+	return SummarizeConfig{MaxSummaryRatio: 0.4, MinSummaryTokens: 256, MergeFillRatio: 0.7, MinSpanMessages: 2}
 }
 
 // Validate reports every problem of the config.
 func (c *SummarizeConfig) Validate() error {
 	var errs []error
-	if c.UserTextTokens < 0 {
-		errs = append(errs, fmt.Errorf("user_text_tokens: %d is negative", c.UserTextTokens))
+	if !(c.MaxSummaryRatio > 0 && c.MaxSummaryRatio <= 1) {
+		errs = append(errs, fmt.Errorf("max_summary_ratio: %v must be in (0, 1]", c.MaxSummaryRatio))
 	}
-	if c.MaxSummaryTokens < 1 {
-		errs = append(errs, fmt.Errorf("max_summary_tokens: %d is less than 1", c.MaxSummaryTokens))
+	if c.MaxSummaryTokens < 0 {
+		errs = append(errs, fmt.Errorf("max_summary_tokens: %d is negative", c.MaxSummaryTokens))
+	}
+	if c.MinSummaryTokens < 1 {
+		errs = append(errs, fmt.Errorf("min_summary_tokens: %d is less than 1", c.MinSummaryTokens))
+	}
+	if !(c.MergeFillRatio > 0 && c.MergeFillRatio <= 1) {
+		errs = append(errs, fmt.Errorf("merge_fill_ratio: %v must be in (0, 1]", c.MergeFillRatio))
 	}
 	if c.MinSpanMessages < 1 {
 		errs = append(errs, fmt.Errorf("min_span_messages: %d is less than 1", c.MinSpanMessages))

@@ -20,6 +20,9 @@ type dedupe struct {
 // resultRef locates one tool result part.
 type resultRef struct{ entry, part int }
 
+// InPlaceEdit: deduplication replaces results' content and keeps every message.
+func (dedupe) InPlaceEdit() {}
+
 func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	calls := make(map[string]policies.ToolCall) // call id -> call, per unit
@@ -73,7 +76,8 @@ func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 			}
 		}
 	}
-	if len(replace) == 0 || float64(saving) < d.cfg.MinSavingRatio*float64(w.UsedTokens()) {
+	// On intake nothing cached is broken, so any saving is worth it.
+	if len(replace) == 0 || (w.Pass != policies.PassIntake && float64(saving) < d.cfg.MinSavingRatio*float64(w.UsedTokens())) {
 		return nil
 	}
 	for i := range w.Entries {

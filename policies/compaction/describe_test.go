@@ -15,7 +15,7 @@ func TestDescribeCallShowsKeyArgumentsNotBodies(t *testing.T) {
 		{``, "write_file()"},
 	}
 	for _, tt := range tests {
-		if got := describeCall(policies.ToolCall{Name: "write_file", ArgumentsJSON: tt.args}); got != tt.want {
+		if got := describeCall(policies.ToolCall{Name: "write_file", ArgumentsJSON: tt.args}, ""); got != tt.want {
 			t.Errorf("describeCall(%s) = %q, want %q", tt.args, got, tt.want)
 		}
 	}

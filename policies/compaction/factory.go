@@ -83,7 +83,11 @@ func NewMaskObservationsFactory() policies.Factory {
 	return factory{
 		typ: TypeMaskObservations,
 		defaults: func() policies.Config {
-			return &MaskObservationsConfig{MaskingConfig: *isolation.DefaultMaskingConfig()}
+			// Outputs of the running turn are protected as the recency window;
+			// older ones are masked as the target needs, with a short preview.
+			cfg := isolation.DefaultMaskingConfig()
+			cfg.PreviewChars, cfg.ProtectRecentTokens = 120, 0
+			return &MaskObservationsConfig{MaskingConfig: *cfg}
 		},
 		create: func(cfg policies.Config) (policies.Policy, bool) {
 			c, ok := cfg.(*MaskObservationsConfig)
@@ -120,13 +124,13 @@ func NewSummarizeFactory() policies.Factory {
 }
 
 // NewSummarizeFactoryWith returns the factory of "summarize" using s (an LLM
-// summarizer, say); nil uses DeterministicSummarizer with the config's
-// user_text_tokens.
+// summarizer, say); nil uses DeterministicSummarizer.
 func NewSummarizeFactoryWith(s Summarizer) policies.Factory {
 	return factory{
 		typ: TypeSummarize,
 		defaults: func() policies.Config {
-			return &SummarizeConfig{UserTextTokens: 1000, MaxSummaryTokens: 2000, MinSpanMessages: 2}
+			c := DefaultSummarizeConfig()
+			return &c
 		},
 		create: func(cfg policies.Config) (policies.Policy, bool) {
 			c, ok := cfg.(*SummarizeConfig)
@@ -135,7 +139,7 @@ func NewSummarizeFactoryWith(s Summarizer) policies.Factory {
 			}
 			sum := s
 			if sum == nil {
-				sum = DeterministicSummarizer{UserTextTokens: c.UserTextTokens}
+				sum = DeterministicSummarizer{}
 			}
 			return summarize{cfg: *c, summarizer: sum}, true
 		},

@@ -10,17 +10,16 @@ import (
 	"github.com/contextcompiler/ctxc/policies"
 )
 
-// Summarizer writes the text of a summary of span, a contiguous run of older
-// messages. previous is the text of earlier summaries inside the span ("" when
-// none), to be merged (seed 001's IterativeSummaryUpdate). budgetTokens caps
-// the result. Implementations must be deterministic for equal input if
-// compiles are to be reproducible.
-type Summarizer interface {
-	Summarize(ctx context.Context, span []policies.Message, previous string, budgetTokens int) (string, error)
-}
-
 // summarize is the "summarize" policy: one summary message replaces the
-// largest contiguous run of unprotected units before the protected tail.
+// oldest unprotected messages, just enough of them (in whole turns where it
+// can) to bring the context to the compaction target.
+//
+// Summaries stack: a new summary goes right after the summaries already in
+// the view and leaves them as they are, so the prompt prefix up to them stays
+// byte for byte what the provider cached. Only when all summaries together
+// would outgrow their budget (max_summary_ratio of the target) are they merged
+// into one, which keeps their facts (seed 001's iterative summary update) and
+// fills at most merge_fill_ratio of the budget, leaving room to stack again.
 type summarize struct {
 	cfg        SummarizeConfig
 	summarizer Summarizer
@@ -29,135 +28,310 @@ type summarize struct {
 // SummaryIDPrefix starts the id of every summary this policy writes.
 const SummaryIDPrefix = "ctxc-summary-"
 
+// maxSummarizeAttempts bounds how often a span is widened when its summary
+// turned out larger than estimated.
+const maxSummarizeAttempts = 3
+
 func (s summarize) Apply(ctx context.Context, w *policies.Work) error {
-	span, ok := s.pickSpan(w)
-	if !ok {
+	goal := target(w)
+	need := w.UsedTokens() - goal
+	if need <= 0 {
 		return nil
 	}
-	spanTokens := 0
-	var msgs []policies.Message
-	var previous []string
-	var covers []string
+	entries := w.Entries
+	summaryTokens := 0 // the summary's size, learned after each attempt
+	for attempt := 0; attempt < maxSummarizeAttempts; attempt++ {
+		p, ok := s.plan(w, need, summaryTokens)
+		if !ok {
+			return nil
+		}
+		text, err := s.write(ctx, w, &p)
+		if err != nil {
+			return err
+		}
+		summary := p.message(text)
+		summary.ID = freeID(w, summary.ID)
+		tokens, _ := w.Counter.CountMessage(&summary)
+		w.Entries = entries
+		if saved := p.removedTokens - tokens; saved >= need || attempt == maxSummarizeAttempts-1 || p.exhausted {
+			if saved <= 0 {
+				return nil // the runner would revert it anyway
+			}
+			s.replace(w, &p, summary)
+			return nil
+		}
+		summaryTokens = tokens
+	}
+	return nil
+}
+
+// summaryPlan is what one summary replaces.
+type summaryPlan struct {
+	remove        []bool // entries the summary takes the place of
+	at            int    // where it goes: the first removed entry
+	span          []policies.Message
+	merge         []string
+	earlier       []string
+	covers        []string
+	budget        int
+	removedTokens int
+	failures      []policies.Message // unresolved failures the summary must name
+	exhausted     bool               // no more messages could be summarized
+	synthesized   map[string]bool    // ids of summaries written earlier in this run that it replaces
+}
+
+// summaryBudget is what all summaries in the view may use together.
+func (s summarize) summaryBudget(w *policies.Work) int {
+	budget := int(s.cfg.MaxSummaryRatio * float64(target(w)))
+	if s.cfg.MaxSummaryTokens > 0 {
+		budget = min(budget, s.cfg.MaxSummaryTokens)
+	}
+	return max(budget, s.cfg.MinSummaryTokens)
+}
+
+// plan picks the span: unprotected units from the oldest on, skipping
+// protected ones before the protected tail, until the span saves need tokens
+// besides its summary (estimated at its budget share, or the size learned by
+// an earlier attempt), then on to the next user-turn boundary.
+func (s summarize) plan(w *policies.Work, need, summaryTokens int) (summaryPlan, bool) {
+	entries := w.Entries
+	protected := policies.Protection(w)
+	visible := policies.StaysVisible(entries)
+	tail := len(entries)
+	for tail > 0 && protected[tail-1] {
+		tail--
+	}
+	isSummary := func(i int) bool {
+		m := &entries[i].Message
+		return m.Kind == policies.KindSummary && m.Role != policies.RoleTool
+	}
+	total := s.summaryBudget(w)
+	existing := 0 // summaries that would stay
+	for i := 0; i < tail; i++ {
+		if isSummary(i) && !protected[i] {
+			existing += entries[i].Tokens
+		}
+	}
+	p := summaryPlan{remove: make([]bool, len(entries)), at: -1}
+	units := policies.Units(entries[:tail])
+	var candidates []policies.Span
+	for _, u := range units {
+		if !protected[u.Start] && !(u.Len() == 1 && isSummary(u.Start)) {
+			candidates = append(candidates, u)
+		}
+	}
+	if len(candidates) == 0 {
+		return p, false
+	}
+	merging := false
+	budget := max(total-existing, 0)
+	if budget < total/4 || budget < s.cfg.MinSummaryTokens {
+		// The stack is full: merge every summary into the new one.
+		merging, budget = true, int(float64(total)*s.cfg.MergeFillRatio)
+	}
+	estimate := func(spanTokens int) int {
+		if summaryTokens > 0 {
+			return summaryTokens + summaryTokens/4
+		}
+		return min(budget, spanTokens/4)
+	}
+	spanTokens, taken, messages := 0, 0, 0
+	for taken < len(candidates) {
+		u := candidates[taken]
+		taken++
+		spanTokens += unitTokens(w, u)
+		messages += u.Len()
+		if spanTokens-estimate(spanTokens) >= need && messages >= s.cfg.MinSpanMessages {
+			break
+		}
+	}
+	// End on a user-turn boundary: take the rest of the turn.
+	for taken < len(candidates) && !policies.IsTurnStart(&entries[candidates[taken].Start].Message) && candidates[taken].Start == candidates[taken-1].End {
+		spanTokens += unitTokens(w, candidates[taken])
+		messages += candidates[taken].Len()
+		taken++
+	}
+	if messages < s.cfg.MinSpanMessages {
+		return p, false
+	}
+	p.exhausted = taken == len(candidates)
+	for _, u := range candidates[:taken] {
+		for i := u.Start; i < u.End; i++ {
+			p.remove[i] = true
+		}
+	}
+	if merging {
+		for i := 0; i < tail; i++ {
+			if isSummary(i) && !protected[i] {
+				p.remove[i] = true
+			}
+		}
+	}
+	s.collect(w, &p, visible)
+	// A summary must leave room to shrink: at most three quarters of what it replaces.
+	p.budget = min(budget, p.removedTokens*3/4)
+	return p, p.budget > 0
+}
+
+// collect fills the plan from its removed entries: the span's messages, the
+// texts of merged and earlier summaries, the covered ids.
+func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
+	entries := w.Entries
+	shownOutside := make(map[string]bool)
+	for i := range entries {
+		if !p.remove[i] && entries[i].SourceID != "" {
+			shownOutside[entries[i].SourceID] = true
+		}
+	}
 	seen := map[string]bool{}
 	cover := func(id string) {
-		if id != "" && !seen[id] {
+		if id != "" && !seen[id] && !shownOutside[id] {
 			seen[id] = true
-			covers = append(covers, id)
+			p.covers = append(p.covers, id)
 		}
 	}
-	// An earlier summary's covered ids carry over, except those still shown
-	// outside the span: the new summary must not claim (and a bounded log
-	// must not delete) a message the view keeps.
-	shownOutside := make(map[string]bool)
-	for i := range w.Entries {
-		if (i < span.Start || i >= span.End) && w.Entries[i].SourceID != "" {
-			shownOutside[w.Entries[i].SourceID] = true
+	p.synthesized = map[string]bool{}
+	for i := range entries {
+		e := &entries[i]
+		m := &e.Message
+		isSum := m.Kind == policies.KindSummary && m.Role != policies.RoleTool
+		if !p.remove[i] {
+			if isSum && p.at < 0 {
+				p.earlier = append(p.earlier, m.Text())
+			}
+			continue
 		}
-	}
-	synthesizedSummaries := map[string]bool{}
-	for i := span.Start; i < span.End; i++ {
-		e := &w.Entries[i]
-		spanTokens += e.Tokens
-		if e.Message.Kind == policies.KindSummary {
-			previous = append(previous, e.Message.Text())
-			for _, id := range e.Message.CoversMessageIDs {
-				if !shownOutside[id] {
-					cover(id)
-				}
+		if p.at < 0 {
+			p.at = i
+		}
+		p.removedTokens += e.Tokens
+		if isSum {
+			p.merge = append(p.merge, m.Text())
+			for _, id := range m.CoversMessageIDs {
+				cover(id)
 			}
 			if e.SourceID == "" {
-				synthesizedSummaries[e.Message.ID] = true
+				p.synthesized[m.ID] = true
 			}
 		} else {
-			msgs = append(msgs, e.Message)
+			p.span = append(p.span, *m)
+			if visible[i] {
+				p.failures = append(p.failures, *m)
+			}
+			if e.SourceID == "" {
+				// A message normalize synthesized (a missing result): it is
+				// made again on every compile, so the summary covers it too.
+				cover(m.ID)
+			}
 		}
 		cover(e.SourceID)
 	}
-	// A summary must leave room to shrink: at most three quarters of its span.
-	budget := min(s.cfg.MaxSummaryTokens, spanTokens*3/4)
-	if budget < 1 {
-		return nil
-	}
-	text, err := s.summarizer.Summarize(ctx, msgs, strings.Join(previous, "\n\n"), budget)
+}
+
+// write asks the summarizer for the text, falling back to the deterministic
+// summary, and makes sure every unresolved failure it replaces is named.
+func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) (string, error) {
+	req := SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter}
+	text, err := s.summarizer.Summarize(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return "", ctx.Err()
 		}
 		w.Degrade(fmt.Sprintf("summarizer failed (%v); used the deterministic summary", err))
-		text, _ = DeterministicSummarizer{UserTextTokens: s.cfg.UserTextTokens}.Summarize(ctx, msgs, strings.Join(previous, "\n\n"), budget)
+		text, _ = DeterministicSummarizer{}.Summarize(ctx, req)
 	}
-	idSource := covers
+	var missing []string
+	for i := range p.failures {
+		if !policies.NamesFailure(text, &p.failures[i]) {
+			for _, part := range p.failures[i].Parts {
+				if part.Kind == policies.PartToolResult && part.ToolResult.IsError {
+					missing = append(missing, fmt.Sprintf("- %s [call %s] failed (message %s)", part.ToolResult.Name, part.ToolResult.ToolCallID, p.failures[i].ID))
+				}
+			}
+		}
+	}
+	for _, merged := range p.merge {
+		for _, line := range errorLines(merged) {
+			if id := callID(line); id != "" && !strings.Contains(text, "[call "+id+"]") {
+				missing = append(missing, line)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		// Invariant 5: a failure the summary replaces stays visible in it.
+		text = strings.TrimRight(text, "\n") + "\n\n## Errors still open (named by ctxc)\n" + strings.Join(missing, "\n") + "\n"
+	}
+	return text, nil
+}
+
+// message is the summary message of a plan.
+func (p *summaryPlan) message(text string) policies.Message {
+	idSource := p.covers
 	if len(idSource) == 0 {
-		for _, m := range msgs {
+		for _, m := range p.span {
 			idSource = append(idSource, m.ID)
 		}
 	}
 	sum := sha256.Sum256([]byte(strings.Join(idSource, "\n")))
 	// Role user: every provider accepts a user message right after the system
 	// prompt, wherever the span started; Kind summary tells clients what it is.
-	summary := policies.Message{
+	return policies.Message{
 		ID:               SummaryIDPrefix + hex.EncodeToString(sum[:6]),
 		Role:             policies.RoleUser,
 		Kind:             policies.KindSummary,
 		Parts:            []policies.Part{policies.TextPart(text)},
-		CoversMessageIDs: covers,
+		CoversMessageIDs: p.covers,
 	}
+}
+
+// replace puts the summary in the place of the plan's entries and records
+// what happened to each covered log message.
+func (s summarize) replace(w *policies.Work, p *summaryPlan, summary policies.Message) {
 	reason := "summarized into " + summary.ID
-	for i := span.Start; i < span.End; i++ {
-		dispose(w, &w.Entries[i], policies.DispositionSummarized, TypeSummarize, reason)
+	for i := range w.Entries {
+		if p.remove[i] {
+			dispose(w, &w.Entries[i], policies.DispositionSummarized, TypeSummarize, reason)
+		}
 	}
-	for _, id := range covers {
+	for _, id := range p.covers {
 		if _, ok := w.Dispositions[id]; !ok {
 			w.Dispose(policies.MessageReport{MessageID: id, Disposition: policies.DispositionSummarized, Reason: reason, Policy: TypeSummarize})
 		}
 	}
-	entries := make([]policies.Entry, 0, len(w.Entries)-span.Len()+1)
-	entries = append(entries, w.Entries[:span.Start]...)
-	entries = append(entries, policies.Entry{Message: summary})
-	entries = append(entries, w.Entries[span.End:]...)
-	w.Entries = entries
-	w.Touch(span.Start)
-	if len(synthesizedSummaries) > 0 {
+	out := make([]policies.Entry, 0, len(w.Entries))
+	at := 0
+	for i := range w.Entries {
+		if i == p.at {
+			at = len(out)
+			out = append(out, policies.Entry{Message: summary})
+		}
+		if !p.remove[i] {
+			out = append(out, w.Entries[i])
+		}
+	}
+	w.Entries = out
+	w.Touch(at)
+	if len(p.synthesized) > 0 {
 		kept := make([]policies.Message, 0, len(w.Appended))
 		for _, m := range w.Appended {
-			if !synthesizedSummaries[m.ID] {
+			if !p.synthesized[m.ID] {
 				kept = append(kept, m)
 			}
 		}
 		w.Appended = kept
 	}
 	w.Appended = append(w.Appended, summary)
-	return nil
 }
 
-// pickSpan finds the largest run (in tokens; the oldest among equals) of
-// contiguous unprotected units before the protected tail, with at least
-// MinSpanMessages entries.
-func (s summarize) pickSpan(w *policies.Work) (policies.Span, bool) {
-	protected := policies.Protection(w)
-	tail := len(w.Entries)
-	for tail > 0 && protected[tail-1] {
-		tail--
+// callID is the id in an error item's "[call ID]".
+func callID(item string) string {
+	_, rest, ok := strings.Cut(item, "[call ")
+	if !ok {
+		return ""
 	}
-	best, bestTokens := policies.Span{}, -1
-	run, runTokens := policies.Span{Start: -1}, 0
-	flush := func() {
-		if run.Start >= 0 && run.Len() >= s.cfg.MinSpanMessages && runTokens > bestTokens {
-			best, bestTokens = run, runTokens
-		}
-		run, runTokens = policies.Span{Start: -1}, 0
+	id, _, ok := strings.Cut(rest, "]")
+	if !ok {
+		return ""
 	}
-	for _, u := range policies.Units(w.Entries[:tail]) {
-		if protected[u.Start] {
-			flush()
-			continue
-		}
-		if run.Start < 0 {
-			run.Start = u.Start
-		}
-		run.End = u.End
-		runTokens += unitTokens(w, u)
-	}
-	flush()
-	return best, bestTokens >= 0
+	return id
 }

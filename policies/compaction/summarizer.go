@@ -4,166 +4,500 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/facts"
 )
 
-// bytesPerToken is the deterministic summarizer's size estimate. It has no
-// counter (summarizers are model-agnostic); the policy measures the result.
-const bytesPerToken = 4
+// SummaryRequest is what a Summarizer summarizes.
+type SummaryRequest struct {
+	// Span is the run of older messages the summary replaces, oldest first,
+	// without the earlier summaries inside it (those are in Merge).
+	Span []policies.Message
+	// Merge holds the texts of earlier summaries this one replaces, oldest
+	// first: their facts carry over (seed 001's iterative summary update).
+	Merge []string
+	// Earlier holds the texts of summaries that stay before this one: what
+	// they hold need not be said again, and errors they list as open may be
+	// resolved by the span.
+	Earlier []string
+	// BudgetTokens caps the summary.
+	BudgetTokens int
+	// Counter measures text for the target model; nil counts 4 bytes a token.
+	Counter policies.TokenCounter
+}
+
+// Summarizer writes the text of a summary. Implementations must be
+// deterministic for equal requests if compiles are to be reproducible and
+// prompt caches to stay warm.
+type Summarizer interface {
+	Summarize(ctx context.Context, req SummaryRequest) (string, error)
+}
 
 // pathKeys are the argument names listed as files and resources touched.
 func pathKeys() []string {
-	return []string{"path", "file_path", "file", "filename", "url", "uri", "dir", "directory"}
+	return []string{"path", "file_path", "file", "filename", "url", "uri", "dir", "directory", "target", "paths", "files"}
 }
+
+// Section titles of the deterministic summary, in the order they are written,
+// which is also their importance: when the budget is short, the last sections
+// lose items first.
+const (
+	secConstraints = "User constraints"
+	secOpenErrors  = "Errors still open"
+	secResolved    = "Errors resolved"
+	secDecisions   = "Decisions and conclusions"
+	secTasks       = "Open tasks"
+	secEarlier     = "Earlier summary"
+	secRequests    = "User requests"
+	secNotes       = "Notes"
+	secEvents      = "Events"
+	secFiles       = "Files and resources"
+	secTools       = "Tools run"
+)
+
+var sectionOrder = []string{secConstraints, secOpenErrors, secResolved, secDecisions, secTasks, secEarlier, secRequests, secNotes, secEvents, secFiles, secTools}
+
+// legacySections maps the section titles of summaries written by earlier
+// versions to where their items go now.
+var legacySections = map[string]string{
+	"User instructions": "",
+	"Errors still open": secOpenErrors,
+	"Decisions":         secDecisions,
+	"Tools run":         secTools,
+	"Files and resources": secFiles,
+	"Events":              secEvents,
+}
+
+// mergeOrder is every section title a summary may hold, current then legacy.
+var mergeOrder = append(append([]string(nil), sectionOrder...), "User instructions", "Decisions")
+
+// summaryHeader opens every deterministic summary; parseSummary recognizes it.
+const summaryHeader = "Summary of %d earlier messages"
+
+// maxItemRunes bounds one item; longer sentences are cut, marked.
+const maxItemRunes = 600
 
 // DeterministicSummarizer is the default Summarizer: it needs no model. It
-// keeps user instructions verbatim within UserTextTokens, lists the tools run
-// with their outcomes, the files and resources touched, the errors still open
-// in the span and the decisions taken (first sentence of assistant answers),
-// under section headers a person can read.
-type DeterministicSummarizer struct {
-	// UserTextTokens is how much user text is kept verbatim.
-	UserTextTokens int
-}
-
-type toolRun struct {
-	call    policies.ToolCall
-	outcome string // "ok", "error: ...", "no result"
-}
+// keeps facts before prose: the sentences in which the user required,
+// forbade or preferred something, verbatim; every failed tool call with its
+// identifiers and whether a later call resolved it; the decisions and
+// conclusions the assistant stated, verbatim; open tasks; then, as the budget
+// allows, the user's other requests, other statements that carry identifiers,
+// events, the files and resources touched and the tools run. Greetings,
+// thanks and narration ("let me look at the file") are dropped. When the
+// budget is short the least important sections lose items first, and the
+// summary says how many items it left out.
+type DeterministicSummarizer struct{}
 
 // Summarize implements Summarizer.
-func (d DeterministicSummarizer) Summarize(_ context.Context, span []policies.Message, previous string, budgetTokens int) (string, error) {
-	var users, decisions, events, resources, openErrors []string
-	var runs []*toolRun
-	byCall := map[string]*toolRun{}
-	seenResource := map[string]bool{}
+func (DeterministicSummarizer) Summarize(_ context.Context, req SummaryRequest) (string, error) {
+	b := newSummaryBuilder(req)
+	for _, text := range req.Merge {
+		b.merge(text)
+	}
+	b.read(req.Span)
+	b.resolveEarlier(req.Earlier)
+	b.dropKnown(req.Earlier)
+	return b.render(req.BudgetTokens), nil
+}
+
+type summaryBuilder struct {
+	counter  policies.TokenCounter
+	messages int
+	first    string
+	last     string
+	items    map[string][]string
+	seen     map[string]map[string]bool
+	// open errors by call id, for resolution.
+	openByTool map[string][]string
+	tools      map[string]*toolCount
+	toolOrder  []string
+}
+
+type toolCount struct{ runs, failed int }
+
+func newSummaryBuilder(req SummaryRequest) *summaryBuilder {
+	return &summaryBuilder{
+		counter:    req.Counter,
+		items:      map[string][]string{},
+		seen:       map[string]map[string]bool{},
+		openByTool: map[string][]string{},
+		tools:      map[string]*toolCount{},
+	}
+}
+
+func (b *summaryBuilder) add(section, item string) {
+	item = strings.Join(strings.Fields(item), " ")
+	if item == "" {
+		return
+	}
+	if utf8.RuneCountInString(item) > maxItemRunes {
+		item = shorten(item, maxItemRunes)
+	}
+	if b.seen[section] == nil {
+		b.seen[section] = map[string]bool{}
+	}
+	if b.seen[section][item] {
+		return
+	}
+	b.seen[section][item] = true
+	b.items[section] = append(b.items[section], item)
+}
+
+// merge carries the facts of an earlier summary into this one.
+func (b *summaryBuilder) merge(text string) {
+	items, count, ok := parseSummary(text)
+	if !ok {
+		b.add(secEarlier, strings.TrimSpace(text))
+		return
+	}
+	b.messages += count
+	titles := append([]string(nil), mergeOrder...)
+	var extra []string
+	for title := range items {
+		if !slices.Contains(mergeOrder, title) {
+			extra = append(extra, title)
+		}
+	}
+	sort.Strings(extra)
+	for _, title := range append(titles, extra...) {
+		to, legacy := legacySections[title]
+		switch {
+		case legacy:
+		case strings.HasPrefix(title, secOpenErrors):
+			to = secOpenErrors // "Errors still open (named by ctxc)"
+		case slices.Contains(sectionOrder, title):
+			to = title
+		default:
+			to = secEarlier
+		}
+		for _, it := range items[title] {
+			if to == "" { // old layout: whole user turns, classified again
+				for _, s := range facts.Sentences(it) {
+					b.addUserSentence(s)
+				}
+				continue
+			}
+			if title == secTools {
+				b.mergeTools(it)
+				continue
+			}
+			b.add(to, it)
+			if to == secOpenErrors {
+				if tool := errorTool(it); tool != "" {
+					b.openByTool[tool] = append(b.openByTool[tool], it)
+				}
+			}
+		}
+	}
+}
+
+// read takes the span's messages in order.
+func (b *summaryBuilder) read(span []policies.Message) {
+	b.messages += len(span)
+	if len(span) > 0 {
+		b.first, b.last = span[0].ID, span[len(span)-1].ID
+	}
+	calls := map[string]policies.ToolCall{}
 	keys := pathKeys()
-	userBytes, userOmitted := d.UserTextTokens*bytesPerToken, 0
+	lastRequest, answered := "", true
 	for i := range span {
 		m := &span[i]
 		switch {
 		case m.Kind == policies.KindEvent:
-			if t := firstSentence(m.Text()); t != "" {
-				events = append(events, t)
+			for _, s := range facts.Sentences(m.Text()) {
+				if facts.Classify(s, false) != facts.Filler {
+					b.add(secEvents, s)
+				}
 			}
-		case m.Role == policies.RoleUser && m.Kind == policies.KindRegular:
-			t := strings.TrimSpace(m.Text())
-			if t == "" {
-				continue
-			}
-			if len(t) > userBytes {
-				kept := runePrefix(t, userBytes)
-				userOmitted += len(t) - len(kept)
-				t = kept
-			}
-			userBytes -= len(t)
-			if t != "" {
-				users = append(users, t)
+		case m.Kind == policies.KindSummary:
+			b.merge(m.Text())
+		case m.Role == policies.RoleUser:
+			answered = false
+			for _, s := range facts.Sentences(m.Text()) {
+				if c := b.addUserSentence(s); c == facts.Request {
+					lastRequest = s
+				}
 			}
 		case m.Role == policies.RoleAssistant:
 			for _, p := range m.Parts {
 				if p.Kind != policies.PartToolCall {
 					continue
 				}
-				r := &toolRun{call: p.ToolCall, outcome: "no result"}
-				runs = append(runs, r)
-				byCall[p.ToolCall.ID] = r
+				calls[p.ToolCall.ID] = p.ToolCall
 				for _, v := range argValues(p.ToolCall.ArgumentsJSON, keys) {
-					if !seenResource[v] {
-						seenResource[v] = true
-						resources = append(resources, v)
-					}
+					b.add(secFiles, v)
 				}
 			}
-			if !m.HasToolCalls() {
-				if t := firstSentence(m.Text()); t != "" {
-					decisions = append(decisions, t)
-				}
+			text := m.Text()
+			if m.Mask != nil {
+				text = ""
+			}
+			for _, s := range facts.Sentences(text) {
+				b.addAssistantSentence(s)
+			}
+			if !m.HasToolCalls() && strings.TrimSpace(text) != "" {
+				answered = true
 			}
 		case m.Role == policies.RoleTool:
 			for _, p := range m.Parts {
-				if p.Kind != policies.PartToolResult {
-					continue
-				}
-				if r, ok := byCall[p.ToolResult.ToolCallID]; ok {
-					r.outcome = "ok"
-					if p.ToolResult.IsError {
-						r.outcome = "error: " + firstSentence(p.ToolResult.Content)
-					}
+				if p.Kind == policies.PartToolResult {
+					b.result(p.ToolResult, calls[p.ToolResult.ToolCallID], m.Mask)
 				}
 			}
 		}
 	}
-	// An error is open when no later run of the same tool succeeded.
-	succeeded := map[string]bool{}
-	for k := len(runs) - 1; k >= 0; k-- {
-		r := runs[k]
-		if r.outcome == "ok" {
-			succeeded[r.call.Name] = true
-		} else if strings.HasPrefix(r.outcome, "error") && !succeeded[r.call.Name] {
-			openErrors = append(openErrors, fmt.Sprintf("%s (call %s): %s", describeCall(r.call), r.call.ID, strings.TrimPrefix(r.outcome, "error: ")))
-		}
+	if !answered && lastRequest != "" {
+		b.add(secTasks, lastRequest)
 	}
-	for l, r := 0, len(openErrors)-1; l < r; l, r = l+1, r-1 {
-		openErrors[l], openErrors[r] = openErrors[r], openErrors[l]
-	}
-
-	tools := make([]string, len(runs))
-	for k, r := range runs {
-		tools[k] = describeCall(r.call) + " -> " + r.outcome
-	}
-	// Sections go most useful first, so a cut to the budget loses the least.
-	// An earlier summary in the same layout is merged section by section, its
-	// items first (seed 001's iterative summary update); any other earlier
-	// summary is kept whole in its own section.
-	earlier, earlierCount, merged := parseSummary(previous)
-	sections := []struct {
-		title string
-		items []string
-	}{
-		{"User instructions", users},
-		{"Errors still open", openErrors},
-		{"Decisions", decisions},
-		{"Tools run", tools},
-		{"Files and resources", resources},
-		{"Events", events},
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Summary of %d earlier messages, written by ctxc without a model.\n", len(span)+earlierCount)
-	for _, sec := range sections {
-		items := sec.items
-		if merged {
-			items = append(earlier[sec.title], items...)
-			if sec.title == "Files and resources" {
-				items = unique(items)
-			}
-		}
-		section(&b, sec.title, items)
-		if sec.title == "User instructions" && userOmitted > 0 {
-			fmt.Fprintf(&b, "[... about %s tokens of user text omitted]\n", formatCount((userOmitted+bytesPerToken-1)/bytesPerToken))
-		}
-	}
-	if previous = strings.TrimSpace(previous); previous != "" && !merged {
-		b.WriteString("\n## Earlier summary\n")
-		b.WriteString(previous)
-		b.WriteByte('\n')
-	}
-	return fitLines(b.String(), budgetTokens*bytesPerToken), nil
 }
 
-// parseSummary reads a summary written by DeterministicSummarizer: its items by
-// section title and the message count of its header. ok is false for text in
-// any other layout.
+func (b *summaryBuilder) addUserSentence(s string) facts.Class {
+	c := facts.Classify(s, true)
+	switch c {
+	case facts.Constraint:
+		b.add(secConstraints, s)
+	case facts.Request:
+		b.add(secRequests, s)
+	case facts.Other:
+		b.add(secRequests, s)
+	}
+	for _, id := range facts.Identifiers(s) {
+		if strings.Contains(id, "/") {
+			b.add(secFiles, id)
+		}
+	}
+	return c
+}
+
+var taskCues = []string{"next step", "todo", "to do", "remaining", "still need", "not yet", "follow up", "follow-up", "pending", "open question", "blocked", "later"}
+
+func (b *summaryBuilder) addAssistantSentence(s string) {
+	lower := strings.ToLower(s)
+	for _, cue := range taskCues {
+		if strings.Contains(lower, cue) {
+			b.add(secTasks, s)
+			return
+		}
+	}
+	switch facts.Classify(s, false) {
+	case facts.Decision:
+		b.add(secDecisions, s)
+	case facts.Other:
+		if len(facts.Identifiers(s)) > 0 {
+			b.add(secNotes, s)
+		}
+	}
+}
+
+// result records one tool result: its run, and a failure with its
+// identifiers; a success resolves the open failures of the same tool.
+func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall, mask *policies.Mask) {
+	name := r.Name
+	if name == "" {
+		name = call.Name
+	}
+	tc := b.tools[name]
+	if tc == nil {
+		tc = &toolCount{}
+		b.tools[name] = tc
+		b.toolOrder = append(b.toolOrder, name)
+	}
+	tc.runs++
+	if !r.IsError {
+		for _, open := range b.openByTool[name] {
+			b.resolve(open, fmt.Sprintf("a later %s call (%s) succeeded", name, r.ToolCallID))
+		}
+		delete(b.openByTool, name)
+		return
+	}
+	tc.failed++
+	content := r.Content
+	if mask != nil {
+		content = mask.Placeholder
+	}
+	lines := facts.ErrorLines(content, 3, 200)
+	item := fmt.Sprintf("%s [call %s] failed: %s", describeCall(call, name), r.ToolCallID, strings.Join(lines, " | "))
+	b.add(secOpenErrors, item)
+	b.openByTool[name] = append(b.openByTool[name], item)
+}
+
+// resolve moves an open error to the resolved section.
+func (b *summaryBuilder) resolve(open, how string) {
+	items := b.items[secOpenErrors]
+	for i, it := range items {
+		if it == open {
+			b.items[secOpenErrors] = append(items[:i:i], items[i+1:]...)
+			delete(b.seen[secOpenErrors], it)
+			b.add(secResolved, it+"; resolved: "+how)
+			return
+		}
+	}
+}
+
+// resolveEarlier resolves errors an earlier summary lists as open when the
+// span holds a later success of the same tool.
+func (b *summaryBuilder) resolveEarlier(earlier []string) {
+	for _, text := range earlier {
+		items, _, ok := parseSummary(text)
+		if !ok {
+			continue
+		}
+		for _, it := range items[secOpenErrors] {
+			tool := errorTool(it)
+			if tc := b.tools[tool]; tc != nil && tc.runs > tc.failed {
+				b.add(secResolved, it+"; resolved: a later "+tool+" call succeeded")
+			}
+		}
+	}
+}
+
+// dropKnown removes items that summaries staying before this one already hold.
+func (b *summaryBuilder) dropKnown(earlier []string) {
+	for _, text := range earlier {
+		items, _, ok := parseSummary(text)
+		if !ok {
+			continue
+		}
+		for title, its := range items {
+			if title == secTools || title == secOpenErrors {
+				continue
+			}
+			for _, it := range its {
+				if b.seen[title][it] {
+					b.remove(title, it)
+				}
+			}
+		}
+	}
+}
+
+func (b *summaryBuilder) remove(section, item string) {
+	items := b.items[section]
+	for i, it := range items {
+		if it == item {
+			b.items[section] = append(items[:i:i], items[i+1:]...)
+			return
+		}
+	}
+}
+
+func (b *summaryBuilder) mergeTools(item string) {
+	for _, part := range strings.Split(item, ", ") {
+		var name string
+		var runs, failed int
+		if n, _ := fmt.Sscanf(part, "%s x%d (%d failed)", &name, &runs, &failed); n >= 2 {
+			tc := b.tools[name]
+			if tc == nil {
+				tc = &toolCount{}
+				b.tools[name] = tc
+				b.toolOrder = append(b.toolOrder, name)
+			}
+			tc.runs += runs
+			tc.failed += failed
+		}
+	}
+}
+
+func (b *summaryBuilder) toolsItem() string {
+	parts := make([]string, 0, len(b.toolOrder))
+	for _, name := range b.toolOrder {
+		tc := b.tools[name]
+		if tc.failed > 0 {
+			parts = append(parts, fmt.Sprintf("%s x%d (%d failed)", name, tc.runs, tc.failed))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s x%d", name, tc.runs))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (b *summaryBuilder) count(s string) int {
+	if b.counter == nil {
+		return (len(s) + 3) / 4
+	}
+	return b.counter.CountText(s)
+}
+
+// render writes the summary within budgetTokens: sections in order of
+// importance, each item whole or not at all, and a closing line saying what
+// was left out.
+func (b *summaryBuilder) render(budgetTokens int) string {
+	if t := b.toolsItem(); t != "" {
+		b.items[secTools] = []string{t}
+	}
+	span := ""
+	if b.first != "" {
+		span = fmt.Sprintf(" (%s to %s)", b.first, b.last)
+	}
+	header := fmt.Sprintf(summaryHeader+"%s, written by ctxc without a model.\n", b.messages, span)
+	// Room for the header and for the note on what was left out.
+	room := budgetTokens - b.count(header) - b.count("[... 999 items (about 99,999 tokens) left out to fit the summary budget: 999 user requests, 999 notes]\n")
+	kept := map[string][]string{}
+	omitted := map[string]int{}
+	omittedTokens := 0
+	for _, title := range sectionOrder {
+		items := b.items[title]
+		if len(items) == 0 {
+			continue
+		}
+		headCost := b.count("\n## " + title + "\n")
+		opened := false
+		// Failed calls are never left out: a summary that takes the place of
+		// an unresolved failure must name it (invariant 5).
+		mustKeep := title == secOpenErrors || title == secResolved
+		for _, it := range items {
+			cost := b.count("- " + it + "\n")
+			if !opened {
+				cost += headCost
+			}
+			if cost > room && !mustKeep {
+				omitted[title]++
+				omittedTokens += cost
+				continue
+			}
+			room -= cost
+			opened = true
+			kept[title] = append(kept[title], it)
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString(header)
+	for _, title := range sectionOrder {
+		section(&sb, title, kept[title])
+	}
+	if len(omitted) > 0 {
+		var what []string
+		n := 0
+		for _, title := range sectionOrder {
+			if k := omitted[title]; k > 0 {
+				n += k
+				what = append(what, fmt.Sprintf("%d %s", k, strings.ToLower(title)))
+			}
+		}
+		noun := "items"
+		if n == 1 {
+			noun = "item"
+		}
+		fmt.Fprintf(&sb, "\n[... %d %s (about %s tokens) left out to fit the summary budget: %s]\n", n, noun, formatCount(omittedTokens), strings.Join(what, ", "))
+	}
+	return sb.String()
+}
+
+// parseSummary reads a summary written by DeterministicSummarizer: its items
+// by section title and the message count of its header. ok is false for text
+// in any other layout.
 func parseSummary(text string) (items map[string][]string, count int, ok bool) {
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	if len(lines) == 0 {
 		return nil, 0, false
 	}
-	if _, err := fmt.Sscanf(lines[0], "Summary of %d earlier messages", &count); err != nil {
+	if _, err := fmt.Sscanf(lines[0], summaryHeader, &count); err != nil {
 		return nil, 0, false
 	}
 	items = map[string][]string{}
@@ -182,16 +516,13 @@ func parseSummary(text string) (items map[string][]string, count int, ok bool) {
 	return items, count, true
 }
 
-func unique(items []string) []string {
-	seen := make(map[string]bool, len(items))
-	out := items[:0:0]
-	for _, it := range items {
-		if !seen[it] {
-			seen[it] = true
-			out = append(out, it)
-		}
+// errorTool is the tool name an error item starts with ("run_tests(...) [call").
+func errorTool(item string) string {
+	end := strings.IndexAny(item, "( [")
+	if end <= 0 {
+		return ""
 	}
-	return out
+	return item[:end]
 }
 
 func section(b *strings.Builder, title string, items []string) {
@@ -206,32 +537,18 @@ func section(b *strings.Builder, title string, items []string) {
 	}
 }
 
-// fitLines cuts s to at most limit bytes at a line end, saying how much went.
-func fitLines(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	note := func(lines int) string {
-		return fmt.Sprintf("[... %d more lines cut to fit the summary budget]\n", lines)
-	}
-	cut := runePrefix(s, max(limit-len(note(0))-8, 0))
-	if nl := strings.LastIndexByte(cut, '\n'); nl >= 0 {
-		cut = cut[:nl+1]
-	} else {
-		cut = ""
-	}
-	return cut + note(strings.Count(s[len(cut):], "\n"))
-}
-
 // describeCall shows a call as name(key=value, ...) with at most three short
 // scalar arguments, by key order.
-func describeCall(c policies.ToolCall) string {
+func describeCall(c policies.ToolCall, name string) string {
+	if c.Name != "" {
+		name = c.Name
+	}
 	var args map[string]any
 	if err := json.Unmarshal([]byte(c.ArgumentsJSON), &args); err != nil {
 		if c.ArgumentsJSON == "" {
-			return c.Name + "()"
+			return name + "()"
 		}
-		return c.Name + "(" + shorten(c.ArgumentsJSON, 60) + ")"
+		return name + "(" + shorten(c.ArgumentsJSON, 60) + ")"
 	}
 	keys := make([]string, 0, len(args))
 	for k := range args {
@@ -248,7 +565,7 @@ func describeCall(c policies.ToolCall) string {
 			if n := strings.Count(x, "\n"); n > 0 {
 				v = fmt.Sprintf("<%d lines>", n+1)
 			} else {
-				v = shorten(x, 60)
+				v = shorten(x, 80)
 			}
 		case float64, bool:
 			v = fmt.Sprint(x)
@@ -260,10 +577,11 @@ func describeCall(c policies.ToolCall) string {
 			break
 		}
 	}
-	return c.Name + "(" + strings.Join(shown, ", ") + ")"
+	return name + "(" + strings.Join(shown, ", ") + ")"
 }
 
-// argValues returns the string values of the given keys in a call's arguments.
+// argValues returns the string values of the given keys in a call's
+// arguments (list values too).
 func argValues(argsJSON string, keys []string) []string {
 	var args map[string]any
 	if json.Unmarshal([]byte(argsJSON), &args) != nil {
@@ -271,27 +589,20 @@ func argValues(argsJSON string, keys []string) []string {
 	}
 	var out []string
 	for _, k := range keys {
-		if v, ok := args[k].(string); ok && v != "" {
-			out = append(out, v)
+		switch v := args[k].(type) {
+		case string:
+			if v != "" && !strings.Contains(v, "\n") {
+				out = append(out, v)
+			}
+		case []any:
+			for _, x := range v {
+				if s, ok := x.(string); ok && s != "" && !strings.Contains(s, "\n") {
+					out = append(out, s)
+				}
+			}
 		}
 	}
 	return out
-}
-
-// firstSentence is the text up to its first sentence end or line break, at
-// most 200 runes.
-func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
-	end := len(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		end = i
-	}
-	for _, sep := range []string{". ", "! ", "? "} {
-		if i := strings.Index(s[:end], sep); i >= 0 && i+1 < end {
-			end = i + 1
-		}
-	}
-	return shorten(strings.TrimSpace(s[:end]), 200)
 }
 
 // shorten cuts s to n runes, marking the cut.

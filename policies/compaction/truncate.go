@@ -2,15 +2,23 @@ package compaction
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/facts"
 )
 
 // truncator is the "truncate" policy: the deterministic fallback that keeps the
 // newest units contiguous and drops everything older than the first unit that
 // does not fit (seed 003's contiguous-recency fix: never skip a large message
-// and keep older ones), always keeping protected entries.
+// and keep older ones), always keeping protected entries. The cut moves
+// forward to the next user-turn boundary when there is one among the dropped
+// candidates' successors (seed 002), so a kept turn is whole. Unresolved
+// failures it drops stay visible in a short note (a summary message) naming
+// each, in the place of the dropped messages.
 type truncator struct {
 	cfg TruncateConfig
 }
@@ -30,7 +38,7 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 		return &policies.IrreducibleError{
 			NeededTokens:    need,
 			AvailableTokens: w.HardLimit,
-			Detail: fmt.Sprintf("the system prompt and tools (%s tokens) and the %d protected messages (first task, pinned, latest %d turns, unresolved failures, running execution: %s tokens) exceed the usable window",
+			Detail: fmt.Sprintf("the system prompt and tools (%s tokens) and the %d protected messages (first task, pinned, latest %d turns, running execution: %s tokens) exceed the usable window",
 				formatCount(preamble), protectedCount, w.RecentTurns, formatCount(protectedTokens)),
 		}
 	}
@@ -52,8 +60,88 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 		room = goal - preamble - protectedTokens
 	}
 
+	// Summaries hold the facts of everything older: they go only when the
+	// rest cannot be made to fit without dropping them too.
+	keep, summaries := protected, 0
+	for _, u := range units {
+		if m := &w.Entries[u.Start].Message; !protected[u.Start] && m.Kind == policies.KindSummary && u.Len() == 1 {
+			if summaries == 0 {
+				keep = append([]bool(nil), protected...)
+			}
+			keep[u.Start] = true
+			if byMessages {
+				summaries++
+			} else {
+				summaries += unitTokens(w, u)
+			}
+		}
+	}
+	if summaries > 0 && summaries <= room {
+		protected, room = keep, room-summaries
+	}
+	drop, dropped := t.dropSet(w, units, protected, room, byMessages)
+	if dropped == 0 {
+		return nil
+	}
+	if _, noteTokens := failureNote(w, drop); noteTokens > 0 && !byMessages {
+		// The note must fit too: make room for it and choose again.
+		drop, dropped = t.dropSet(w, units, protected, room-noteTokens, byMessages)
+	}
+	before := w.UsedTokens()
+	if note, noteTokens := failureNote(w, drop); note != nil && w.HardLimit > 0 {
+		kept := before + noteTokens
+		for i := range w.Entries {
+			if drop[i] {
+				kept -= w.Entries[i].Tokens
+			}
+		}
+		if kept > w.HardLimit {
+			return &policies.IrreducibleError{
+				NeededTokens:    kept,
+				AvailableTokens: w.HardLimit,
+				Detail: fmt.Sprintf("the protected messages (%s tokens with the system prompt and tools) and the note naming the failed calls that must stay visible (%s tokens) exceed the usable window",
+					formatCount(preamble+protectedTokens), formatCount(noteTokens)),
+			}
+		}
+	}
+	removed := 0
+	reason := fmt.Sprintf("truncated (%s): older than the newest messages that fit", t.cfg.Mode)
+	for i := range w.Entries {
+		if drop[i] {
+			removed += w.Entries[i].Tokens
+			dispose(w, &w.Entries[i], policies.DispositionDropped, TypeTruncate, reason)
+		}
+	}
+	note, noteTokens := failureNote(w, drop)
+	dropAppended(w, drop)
+	w.Entries = removeEntries(w.Entries, drop)
+	if note != nil {
+		w.Entries = insertEntry(w.Entries, firstDropped(drop), policies.Entry{Message: *note})
+		w.Touch(firstDropped(drop))
+		w.Appended = append(w.Appended, *note)
+	}
+	after := before - removed + noteTokens
+	switch {
+	case w.HardLimit > 0 && before > w.HardLimit:
+		w.Warn(fmt.Sprintf("context of %s tokens exceeded the window's usable %s; truncated to %s tokens by dropping %d messages",
+			formatCount(before), formatCount(w.HardLimit), formatCount(after), dropped))
+	case byMessages:
+		w.Warn(fmt.Sprintf("context of %d messages was over max_messages %d; truncated to %d messages (%s tokens) by dropping %d messages",
+			len(w.Entries)+dropped, t.cfg.MaxMessages, len(w.Entries), formatCount(after), dropped))
+	default:
+		w.Warn(fmt.Sprintf("context of %s tokens was over the compaction target of %s; truncated to %s tokens by dropping %d messages",
+			formatCount(before), formatCount(goal), formatCount(after), dropped))
+	}
+	return nil
+}
+
+// dropSet chooses what to drop: from the newest unprotected unit back, keep
+// units while they fit room, then drop every older one; then drop on to the
+// next turn start, if one comes before the protected tail, so the kept turns
+// are whole.
+func (t truncator) dropSet(w *policies.Work, units []policies.Span, protected []bool, room int, byMessages bool) ([]bool, int) {
 	drop := make([]bool, len(w.Entries))
-	dropped, full := 0, false
+	dropped, full, cut := 0, false, -1
 	for k := len(units) - 1; k >= 0; k-- {
 		u := units[k]
 		if protected[u.Start] {
@@ -67,6 +155,9 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 			room -= size
 			continue
 		}
+		if !full {
+			cut = k
+		}
 		full = true // everything older goes too: the kept tail stays contiguous
 		for i := u.Start; i < u.End; i++ {
 			drop[i] = true
@@ -74,29 +165,145 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 		}
 	}
 	if dropped == 0 {
-		return nil
+		return drop, 0
 	}
-	before := w.UsedTokens()
-	removed := 0
-	reason := fmt.Sprintf("truncated (%s): older than the newest messages that fit", t.cfg.Mode)
-	for i := range w.Entries {
-		if drop[i] {
-			removed += w.Entries[i].Tokens
-			dispose(w, &w.Entries[i], policies.DispositionDropped, TypeTruncate, reason)
+	for k := cut + 1; k < len(units); k++ {
+		u := units[k]
+		if protected[u.Start] {
+			break
+		}
+		if policies.IsTurnStart(&w.Entries[u.Start].Message) {
+			for j := cut + 1; j < k; j++ {
+				for i := units[j].Start; i < units[j].End; i++ {
+					drop[i] = true
+					dropped++
+				}
+			}
+			break
 		}
 	}
-	w.Entries = removeEntries(w.Entries, drop)
-	after := before - removed
-	switch {
-	case w.HardLimit > 0 && before > w.HardLimit:
-		w.Warn(fmt.Sprintf("context of %s tokens exceeded the window's usable %s; truncated to %s tokens by dropping %d messages",
-			formatCount(before), formatCount(w.HardLimit), formatCount(after), dropped))
-	case byMessages:
-		w.Warn(fmt.Sprintf("context of %d messages was over max_messages %d; truncated to %d messages (%s tokens) by dropping %d messages",
-			len(w.Entries)+dropped, t.cfg.MaxMessages, len(w.Entries), formatCount(after), dropped))
-	default:
-		w.Warn(fmt.Sprintf("context of %s tokens was over the compaction target of %s; truncated to %s tokens by dropping %d messages",
-			formatCount(before), formatCount(goal), formatCount(after), dropped))
+	return drop, dropped
+}
+
+// failureNote writes the note that keeps dropped unresolved failures visible
+// (invariant 5): a summary message covering the dropped messages that names
+// each failure with its call id and error lines, and carries over the error
+// lines ("[call ...]") of dropped summaries. nil when none is dropped.
+func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
+	var lines, covers []string
+	visible := policies.StaysVisible(w.Entries)
+	for i := range w.Entries {
+		if !drop[i] {
+			continue
+		}
+		m := &w.Entries[i].Message
+		if id := w.Entries[i].SourceID; id != "" {
+			covers = append(covers, id)
+		} else if m.Kind != policies.KindSummary {
+			covers = append(covers, m.ID) // synthesized by normalize on every compile
+		}
+		if m.Kind == policies.KindSummary {
+			covers = append(covers, m.CoversMessageIDs...)
+			lines = append(lines, errorLines(m.Text())...)
+			continue
+		}
+		if !visible[i] {
+			continue
+		}
+		for _, p := range w.Entries[i].Message.Parts {
+			if p.Kind == policies.PartToolResult && p.ToolResult.IsError {
+				lines = append(lines, fmt.Sprintf("- %s [call %s] failed: %s", p.ToolResult.Name, p.ToolResult.ToolCallID, strings.Join(facts.ErrorLines(p.ToolResult.Content, 1, 100), " | ")))
+			}
+		}
 	}
-	return nil
+	if len(lines) == 0 {
+		return nil, 0
+	}
+	// The note must not claim a message the view still shows.
+	shown := map[string]bool{}
+	for i := range w.Entries {
+		if !drop[i] && w.Entries[i].SourceID != "" {
+			shown[w.Entries[i].SourceID] = true
+		}
+	}
+	kept := covers[:0]
+	seen := map[string]bool{}
+	for _, id := range covers {
+		if !shown[id] && !seen[id] {
+			seen[id] = true
+			kept = append(kept, id)
+		}
+	}
+	covers = kept
+	// The summary layout lets later summaries merge the note like any other.
+	text := fmt.Sprintf(summaryHeader+", left out by ctxc to fit the window.\n\n## %s\n%s\n",
+		len(covers), secOpenErrors, strings.Join(lines, "\n"))
+	m := policies.Message{ID: freeID(w, noteID(covers)), Role: policies.RoleUser, Kind: policies.KindSummary, Parts: []policies.Part{policies.TextPart(text)}, CoversMessageIDs: covers}
+	n := 0
+	if w.Counter != nil {
+		n, _ = w.Counter.CountMessage(&m)
+	}
+	return &m, n
+}
+
+func noteID(covers []string) string {
+	sum := sha256.Sum256([]byte("truncated\n" + strings.Join(covers, "\n")))
+	return SummaryIDPrefix + hex.EncodeToString(sum[:6])
+}
+
+// errorLines returns the items of a summary's sections on failed calls
+// ("Errors still open", "Errors resolved": the deterministic summary's, the
+// LLM summarizer's and the ones summarize adds itself all use these headings),
+// each cut to 240 runes. Whether a later call resolved a failure is read from
+// the log by name, so both kinds are carried: a failure must stay named.
+func errorLines(text string) []string {
+	var out []string
+	open := false
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			open = strings.HasPrefix(line, "## Errors")
+		case open && strings.HasPrefix(line, "- "):
+			out = append(out, "- "+shorten(strings.TrimPrefix(line, "- "), 120))
+		}
+	}
+	return out
+}
+
+// dropAppended forgets the summaries written in this run that are dropped:
+// Compact must not persist what the view no longer shows.
+func dropAppended(w *policies.Work, drop []bool) {
+	gone := map[string]bool{}
+	for i := range w.Entries {
+		if drop[i] && w.Entries[i].SourceID == "" && w.Entries[i].Message.Kind == policies.KindSummary {
+			gone[w.Entries[i].Message.ID] = true
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	kept := w.Appended[:0:0]
+	for _, m := range w.Appended {
+		if !gone[m.ID] {
+			kept = append(kept, m)
+		}
+	}
+	w.Appended = kept
+}
+
+func firstDropped(drop []bool) int {
+	for i, d := range drop {
+		if d {
+			return i
+		}
+	}
+	return 0
+}
+
+// insertEntry returns entries with e inserted at index at (into a new slice).
+func insertEntry(entries []policies.Entry, at int, e policies.Entry) []policies.Entry {
+	out := make([]policies.Entry, 0, len(entries)+1)
+	out = append(out, entries[:at]...)
+	out = append(out, e)
+	return append(out, entries[at:]...)
 }

@@ -10,67 +10,61 @@ import (
 	"github.com/contextcompiler/ctxc/policies"
 )
 
-// verdict is a trigger's answer.
-type verdict struct {
-	fire bool
-	// reason says why it fired (or, for composites, what was evaluated).
-	reason string
-	// target is the used-token count to compact down to when it fires.
-	target int
-}
-
-// trigger says whether a context should be compacted. Triggers only read w.
+// trigger says whether a context of a given size should be compacted.
 type trigger interface {
-	evaluate(w *policies.Work) (verdict, error)
+	evaluate(m policies.Measure) policies.Verdict
 }
 
-// errNoBudget is returned when a token trigger runs without a budget stage.
-var errNoBudget = errors.New("no budget: a decide policy needs a budget policy before it")
-
-// decider is the policy around a trigger: it applies the verdict, deferring
-// compaction in the middle of a running tool loop.
+// decider is the policy around a trigger. As a step it applies the verdict on
+// the view a call compiles, deferring compaction in the middle of a running
+// tool loop; as a policies.Trigger it answers the compaction schedule.
 type decider struct {
 	trigger trigger
 }
 
+// Evaluate implements policies.Trigger.
+func (d decider) Evaluate(m policies.Measure) policies.Verdict { return d.trigger.evaluate(m) }
+
 func (d decider) Apply(_ context.Context, w *policies.Work) error {
-	v, err := d.trigger.evaluate(w)
-	if err != nil {
-		return err
+	if w.Budget == nil {
+		return errNoBudget
 	}
-	if !v.fire {
+	v := d.trigger.evaluate(MeasureOf(w))
+	if !v.Fire {
 		return nil
 	}
-	if midToolLoop(w) {
+	if !policies.AtCompactionPoint(w.Entries, w.State) {
 		w.Warn(fmt.Sprintf("compaction deferred: %s, but execution %q is in the middle of a tool loop; it compacts at the next user message or at the end of the execution",
-			v.reason, w.State.Execution.ID))
+			v.Reason, w.State.Execution.ID))
 		return nil
 	}
 	if w.CompactionRequested {
 		// Already requested (the Compact RPC): keep its reason, add ours.
-		w.DecisionReason = joinReasons(w.DecisionReason, v.reason)
+		w.DecisionReason = joinReasons(w.DecisionReason, v.Reason)
 	} else {
 		w.CompactionRequested = true
-		w.DecisionReason = v.reason
+		w.DecisionReason = v.Reason
 	}
-	w.CompactionTarget = v.target
+	w.CompactionTarget = v.Target
 	return nil
 }
+
+// MeasureOf is the measure of w's view against its budget. Triggers see
+// ctxc's own count of the view (w.UsedTokens), not a count anchored on
+// provider usage, so that every compile passing a compaction point decides
+// it the same way.
+func MeasureOf(w *policies.Work) policies.Measure {
+	return policies.Measure{Used: w.UsedTokens(), Messages: len(w.Entries), Budget: *w.Budget}
+}
+
+// errNoBudget is returned when a trigger runs without a budget stage.
+var errNoBudget = errors.New("no budget: a decide policy needs a budget policy before it")
 
 func joinReasons(a, b string) string {
 	if a == "" {
 		return b
 	}
 	return a + "; " + b
-}
-
-// midToolLoop reports whether the running execution is between a user message
-// and its end: compaction then waits (seed 002: never during tool loops).
-func midToolLoop(w *policies.Work) bool {
-	if w.State == nil || !w.State.Execution.Running() || len(w.Entries) == 0 {
-		return false
-	}
-	return !policies.IsTurnStart(&w.Entries[len(w.Entries)-1].Message)
 }
 
 func usable(b *policies.Budget) int {
@@ -84,53 +78,45 @@ func scale(n int, ratio float64) int { return int(float64(n) * ratio) }
 
 type thresholdTrigger struct{ cfg ThresholdConfig }
 
-func (t thresholdTrigger) evaluate(w *policies.Work) (verdict, error) {
-	b := w.Budget
-	if b == nil {
-		return verdict{}, errNoBudget
+func (t thresholdTrigger) evaluate(m policies.Measure) policies.Verdict {
+	b := &m.Budget
+	point, what := b.SoftThreshold, "soft threshold"
+	if t.cfg.Ratio != nil {
+		point = int(float64(usable(b)) * *t.cfg.Ratio)
+		what = "threshold " + strconv.FormatFloat(*t.cfg.Ratio, 'g', -1, 64) + " of the usable window"
 	}
-	if t.cfg.Ratio == nil {
-		return verdict{
-			fire:   b.OverSoftThreshold,
-			reason: fmt.Sprintf("used %s of %s tokens, over soft threshold %s", tokens(b.Used), tokens(usable(b)), tokens(b.SoftThreshold)),
-			target: scale(b.SoftThreshold, t.cfg.TargetRatio),
-		}, nil
+	return policies.Verdict{
+		Fire:   m.Used >= point,
+		Reason: fmt.Sprintf("used %s of %s tokens, at or over the %s of %s", tokens(m.Used), tokens(usable(b)), what, tokens(point)),
+		Point:  point,
+		Target: scale(point, t.cfg.TargetRatio),
 	}
-	point := int(float64(usable(b)) * *t.cfg.Ratio)
-	return verdict{
-		fire: b.Used >= point,
-		reason: fmt.Sprintf("used %s of %s tokens, over threshold %s (%s of the usable window)",
-			tokens(b.Used), tokens(usable(b)), tokens(point), strconv.FormatFloat(*t.cfg.Ratio, 'g', -1, 64)),
-		target: scale(point, t.cfg.TargetRatio),
-	}, nil
 }
 
 type headroomTrigger struct{ cfg HeadroomConfig }
 
-func (t headroomTrigger) evaluate(w *policies.Work) (verdict, error) {
-	b := w.Budget
-	if b == nil {
-		return verdict{}, errNoBudget
-	}
+func (t headroomTrigger) evaluate(m policies.Measure) policies.Verdict {
+	b := &m.Budget
 	// The trigger point is the used count at which exactly the minimum remains.
-	point := max(b.Used+b.Remaining-t.cfg.MinHeadroomTokens, 0)
-	return verdict{
-		fire: b.Remaining < t.cfg.MinHeadroomTokens,
-		reason: fmt.Sprintf("%s tokens remaining (used %s of %s), below min headroom %s",
-			tokens(b.Remaining), tokens(b.Used), tokens(usable(b)), tokens(t.cfg.MinHeadroomTokens)),
-		target: scale(point, t.cfg.TargetRatio),
-	}, nil
+	point := max(usable(b)-t.cfg.MinHeadroomTokens, 0)
+	remaining := max(usable(b)-m.Used, 0)
+	return policies.Verdict{
+		Fire: remaining < t.cfg.MinHeadroomTokens,
+		Reason: fmt.Sprintf("%s tokens remaining (used %s of %s), below min headroom %s",
+			tokens(remaining), tokens(m.Used), tokens(usable(b)), tokens(t.cfg.MinHeadroomTokens)),
+		Point:  point + 1,
+		Target: scale(point, t.cfg.TargetRatio),
+	}
 }
 
 type messageCountTrigger struct{ cfg MessageCountConfig }
 
-func (t messageCountTrigger) evaluate(w *policies.Work) (verdict, error) {
-	n := len(w.Entries)
-	return verdict{
-		fire:   n > t.cfg.MaxMessages,
-		reason: fmt.Sprintf("%s messages, more than max messages %s", tokens(n), tokens(t.cfg.MaxMessages)),
-		target: scale(w.UsedTokens(), t.cfg.TargetRatio),
-	}, nil
+func (t messageCountTrigger) evaluate(m policies.Measure) policies.Verdict {
+	return policies.Verdict{
+		Fire:   m.Messages > t.cfg.MaxMessages,
+		Reason: fmt.Sprintf("%s messages, more than max messages %s", tokens(m.Messages), tokens(t.cfg.MaxMessages)),
+		Target: scale(m.Used, t.cfg.TargetRatio),
+	}
 }
 
 type compositeTrigger struct {
@@ -138,30 +124,36 @@ type compositeTrigger struct {
 	triggers []trigger
 }
 
-func (t compositeTrigger) evaluate(w *policies.Work) (verdict, error) {
-	var fired []verdict
+// evaluate: the point is the lowest token point of the nested triggers (for
+// "any"; for "all", the highest), the target the lowest target of those that
+// fired (of all of them when none fired).
+func (t compositeTrigger) evaluate(m policies.Measure) policies.Verdict {
+	var out policies.Verdict
+	fired, reasons := 0, []string{}
+	firedTarget, anyTarget := -1, -1
 	for _, nested := range t.triggers {
-		v, err := nested.evaluate(w)
-		if err != nil {
-			return verdict{}, err
+		v := nested.evaluate(m)
+		if v.Point > 0 && (out.Point == 0 || (!t.all && v.Point < out.Point) || (t.all && v.Point > out.Point)) {
+			out.Point = v.Point
 		}
-		if v.fire {
-			fired = append(fired, v)
-		} else if t.all {
-			return verdict{}, nil
+		if anyTarget < 0 || v.Target < anyTarget {
+			anyTarget = v.Target
+		}
+		if v.Fire {
+			fired++
+			reasons = append(reasons, v.Reason)
+			if firedTarget < 0 || v.Target < firedTarget {
+				firedTarget = v.Target
+			}
 		}
 	}
-	if len(fired) == 0 {
-		return verdict{}, nil
+	out.Fire = fired > 0 && (!t.all || fired == len(t.triggers))
+	out.Reason = strings.Join(reasons, "; and ")
+	out.Target = anyTarget
+	if fired > 0 {
+		out.Target = firedTarget
 	}
-	out := verdict{fire: true, target: fired[0].target}
-	reasons := make([]string, len(fired))
-	for i, v := range fired {
-		reasons[i] = v.reason
-		out.target = min(out.target, v.target)
-	}
-	out.reason = strings.Join(reasons, "; and ")
-	return out, nil
+	return out
 }
 
 // tokens formats a count with thousands separators: 91204 -> "91,204".

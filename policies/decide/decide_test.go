@@ -63,16 +63,21 @@ func TestDecide(t *testing.T) {
 		{
 			name: "threshold over soft", factory: NewThresholdFactory(), budget: budget(91204, 80000, true), exec: done,
 			entries: []policies.Entry{user("m1")},
-			want:    outcome{Requested: true, Reason: "used 91,204 of 100,000 tokens, over soft threshold 80,000", Target: 60000},
+			want:    outcome{Requested: true, Reason: "used 91,204 of 100,000 tokens, at or over the soft threshold of 80,000", Target: 60000},
 		},
 		{
 			name: "threshold under soft", factory: NewThresholdFactory(), budget: budget(79999, 80000, false), exec: done,
 			entries: []policies.Entry{user("m1")},
 		},
 		{
+			name: "threshold exactly at soft fires", factory: NewThresholdFactory(), budget: budget(80000, 80000, true), exec: done,
+			entries: []policies.Entry{user("m1")},
+			want:    outcome{Requested: true, Reason: "used 80,000 of 100,000 tokens, at or over the soft threshold of 80,000", Target: 60000},
+		},
+		{
 			name: "threshold own ratio fires at the point", factory: NewThresholdFactory(), settings: "{ratio: 0.5, target_ratio: 0.5}",
 			budget: budget(50000, 80000, false), exec: done, entries: []policies.Entry{user("m1")},
-			want: outcome{Requested: true, Reason: "used 50,000 of 100,000 tokens, over threshold 50,000 (0.5 of the usable window)", Target: 25000},
+			want: outcome{Requested: true, Reason: "used 50,000 of 100,000 tokens, at or over the threshold 0.5 of the usable window of 50,000", Target: 25000},
 		},
 		{
 			name: "threshold own ratio below the point", factory: NewThresholdFactory(), settings: "{ratio: 0.5}",
@@ -99,12 +104,12 @@ func TestDecide(t *testing.T) {
 		{
 			name: "deferred mid tool loop", factory: NewThresholdFactory(), budget: budget(91204, 80000, true), exec: running,
 			entries: []policies.Entry{user("m1"), toolCall("m2")},
-			want:    outcome{Warnings: []string{`compaction deferred: used 91,204 of 100,000 tokens, over soft threshold 80,000, but execution "e1" is in the middle of a tool loop; it compacts at the next user message or at the end of the execution`}},
+			want:    outcome{Warnings: []string{`compaction deferred: used 91,204 of 100,000 tokens, at or over the soft threshold of 80,000, but execution "e1" is in the middle of a tool loop; it compacts at the next user message or at the end of the execution`}},
 		},
 		{
 			name: "running execution at a user message boundary", factory: NewThresholdFactory(), budget: budget(91204, 80000, true), exec: running,
 			entries: []policies.Entry{toolCall("m1"), user("m2")},
-			want:    outcome{Requested: true, Reason: "used 91,204 of 100,000 tokens, over soft threshold 80,000", Target: 60000},
+			want:    outcome{Requested: true, Reason: "used 91,204 of 100,000 tokens, at or over the soft threshold of 80,000", Target: 60000},
 		},
 		{
 			name: "composite any, second fires", factory: NewCompositeFactory(),
@@ -121,7 +126,7 @@ func TestDecide(t *testing.T) {
 			name: "composite all fire, smallest target wins", factory: NewCompositeFactory(),
 			settings: "{mode: all, triggers: [{type: threshold}, {type: composite, settings: {triggers: [{type: message_count, settings: {max_messages: 5}}]}}]}",
 			budget:   budget(91204, 80000, true), exec: done, entries: many,
-			want: outcome{Requested: true, Reason: "used 91,204 of 100,000 tokens, over soft threshold 80,000; and 6 messages, more than max messages 5", Target: 45},
+			want: outcome{Requested: true, Reason: "used 91,204 of 100,000 tokens, at or over the soft threshold of 80,000; and 6 messages, more than max messages 5", Target: 60000},
 		},
 	}
 	for _, tc := range tests {
@@ -134,7 +139,10 @@ func TestDecide(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Triggers read ctxc's own count of the view: the preamble makes
+			// it the budget's used count.
 			w := &policies.Work{State: &policies.State{Execution: tc.exec}, Budget: tc.budget, Entries: tc.entries}
+			w.SystemTokens = tc.budget.Used - w.MessageTokens()
 			if err := p.Apply(context.Background(), w); err != nil {
 				t.Fatal(err)
 			}

@@ -39,8 +39,18 @@ type MaskingConfig struct {
 	// masks anything, so a cache prefix is not broken for a trivial gain.
 	// Default 2000.
 	MinPrunableTokens int `yaml:"min_prunable_tokens" json:"min_prunable_tokens"`
-	// ExemptTools names tools whose outputs are never masked.
+	// ExemptTools names tools whose outputs are never masked (Anthropic's
+	// context editing calls it exclude_tools).
 	ExemptTools []string `yaml:"exempt_tools" json:"exempt_tools"`
+	// KeepToolUses is how many of the newest tool outputs are never masked,
+	// whatever their size (Anthropic's keep). Default 0: only
+	// ProtectRecentTokens protects recent outputs.
+	KeepToolUses int `yaml:"keep_tool_uses" json:"keep_tool_uses"`
+	// ClearAtLeastTokens: when masking towards a target masks anything, it
+	// goes on past the target until at least this many tokens are cleared, so
+	// that breaking a cached prefix is worth it (Anthropic's clear_at_least).
+	// Default 0.
+	ClearAtLeastTokens int `yaml:"clear_at_least_tokens" json:"clear_at_least_tokens"`
 }
 
 // DefaultMaskingConfig returns the defaults of observation_masking.
@@ -59,6 +69,12 @@ func (c *MaskingConfig) Validate() error {
 	}
 	if c.MinPrunableTokens < 0 {
 		errs = append(errs, fmt.Errorf("min_prunable_tokens: %d is negative", c.MinPrunableTokens))
+	}
+	if c.KeepToolUses < 0 {
+		errs = append(errs, fmt.Errorf("keep_tool_uses: %d is negative", c.KeepToolUses))
+	}
+	if c.ClearAtLeastTokens < 0 {
+		errs = append(errs, fmt.Errorf("clear_at_least_tokens: %d is negative", c.ClearAtLeastTokens))
 	}
 	for i, t := range c.ExemptTools {
 		if t == "" {

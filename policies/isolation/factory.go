@@ -99,6 +99,6 @@ func (b boundary) Apply(_ context.Context, w *policies.Work) error {
 type masking struct{ cfg MaskingConfig }
 
 func (m masking) Apply(_ context.Context, w *policies.Work) error {
-	MaskObservations(w, &m.cfg, 0)
+	MaskObservations(w, &m.cfg, MaskRun{})
 	return nil
 }

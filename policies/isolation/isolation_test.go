@@ -29,7 +29,7 @@ func TestGolden(t *testing.T) {
 			w.State.Execution.Status = policies.ExecutionCompleted
 			Boundary(w, &BoundaryConfig{MaxRecordCalls: 2})
 		}},
-		{"masking", "masking", func(w *policies.Work) { MaskObservations(w, maskCfg, 0) }},
+		{"masking", "masking", func(w *policies.Work) { MaskObservations(w, maskCfg, MaskRun{}) }},
 	} {
 		t.Run(tt.golden, func(t *testing.T) {
 			st := statetest.LoadJSON(t, filepath.Join("testdata", tt.file+".json"))
@@ -91,7 +91,7 @@ func TestMaskObservationsRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := statetest.Work(outputs(4, 400))
-			got := MaskObservations(w, &tt.cfg, tt.target)
+			got := MaskObservations(w, &tt.cfg, MaskRun{TargetTokens: tt.target})
 			if got != len(tt.want) {
 				t.Errorf("masked %d, want %d", got, len(tt.want))
 			}
@@ -106,7 +106,7 @@ func TestMaskObservationsTarget(t *testing.T) {
 	w := statetest.Work(outputs(4, 400))
 	before := w.UsedTokens()
 	// Masking one output saves a bit under 100 tokens; ask for 150 fewer: two.
-	n := MaskObservations(w, &MaskingConfig{}, before-150)
+	n := MaskObservations(w, &MaskingConfig{}, MaskRun{TargetTokens: before-150})
 	if n != 2 {
 		t.Fatalf("masked %d, want 2", n)
 	}
@@ -125,10 +125,10 @@ func TestMaskObservationsTarget(t *testing.T) {
 		}
 	}
 	// Masking is idempotent: nothing is masked twice.
-	if n := MaskObservations(w, &MaskingConfig{}, 0); n != 2 {
+	if n := MaskObservations(w, &MaskingConfig{}, MaskRun{}); n != 2 {
 		t.Errorf("second run masked %d, want the remaining 2", n)
 	}
-	if n := MaskObservations(w, &MaskingConfig{}, 0); n != 0 {
+	if n := MaskObservations(w, &MaskingConfig{}, MaskRun{}); n != 0 {
 		t.Errorf("third run masked %d, want 0", n)
 	}
 }
@@ -209,8 +209,8 @@ func TestProperties(t *testing.T) {
 		st := statetest.Generate(r, opts)
 		for name, apply := range map[string]func(w *policies.Work){
 			"boundary": func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}) },
-			"masking":  func(w *policies.Work) { MaskObservations(w, small, 0) },
-			"target":   func(w *policies.Work) { MaskObservations(w, small, w.UsedTokens()/2) },
+			"masking":  func(w *policies.Work) { MaskObservations(w, small, MaskRun{}) },
+			"target":   func(w *policies.Work) { MaskObservations(w, small, MaskRun{TargetTokens: w.UsedTokens()/2}) },
 		} {
 			w := statetest.Work(st)
 			normalize.Normalize(w, &normalize.Config{})
@@ -257,8 +257,8 @@ func FuzzIsolation(f *testing.F) {
 		st := statetest.FromBytes(data)
 		for _, apply := range []func(w *policies.Work){
 			func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 3}) },
-			func(w *policies.Work) { MaskObservations(w, &MaskingConfig{PreviewChars: 3}, 0) },
-			func(w *policies.Work) { MaskObservations(w, &MaskingConfig{PreviewChars: 3}, 10) },
+			func(w *policies.Work) { MaskObservations(w, &MaskingConfig{PreviewChars: 3}, MaskRun{}) },
+			func(w *policies.Work) { MaskObservations(w, &MaskingConfig{PreviewChars: 3}, MaskRun{TargetTokens: 10}) },
 		} {
 			w := statetest.Work(st)
 			normalize.Normalize(w, &normalize.Config{})

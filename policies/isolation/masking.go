@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/facts"
 )
 
 // MaskReason is the Mask.Reason of masks made by MaskObservations.
@@ -17,34 +18,42 @@ const MaskReason = "observation_masking"
 //
 //  1. Sizes are w.Counter.CountText of each tool_result's content.
 //  2. Protection window: walking tool messages newest to oldest (skipping those
-//     already masked), each is protected while the running total of output
-//     tokens, itself included, is <= cfg.ProtectRecentTokens; the first one
-//     over ends the window and every older one is unprotected.
+//     already masked), the newest cfg.KeepToolUses are protected, and each is
+//     protected while the running total of output tokens, itself included, is
+//     <= cfg.ProtectRecentTokens; the first one over both ends the window and
+//     every older one is unprotected.
 //  3. Candidates are unprotected tool messages with at least one tool_result,
 //     shown from the log (SourceID set), not already masked (Message.Mask or
 //     w.Masks), not pinned, not of the running execution, not an unresolved
-//     failure (policies.UnresolvedFailures), with no result of a tool in
-//     cfg.ExemptTools, and whose masked form counts fewer tokens
-//     (w.Counter.CountMessage) than the message does now.
+//     failure (policies.UnresolvedFailures), not marked by run.Protect (nil
+//     marks none), with no result of a tool in cfg.ExemptTools, and whose masked
+//     form counts fewer tokens (w.Counter.CountMessage) than the message does
+//     now.
 //  4. If the candidates' total saving is below cfg.MinPrunableTokens, nothing
-//     is masked.
-//  5. Candidates are masked oldest first. With targetTokens > 0, masking stops
-//     as soon as w.UsedTokens() <= targetTokens (checked before each message;
+//     is masked, except on an intake pass (policies.PassIntake), which breaks
+//     no cached prefix.
+//  5. Candidates are masked oldest first. With run.TargetTokens > 0, masking
+//     stops as soon as w.UsedTokens() <= run.TargetTokens and at least
+//     cfg.ClearAtLeastTokens have been cleared (checked before each message;
 //     the entries masked here are recounted, so UsedTokens stays exact as far
 //     as the other entries' counts are). With targetTokens 0 every candidate
 //     is masked.
 //
 // A masked message keeps one tool_result per result, with the same
-// ToolCallID, Name and IsError, and the placeholder (message id, tool, size,
-// head and tail preview of cfg.PreviewChars runes each) as content. It gets
-// w.Touch, fresh Tokens (Counted), a MASKED disposition and a
-// w.Masks[log id] entry for Compact to persist. A nil cfg means the defaults.
-func MaskObservations(w *policies.Work, cfg *MaskingConfig, targetTokens int) (masked int) {
+// ToolCallID, Name and IsError, and the placeholder (message id, tool, call,
+// size; for a failed result the lines that name its error; a head and tail
+// preview of cfg.PreviewChars runes each) as content. It gets w.Touch, fresh
+// Tokens (Counted), a MASKED disposition and a w.Masks[log id] entry for
+// Compact to persist. A nil cfg means the defaults.
+func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked int) {
 	if cfg == nil {
 		cfg = DefaultMaskingConfig()
 	}
+	targetTokens, protect, policy := run.TargetTokens, run.Protect, run.Policy
+	if policy == "" {
+		policy = TypeObservationMasking
+	}
 	entries := w.Entries
-	n := len(entries)
 	alreadyMasked := func(e *policies.Entry) bool {
 		if e.Message.Mask != nil {
 			return true
@@ -52,100 +61,42 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, targetTokens int) (m
 		_, ok := w.Masks[e.SourceID]
 		return ok && e.SourceID != ""
 	}
-	outputTokens := make([]int, n)
-	for i := range entries {
-		if m := &entries[i].Message; m.Role == policies.RoleTool && !alreadyMasked(&entries[i]) {
-			for _, p := range m.Parts {
-				if p.Kind == policies.PartToolResult {
-					outputTokens[i] += countText(w, p.ToolResult.Content)
-				}
-			}
-		}
-	}
-	protected := make([]bool, n)
-	total := 0
-	for i := n - 1; i >= 0; i-- {
-		if entries[i].Message.Role != policies.RoleTool || alreadyMasked(&entries[i]) {
-			continue
-		}
-		total += outputTokens[i]
-		if total > cfg.ProtectRecentTokens {
-			break
-		}
-		protected[i] = true
-	}
+	protected := recentOutputs(w, cfg, alreadyMasked)
 	runningID := ""
 	if w.State != nil && w.State.Execution.Running() {
 		runningID = w.State.Execution.ID
 	}
-	unresolved := make(map[int]bool)
-	for _, i := range policies.UnresolvedFailures(entries) {
-		unresolved[i] = true
-	}
+	unresolved := policies.StaysVisible(entries)
 	exempt := make(map[string]bool, len(cfg.ExemptTools))
 	for _, t := range cfg.ExemptTools {
 		exempt[t] = true
 	}
-	type candidate struct {
-		i             int
-		parts         []policies.Part
-		placeholder   string
-		before, after int
-		tools         string
-	}
-	var cands []candidate
+	var cands []maskCandidate
 	saving := 0
 	for i := range entries {
 		e := &entries[i]
 		m := &e.Message
 		if m.Role != policies.RoleTool || protected[i] || e.SourceID == "" || alreadyMasked(e) || m.Pinned ||
-			(runningID != "" && m.ExecutionID == runningID) || unresolved[i] {
+			(runningID != "" && m.ExecutionID == runningID) || unresolved[i] || (protect != nil && protect(i)) {
 			continue
 		}
-		c := candidate{i: i}
-		var placeholders, tools []string
-		skip := false
-		for _, p := range m.Parts {
-			if p.Kind != policies.PartToolResult {
-				continue
-			}
-			if exempt[p.ToolResult.Name] {
-				skip = true
-				break
-			}
-			ph := placeholder(w, m.ID, &p.ToolResult, cfg.PreviewChars)
-			p.ToolResult.Content = ph
-			c.parts = append(c.parts, p)
-			placeholders = append(placeholders, ph)
-			tools = append(tools, p.ToolResult.Name)
-		}
-		if skip || len(c.parts) == 0 {
+		c, ok := maskedForm(w, cfg, e, exempt)
+		if !ok {
 			continue
 		}
-		c.before = e.Tokens
-		if !e.Counted && w.Counter != nil {
-			c.before, _ = w.Counter.CountMessage(m)
-		}
-		probe := *m
-		probe.Parts = c.parts
-		c.after = countMessage(w, &probe)
-		if c.after >= c.before {
-			continue
-		}
-		c.placeholder = strings.Join(placeholders, "\n")
-		c.tools = strings.Join(tools, ", ")
+		c.i = i
 		saving += c.before - c.after
 		cands = append(cands, c)
 	}
-	if len(cands) == 0 || saving < cfg.MinPrunableTokens {
+	if len(cands) == 0 || (saving < cfg.MinPrunableTokens && w.Pass != policies.PassIntake) {
 		return 0
 	}
-	used := 0
+	used, cleared := 0, 0
 	if targetTokens > 0 {
 		used = w.UsedTokens()
 	}
 	for _, c := range cands {
-		if targetTokens > 0 && used <= targetTokens {
+		if targetTokens > 0 && used <= targetTokens && cleared >= cfg.ClearAtLeastTokens {
 			break
 		}
 		e := &w.Entries[c.i]
@@ -157,15 +108,99 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, targetTokens int) (m
 			e.Counted = true
 		}
 		used -= c.before - e.Tokens
+		cleared += c.before - e.Tokens
 		if w.Masks == nil {
 			w.Masks = make(map[string]policies.Mask)
 		}
 		w.Masks[e.SourceID] = policies.Mask{Reason: MaskReason, Placeholder: c.placeholder, OriginalTokenCount: uint32(min(c.before, math.MaxUint32))}
 		w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: policies.DispositionMasked, Tokens: e.Tokens, Provenance: e.Provenance,
-			Reason: fmt.Sprintf("observation_masking: output of %[2]s (a %[1]d-token message) replaced by a placeholder", c.before, c.tools), Policy: TypeObservationMasking})
+			Reason: fmt.Sprintf("%[3]s: output of %[2]s (a %[1]d-token message) replaced by a placeholder", c.before, c.tools, policy), Policy: policy})
 		masked++
 	}
 	return masked
+}
+
+// MaskRun says how far one MaskObservations call goes.
+type MaskRun struct {
+	// TargetTokens stops masking once the context uses no more; 0 masks
+	// every candidate.
+	TargetTokens int
+	// Protect marks entries that must not be masked, beyond the rules above.
+	Protect func(i int) bool
+	// Policy is the policy type named in dispositions; TypeObservationMasking
+	// when empty.
+	Policy string
+}
+
+// recentOutputs marks the newest tool outputs that are never masked: the
+// newest cfg.KeepToolUses messages, and the newest within
+// cfg.ProtectRecentTokens of output.
+func recentOutputs(w *policies.Work, cfg *MaskingConfig, alreadyMasked func(*policies.Entry) bool) []bool {
+	entries := w.Entries
+	protected := make([]bool, len(entries))
+	total, kept := 0, 0
+	for i := len(entries) - 1; i >= 0; i-- {
+		m := &entries[i].Message
+		if m.Role != policies.RoleTool || alreadyMasked(&entries[i]) {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Kind == policies.PartToolResult {
+				total += countText(w, p.ToolResult.Content)
+			}
+		}
+		if kept >= cfg.KeepToolUses && total > cfg.ProtectRecentTokens {
+			break
+		}
+		kept++
+		protected[i] = true
+	}
+	return protected
+}
+
+type maskCandidate struct {
+	i             int
+	parts         []policies.Part
+	placeholder   string
+	before, after int
+	tools         string
+}
+
+// maskedForm builds the masked parts of a tool message and measures both
+// forms; ok is false when a result is exempt or masking would not shrink it.
+func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt map[string]bool) (maskCandidate, bool) {
+	m := &e.Message
+	var c maskCandidate
+	var placeholders, tools []string
+	for _, p := range m.Parts {
+		if p.Kind != policies.PartToolResult {
+			continue
+		}
+		if exempt[p.ToolResult.Name] {
+			return c, false
+		}
+		ph := placeholder(w, m.ID, &p.ToolResult, cfg.PreviewChars)
+		p.ToolResult.Content = ph
+		c.parts = append(c.parts, p)
+		placeholders = append(placeholders, ph)
+		tools = append(tools, p.ToolResult.Name)
+	}
+	if len(c.parts) == 0 {
+		return c, false
+	}
+	c.before = e.Tokens
+	if !e.Counted && w.Counter != nil {
+		c.before, _ = w.Counter.CountMessage(m)
+	}
+	probe := *m
+	probe.Parts = c.parts
+	c.after = countMessage(w, &probe)
+	if c.after >= c.before {
+		return c, false
+	}
+	c.placeholder = strings.Join(placeholders, "\n")
+	c.tools = strings.Join(tools, ", ")
+	return c, true
 }
 
 func countMessage(w *policies.Work, m *policies.Message) int {
@@ -189,6 +224,12 @@ func placeholder(w *policies.Work, messageID string, r *policies.ToolResult, pre
 		b.WriteString(", error")
 	}
 	b.WriteString("; the full output stays in the log]")
+	if r.IsError {
+		// The error's identifiers must outlive its output (invariant 5).
+		for _, line := range facts.ErrorLines(r.Content, 3, 160) {
+			b.WriteString("\nerror: " + strings.ToValidUTF8(line, "\uFFFD"))
+		}
+	}
 	if preview > 0 && r.Content != "" {
 		if utf8.RuneCountInString(r.Content) <= 2*preview {
 			b.WriteString("\n" + strings.ToValidUTF8(r.Content, "\uFFFD"))

@@ -8,8 +8,8 @@ import (
 )
 
 // Config is the "llm_summarize" policy's settings: those of "summarize"
-// (user_text_tokens for the fallback, max_summary_tokens, min_span_messages)
-// and the model's.
+// (max_summary_ratio, max_summary_tokens, min_summary_tokens,
+// merge_fill_ratio, min_span_messages) and the model's.
 type Config struct {
 	compaction.SummarizeConfig `yaml:",inline"`
 	// Strict makes a model failure fail the request with UNAVAILABLE instead of

@@ -33,7 +33,7 @@ func (factory) Stage() policies.Stage { return policies.StageCompact }
 
 func (factory) CreateDefaultConfig() policies.Config {
 	return &Config{
-		SummarizeConfig: compaction.SummarizeConfig{UserTextTokens: 1000, MaxSummaryTokens: 2000, MinSpanMessages: 2},
+		SummarizeConfig: compaction.DefaultSummarizeConfig(),
 		ToolOutputChars: 1500,
 	}
 }

@@ -27,6 +27,10 @@ const DefaultProfileName = "pragmatic"
 // DefaultRecentTurns is the recency window of a profile that does not set one.
 const DefaultRecentTurns = 1
 
+// DefaultFitTargetRatio is the share of the usable window a profile without a
+// trigger compacts to when the context does not fit.
+const DefaultFitTargetRatio = 0.75
+
 // ModelResolver turns a request's model into the model's facts and a counter.
 type ModelResolver interface {
 	Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error)
@@ -51,6 +55,10 @@ type step struct {
 	typ    string
 	policy policies.Policy
 	repair bool
+	// inPlace: the policy edits messages in place and may run on intake.
+	inPlace bool
+	// tailDependent: what it changes depends on later messages.
+	tailDependent bool
 }
 
 // BuiltinProfiles returns the built-in profile specs.
@@ -136,7 +144,15 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 	if len(spec.Stages) == 0 {
 		problems = append(problems, errors.New("stages: at least one policy is required"))
 	}
-	p := &profile{info: ProfileInfo{Name: spec.Name, Description: spec.Description, Source: source, RecentTurns: recent, BoundedLog: spec.BoundedLog, CompactOnExecutionEnd: spec.CompactOnExecutionEnd}}
+	fit := DefaultFitTargetRatio
+	if spec.FitTargetRatio != nil {
+		fit = *spec.FitTargetRatio
+		if !(fit > 0 && fit <= 1) {
+			problems = append(problems, fmt.Errorf("fit_target_ratio: %v must be in (0, 1]", fit))
+		}
+	}
+	p := &profile{info: ProfileInfo{Name: spec.Name, Description: spec.Description, Source: source, RecentTurns: recent, FitTargetRatio: fit,
+		BoundedLog: spec.BoundedLog, CompactOnExecutionEnd: spec.CompactOnExecutionEnd}}
 	var last policies.Stage
 	declared := map[policies.Stage]bool{}
 	for i, s := range spec.Stages {
@@ -176,7 +192,9 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 			continue
 		}
 		_, isRepair := pol.(policies.RepairPass)
-		p.steps = append(p.steps, step{stage: f.Stage(), typ: f.Type(), policy: pol, repair: isRepair})
+		_, inPlace := pol.(policies.InPlaceEdit)
+		tail, ok := pol.(policies.TailDependent)
+		p.steps = append(p.steps, step{stage: f.Stage(), typ: f.Type(), policy: pol, repair: isRepair, inPlace: inPlace, tailDependent: ok && tail.TailDependent()})
 		p.info.Stages = append(p.info.Stages, StepInfo{Stage: f.Stage().String(), Policy: f.Type(), SettingsJSON: string(settings)})
 	}
 	if err := requireStage(declared, policies.StageCompact, policies.StageEstimate, policies.StageBudget); err != nil {

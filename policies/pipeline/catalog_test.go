@@ -66,7 +66,7 @@ func TestCustomProfileSettingsAreDecodedOverDefaults(t *testing.T) {
 			got = p
 		}
 	}
-	want := ProfileInfo{Name: "mine", Description: "test", Default: true, Source: "ctxc.yaml", RecentTurns: 3, Stages: []StepInfo{
+	want := ProfileInfo{Name: "mine", Description: "test", Default: true, Source: "ctxc.yaml", RecentTurns: 3, FitTargetRatio: DefaultFitTargetRatio, Stages: []StepInfo{
 		{Stage: "normalize", Policy: "normalize", SettingsJSON: `{"drop":false,"grow":false,"drop_pinned":false,"request":false,"limit":0,"fail":""}`},
 		{Stage: "estimate", Policy: "estimate", SettingsJSON: `{"drop":false,"grow":false,"drop_pinned":false,"request":false,"limit":0,"fail":""}`},
 		{Stage: "budget", Policy: "token_budget", SettingsJSON: `{"drop":false,"grow":false,"drop_pinned":false,"request":false,"limit":0,"fail":""}`},

@@ -159,6 +159,7 @@ var builtinTypes = []fakeFactory{
 	{typ: "normalize", stage: policies.StageNormalize},
 	{typ: "project", stage: policies.StageProject},
 	{typ: "observation_masking", stage: policies.StageIsolate},
+	{typ: "transparent", stage: policies.StageIsolate},
 	{typ: "estimate", stage: policies.StageEstimate},
 	{typ: "token_budget", stage: policies.StageBudget},
 	{typ: "threshold", stage: policies.StageDecide},

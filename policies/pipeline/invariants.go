@@ -7,19 +7,25 @@ import (
 	"github.com/contextcompiler/ctxc/policies"
 )
 
-// checker enforces DESIGN.md's invariants after every step once the log has
-// been normalized. A violation is a bug in a policy: the run fails with
-// policies.ErrInvariant instead of returning a corrupt context.
+// checker enforces the invariants of docs/ARCHITECTURE.md after every step
+// once the log has been normalized. A violation is a bug in a policy: the run
+// fails with policies.ErrInvariant instead of returning a corrupt context.
 type checker struct {
 	firstTask policies.Message
 	hasFirst  bool
 	pinned    map[string]policies.Message
-	failures  map[string]bool // unresolved failed results that must stay visible
+	// failures are unresolved failed results that must stay visible: shown,
+	// or named by a summary that covers them.
+	failures  map[string]policies.Message
 	reasoning bool
 
-	// Set at the start of the compact stage.
+	// Set at the start of each compaction point.
 	recent  []policies.Message // the recency window, in order
 	running map[string]policies.Message
+	// scope holds the ids the view had when the compaction point began: a
+	// point inside the log sees only a prefix of it, so what lies beyond is
+	// not checked there.
+	scope map[string]bool
 
 	// byID is reused across steps: the check runs after every step and a
 	// fresh map per step would dominate its cost on long logs.
@@ -46,16 +52,6 @@ func printOf(m *policies.Message) entryPrint {
 	return p
 }
 
-// readOnly stages count, budget, decide or render: they read the view and
-// never change a message.
-func readOnly(s policies.Stage) bool {
-	switch s {
-	case policies.StageEstimate, policies.StageBudget, policies.StageDecide, policies.StageRender:
-		return true
-	}
-	return false
-}
-
 // after checks the view after a step. A view with the same prints as the one
 // last checked in full holds the same messages, so outside the compact stage
 // (whose checks differ) it needs no second full check: the common case of a
@@ -63,10 +59,10 @@ func readOnly(s policies.Stage) bool {
 // only. A read-only stage must leave the view so; any other step that changed
 // it is checked in full.
 func (c *checker) after(w *policies.Work, s *step) error {
-	if c.checked != nil && s.stage != policies.StageCompact && c.unchanged(w) {
+	if c.checked != nil && !s.stage.Info().Compacts && c.unchanged(w) {
 		return nil
 	}
-	if readOnly(s.stage) && c.checked != nil {
+	if s.stage.Info().ReadOnly && c.checked != nil {
 		return fmt.Errorf("%w after %s: the %s stage changed the messages it may only read", policies.ErrInvariant, s.typ, s.stage)
 	}
 	if err := c.check(w, s); err != nil {
@@ -103,7 +99,7 @@ func (c *checker) unchanged(w *policies.Work) bool {
 }
 
 func newChecker(w *policies.Work) *checker {
-	c := &checker{pinned: map[string]policies.Message{}, failures: map[string]bool{}, reasoning: w.Options.View != policies.ViewConversation}
+	c := &checker{pinned: map[string]policies.Message{}, failures: map[string]policies.Message{}, reasoning: w.Options.View != policies.ViewConversation}
 	if i := policies.FirstTask(w.Entries); i >= 0 {
 		c.firstTask, c.hasFirst = w.Entries[i].Message, true
 	}
@@ -113,7 +109,7 @@ func newChecker(w *policies.Work) *checker {
 		}
 	}
 	for _, i := range policies.UnresolvedFailures(w.Entries) {
-		c.failures[w.Entries[i].Message.ID] = true
+		c.failures[w.Entries[i].Message.ID] = w.Entries[i].Message
 	}
 	return c
 }
@@ -121,6 +117,10 @@ func newChecker(w *policies.Work) *checker {
 func (c *checker) beginCompaction(w *policies.Work) {
 	if c == nil {
 		return
+	}
+	c.scope = make(map[string]bool, len(w.Entries))
+	for i := range w.Entries {
+		c.scope[w.Entries[i].Message.ID] = true
 	}
 	c.recent = nil
 	for i := policies.RecentStart(w.Entries, w.RecentTurns); i < len(w.Entries); i++ {
@@ -156,7 +156,9 @@ func (c *checker) check(w *policies.Work, s *step) error {
 	if err := checkToolUnits(w); err != nil {
 		return fail("%v", err)
 	}
-	if c.hasFirst {
+	compacting := s.stage.Info().Compacts
+	inScope := func(id string) bool { return !compacting || c.scope == nil || c.scope[id] }
+	if c.hasFirst && inScope(c.firstTask.ID) {
 		i, ok := byID[c.firstTask.ID]
 		if !ok || !sameMessage(&w.Entries[i].Message, &c.firstTask) {
 			return fail("the first task %q was not preserved verbatim", c.firstTask.ID)
@@ -166,19 +168,29 @@ func (c *checker) check(w *policies.Work, s *step) error {
 		if !c.reasoning && policies.IsToolTrace(&m) {
 			continue // the conversation view shows no tool trace, pinned or not
 		}
+		if !inScope(id) {
+			continue
+		}
 		i, ok := byID[id]
 		if !ok || !sameMessage(&w.Entries[i].Message, &m) {
 			return fail("pinned message %q was not preserved verbatim", id)
 		}
 	}
 	if c.reasoning {
-		for id := range c.failures {
-			if _, ok := byID[id]; !ok {
-				return fail("unresolved failure %q is no longer visible", id)
+		var named map[string]bool
+		for id, m := range c.failures {
+			if _, ok := byID[id]; ok || !inScope(id) {
+				continue
+			}
+			if named == nil {
+				named = namedFailures(w, c.failures)
+			}
+			if !named[id] {
+				return fail("unresolved failure %q is no longer visible (not shown, and no summary in the view names it)", m.ID)
 			}
 		}
 	}
-	if s.stage == policies.StageCompact {
+	if compacting {
 		if len(c.recent) > 0 {
 			start, ok := byID[c.recent[0].ID]
 			if !ok || start+len(c.recent) > len(w.Entries) {
@@ -198,6 +210,25 @@ func (c *checker) check(w *policies.Work, s *step) error {
 		}
 	}
 	return nil
+}
+
+// namedFailures returns the failures that a summary in the view covers and
+// names (policies.NamesFailure).
+func namedFailures(w *policies.Work, failures map[string]policies.Message) map[string]bool {
+	named := map[string]bool{}
+	for i := range w.Entries {
+		m := &w.Entries[i].Message
+		if m.Kind != policies.KindSummary {
+			continue
+		}
+		text := m.Text()
+		for _, id := range m.CoversMessageIDs {
+			if f, ok := failures[id]; ok && policies.NamesFailure(text, &f) {
+				named[id] = true
+			}
+		}
+	}
+	return named
 }
 
 // checkToolUnits: every tool result answers a call of the unit it is in, and

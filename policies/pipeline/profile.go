@@ -23,6 +23,11 @@ type ProfileSpec struct {
 	// RecentTurns is the recency window: the latest turns every compaction keeps
 	// verbatim and contiguous. Default 1 (the current turn).
 	RecentTurns *int `yaml:"recent_turns" json:"recent_turns"`
+	// FitTargetRatio is the share of the usable window (window minus reserved
+	// output) compaction aims at when it runs only because the context does
+	// not fit, or the trigger names no target: so later turns append before
+	// compaction is needed again. In (0, 1]. Default 0.75.
+	FitTargetRatio *float64 `yaml:"fit_target_ratio" json:"fit_target_ratio"`
 	// BoundedLog makes Compact remove the messages a summary covers from the
 	// returned log, for clients that want the log to stop growing. Default false:
 	// the canonical log keeps every message.
@@ -61,7 +66,9 @@ type ProfileInfo struct {
 	Default     bool
 	Source      string
 	RecentTurns int
-	BoundedLog  bool
+	// FitTargetRatio: see ProfileSpec.
+	FitTargetRatio float64
+	BoundedLog     bool
 	// CompactOnExecutionEnd: Route compacts when an execution ends.
 	CompactOnExecutionEnd bool
 	Stages                []StepInfo

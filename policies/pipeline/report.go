@@ -27,7 +27,7 @@ func (r *runner) report() policies.Report {
 			msgs = append(msgs, policies.MessageReport{MessageID: m.ID, Disposition: policies.DispositionKept, Tokens: w.Entries[i].Tokens, Provenance: w.Entries[i].Provenance})
 		}
 	}
-	first := firstChanged(w)
+	verbatim, stable := prefixes(w)
 	cost := 0.0
 	for _, u := range w.ModelUsage {
 		cost += u.CostUSD
@@ -43,26 +43,51 @@ func (r *runner) report() policies.Report {
 		Messages:          msgs,
 		Repairs:           w.Repairs,
 		Warnings:          w.Warnings,
-		FirstChangedIndex: first,
+		FirstChangedIndex: stable,
+		VerbatimPrefix:    verbatim,
 		Compacted:         r.compacted,
+		Compaction:        r.compactionReport(),
 	}
 }
 
-// firstChanged is the index in the compiled output (system prompt at 0 when
-// set) of the first message that is not the log's message at the same place.
-func firstChanged(w *policies.Work) int {
+// compactionReport is the schedule's report with the reached size.
+func (r *runner) compactionReport() policies.CompactionReport {
+	c := r.compaction
+	if r.counted {
+		c.ReachedTokens = r.w.UsedTokens()
+	}
+	return c
+}
+
+// prefixes returns, as indexes in the compiled output (system prompt at 0
+// when set), the end of the verbatim prefix (the first message that is not
+// the log's message at the same place, unchanged) and the end of the stable
+// prefix (the first Unsettled entry: what later compiles of the log, grown by
+// appends, may show differently).
+func prefixes(w *policies.Work) (verbatim, stable int) {
 	offset := 0
 	if w.State.Context.SystemPrompt != "" {
 		offset = 1
 	}
 	log := w.State.Context.Messages
+	verbatim, stable = -1, -1
 	for i := range w.Entries {
 		e := &w.Entries[i]
-		if i >= len(log) || e.SourceID != log[i].ID || e.Changed {
-			return i + offset
+		if verbatim < 0 && (i >= len(log) || e.SourceID != log[i].ID || e.Changed) {
+			verbatim = i + offset
+		}
+		if e.Unsettled {
+			stable = i + offset
+			break
 		}
 	}
-	return len(w.Entries) + offset
+	if stable < 0 {
+		stable = len(w.Entries) + offset
+	}
+	if verbatim < 0 {
+		verbatim = stable
+	}
+	return min(verbatim, stable), stable
 }
 
 // shownEntries finds the first entry that shows a log message (SourceID).

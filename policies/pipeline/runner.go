@@ -19,10 +19,10 @@ type Segment uint8
 const (
 	// SegmentCompile runs every stage (Compile).
 	SegmentCompile Segment = iota
-	// SegmentBudget stops after the budget stage (Budget).
+	// SegmentBudget stops after the stage that measures the budget (Budget).
 	SegmentBudget
-	// SegmentCompact runs through the compact stage with compaction requested even
-	// when no trigger fired, and skips render (Compact).
+	// SegmentCompact runs through the compact stage, compacting at the end of
+	// the log even when no trigger fired, and skips the final stages (Compact).
 	SegmentCompact
 )
 
@@ -46,8 +46,8 @@ type Result struct {
 	Work *policies.Work
 	// Report explains the run.
 	Report policies.Report
-	// BudgetBefore is the budget as the budget stage first computed it, before
-	// any compaction (nil when the profile has no budget stage).
+	// BudgetBefore is the budget of the whole log as the budget stage first
+	// computed it, before any compaction (nil when the profile has no budget stage).
 	BudgetBefore *policies.Budget
 }
 
@@ -114,120 +114,108 @@ type runner struct {
 	stages       []policies.StageReport
 	counted      bool // the estimate stage has run: entries are counted after every step
 	checks       *checker
-	compacted    bool
 	budgetBefore *policies.Budget
+	// measure is the step that computes the budget; it runs again, through
+	// step, whenever the view changed since it last ran (dirty).
+	measure *step
+	dirty   bool
+	// decide is the trigger step of a profile that compacts: the schedule
+	// evaluates its trigger at every compaction point, and the step itself
+	// runs on the view this call compiles.
+	decide  *step
+	trigger policies.Trigger
+
+	compacted  bool
+	compaction policies.CompactionReport
+	point      int // the compaction point steps run at (1-based), 0 outside compaction
 }
 
+// run executes the profile's steps: those before the compact stage in order,
+// then the compaction schedule (schedule.go), then the final stages. Each
+// stage's behaviour comes from its row of the stage table.
 func (r *runner) run(ctx context.Context) error {
-	var budgetStep *step
-	compactStarted, compactChanged := false, false
-	for i := range r.p.steps {
-		s := &r.p.steps[i]
-		if r.seg == SegmentBudget && s.stage > policies.StageBudget {
+	steps := r.p.steps
+	compacts := false
+	for i := range steps {
+		compacts = compacts || steps[i].stage.Info().Compacts
+	}
+	i := 0
+	for ; i < len(steps); i++ {
+		s := &steps[i]
+		info := s.stage.Info()
+		if info.Compacts || info.Final || (r.seg == SegmentBudget && r.measure != nil && !info.Measures) {
 			break
 		}
-		if r.seg == SegmentCompact && s.stage >= policies.StageRender {
-			break
-		}
-		if s.stage == policies.StageBudget {
-			budgetStep = s
-		}
-		if s.stage == policies.StageCompact {
-			if !compactStarted {
-				compactStarted = true
-				if !r.startCompaction() {
-					r.skip(s)
-					continue
-				}
-			} else if !r.compacting() {
-				r.skip(s)
-				continue
-			}
-			if s.repair {
-				if !compactChanged {
-					r.skip(s)
-					continue
-				}
-			} else if r.w.UsedTokens() <= r.w.CompactionTarget {
-				r.skip(s)
-				continue
-			}
-			changed, err := r.transform(ctx, s)
-			if err != nil {
-				return err
-			}
-			compactChanged = compactChanged || changed
+		if info.Decides && compacts {
+			r.decide = s
+			r.trigger, _ = s.policy.(policies.Trigger)
 			continue
 		}
-		tokensBefore := r.tokens()
+		before, n := r.tokens(), len(r.w.Entries)
 		if err := r.step(ctx, s); err != nil {
 			return err
 		}
-		if s.stage == policies.StageBudget {
+		switch {
+		case info.Measures:
+			r.measure, r.dirty = s, false
 			r.afterBudget()
-		}
-		if s.stage == policies.StagePlan && budgetStep != nil && r.tokens() != tokensBefore {
-			// The decision must see what planning left, not what came in.
-			if err := budgetStep.policy.Apply(ctx, r.w); err != nil {
-				return fmt.Errorf("stage %s: %w", budgetStep.stage, err)
+		case r.measure != nil && !info.ReadOnly && (r.tokens() != before || len(r.w.Entries) != n):
+			// The decision must see what this step left (planning), not what came in.
+			r.dirty = true
+			if err := r.remeasure(ctx); err != nil {
+				return err
 			}
-			r.afterBudget()
 		}
 	}
-	if compactChanged && budgetStep != nil {
-		r.compacted = true
-		// The budget reported must describe what is sent, not what came in.
-		if err := budgetStep.policy.Apply(ctx, r.w); err != nil {
-			return fmt.Errorf("stage %s: %w", budgetStep.stage, err)
+	if r.seg == SegmentBudget {
+		return nil
+	}
+	end := i
+	for end < len(steps) && steps[end].stage.Info().Compacts {
+		end++
+	}
+	if end > i {
+		if err := r.schedule(ctx, steps[i:end]); err != nil {
+			return err
 		}
 	}
-	if compactStarted && r.compacting() && r.w.UsedTokens() > r.w.HardLimit {
-		return &policies.IrreducibleError{
-			NeededTokens:    r.w.UsedTokens(),
-			AvailableTokens: r.w.HardLimit,
-			Detail:          fmt.Sprintf("profile %q compacted as far as its policies allow and still does not fit", r.p.info.Name),
+	if r.seg == SegmentCompact {
+		return nil
+	}
+	for ; end < len(steps); end++ {
+		if err := r.step(ctx, &steps[end]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// afterBudget derives the hard limit from the budget.
+// remeasure runs the budget step again on the current view, when it changed.
+func (r *runner) remeasure(ctx context.Context) error {
+	if r.measure == nil || !r.dirty {
+		return nil
+	}
+	if err := r.step(ctx, r.measure); err != nil {
+		return err
+	}
+	r.dirty = false
+	r.afterBudget()
+	return nil
+}
+
+// afterBudget derives the hard limit from the budget; the first budget is
+// the one before any compaction.
 func (r *runner) afterBudget() {
 	b := r.w.Budget
 	if b == nil {
 		return
 	}
-	before := *b
-	r.budgetBefore = &before
-	r.w.HardLimit = b.ContextWindow - b.ReservedOutput
-	if r.w.HardLimit < 0 {
-		r.w.HardLimit = 0
+	if r.budgetBefore == nil {
+		before := *b
+		r.budgetBefore = &before
 	}
+	r.w.HardLimit = max(b.ContextWindow-b.ReservedOutput, 0)
 	r.w.HardLimitExceeded = b.Used > r.w.HardLimit
-}
-
-func (r *runner) compacting() bool { return r.w.CompactionRequested || r.w.HardLimitExceeded }
-
-// startCompaction decides whether the compact stage runs and fixes its target.
-func (r *runner) startCompaction() bool {
-	if !r.compacting() {
-		return false
-	}
-	w := r.w
-	if w.CompactionTarget <= 0 || (w.HardLimit > 0 && w.CompactionTarget > w.HardLimit) {
-		switch {
-		case w.CompactionRequested && w.Budget != nil && w.Budget.SoftThreshold > 0:
-			w.CompactionTarget = w.Budget.SoftThreshold * 3 / 4
-		default:
-			w.CompactionTarget = w.HardLimit
-		}
-	}
-	if w.HardLimitExceeded && !w.CompactionRequested {
-		w.Warn(fmt.Sprintf("context of %d tokens exceeds the usable window of %d tokens (window %d minus %d reserved for output); compacting to fit",
-			w.UsedTokens(), w.HardLimit, w.Budget.ContextWindow, w.Budget.ReservedOutput))
-	}
-	r.checks.beginCompaction(w)
-	return true
 }
 
 func (r *runner) skip(s *step) {
@@ -235,7 +223,7 @@ func (r *runner) skip(s *step) {
 	t := r.tokens()
 	r.stages = append(r.stages, policies.StageReport{
 		Stage: s.stage.String(), Policy: s.typ, MessagesIn: n, MessagesOut: n,
-		TokensIn: t, TokensOut: t, Skipped: true,
+		TokensIn: t, TokensOut: t, Skipped: true, CompactionPoint: r.point,
 	})
 }
 
@@ -247,25 +235,34 @@ func (r *runner) tokens() int {
 }
 
 // step runs one policy inside its span, then recounts and checks invariants.
+// Every policy call of a run goes through it.
 func (r *runner) step(ctx context.Context, s *step) error {
 	w := r.w
-	ctx, span := r.c.tracer.Start(ctx, "ctxc.stage."+s.stage.String(), trace.WithAttributes(
+	info := s.stage.Info()
+	attrs := []attribute.KeyValue{
 		attribute.String("ctxc.profile", r.p.info.Name),
-		attribute.String("ctxc.stage", s.stage.String()),
+		attribute.String("ctxc.stage", info.Name),
 		attribute.String("ctxc.policy", s.typ),
-	))
+	}
+	if r.point > 0 {
+		attrs = append(attrs, attribute.Int("ctxc.compaction_point", r.point), attribute.Bool("ctxc.intake", w.Pass == policies.PassIntake))
+	}
+	ctx, span := r.c.tracer.Start(ctx, "ctxc.stage."+info.Name, trace.WithAttributes(attrs...))
 	defer span.End()
 	msgsIn, tokIn, touches := len(w.Entries), r.tokens(), w.Touches
 	start := time.Now()
 	err := s.policy.Apply(ctx, w)
-	if err == nil && s.stage == policies.StageEstimate {
+	if err == nil && info.Counts {
 		r.counted = true
 	}
 	if err == nil && r.counted {
 		r.recount()
 	}
+	if err == nil && s.tailDependent {
+		unsettle(w)
+	}
 	if err == nil {
-		if s.stage == policies.StageNormalize && r.checks == nil {
+		if info.First && r.checks == nil {
 			r.checks = newChecker(w)
 		}
 		if r.checks != nil {
@@ -274,11 +271,12 @@ func (r *runner) step(ctx context.Context, s *step) error {
 	}
 	elapsed := time.Since(start)
 	rep := policies.StageReport{
-		Stage: s.stage.String(), Policy: s.typ, DurationMicros: uint64(elapsed.Microseconds()),
+		Stage: info.Name, Policy: s.typ, DurationMicros: uint64(elapsed.Microseconds()),
 		MessagesIn: msgsIn, MessagesOut: len(w.Entries), TokensIn: tokIn, TokensOut: r.tokens(),
 		MessagesAffected: w.Touches - touches + abs(msgsIn-len(w.Entries)), Degraded: w.Degraded, DegradedReason: w.DegradedReason,
+		CompactionPoint: r.point, Detail: w.Detail,
 	}
-	w.Degraded, w.DegradedReason = false, ""
+	w.Degraded, w.DegradedReason, w.Detail = false, "", ""
 	span.SetAttributes(
 		attribute.Int("ctxc.messages_in", rep.MessagesIn),
 		attribute.Int("ctxc.messages_out", rep.MessagesOut),
@@ -290,9 +288,19 @@ func (r *runner) step(ctx context.Context, s *step) error {
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
-		return fmt.Errorf("stage %s: %w", s.stage, err)
+		return fmt.Errorf("stage %s: %w", info.Name, err)
 	}
 	return nil
+}
+
+// unsettle marks every changed entry Unsettled: the step's changes depend on
+// later messages, so a later compile may show them differently.
+func unsettle(w *policies.Work) {
+	for i := range w.Entries {
+		if w.Entries[i].Changed || w.Entries[i].SourceID == "" {
+			w.Entries[i].Unsettled = true
+		}
+	}
 }
 
 // transform runs one compaction transform; one that does not shrink the

@@ -14,8 +14,9 @@ import (
 //     the messages they cover: those are removed (Disposition SUMMARIZED) and
 //     the summary moves to where the first removed one was. Coverage is by whole
 //     tool units: covering one message of a unit covers the unit. A unit that
-//     holds the first task, a pinned message or a message of the running
-//     execution is never covered; a summary covered by another summary goes,
+//     holds the first task, a pinned message, a message of the running
+//     execution, or an unresolved failure the summary does not name
+//     (policies.NamesFailure) is never covered; a summary covered by another summary goes,
 //     and the outer summary takes the place of everything both covered.
 //  2. The conversation view keeps user and system messages (events, summaries
 //     included) and assistant messages without tool calls that have text or a
@@ -42,8 +43,9 @@ func isSummary(m *policies.Message) bool {
 }
 
 // mustStay marks the entries no summary may remove: the first task, pinned
-// messages, the running execution and unresolved failures.
-func mustStay(w *policies.Work) []bool {
+// messages, the running execution, and unresolved failures unless the summary
+// that claims them names them (claim[j] is 1 + the claiming summary's index).
+func mustStay(w *policies.Work, claim []int) []bool {
 	stay := make([]bool, len(w.Entries))
 	if first := policies.FirstTask(w.Entries); first >= 0 {
 		stay[first] = true
@@ -55,9 +57,12 @@ func mustStay(w *policies.Work) []bool {
 			stay[i] = true
 		}
 	}
-	// Invariant 5: a failure stays visible until a later call resolves it.
+	// Invariant 5: a failure stays visible until a later call resolves it,
+	// shown or named by the summary that takes its place.
 	for _, i := range policies.UnresolvedFailures(w.Entries) {
-		stay[i] = true
+		if by := claim[i]; by == 0 || !policies.NamesFailure(w.Entries[by-1].Message.Text(), &w.Entries[i].Message) {
+			stay[i] = true
+		}
 	}
 	return stay
 }
@@ -89,7 +94,7 @@ func applySummaries(w *policies.Work) {
 	if !any {
 		return
 	}
-	stay := mustStay(w)
+	stay := mustStay(w, claim)
 	for _, u := range policies.Units(entries) {
 		by, keep := 0, false
 		for j := u.Start; j < u.End; j++ {

@@ -1,0 +1,424 @@
+// Package facts owns the deterministic reading of messages that compaction
+// relies on to keep what matters: it splits text into sentences, classifies a
+// sentence as a constraint, a decision, a request or filler by its wording, and
+// finds identifiers (error codes, exception names, paths, versions, ticket ids)
+// that must survive any summary verbatim. It knows no policy or stage; the
+// summarizers, observation masking and the LLM summarizer's verify pass use it.
+package facts
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Class is what a sentence is, by its wording.
+type Class uint8
+
+// Classes, most important first.
+const (
+	// Filler carries nothing to keep: greetings, thanks, acknowledgements,
+	// narration of what is about to be done.
+	Filler Class = iota
+	// Other is any sentence that fits no other class.
+	Other
+	// Request asks for something to be done.
+	Request
+	// Decision states a decision, a conclusion, a cause or a plan.
+	Decision
+	// Constraint states a requirement, a prohibition, a limit or a preference
+	// that later work must respect.
+	Constraint
+)
+
+var classNames = [...]string{"filler", "other", "request", "decision", "constraint"}
+
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return "class?"
+}
+
+// Sentences splits text into sentences and list items, trimmed, in order.
+// Lines are boundaries; within a line a sentence ends at ".", "!" or "?"
+// followed by white space and a capital letter, digit, quote or bracket,
+// except after a few common abbreviations. Code-like lines (indented, or
+// fenced blocks) are left out: they are content, not statements.
+func Sentences(text string) []string {
+	var out []string
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || trimmed == "" || strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
+			continue
+		}
+		trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, "-*•>"))
+		trimmed = trimListNumber(trimmed)
+		for _, s := range splitLine(trimmed) {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// trimListNumber removes a leading "1." or "2)" list marker.
+func trimListNumber(s string) string {
+	i := 0
+	for i < len(s) && i < 3 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+1 < len(s) && (s[i] == '.' || s[i] == ')') && s[i+1] == ' ' {
+		return strings.TrimSpace(s[i+1:])
+	}
+	return s
+}
+
+var abbreviations = []string{"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "Mr.", "Ms.", "Dr.", "No.", "fig."}
+
+func splitLine(line string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c != '.' && c != '!' && c != '?' {
+			continue
+		}
+		j := i + 1
+		for j < len(line) && (line[j] == '"' || line[j] == '\'' || line[j] == ')') {
+			j++
+		}
+		if j >= len(line) || line[j] != ' ' {
+			continue
+		}
+		k := j
+		for k < len(line) && line[k] == ' ' {
+			k++
+		}
+		if k >= len(line) {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(line[k:])
+		if !(unicode.IsUpper(r) || unicode.IsDigit(r) || r == '"' || r == '\'' || r == '(' || r == '[' || r == '`') {
+			continue
+		}
+		if c == '.' && endsWithAbbreviation(line[start:i+1]) {
+			continue
+		}
+		out = append(out, line[start:j])
+		start = k
+		i = k - 1
+	}
+	return append(out, line[start:])
+}
+
+func endsWithAbbreviation(s string) bool {
+	for _, a := range abbreviations {
+		if strings.HasSuffix(s, a) && (len(s) == len(a) || s[len(s)-len(a)-1] == ' ' || s[len(s)-len(a)-1] == '(') {
+			return true
+		}
+	}
+	return false
+}
+
+// Cues are lower-case phrases matched at word boundaries.
+var (
+	constraintCues = cueSet(
+		"must", "must not", "mustn't", "have to", "has to", "had better", "need to", "needs to", "needn't",
+		"required", "requirement", "requires", "require", "mandatory", "is a must",
+		"should", "shouldn't", "should not", "ought to",
+		"never", "don't", "do not", "doesn't", "does not", "can't", "cannot", "can not", "won't", "will not",
+		"not allowed", "isn't allowed", "aren't allowed", "not permitted", "forbidden", "prohibited", "banned",
+		"off-limits", "off limits", "hands off", "no more than", "not more than", "no less than", "not exceed",
+		"must stay", "at most", "at least", "maximum", "minimum", "max", "min", "limit", "limited to", "cap", "capped",
+		"budget", "deadline", "no later than", "by end of", "avoid", "without", "only", "always", "stick to",
+		"stick with", "keep", "keeping", "stay", "stays", "remain", "remains", "preserve", "retain", "unchanged",
+		"untouched", "leave", "backward compatible", "backwards compatible", "backward-compatible",
+		"backwards-compatible", "compatible with", "prefer", "preferably", "rather than", "instead of",
+		"make sure", "ensure", "be sure", "important", "crucial", "critical", "essential", "non-negotiable",
+		"convention", "style guide", "not supposed", "we can't", "we cannot", "we don't",
+		"no new", "no external", "no breaking", "not touch", "don't touch", "do not touch", "pinned", "frozen",
+		"freeze", "until", "allowed", "allow", "disallow", "stay on", "stay within", "within",
+	)
+	// Sentences opening with one of these words read as instructions.
+	imperativeOpeners = cueSet(
+		"use", "keep", "leave", "stay", "stick", "avoid", "never", "always", "only", "don't", "do", "make",
+		"ensure", "prefer", "limit", "cap", "pin", "retain", "preserve", "target", "require", "skip", "exclude",
+		"no", "nothing", "please",
+	)
+	decisionCues = cueSet(
+		"i'll", "i will", "i'm going to", "i am going to", "we'll", "we will", "let's", "let us", "decided",
+		"decide", "decision", "going with", "go with", "went with", "chose", "choose", "chosen", "opted",
+		"opting", "picked", "settled on", "switch to", "switched", "switching", "moved to", "migrate", "migrated",
+		"replace", "replaced", "instead of", "rather than", "the plan", "plan is", "plan:", "approach",
+		"conclusion", "concluded", "conclude", "root cause", "the cause", "caused by", "because", "due to",
+		"turns out", "turned out", "the fix", "fixed", "fixes", "resolved", "resolves", "the issue was",
+		"the problem was", "the bug was", "the culprit", "so we", "therefore", "thus", "hence", "confirmed",
+		"verified", "agreed", "recommend", "recommendation", "rejected", "ruled out", "trade-off", "tradeoff",
+		"won't", "will not", "not going to", "keep", "keeping", "kept", "we should", "should be", "from now on",
+		"going forward", "summary:", "result:", "outcome", "done", "implemented", "added", "removed", "changed",
+		"updated", "set", "bumped", "pinned", "reverted", "rolled back",
+	)
+	requestCues = cueSet(
+		"can you", "could you", "would you", "please", "i need", "we need", "i want", "we want", "i'd like",
+		"we'd like", "let's", "next", "now", "also", "then", "add", "fix", "implement", "write", "update",
+		"change", "refactor", "investigate", "look into", "check", "find", "run", "create", "remove", "rename",
+		"move", "make", "build", "deploy", "migrate", "figure out", "debug", "test", "review", "todo", "to do",
+	)
+	fillerOpeners = cueSet(
+		"thanks", "thank you", "thx", "great", "perfect", "nice", "cool", "awesome", "ok", "okay", "sure", "sounds good",
+		"got it", "hi", "hello", "hey", "hmm", "alright", "all right", "good", "excellent", "let me", "i'll take a look",
+		"one moment", "on it", "looking", "checking", "now let me", "first, let me", "next, let me", "let's see",
+		"i see", "understood", "noted", "yes", "no problem", "right",
+	)
+)
+
+// narrationOpeners and narrationVerbs make "Let me read the file" or "I'll run
+// the tests again": an assistant saying what it is about to look at, which is
+// not a decision.
+var (
+	narrationOpeners = cueSet("let me", "i'll", "i will", "i'm going to", "i am going to", "now i'll", "now let me",
+		"first i'll", "first, i'll", "next i'll", "next, i'll", "first let me", "first, let me", "next, let me", "i need to", "i'll now")
+	narrationVerbs = cueSet("read", "look", "check", "open", "run", "rerun", "re-run", "inspect", "search", "grep", "examine",
+		"see", "investigate", "start", "take", "view", "list", "fetch", "find", "scan", "explore", "review", "verify", "try", "peek", "dig", "query")
+)
+
+func narration(ws []string) bool {
+	for n := 1; n <= 4 && n < len(ws); n++ {
+		if narrationOpeners[strings.Join(ws[:n], " ")] {
+			rest := ws[n:]
+			for len(rest) > 0 && (rest[0] == "a" || rest[0] == "quickly" || rest[0] == "now" || rest[0] == "also" || rest[0] == "again") {
+				rest = rest[1:]
+			}
+			return len(rest) > 0 && narrationVerbs[strings.TrimRight(rest[0], ",:")]
+		}
+	}
+	return false
+}
+
+type cues map[string]bool
+
+func cueSet(words ...string) cues {
+	c := make(cues, len(words))
+	for _, w := range words {
+		c[w] = true
+	}
+	return c
+}
+
+// words lower-cases s and splits it into words (letters, digits, apostrophes,
+// hyphens), dropping other punctuation.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(s, "’", "'")), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '-' || r == ':')
+	})
+}
+
+// matchAny reports whether any cue (one to four words) occurs in ws.
+func (c cues) matchAny(ws []string) bool {
+	for i := range ws {
+		phrase := ""
+		for n := 0; n < 4 && i+n < len(ws); n++ {
+			if n == 0 {
+				phrase = strings.TrimSuffix(ws[i], ":")
+			} else {
+				phrase += " " + strings.TrimSuffix(ws[i+n], ":")
+			}
+			if c[phrase] || (n == 0 && c[ws[i]]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opens reports whether ws starts with a cue.
+func (c cues) opens(ws []string) bool {
+	phrase := ""
+	for n := 0; n < 4 && n < len(ws); n++ {
+		if n == 0 {
+			phrase = strings.TrimRight(ws[0], ",:")
+		} else {
+			phrase += " " + strings.TrimRight(ws[n], ",:")
+		}
+		if c[phrase] {
+			return true
+		}
+	}
+	return false
+}
+
+// Classify says what a sentence is. user says whether a user wrote it (a
+// user's instruction is a constraint; an assistant's is a decision or plan).
+func Classify(sentence string, user bool) Class {
+	ws := words(sentence)
+	if len(ws) == 0 {
+		return Filler
+	}
+	hasID := len(Identifiers(sentence)) > 0
+	if fillerOpeners.opens(ws) && len(ws) <= 8 && !hasID && !constraintCues.matchAny(ws[1:]) {
+		return Filler
+	}
+	if user {
+		if constraintCues.matchAny(ws) || imperativeOpeners.opens(ws) {
+			return Constraint
+		}
+		if requestCues.matchAny(ws) || strings.HasSuffix(strings.TrimSpace(sentence), "?") {
+			return Request
+		}
+		if len(ws) < 3 && !hasID {
+			return Filler
+		}
+		return Other
+	}
+	if narration(ws) {
+		return Other
+	}
+	if decisionCues.matchAny(ws) {
+		return Decision
+	}
+	if len(ws) < 4 && !hasID {
+		return Filler
+	}
+	return Other
+}
+
+var identifierPatterns = []*regexp.Regexp{
+	// Codes with a prefix and digits: E1234, TS2304, ERR404, ORA-00942, CVE-2024-1234, PROJ-812, SQLSTATE 23505.
+	regexp.MustCompile(`\b[A-Z][A-Z0-9]{0,9}(?:[-_][A-Z0-9]+)*[-_]?[0-9]{2,}[A-Za-z0-9]*\b`),
+	regexp.MustCompile(`\bSQLSTATE\s+[0-9A-Z]{5}\b`),
+	// Constant-style names: ERR_CONN_RESET, DEADLINE_EXCEEDED, OOMKilled-like all caps errno: ECONNREFUSED.
+	regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`),
+	regexp.MustCompile(`\bE[A-Z]{4,}\b`),
+	// Exception and error type names: ModuleNotFoundError, java.lang.NullPointerException, OOMKilled.
+	regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Fault|Killed|Panic)\b`),
+	// Status phrases: HTTP 503, status 429, exit status 137, exit code 2, code 42501.
+	regexp.MustCompile(`(?i)\b(?:HTTP(?:/[0-9.]+)?|status(?: code)?|exit (?:status|code)|return code|error code|code)\s*:?\s*[0-9]{1,5}\b`),
+	// Paths, with an optional :line: internal/stock/reserve.go:42, ./cmd/main.go, /etc/app.yaml.
+	regexp.MustCompile(`(?:\.{0,2}/)?(?:[A-Za-z0-9_@.-]+/)+[A-Za-z0-9_@.-]+(?::[0-9]+)*`),
+	regexp.MustCompile(`\b[A-Za-z0-9_-]+\.(?:go|py|ts|tsx|js|jsx|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|sql|yaml|yml|json|toml|md|sh|proto|tf|lock|txt|log|cfg|ini|env|html|css)(?::[0-9]+)*\b`),
+	// Versions: v1.2.3, 1.22, 3.11.7-rc1.
+	regexp.MustCompile(`\bv?[0-9]+\.[0-9]+(?:\.[0-9]+)*(?:-[A-Za-z0-9.]+)?\b`),
+	// Ticket and pull request numbers: #4512.
+	regexp.MustCompile(`#[0-9]{2,}\b`),
+	// Long hex ids: commit hashes, request ids.
+	regexp.MustCompile(`\b[0-9a-f]{7,40}\b`),
+}
+
+// Identifiers returns the identifiers in text, each once, in order of first
+// appearance: error codes, constant-style error names, exception names, status
+// phrases, paths, versions, ticket numbers and hex ids. They are the strings a
+// summary must keep verbatim.
+func Identifiers(text string) []string {
+	type hit struct {
+		at int
+		s  string
+	}
+	var hits []hit
+	for _, re := range identifierPatterns {
+		for _, loc := range re.FindAllStringIndex(text, -1) {
+			s := strings.TrimRight(text[loc[0]:loc[1]], ".:")
+			if len(s) < 3 || isPlainNumber(s) {
+				continue
+			}
+			hits = append(hits, hit{loc[0], s})
+		}
+	}
+	// Order by position; a hit inside a longer one at the same place is dropped.
+	for i := 1; i < len(hits); i++ {
+		for j := i; j > 0 && (hits[j].at < hits[j-1].at || (hits[j].at == hits[j-1].at && len(hits[j].s) > len(hits[j-1].s))); j-- {
+			hits[j], hits[j-1] = hits[j-1], hits[j]
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	end := -1
+	for _, h := range hits {
+		if h.at < end && strings.Contains(text[h.at:end], h.s) {
+			continue // inside the previous, longer hit
+		}
+		if !seen[h.s] {
+			seen[h.s] = true
+			out = append(out, h.s)
+		}
+		end = max(end, h.at+len(h.s))
+	}
+	return out
+}
+
+func isPlainNumber(s string) bool {
+	for _, r := range s {
+		if !(unicode.IsDigit(r) || r == '.') {
+			return false
+		}
+	}
+	return strings.Count(s, ".") <= 1
+}
+
+// ErrorLines returns the lines of a failed tool's output worth keeping when
+// the output itself goes: the first non-empty line, and every line holding an
+// identifier or an error word, each cut to maxLine runes, at most max lines.
+func ErrorLines(content string, max, maxLine int) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(line string) {
+		line = shorten(strings.TrimSpace(line), maxLine)
+		if line != "" && !seen[line] && len(out) < max {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	lines := strings.Split(content, "\n")
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			add(l)
+			break
+		}
+	}
+	for _, l := range lines {
+		if len(out) >= max {
+			break
+		}
+		lower := strings.ToLower(l)
+		if strings.Contains(lower, "error") || strings.Contains(lower, "fail") || strings.Contains(lower, "panic") ||
+			strings.Contains(lower, "exception") || strings.Contains(lower, "denied") || strings.Contains(lower, "refused") ||
+			strings.Contains(lower, "timeout") || strings.Contains(lower, "timed out") || strings.Contains(lower, "fatal") ||
+			hasCode(l) {
+			add(l)
+		}
+	}
+	return out
+}
+
+// hasCode reports whether a line holds an error-like identifier (not just a
+// path or a version).
+func hasCode(line string) bool {
+	for _, re := range identifierPatterns[:6] {
+		if re.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// shorten cuts s to n runes, marking the cut.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == n {
+			break
+		}
+		count++
+	}
+	return s[:i] + "…"
+}
