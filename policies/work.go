@@ -279,11 +279,11 @@ type CompactionPoint struct {
 
 // Report explains a run.
 type Report struct {
-	Profile           string
-	Stages            []StageReport
-	Messages          []MessageReport
-	Repairs           []Repair
-	Warnings          []string
+	Profile  string
+	Stages   []StageReport
+	Messages []MessageReport
+	Repairs  []Repair
+	Warnings []string
 	// FirstChangedIndex is the end of the stable prefix of the compiled
 	// messages (system prompt at 0): the messages before it are shown exactly
 	// as later compiles of this log, grown by appends, show them until the next
@@ -295,11 +295,11 @@ type Report struct {
 	VerbatimPrefix int
 	Compacted      bool
 	Compaction     CompactionReport
-	PlanningUsed      bool
-	Artifacts         []ArtifactUsage
-	ModelUsage        []ModelUsage
-	Cache             CacheStats
-	TotalCostUSD      float64
+	PlanningUsed   bool
+	Artifacts      []ArtifactUsage
+	ModelUsage     []ModelUsage
+	Cache          CacheStats
+	TotalCostUSD   float64
 }
 
 // Work is the working set of one pipeline run. The runner creates it from the

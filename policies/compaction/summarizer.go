@@ -65,10 +65,10 @@ var sectionOrder = []string{secConstraints, secOpenErrors, secResolved, secDecis
 // legacySections maps the section titles of summaries written by earlier
 // versions to where their items go now.
 var legacySections = map[string]string{
-	"User instructions": "",
-	"Errors still open": secOpenErrors,
-	"Decisions":         secDecisions,
-	"Tools run":         secTools,
+	"User instructions":   "",
+	"Errors still open":   secOpenErrors,
+	"Decisions":           secDecisions,
+	"Tools run":           secTools,
 	"Files and resources": secFiles,
 	"Events":              secEvents,
 }

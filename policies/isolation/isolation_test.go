@@ -106,7 +106,7 @@ func TestMaskObservationsTarget(t *testing.T) {
 	w := statetest.Work(outputs(4, 400))
 	before := w.UsedTokens()
 	// Masking one output saves a bit under 100 tokens; ask for 150 fewer: two.
-	n := MaskObservations(w, &MaskingConfig{}, MaskRun{TargetTokens: before-150})
+	n := MaskObservations(w, &MaskingConfig{}, MaskRun{TargetTokens: before - 150})
 	if n != 2 {
 		t.Fatalf("masked %d, want 2", n)
 	}
@@ -210,7 +210,7 @@ func TestProperties(t *testing.T) {
 		for name, apply := range map[string]func(w *policies.Work){
 			"boundary": func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}) },
 			"masking":  func(w *policies.Work) { MaskObservations(w, small, MaskRun{}) },
-			"target":   func(w *policies.Work) { MaskObservations(w, small, MaskRun{TargetTokens: w.UsedTokens()/2}) },
+			"target":   func(w *policies.Work) { MaskObservations(w, small, MaskRun{TargetTokens: w.UsedTokens() / 2}) },
 		} {
 			w := statetest.Work(st)
 			normalize.Normalize(w, &normalize.Config{})
@@ -258,7 +258,9 @@ func FuzzIsolation(f *testing.F) {
 		for _, apply := range []func(w *policies.Work){
 			func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 3}) },
 			func(w *policies.Work) { MaskObservations(w, &MaskingConfig{PreviewChars: 3}, MaskRun{}) },
-			func(w *policies.Work) { MaskObservations(w, &MaskingConfig{PreviewChars: 3}, MaskRun{TargetTokens: 10}) },
+			func(w *policies.Work) {
+				MaskObservations(w, &MaskingConfig{PreviewChars: 3}, MaskRun{TargetTokens: 10})
+			},
 		} {
 			w := statetest.Work(st)
 			normalize.Normalize(w, &normalize.Config{})
