@@ -66,17 +66,17 @@ func keptFacts(facts []Fact, turn int, text string) (due int, missing []string) 
 // codes, exception names, file paths, versions and ticket ids. They are
 // heuristics; the package doc lists them.
 var identifierPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`\bE\d{3,5}\b`),                                                                                             // E1234
-	regexp.MustCompile(`\bERR_[A-Z0-9_]{2,}\b`),                                                                                    // ERR_CONN_RESET
+	regexp.MustCompile(`\bE\d{3,5}\b`),          // E1234
+	regexp.MustCompile(`\bERR_[A-Z0-9_]{2,}\b`), // ERR_CONN_RESET
 	regexp.MustCompile(`\bE(?:CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|NOENT|ACCES|PERM|PIPE|ADDRINUSE|NOTFOUND|NOSPC|NOMEM)\b`), // errno names
-	regexp.MustCompile(`\bHTTP [1-5]\d\d\b`),                                                                                       // HTTP 503
-	regexp.MustCompile(`\bSQLSTATE [0-9A-Z]{5}\b`),                                                                                 // SQLSTATE 23505
-	regexp.MustCompile(`\bexit (?:status|code) \d+\b`),                                                                             // exit status 137
-	regexp.MustCompile(`\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b`),                                                                 // ModuleNotFoundError
-	regexp.MustCompile(`\bErr[A-Z][A-Za-z0-9]+\b`),                                                                                 // ErrOutOfStock
-	regexp.MustCompile(`(?:[A-Za-z0-9_.-]+/)+[A-Za-z_][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]{0,5}\b`),                                // internal/store/store.go
-	regexp.MustCompile(`\bv?\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?\b`),                                                                   // v1.4.2
-	regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b`),                                                                           // OPS-1423
+	regexp.MustCompile(`\bHTTP [1-5]\d\d\b`),                                                        // HTTP 503
+	regexp.MustCompile(`\bSQLSTATE [0-9A-Z]{5}\b`),                                                  // SQLSTATE 23505
+	regexp.MustCompile(`\bexit (?:status|code) \d+\b`),                                              // exit status 137
+	regexp.MustCompile(`\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b`),                                  // ModuleNotFoundError
+	regexp.MustCompile(`\bErr[A-Z][A-Za-z0-9]+\b`),                                                  // ErrOutOfStock
+	regexp.MustCompile(`(?:[A-Za-z0-9_.-]+/)+[A-Za-z_][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]{0,5}\b`), // internal/store/store.go
+	regexp.MustCompile(`\bv?\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?\b`),                                    // v1.4.2
+	regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b`),                                            // OPS-1423
 }
 
 // notTickets are upper-case words followed by a number that name standards,

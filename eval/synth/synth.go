@@ -27,7 +27,7 @@ import (
 // (log-uniform), a MediumShare of Medium, a LargeShare of Large. Writes and
 // patches answer briefly whatever the distribution.
 type Sizes struct {
-	Small, Medium, Large     [2]int
+	Small, Medium, Large    [2]int
 	MediumShare, LargeShare float64
 }
 
