@@ -47,11 +47,13 @@ func contextText(msgs []*ctxcv1.Message) string {
 	return collapse(b.String())
 }
 
-// keptFacts returns the ids of the due facts (planted at or before turn)
-// that text, a contextText, does not contain, and how many were due.
-func keptFacts(facts []Fact, turn int, text string) (due int, missing []string) {
+// keptFacts returns the ids of the due facts that text, a contextText, does
+// not contain, and how many were due. A fact is due when it was planted at or
+// before turn and its text has already been sent to the service (seen): a
+// fact of a turn's tool output is not due at the compile that starts the turn.
+func keptFacts(facts []Fact, seen map[string]bool, turn int, text string) (due int, missing []string) {
 	for _, f := range facts {
-		if f.Turn > turn {
+		if f.Turn > turn || !seen[f.ID] {
 			continue
 		}
 		due++
@@ -113,6 +115,39 @@ func identifiers(text string) []string {
 		}
 	}
 	return out
+}
+
+// observe marks the facts whose text occurs in texts as seen.
+func observe(facts []Fact, seen map[string]bool, texts ...string) {
+	all := collapse(strings.Join(texts, "\n"))
+	for _, f := range facts {
+		if !seen[f.ID] && strings.Contains(all, collapse(f.Text)) {
+			seen[f.ID] = true
+		}
+	}
+}
+
+// inputTexts is every text a line sends: messages, step error, event, and
+// a state's system prompt.
+func inputTexts(l *Line) []string {
+	var msgs []*ctxcv1.Message
+	var texts []string
+	switch {
+	case l.State != nil:
+		msgs = l.State.GetContext().GetMessages()
+		texts = append(texts, l.State.GetContext().GetSystemPrompt())
+	case l.Route.GetUserTurn() != nil:
+		msgs = l.Route.GetUserTurn().GetMessages()
+	case l.Route.GetStep() != nil:
+		msgs = l.Route.GetStep().GetMessages()
+		texts = append(texts, l.Route.GetStep().GetError())
+	case l.Route.GetEvent() != nil:
+		texts = append(texts, l.Route.GetEvent().GetText())
+	}
+	for _, m := range msgs {
+		texts = append(texts, messageText(m))
+	}
+	return texts
 }
 
 // autoFacts are the facts of a session that lists none: every identifier of

@@ -222,7 +222,8 @@ type replay struct {
 
 	state *ctxcv1.AgentState
 	turn  int
-	prev  *compiled // the previous successful compile
+	seen  map[string]bool // facts whose text was sent so far
+	prev  *compiled       // the previous successful compile
 }
 
 // compiled is what the next compile's prefix is compared with.
@@ -242,6 +243,8 @@ func (r *replay) run(ctx context.Context) ([]Compile, error) {
 		Model:         proto.Clone(h.Model).(*ctxcv1.ModelSpec),
 		Context:       &ctxcv1.AgentContext{SystemPrompt: h.SystemPrompt, Tools: h.Tools},
 	}
+	r.seen = map[string]bool{}
+	observe(r.facts, r.seen, h.SystemPrompt)
 	routeProfile := r.profile
 	if r.opts.RouteProfile != "" {
 		routeProfile = r.opts.RouteProfile
@@ -249,6 +252,7 @@ func (r *replay) run(ctx context.Context) ([]Compile, error) {
 	var out []Compile
 	for i := range r.session.Lines {
 		l := &r.session.Lines[i]
+		observe(r.facts, r.seen, inputTexts(l)...)
 		if l.State != nil {
 			r.state = l.State
 			if r.state.GetModel() == nil {
@@ -343,7 +347,7 @@ func (r *replay) compile(ctx context.Context, line int, afterStep bool) (Compile
 	msgs := resp.GetMessages()
 	rec.Messages = len(msgs)
 	rec.Violations = checkCompiled(r.state, msgs)
-	due, missing := keptFacts(r.facts, r.turn, contextText(msgs))
+	due, missing := keptFacts(r.facts, r.seen, r.turn, contextText(msgs))
 	rec.FactsDue, rec.FactsKept, rec.Missing = due, due-len(missing), missing
 
 	b := resp.GetBudget()

@@ -340,28 +340,11 @@ func (s *Session) checkFacts() error {
 	if len(s.Header.Facts) == 0 {
 		return nil
 	}
-	var all strings.Builder
-	all.WriteString(collapse(s.Header.SystemPrompt))
+	texts := []string{s.Header.SystemPrompt}
 	for i := range s.Lines {
-		l := &s.Lines[i]
-		var msgs []*ctxcv1.Message
-		switch {
-		case l.State != nil:
-			msgs = l.State.GetContext().GetMessages()
-			all.WriteString("\n" + collapse(l.State.GetContext().GetSystemPrompt()))
-		case l.Route.GetUserTurn() != nil:
-			msgs = l.Route.GetUserTurn().GetMessages()
-		case l.Route.GetStep() != nil:
-			msgs = l.Route.GetStep().GetMessages()
-			all.WriteString("\n" + collapse(l.Route.GetStep().GetError()))
-		case l.Route.GetEvent() != nil:
-			all.WriteString("\n" + collapse(l.Route.GetEvent().GetText()))
-		}
-		for _, m := range msgs {
-			all.WriteString("\n" + collapse(messageText(m)))
-		}
+		texts = append(texts, inputTexts(&s.Lines[i])...)
 	}
-	text := all.String()
+	text := collapse(strings.Join(texts, "\n"))
 	for i, f := range s.Header.Facts {
 		if !strings.Contains(text, collapse(f.Text)) {
 			return lineErr(1, fmt.Sprintf("session.facts[%d].text", i), "%q occurs in no message of the session", f.Text)
