@@ -152,12 +152,17 @@ func lineErr(line int, field, format string, args ...any) error {
 // a state, and a fact whose text occurs in no message are errors naming the
 // line and the field. Blank lines are skipped.
 func Load(r io.Reader, name string) (*Session, error) {
+	return load(r, name, MaxLineBytes)
+}
+
+// load is Load with the line limit as a parameter, for tests.
+func load(r io.Reader, name string, maxLine int) (*Session, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	s := &Session{Name: name}
 	n := 0
 	sawHeader := false
 	for {
-		raw, err := readLine(br)
+		raw, err := readLine(br, maxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("line %d: %w", n+1, err)
 		}
@@ -190,14 +195,14 @@ func Load(r io.Reader, name string) (*Session, error) {
 	return s, nil
 }
 
-// readLine reads one line without its newline, refusing one past MaxLineBytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
+// readLine reads one line without its newline, refusing one past maxLine bytes.
+func readLine(br *bufio.Reader, maxLine int) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
 		line = append(line, chunk...)
-		if len(line) > MaxLineBytes {
-			return nil, fmt.Errorf("longer than %d bytes", MaxLineBytes)
+		if len(bytes.TrimSuffix(line, []byte("\n"))) > maxLine {
+			return nil, fmt.Errorf("longer than %d bytes", maxLine)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,9 +57,13 @@ func TestLoadRejects(t *testing.T) {
 }
 
 func TestLoadRefusesLongLines(t *testing.T) {
-	long := okHeader + "\n" + `{"route": {"event": {"text": "` + strings.Repeat("x", MaxLineBytes) + `"}}}`
-	_, err := Load(strings.NewReader(long), "x")
-	if err == nil || !strings.Contains(err.Error(), "line 2: longer than") {
+	header := `{"session": {"id": "s", "model": {"name": "gpt-4o"}}}`
+	line := `{"route": {"event": {"text": "` + strings.Repeat("x", 2000) + `"}}}`
+	if _, err := load(strings.NewReader(header+"\n"+line), "x", len(line)); err != nil {
+		t.Errorf("a line of exactly the limit: %v", err)
+	}
+	_, err := load(strings.NewReader(header+"\n"+line), "x", len(line)-1)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line 2: longer than %d bytes", len(line)-1)) {
 		t.Errorf("got %v, want line 2 refused as too long", err)
 	}
 }
