@@ -39,6 +39,18 @@ func (r rnd) logUniform(lo, hi int) int {
 	return int(math.Exp(l + r.Float64()*(h-l)))
 }
 
+// logSkewed is like logUniform with its exponent drawn as u² instead of u:
+// most values sit near lo, with a long tail up to hi (for [200, 2000]: mean
+// about 560, median about 350).
+func (r rnd) logSkewed(lo, hi int) int {
+	if hi <= lo {
+		return lo
+	}
+	u := r.Float64()
+	l, h := math.Log(float64(lo)), math.Log(float64(hi))
+	return int(math.Exp(l + u*u*(h-l)))
+}
+
 // weighted picks an index with the given weights.
 func (r rnd) weighted(weights ...float64) int {
 	total := 0.0

@@ -24,8 +24,9 @@ import (
 )
 
 // Sizes is the distribution of tool output sizes, in tokens: mostly Small
-// (log-uniform), a MediumShare of Medium, a LargeShare of Large. Writes and
-// patches answer briefly whatever the distribution.
+// (skewed towards its low end: for 200-2,000 a median of about 350), a
+// MediumShare of Medium, a LargeShare of Large (uniform). Writes and patches
+// answer briefly whatever the distribution.
 type Sizes struct {
 	Small, Medium, Large    [2]int
 	MediumShare, LargeShare float64
@@ -70,7 +71,7 @@ func DefaultOptions(seed uint64) Options {
 		Turns:         40,
 		Model:         "gpt-4o",
 		TotalTokens:   [2]int{100_000, 150_000},
-		ToolOutputs:   Sizes{Small: [2]int{200, 2_000}, Medium: [2]int{5_000, 15_000}, Large: [2]int{28_000, 32_000}, MediumShare: 0.05, LargeShare: 0.012},
+		ToolOutputs:   Sizes{Small: [2]int{200, 2_000}, Medium: [2]int{5_000, 15_000}, Large: [2]int{28_000, 32_000}, MediumShare: 0.027, LargeShare: 0.009},
 		FailureRate:   0.12,
 		ParallelRate:  0.45,
 		EventRate:     0.15,
@@ -153,15 +154,15 @@ func Generate(opts Options) (*eval.Session, error) {
 	var best *eval.Session
 	bestDist := -1
 	for attempt := uint64(0); attempt < maxAttempts; attempt++ {
-		g := newGen(opts, attempt)
-		s := g.session()
+		s := newGen(opts, attempt).session()
+		total := Size(s, opts.Count)
 		dist := 0
 		switch lo, hi := opts.TotalTokens[0], opts.TotalTokens[1]; {
 		case hi == 0:
-		case g.total < lo:
-			dist = lo - g.total
-		case g.total > hi:
-			dist = g.total - hi
+		case total < lo:
+			dist = lo - total
+		case total > hi:
+			dist = total - hi
 		}
 		if best == nil || dist < bestDist {
 			best, bestDist = s, dist
@@ -173,6 +174,44 @@ func Generate(opts Options) (*eval.Session, error) {
 	return best, nil
 }
 
+// Size is the tokens of a session as the generator targets them: the system
+// prompt, the tool definitions and every routed message, event and step
+// error, each text counted with count plus a few tokens of framing.
+func Size(s *eval.Session, count func(string) int) int {
+	g := &gen{opts: Options{Count: count}}
+	n := count(s.Header.SystemPrompt)
+	for _, t := range s.Header.Tools {
+		n += toolTokens(t, count)
+	}
+	for _, l := range s.Lines {
+		switch {
+		case l.Route.GetUserTurn() != nil:
+			for _, m := range l.Route.GetUserTurn().GetMessages() {
+				n += g.messageTokens(m)
+			}
+		case l.Route.GetStep() != nil:
+			for _, m := range l.Route.GetStep().GetMessages() {
+				n += g.messageTokens(m)
+			}
+			if e := l.Route.GetStep().GetError(); e != "" {
+				n += stepErrorTokens(e, count)
+			}
+		case l.Route.GetEvent() != nil:
+			n += count(l.Route.GetEvent().GetText()) + 4
+		}
+	}
+	return n
+}
+
+func toolTokens(t *ctxcv1.ToolDefinition, count func(string) int) int {
+	return count(t.GetName()+t.GetDescription()+t.GetParametersJson()) + 8
+}
+
+// stepErrorTokens is the event Route appends for a failed step.
+func stepErrorTokens(text string, count func(string) int) int {
+	return count("The agent step failed: "+text) + 4
+}
+
 // gen is one generation attempt.
 type gen struct {
 	opts Options
@@ -182,6 +221,9 @@ type gen struct {
 	header eval.Header
 	lines  []eval.Line
 	used   map[string]bool // fact texts planted so far: each is planted once
+	// logText is the collapsed text of everything routed so far; a fact is
+	// planted only where its text first appears.
+	logText strings.Builder
 	turn   int
 	// total is the tokens of everything routed so far (the prompt a runtime
 	// without compaction would send), for step usage.
@@ -206,7 +248,7 @@ func (g *gen) session() *eval.Session {
 	g.header.SystemPrompt = g.systemPrompt()
 	g.total = g.count(g.header.SystemPrompt)
 	for _, t := range g.header.Tools {
-		g.total += g.count(t.GetName()+t.GetDescription()+t.GetParametersJson()) + 8
+		g.total += toolTokens(t, g.opts.Count)
 	}
 	pinnedTurn := g.r.between(1, min(3, g.opts.Turns))
 	for g.turn = 1; g.turn <= g.opts.Turns; g.turn++ {
@@ -243,7 +285,7 @@ func (g *gen) systemPrompt() string {
 // returns false (and plants nothing) when the text was already planted.
 func (g *gen) plant(kind eval.FactKind, text string) bool {
 	text = strings.TrimSpace(text)
-	if text == "" || g.used[text] {
+	if text == "" || g.used[text] || strings.Contains(g.logText.String(), strings.Join(strings.Fields(text), " ")) {
 		return false
 	}
 	g.used[text] = true
@@ -280,6 +322,22 @@ func textMessage(role ctxcv1.Role, text string) *ctxcv1.Message {
 }
 
 func (g *gen) emit(req *ctxcv1.RouteRequest) {
+	var msgs []*ctxcv1.Message
+	switch {
+	case req.GetUserTurn() != nil:
+		msgs = req.GetUserTurn().GetMessages()
+	case req.GetStep() != nil:
+		msgs = req.GetStep().GetMessages()
+		g.logText.WriteString(" " + req.GetStep().GetError())
+	case req.GetEvent() != nil:
+		g.logText.WriteString(" " + req.GetEvent().GetText())
+	}
+	for _, m := range msgs {
+		for _, p := range m.GetParts() {
+			t := p.GetText() + " " + p.GetReasoning().GetText() + " " + p.GetToolCall().GetArgumentsJson() + " " + p.GetToolResult().GetContent()
+			g.logText.WriteString(" " + strings.Join(strings.Fields(t), " "))
+		}
+	}
 	// Line numbers as in the written file, whose line 1 is the header.
 	g.lines = append(g.lines, eval.Line{Route: req, Number: len(g.lines) + 2})
 }
@@ -503,7 +561,7 @@ func (g *gen) outputSize() int {
 	case 2:
 		return g.r.between(s.Large[0], s.Large[1])
 	}
-	return g.r.logUniform(s.Small[0], s.Small[1])
+	return g.r.logSkewed(s.Small[0], s.Small[1])
 }
 
 // charsPerToken is roughly how many characters a token of generated output
@@ -668,7 +726,7 @@ func (g *gen) failedStep() {
 	if !g.plant(eval.FactErrorCode, text) {
 		return
 	}
-	g.total += g.count("The agent step failed: "+text) + 4
+	g.total += stepErrorTokens(text, g.opts.Count)
 	g.emit(&ctxcv1.RouteRequest{Input: &ctxcv1.RouteRequest_Step{Step: &ctxcv1.AgentStep{FinishReason: ctxcv1.FinishReason_FINISH_REASON_ERROR, Error: text}}})
 }
 
