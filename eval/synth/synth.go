@@ -224,7 +224,7 @@ type gen struct {
 	// logText is the collapsed text of everything routed so far; a fact is
 	// planted only where its text first appears.
 	logText strings.Builder
-	turn   int
+	turn    int
 	// total is the tokens of everything routed so far (the prompt a runtime
 	// without compaction would send), for step usage.
 	total   int
