@@ -77,7 +77,9 @@ func checkCompiled(state *ctxcv1.AgentState, msgs []*ctxcv1.Message) []Violation
 	last, lastID := -1, ""
 	for j, m := range msgs {
 		i, ok := index[m.GetId()]
-		if !ok || m.GetId() == "" {
+		// A persisted summary is appended to the log by Compact but stands
+		// where the messages it covers were.
+		if !ok || m.GetId() == "" || m.GetKind() == ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY {
 			continue
 		}
 		if i <= last {

@@ -38,6 +38,14 @@ func TestCheckCompiled(t *testing.T) {
 	changedTask := msg("u1", user, textPart("fix the bug (shortened)"))
 	event := &ctxcv1.Message{Id: "ev1", Role: user, Kind: ctxcv1.MessageKind_MESSAGE_KIND_EVENT, Parts: []*ctxcv1.Part{textPart("CI passed")}}
 
+	// Compact appends a summary to the log; compiles show it in place of
+	// what it covers.
+	persistedSummary := &ctxcv1.Message{Id: "s1", Role: user, Kind: ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY, Parts: []*ctxcv1.Part{textPart("summary")}, CoversMessageIds: []string{"a1", "t1", "t2", "a2"}}
+	persisted := &ctxcv1.AgentState{
+		Context:   &ctxcv1.AgentContext{SystemPrompt: "be careful", Messages: append(append([]*ctxcv1.Message{}, log...), persistedSummary)},
+		Execution: state.Execution,
+	}
+
 	tests := []struct {
 		name     string
 		state    *ctxcv1.AgentState
@@ -62,6 +70,7 @@ func TestCheckCompiled(t *testing.T) {
 		{"a user message after the newest turn", state, []*ctxcv1.Message{sys, task, newest, pinned}, []string{RuleNewestTurn, RuleLogOrder}},
 		{"log order broken", state, []*ctxcv1.Message{sys, task, pinned, answer, call, res1, res2, newest}, []string{RuleLogOrder}},
 		{"a log message shown twice", state, []*ctxcv1.Message{sys, task, pinned, answer, answer, newest}, []string{RuleLogOrder}},
+		{"a persisted summary stands where what it covers was", persisted, []*ctxcv1.Message{sys, task, pinned, persistedSummary, newest}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
