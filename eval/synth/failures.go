@@ -248,8 +248,18 @@ func (w *world) grpcFailure() failure {
 	return failure{fmt.Sprintf("rpc error: code = %s desc = %s\n", code, pick(r, []string{"connection error: desc = \"transport: Error while dialing\"", "received message larger than max (5242880 vs. 4194304)", "stream terminated by RST_STREAM"})), "rpc error: code = " + code}
 }
 
+// enoentFailure is a missing file, in the words of the tool harness (which
+// speaks the project's language here).
 func (w *world) enoentFailure() failure {
 	path := strings.TrimSuffix(w.file(), w.ext()) + pick(w.r, []string{"_v2", "_legacy", "_old", "_gen"}) + w.ext()
+	switch w.lang {
+	case "go":
+		fact := fmt.Sprintf("open %s: no such file or directory", path)
+		return failure{fact + "\n", fact}
+	case "python":
+		fact := fmt.Sprintf("FileNotFoundError: [Errno 2] No such file or directory: '%s'", path)
+		return failure{"Traceback (most recent call last):\n  File \"/opt/agent/tools/fs.py\", line 41, in read_file\n    with open(path, encoding=\"utf-8\") as f:\n" + fact + "\n", fact}
+	}
 	return failure{fmt.Sprintf("Error: ENOENT: no such file or directory, open '%s'\n", path), fmt.Sprintf("ENOENT: no such file or directory, open '%s'", path)}
 }
 

@@ -10,16 +10,16 @@ import (
 
 // tasks are first tasks: the sentence that states the job.
 var tasks = []string{
-	"Add idempotency keys to POST {endpoint} so that retried requests don't create duplicate {noun}s",
+	"Add idempotency keys to POST {endpoint} so that retried requests don't create duplicate {nouns}",
 	"The {pkg} tests have been flaky on CI for a week; find out why and fix it",
 	"Migrate {pkg} from {lib} to {lib2}",
 	"We're getting timeouts from {service} under load and I need you to find the cause",
 	"Implement cursor-based pagination for GET {endpoint}",
 	"Add per-tenant rate limiting to the public API, {n} requests per minute by default",
 	"Split {file} into smaller files, it has grown past 1,800 lines",
-	"Write a command that exports all {noun}s of a tenant to CSV",
+	"Write a command that exports all {nouns} of a tenant to CSV",
 	"Make {sym} safe for concurrent use; two workers call it at the same time in production",
-	"Add a soft-delete to {noun}s instead of the hard DELETE we do now",
+	"Add a soft-delete to {nouns} instead of the hard DELETE we do now",
 	"Track down the memory growth in the {project} worker, it gets OOM-killed every few hours",
 	"Replace the hand-rolled retry loop in {file} with a proper backoff",
 	"Expose {noun} history through {endpoint}, newest first",
@@ -67,7 +67,7 @@ var constraints = []constraintTmpl{
 	{"Run `{testcmd}` after every change, not just at the end", true},
 	{"Stick to the standard library for the HTTP client", true},
 	{"Use {lib} for this, not {lib2}", true},
-	{"No function in new code should be longer than {n} lines", false},
+	{"No function in new code should be longer than {lines} lines", false},
 	{"The response shape of {endpoint} has to stay exactly as it is, the mobile app parses it", false},
 	{"The JSON field names of {endpoint} are a public contract", false},
 	{"{nativeban}", false},
@@ -86,14 +86,14 @@ var constraints = []constraintTmpl{
 	{"Don't modify the CI config in {cifile}", true},
 	{"Error messages shown to users must not include internal ids", false},
 	{"Retry at most {retries} times, with exponential backoff starting at {ms} ms", true},
-	{"The worker has a memory limit of {mib} MiB, so don't load all {noun}s into memory at once", false},
+	{"The worker has a memory limit of {mib} MiB, so don't load all {nouns} into memory at once", false},
 	{"Put everything new behind the `{flag}` feature flag", true},
 	{"Config comes from environment variables prefixed {prefix}_, never from constants in code", false},
 	{"Don't change the wire format of the {noun} events on {service}", true},
 	{"Tests must not hit the network; use the fakes in {pkg2}", false},
 	{"Timestamps are UTC everywhere and stored as RFC 3339 strings", false},
 	{"Batches are capped at {n} items", false},
-	{"Never more than {n} {noun}s per batch", false},
+	{"Never more than {n} {nouns} per batch", false},
 	{"We are not allowed to store full card numbers, only the last four digits", false},
 	{"Use table-driven tests like the rest of the repo", true},
 	{"Avoid package-level state; pass dependencies explicitly", true},
@@ -127,7 +127,7 @@ var others = []string{
 	"{ticket} is the ticket to reference in the PR",
 	"The load test tenant is t_loadtest_{n}",
 	"The on-call this week is {person2}",
-	"Prod has about {n}k {noun}s per tenant at the 99th percentile",
+	"Prod has about {n}k {nouns} per tenant at the 99th percentile",
 	"The feature freeze starts on {date}",
 	"The dashboard for this is called \"{project} / {noun} latency\"",
 }
@@ -151,7 +151,7 @@ var followUps = []string{
 	"Let's also expose a metric for this, a counter per tenant.",
 	"{person} asked whether we can make the timeout configurable.",
 	"OK. Can you double-check the migration against {table}?",
-	"Update the README section about {noun}s to match.",
+	"Update the README section about {nouns} to match.",
 	"Run the full suite again, I merged main into the branch.",
 	"Why did you pick that approach over doing it in {sym2}?",
 	"The reviewer says {sym} is too long. Split it?",
@@ -272,7 +272,7 @@ var decisions = []string{
 	"Chose exponential backoff with full jitter, capped at {secs}s",
 	"Best option: a partial index on {table} (tenant_id) WHERE deleted_at IS NULL",
 	"The new endpoint reuses {sym2} instead of duplicating the query",
-	"Soft-deleted {noun}s will be excluded in the repository layer, not in each handler",
+	"Soft-deleted {nouns} will be excluded in the repository layer, not in each handler",
 	"I've decided against {bgtask} here; a per-request timeout is enough",
 	"Instead of a global lock, each tenant gets its own lock",
 	"The migration adds the column as nullable first; the backfill runs separately",
@@ -305,6 +305,22 @@ var replies = []string{
 	"Sure. I'll wait for {person} before touching {file2}.",
 }
 
+// explanations answer a question, after or without tool calls.
+var explanationOpeners = []string{"Here's how it works:", "Short version:", "I looked into it.", "Answer:", "So, to your question:", "Having read the code:"}
+
+var explanations = []string{
+	"{sym} loads the {noun} row, checks its status and then calls {sym2}; the retry wrapper in {file} re-enters it on timeout.",
+	"It exists because {service} used to drop writes under load; {person} added it around {version}.",
+	"The cache key is per tenant, so two tenants never share an entry.",
+	"It batches up to {n} {nouns} and flushes when the batch is full or after {secs}s, whichever comes first.",
+	"The handler validates the request, then {sym} does the work inside one transaction.",
+	"Nothing calls {sym2} any more except its own tests.",
+	"The second call comes from the middleware in {file2}, which re-reads the {noun} to build the audit entry.",
+	"{table} has an index on (tenant_id, id) but not on updated_at, so the nightly query scans.",
+	"Dropping it would double the load on {service}; the hit rate is around {pct}%.",
+	"The less risky option is the one that touches only {pkg}: it has the better tests.",
+}
+
 var resolutions = []string{
 	"That fixed it; the earlier failure is gone.",
 	"Green now.",
@@ -323,7 +339,7 @@ var finalBullets = []string{
 	"- {file}: {sym} now takes a context and honours its deadline",
 	"- added a test for {sym} covering the empty-tenant case",
 	"- {sym2} no longer allocates per item",
-	"- the handler returns 404 for unknown {noun}s",
+	"- the handler returns 404 for unknown {nouns}",
 	"- removed the unused helper in {file2}",
 	"- the migration for {table} is additive only",
 	"- `{testcmd}` passes locally",
@@ -352,11 +368,21 @@ var events = []string{
 	"Reminder: code freeze starts {date}",
 }
 
-// embedConstraint embeds a constraint clause in a sentence and returns the
-// sentence and the clause exactly as it appears (the fact text).
-func (g *gen) embedConstraint(c constraintTmpl, slots map[string]string) (sentence, clause string) {
+// embedConstraint embeds a constraint clause in a sentence (or a list item)
+// and returns the sentence and the clause exactly as it appears (the fact
+// text).
+func (g *gen) embedConstraint(c constraintTmpl, slots map[string]string, asItem bool) (sentence, clause string) {
 	r := g.r
 	text := fill(c.text, slots)
+	if asItem {
+		switch r.IntN(5) {
+		case 0:
+			return "**" + text + "**", text
+		case 1:
+			return text + pick(r, []string{" (this bit us before)", " — no exceptions", ", please"}), text
+		}
+		return text, text
+	}
 	switch r.IntN(6) {
 	case 0, 1:
 		return text + ".", text

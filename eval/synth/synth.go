@@ -252,8 +252,7 @@ func (g *gen) session() *eval.Session {
 	}
 	pinnedTurn := g.r.between(1, min(3, g.opts.Turns))
 	for g.turn = 1; g.turn <= g.opts.Turns; g.turn++ {
-		g.userTurn(g.turn == pinnedTurn)
-		g.execution()
+		g.execution(g.userTurn(g.turn == pinnedTurn))
 	}
 	return &eval.Session{Header: g.header, Lines: g.lines, Name: g.header.ID}
 }
@@ -305,10 +304,10 @@ func (g *gen) fresh(tmpls []string) (text string, ok bool) {
 	return text, false
 }
 
-func (g *gen) constraintSentence() string {
+func (g *gen) constraintSentence(asItem bool) string {
 	for i := 0; i < 8; i++ {
 		c := pick(g.r, constraints)
-		sentence, clause := g.embedConstraint(c, g.w.slots())
+		sentence, clause := g.embedConstraint(c, g.w.slots(), asItem)
 		if !g.used[clause] && !g.used[upperFirst(clause)] {
 			g.plant(eval.FactConstraint, clause)
 			return sentence
@@ -365,10 +364,19 @@ func (g *gen) messageTokens(m *ctxcv1.Message) int {
 	return n
 }
 
+// What a user turn asks for, which shapes the agent's answer.
+const (
+	askWork     = iota // a task or request: tool steps, then a report
+	askQuestion        // a question: maybe a few reads, then an explanation
+	askNothing         // an acknowledgement: maybe no tool at all
+)
+
 // userTurn routes the turn's user message(s): the first task on turn 1, a
 // request of some kind later; constraints, other facts, filler and pasted
-// output mixed in; and the pinned note when its turn comes.
-func (g *gen) userTurn(withPinned bool) {
+// output mixed in; and the pinned note when its turn comes. It returns what
+// the turn asks for.
+func (g *gen) userTurn(withPinned bool) int {
+	ask := askWork
 	r, w := g.r, g.w
 	var sentences []string
 	var tail string // a pasted block, or a list, after the prose
@@ -383,14 +391,14 @@ func (g *gen) userTurn(withPinned bool) {
 		if r.chance(0.35) && n > 1 {
 			var items []string
 			for i := 0; i < n; i++ {
-				if s := g.constraintSentence(); s != "" {
+				if s := g.constraintSentence(true); s != "" {
 					items = append(items, s)
 				}
 			}
 			tail = pick(r, []string{"A few constraints:", "Ground rules:", "Things to keep in mind:", "Before you start:"}) + "\n" + g.paragraph(items, true)
 		} else {
 			for i := 0; i < n; i++ {
-				if s := g.constraintSentence(); s != "" {
+				if s := g.constraintSentence(false); s != "" {
 					sentences = append(sentences, s)
 				}
 			}
@@ -401,6 +409,7 @@ func (g *gen) userTurn(withPinned bool) {
 			sentences = append(sentences, fill(pick(r, followUps), w.slots()))
 		case 1: // a question
 			sentences = append(sentences, fill(pick(r, questions), w.slots()))
+			ask = askQuestion
 		case 2: // pasted output with a request
 			sentences = append(sentences, fill(pick(r, []string{"Something's off.", "Still failing.", "Look at this.", "New problem.", "This came up in staging."}), w.slots()))
 			body := ""
@@ -414,6 +423,7 @@ func (g *gen) userTurn(withPinned bool) {
 			tail = fill(pick(r, pastedIntros), w.slots()) + "\n\n```\n" + strings.TrimRight(body, "\n") + "\n```\n\n" + fill(pick(r, []string{"What's going on?", "Can you fix it?", "Any idea?", "Please investigate.", "Is this related to your change?"}), w.slots())
 		case 3: // a short acknowledgement
 			sentences = append(sentences, pick(r, []string{"ok", "Sounds good, go ahead.", "yes", "Fine by me.", "Do it.", "👍 continue", "Agreed."}))
+			ask = askNothing
 		default: // a long message with context
 			sentences = append(sentences, fill(pick(r, followUps), w.slots()))
 			for _, f := range some(r, fillers, r.between(2, 5)) {
@@ -427,7 +437,7 @@ func (g *gen) userTurn(withPinned bool) {
 		case r.chance(0.05) && tail == "":
 			var items []string
 			for i := 0; i < 2; i++ {
-				if s := g.constraintSentence(); s != "" {
+				if s := g.constraintSentence(true); s != "" {
 					items = append(items, s)
 				}
 			}
@@ -435,7 +445,7 @@ func (g *gen) userTurn(withPinned bool) {
 				tail = pick(r, []string{"Two more things:", "Constraints from the review:", "Please also respect these:"}) + "\n" + g.paragraph(items, true)
 			}
 		case r.chance(0.26):
-			if s := g.constraintSentence(); s != "" {
+			if s := g.constraintSentence(false); s != "" {
 				at := r.IntN(len(sentences) + 1)
 				sentences = append(sentences[:at], append([]string{s}, sentences[at:]...)...)
 			}
@@ -474,6 +484,7 @@ func (g *gen) userTurn(withPinned bool) {
 	}
 	g.addTokens(msgs...)
 	g.emit(&ctxcv1.RouteRequest{Input: &ctxcv1.RouteRequest_UserTurn{UserTurn: &ctxcv1.UserTurn{Messages: msgs}}})
+	return ask
 }
 
 // lowerFirstIf lower-cases a leading article, leaving names alone.
@@ -506,9 +517,17 @@ func (g *gen) pinnedNote() *ctxcv1.Message {
 
 // execution routes the agent's steps for the turn, then how it ends: a final
 // answer, a failed step, or nothing (the next user turn interrupts it).
-func (g *gen) execution() {
+func (g *gen) execution(ask int) {
 	r := g.r
-	steps := r.weighted(0.1, 0.25, 0.3, 0.2, 0.1, 0.05)
+	var steps int
+	switch ask {
+	case askWork:
+		steps = 1 + r.weighted(0.25, 0.35, 0.22, 0.12, 0.06)
+	case askQuestion:
+		steps = r.weighted(0.3, 0.4, 0.3)
+	default:
+		steps = r.weighted(0.5, 0.3, 0.2)
+	}
 	if g.turn == 1 {
 		steps = max(steps, 2)
 	}
@@ -534,6 +553,8 @@ func (g *gen) execution() {
 		g.failedStep()
 	case r.chance(g.opts.InterruptRate) && g.turn < g.opts.Turns:
 		// interrupted: the next user turn arrives while this one runs
+	case ask == askQuestion:
+		g.explanation()
 	case steps == 0:
 		g.reply()
 	default:
@@ -690,6 +711,23 @@ func (g *gen) reply() {
 		}
 	}
 	g.routeStep([]*ctxcv1.Message{textMessage(ctxcv1.Role_ROLE_ASSISTANT, text)}, ctxcv1.FinishReason_FINISH_REASON_STOP)
+}
+
+func (g *gen) explanation() {
+	r, w := g.r, g.w
+	var parts []string
+	if r.chance(0.6) {
+		parts = append(parts, pick(r, explanationOpeners))
+	}
+	for _, e := range some(r, explanations, r.between(1, 3)) {
+		parts = append(parts, fill(e, w.slots()))
+	}
+	if r.chance(0.25) {
+		if d := g.decisionSentence(); d != "" {
+			parts = append(parts, d)
+		}
+	}
+	g.routeStep([]*ctxcv1.Message{textMessage(ctxcv1.Role_ROLE_ASSISTANT, strings.Join(parts, " "))}, ctxcv1.FinishReason_FINISH_REASON_STOP)
 }
 
 func (g *gen) finalAnswer() {

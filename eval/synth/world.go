@@ -67,10 +67,10 @@ func newWorld(r rnd) *world {
 		w.hosts = append(w.hosts, fmt.Sprintf("10.%d.%d.%d", r.between(0, 40), r.between(0, 255), r.between(2, 250)))
 	}
 	for _, n := range w.nouns {
-		w.tables = append(w.tables, n+"s")
+		w.tables = append(w.tables, plural(n))
 	}
 	for i := 0; i < 6; i++ {
-		ep := "/v" + fmt.Sprint(r.between(1, 2)) + "/" + w.nouns[i%len(w.nouns)] + "s"
+		ep := "/v" + fmt.Sprint(r.between(1, 2)) + "/" + plural(w.nouns[i%len(w.nouns)])
 		if r.chance(0.5) {
 			ep += "/{id}"
 		}
@@ -124,6 +124,17 @@ func newWorld(r rnd) *world {
 	return w
 }
 
+// plural is the English plural of a domain noun.
+func plural(n string) string {
+	switch {
+	case strings.HasSuffix(n, "y") && len(n) > 1 && !strings.ContainsAny(n[len(n)-2:len(n)-1], "aeiou"):
+		return n[:len(n)-1] + "ies"
+	case strings.HasSuffix(n, "s"), strings.HasSuffix(n, "x"), strings.HasSuffix(n, "ch"), strings.HasSuffix(n, "sh"):
+		return n + "es"
+	}
+	return n + "s"
+}
+
 func camel(s string) string {
 	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' })
 	for i, p := range parts {
@@ -148,6 +159,9 @@ func snake(s string) string {
 }
 
 func (w *world) funcName(verb, noun, suffix string) string {
+	if suffix == "s" {
+		noun, suffix = plural(noun), ""
+	}
 	switch w.lang {
 	case "go":
 		name := camel(verb) + camel(noun) + suffix
@@ -225,6 +239,7 @@ func (w *world) slots() map[string]string {
 		"sym2":       w.symbol(),
 		"type":       w.typ(),
 		"noun":       w.noun(),
+		"nouns":      plural(w.noun()),
 		"noun2":      other,
 		"endpoint":   w.endpoint(),
 		"table":      w.table(),
@@ -257,6 +272,7 @@ func (w *world) slots() map[string]string {
 		"date":       fmt.Sprintf("2024-%02d-%02d", r.between(1, 12), r.between(1, 28)),
 		"port":       fmt.Sprint(pick(r, []int{5432, 5433, 6379, 8080, 9090, 9200, 4222})),
 		"retries":    fmt.Sprint(pick(r, []int{2, 3, 4, 5, 6, 8})),
+		"lines":      fmt.Sprint(pick(r, []int{30, 40, 50, 60, 80})),
 		"nativeban":  map[string]string{"go": "We can't use cgo in this service", "python": "We can't ship C extensions in this service", "typescript": "We can't use native addons in this service"}[w.lang],
 		"lockchoice": map[string]string{"go": "a mutex around the cache rather than sync.Map", "python": "a threading.Lock around the cache rather than a process-wide manager", "typescript": "one in-flight promise per key rather than a global lock"}[w.lang],
 		"bgtask":     map[string]string{"go": "a background goroutine", "python": "a background thread", "typescript": "a setInterval loop"}[w.lang],
