@@ -24,6 +24,8 @@ type fakeService struct {
 	toolTokens uint32
 	failTurn   map[int]bool // user turns whose compile fails
 	countCalls int
+	// routedWith and compiledWith are the profiles of each Route and Compile.
+	routedWith, compiledWith []string
 }
 
 func words(m *ctxcv1.Message) int { return len(strings.Fields(messageText(m))) }
@@ -39,6 +41,7 @@ func userTurns(st *ctxcv1.AgentState) int {
 }
 
 func (f *fakeService) Compile(_ context.Context, req *ctxcv1.CompileRequest) (*ctxcv1.CompileResponse, error) {
+	f.compiledWith = append(f.compiledWith, req.GetProfile())
 	if f.failTurn[userTurns(req.GetState())] {
 		return nil, status.Error(codes.ResourceExhausted, "context irreducible")
 	}
@@ -67,6 +70,7 @@ func (f *fakeService) Budget(_ context.Context, req *ctxcv1.BudgetRequest) (*ctx
 // Route appends with ids m1, m2... in log order; a user turn starts
 // execution e<n>, a final answer completes it.
 func (f *fakeService) Route(_ context.Context, req *ctxcv1.RouteRequest) (*ctxcv1.RouteResponse, error) {
+	f.routedWith = append(f.routedWith, req.GetProfile())
 	st := proto.Clone(req.GetState()).(*ctxcv1.AgentState)
 	if st.Context == nil {
 		st.Context = &ctxcv1.AgentContext{}

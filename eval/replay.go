@@ -202,7 +202,7 @@ func describe(ctx context.Context, counter *tokenCounter, s *Session) (SessionIn
 	}
 	counts, err := counter.count(ctx, model, all, keys)
 	if err != nil {
-		return info, fmt.Errorf("%s: %w", s.Name, err)
+		return info, fmt.Errorf("%s: counting tokens for model %q (a model the service does not know needs an entry in model_registry of --config): %w", s.Name, model, err)
 	}
 	for _, n := range counts {
 		info.LogTokens += n

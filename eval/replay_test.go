@@ -225,3 +225,30 @@ func TestRunStateLines(t *testing.T) {
 		t.Errorf("state compile: %+v", c)
 	}
 }
+
+func TestRunRoutesWithTheMeasuredProfileUnlessTold(t *testing.T) {
+	for _, tt := range []struct{ routeProfile, want string }{{"", "fake"}, {"router", "router"}} {
+		svc := &fakeService{compile: identity}
+		if _, err := Run(context.Background(), svc, []*Session{loadTiny(t)}, Options{Profiles: []string{"fake"}, Windows: []uint32{100}, RouteProfile: tt.routeProfile}); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]string, 7) // 7 route lines
+		for i := range want {
+			want[i] = tt.want
+		}
+		if diff := cmp.Diff(want, svc.routedWith); diff != "" {
+			t.Errorf("--route-profile %q: Route profiles (-want +got):\n%s", tt.routeProfile, diff)
+		}
+		if diff := cmp.Diff([]string{"fake", "fake", "fake"}, svc.compiledWith); diff != "" {
+			t.Errorf("--route-profile %q: Compile profiles (-want +got):\n%s", tt.routeProfile, diff)
+		}
+	}
+}
+
+func TestRunNeedsProfilesAndWindows(t *testing.T) {
+	for _, opts := range []Options{{Windows: []uint32{100}}, {Profiles: []string{"fake"}}, {Profiles: []string{"fake"}, Windows: []uint32{0}}} {
+		if _, err := Run(context.Background(), &fakeService{compile: identity}, []*Session{loadTiny(t)}, opts); err == nil {
+			t.Errorf("%+v: no error", opts)
+		}
+	}
+}
