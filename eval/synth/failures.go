@@ -213,14 +213,14 @@ func (w *world) httpStatusFailure(path string) failure {
 
 func (w *world) gitRevisionFailure() failure {
 	ref := pick(w.r, []string{"origin/main", "main", "release/" + w.version, w.branch + "~3"})
-	fact := fmt.Sprintf("fatal: ambiguous argument '%s': unknown revision or path not in the working tree", ref)
-	return failure{fact + ".\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'\n", fact}
+	fact := fmt.Sprintf("ambiguous argument '%s'", ref)
+	return failure{"fatal: " + fact + ": unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'\n", fact}
 }
 
 func (w *world) lsFailure() failure {
 	dir := w.pkg() + pick(w.r, []string{"/legacy", "/v2", "/internal", "/gen"})
-	fact := fmt.Sprintf("ls: cannot access '%s': No such file or directory", dir)
-	return failure{fact + "\n", fact}
+	fact := fmt.Sprintf("cannot access '%s'", dir)
+	return failure{"ls: " + fact + ": No such file or directory\n", fact}
 }
 
 func (w *world) connRefusedFailure() failure {
