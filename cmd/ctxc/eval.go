@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -73,35 +74,20 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	} else if fs.NArg() == 0 {
 		return usageErr("give at least one session FILE (or - for standard input)")
 	}
-
-	var svc eval.Service
-	where := "in process"
-	if *addr != "" {
-		conn, err := grpc.NewClient(dialTarget(*addr), grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(evalMaxMessageBytes), grpc.MaxCallSendMsgSize(evalMaxMessageBytes)))
-		if err != nil {
-			return fail("%v", err)
-		}
-		defer conn.Close()
-		svc, where = eval.FromClient(ctxcv1.NewContextCompilerServiceClient(conn)), "over gRPC at "+*addr
-	} else {
-		cfg, err := cf.load(fs, lookupEnv)
-		if err != nil {
-			printProblems(io.err, "invalid configuration", err)
-			return exitError
-		}
-		eng, err := newEngine(cfg, noop.NewTracerProvider())
-		if err != nil {
-			printProblems(io.err, "cannot build the profiles", err)
-			return exitError
-		}
-		defer eng.close()
-		local, err := eng.service(newLogger(io.err, cfg))
-		if err != nil {
-			return fail("%v", err)
-		}
-		svc = local
+	turnsGiven := false
+	fs.Visit(func(f *flag.Flag) { turnsGiven = turnsGiven || f.Name == "turns" })
+	if turnsGiven && *generate == "" {
+		return usageErr("--turns goes with --generate")
 	}
+	if *turns < 1 {
+		return usageErr("--turns: %d must be at least 1", *turns)
+	}
+
+	svc, where, closeSvc, ok := evalService(fs, cf, lookupEnv, *addr, io)
+	if !ok {
+		return exitError
+	}
+	defer closeSvc()
 
 	if *generate != "" {
 		return evalGenerate(ctx, svc, seed, *turns, io)
@@ -134,6 +120,38 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 		return fail("%v", err)
 	}
 	return exitOK
+}
+
+// evalService is the service eval measures: a client of the server at addr,
+// or one built in this process from the configuration as `ctxc compile`
+// builds it. It prints what went wrong itself; ok is false then.
+func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), addr string, io stdio) (svc eval.Service, where string, closeSvc func(), ok bool) {
+	if addr != "" {
+		conn, err := grpc.NewClient(dialTarget(addr), grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(evalMaxMessageBytes), grpc.MaxCallSendMsgSize(evalMaxMessageBytes)))
+		if err != nil {
+			fmt.Fprintf(io.err, "ctxc eval: %v\n", err)
+			return nil, "", nil, false
+		}
+		return eval.FromClient(ctxcv1.NewContextCompilerServiceClient(conn)), "over gRPC at " + addr, func() { conn.Close() }, true
+	}
+	cfg, err := cf.load(fs, lookupEnv)
+	if err != nil {
+		printProblems(io.err, "invalid configuration", err)
+		return nil, "", nil, false
+	}
+	eng, err := newEngine(cfg, noop.NewTracerProvider())
+	if err != nil {
+		printProblems(io.err, "cannot build the profiles", err)
+		return nil, "", nil, false
+	}
+	local, err := eng.service(newLogger(io.err, cfg))
+	if err != nil {
+		eng.close()
+		fmt.Fprintf(io.err, "ctxc eval: %v\n", err)
+		return nil, "", nil, false
+	}
+	return local, "in process", eng.close, true
 }
 
 // evalGenerate writes a generated session, with step usage and sizes

@@ -245,6 +245,10 @@ func TestEvalRejectsBadInput(t *testing.T) {
 		{"unknown profile", []string{"eval", "--profiles", "nope", exampleSession}, exitError, `Route with profile nope`},
 		{"generate with a file", []string{"eval", "--generate", "1", exampleSession}, exitUsage, "--generate writes a session; it takes no FILE"},
 		{"bad seed", []string{"eval", "--generate", "-1"}, exitUsage, `--generate: "-1" is not an unsigned integer seed`},
+		{"turns without generate", []string{"eval", "--turns", "12", exampleSession}, exitUsage, "--turns goes with --generate"},
+		{"no turns", []string{"eval", "--generate", "1", "--turns", "0"}, exitUsage, "--turns: 0 must be at least 1"},
+		{"too many turns", []string{"eval", "--generate", "1", "--turns", "10001"}, exitError, "turns: 10001 must be between 1 and 10000"},
+		{"bad config", []string{"eval", "--config", dir + "/nope.yaml", exampleSession}, exitError, "invalid configuration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
