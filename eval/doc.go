@@ -48,8 +48,8 @@
 //
 // Every figure is per compile; a row aggregates one profile and window over
 // every session. A compile that fails is counted by gRPC code and left out
-// of every other figure (a later compile is compared with the last one that
-// succeeded).
+// of every other figure but time (a later compile is compared with the last
+// one that succeeded).
 //
 // Validity, checked on the compiled messages without trusting the server:
 // (1) when the state has a system prompt, message 0 is a system message with
