@@ -49,6 +49,7 @@ func commands() []command {
 	return []command{
 		{"serve", "serve the gRPC API until SIGTERM or SIGINT", runServe},
 		{"compile", "run a profile on a JSON state offline and print the CompileResponse", runCompile},
+		{"eval", "replay recorded sessions through profiles and windows and measure the compiled contexts", runEval},
 		{"profiles", "list the profiles (built-in and from --config)", runProfiles},
 		{"health", "probe a running server's grpc.health.v1; exit 0 when SERVING", runHealth},
 		{"version", "print the version", runVersion},

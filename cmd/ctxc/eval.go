@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/otel/trace/noop"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/contextcompiler/ctxc/eval"
+	"github.com/contextcompiler/ctxc/eval/synth"
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+// evalMaxMessageBytes is the gRPC message limit of --addr calls: a long
+// session's state travels in every request.
+const evalMaxMessageBytes = 256 << 20
+
+func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
+	fs := newFlagSet(io, "eval", "[flags] FILE...\n  ctxc eval --generate SEED [--turns N] > session.jsonl",
+		"Replay recorded sessions through profiles and windows, turn by turn and statelessly as a\n"+
+			"runtime does (Route each input, Compile after each user turn), and print per profile and\n"+
+			"window: structural validity, facts kept, window used, prompt-cache prefix against the\n"+
+			"append-only bound, tokens billed at full price, and Compile latency.\n\n"+
+			"FILE (or - for standard input) is a session in JSONL: a header line {\"session\": {...}}\n"+
+			"with id, model, system_prompt, tools and the facts to keep, then one line per input,\n"+
+			"{\"route\": <ctxc.v1.RouteRequest without state>} or {\"state\": <ctxc.v1.AgentState>}.\n"+
+			"README.md (\"Measuring long sessions\") and the eval package documentation define the\n"+
+			"format and every figure. Several files are measured together.\n\n"+
+			"The service runs in this process, built from --config like `ctxc serve`, unless --addr\n"+
+			"names a running server. --generate writes a synthetic 40-turn coding-agent session with\n"+
+			"planted facts instead (deterministic per seed).")
+	profiles := fs.String("profiles", "", "comma-separated profiles to measure (default: every profile the service offers)")
+	windows := fs.String("windows", "16000,8000", "comma-separated windows in tokens (CompileOptions.max_context_token_count)")
+	addr := fs.String("addr", "", "measure a running server at host:port or unix:///path instead of an in-process one")
+	routeProfile := fs.String("route-profile", "", "route with this profile instead of the measured one")
+	everyStep := fs.Bool("every-step", false, "also compile after every agent step, not only after each user turn")
+	asJSON := fs.Bool("json", false, "print the result as JSON (rows and every compile)")
+	verbose := fs.Bool("verbose", false, "also print every compile of every session and the violations found")
+	generate := fs.String("generate", "", "write a generated session for this seed (an unsigned integer) to standard output and exit")
+	turns := fs.Int("turns", 40, "user turns of a --generate session")
+	cf := registerConfigFlags(fs, false)
+	if code, done := parseFlags(fs, io, args); done {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(io.err, "ctxc eval: "+format+"\n", a...)
+		return exitError
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(io.err, "ctxc eval: "+format+"\n", a...)
+		fs.Usage()
+		return exitUsage
+	}
+	wins, err := parseWindows(*windows)
+	if err != nil {
+		return usageErr("--windows: %v", err)
+	}
+	var seed uint64
+	if *generate != "" {
+		if seed, err = strconv.ParseUint(*generate, 10, 64); err != nil {
+			return usageErr("--generate: %q is not an unsigned integer seed", *generate)
+		}
+		if fs.NArg() != 0 {
+			return usageErr("--generate writes a session; it takes no FILE")
+		}
+	} else if fs.NArg() == 0 {
+		return usageErr("give at least one session FILE (or - for standard input)")
+	}
+	turnsGiven := false
+	fs.Visit(func(f *flag.Flag) { turnsGiven = turnsGiven || f.Name == "turns" })
+	if turnsGiven && *generate == "" {
+		return usageErr("--turns goes with --generate")
+	}
+	if *turns < 1 {
+		return usageErr("--turns: %d must be at least 1", *turns)
+	}
+
+	svc, where, closeSvc, ok := evalService(fs, cf, lookupEnv, *addr, io)
+	if !ok {
+		return exitError
+	}
+	defer closeSvc()
+
+	if *generate != "" {
+		return evalGenerate(ctx, svc, seed, *turns, io)
+	}
+
+	var sessions []*eval.Session
+	for _, name := range fs.Args() {
+		s, err := loadSession(name, io.in)
+		if err != nil {
+			return fail("%s: %v", name, err)
+		}
+		sessions = append(sessions, s)
+	}
+	names := splitList(*profiles)
+	if len(names) == 0 {
+		if names, err = eval.Profiles(ctx, svc); err != nil {
+			return fail("%v", err)
+		}
+	}
+	res, err := eval.Run(ctx, svc, sessions, eval.Options{Profiles: names, Windows: wins, RouteProfile: *routeProfile, EveryStep: *everyStep})
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *asJSON {
+		err = eval.WriteJSON(io.out, res)
+	} else {
+		err = eval.WriteMarkdown(io.out, res, eval.MarkdownOptions{Verbose: *verbose, Where: where})
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	return exitOK
+}
+
+// evalService is the service eval measures: a client of the server at addr,
+// or one built in this process from the configuration as `ctxc compile`
+// builds it. It prints what went wrong itself; ok is false then.
+func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), addr string, io stdio) (svc eval.Service, where string, closeSvc func(), ok bool) {
+	if addr != "" {
+		conn, err := grpc.NewClient(dialTarget(addr), grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(evalMaxMessageBytes), grpc.MaxCallSendMsgSize(evalMaxMessageBytes)))
+		if err != nil {
+			fmt.Fprintf(io.err, "ctxc eval: %v\n", err)
+			return nil, "", nil, false
+		}
+		return eval.FromClient(ctxcv1.NewContextCompilerServiceClient(conn)), "over gRPC at " + addr, func() { conn.Close() }, true
+	}
+	cfg, err := cf.load(fs, lookupEnv)
+	if err != nil {
+		printProblems(io.err, "invalid configuration", err)
+		return nil, "", nil, false
+	}
+	eng, err := newEngine(cfg, noop.NewTracerProvider())
+	if err != nil {
+		printProblems(io.err, "cannot build the profiles", err)
+		return nil, "", nil, false
+	}
+	local, err := eng.service(newLogger(io.err, cfg))
+	if err != nil {
+		eng.close()
+		fmt.Fprintf(io.err, "ctxc eval: %v\n", err)
+		return nil, "", nil, false
+	}
+	return local, "in process", eng.close, true
+}
+
+// evalGenerate writes a generated session, with step usage and sizes
+// counted by the service's CountTokens for the session's model.
+func evalGenerate(ctx context.Context, svc eval.Service, seed uint64, turns int, io stdio) int {
+	opts := synth.Options{Seed: seed, Turns: turns}
+	count, countErr := serviceCounter(ctx, svc, synth.DefaultOptions(seed).Model)
+	opts.Count = count
+	s, err := synth.Generate(opts)
+	if err == nil {
+		err = *countErr
+	}
+	if err == nil {
+		err = eval.Write(io.out, s)
+	}
+	if err != nil {
+		fmt.Fprintf(io.err, "ctxc eval: --generate: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// serviceCounter counts texts with the CountTokens RPC for model; the first
+// error is kept in *err (and later texts count 0).
+func serviceCounter(ctx context.Context, svc eval.Service, model string) (func(string) int, *error) {
+	var firstErr error
+	return func(s string) int {
+		if firstErr != nil {
+			return 0
+		}
+		resp, err := svc.CountTokens(ctx, &ctxcv1.CountTokensRequest{Counter: &ctxcv1.CountTokensRequest_Model{Model: model}, Texts: []string{s}})
+		if err != nil {
+			firstErr = fmt.Errorf("CountTokens: %w", err)
+			return 0
+		}
+		return int(resp.GetTotalTokenCount())
+	}, &firstErr
+}
+
+func loadSession(name string, stdin io.Reader) (*eval.Session, error) {
+	if name == "-" {
+		return eval.Load(stdin, "stdin")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return eval.Load(f, name)
+}
+
+func parseWindows(s string) ([]uint32, error) {
+	var out []uint32
+	for _, part := range splitList(s) {
+		n, err := strconv.ParseUint(strings.ReplaceAll(part, "_", ""), 10, 32)
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("%q is not a positive token count", part)
+		}
+		out = append(out, uint32(n))
+	}
+	if len(out) == 0 {
+		return nil, errors.New("at least one window is required")
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}

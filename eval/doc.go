@@ -1,0 +1,107 @@
+// Package eval owns the measurement of long sessions (`ctxc eval`): it
+// replays recorded sessions through the service, profile by profile and
+// window by window, and measures what each compiled context keeps, how much
+// of the window it uses, and how much of it a provider's prompt cache could
+// serve. It drives the service only through ctxc.v1.ContextCompilerService
+// (in process, or a running server through FromClient), so it measures what
+// a runtime gets.
+//
+// # Session files
+//
+// A session is JSONL. Line 1 is the header:
+//
+//	{"session": {"id": "...", "description": "...", "model": <ctxc.v1.ModelSpec>,
+//	  "system_prompt": "...", "tools": [<ctxc.v1.ToolDefinition>...],
+//	  "facts": [{"id": "f1", "kind": "constraint", "text": "...", "turn": 3}...]}}
+//
+// model (protojson, name required) and id are required. A fact's kind is one
+// of constraint, decision, error_code, pinned, first_task or other; its text
+// is what must appear in a compiled context (a sentence, clause or identifier
+// exactly as it appears in the log); turn is the user turn (from 1) that
+// planted it. Every further line is one of
+//
+//	{"route": <ctxc.v1.RouteRequest without state, state_blob or profile>}
+//	{"state": <ctxc.v1.AgentState>, "turn": 12}
+//
+// A route line is one input as a runtime sends it: a user_turn, a step (with
+// finish_reason and usage) or an event. A state line is a recorded snapshot,
+// compiled as it is; its optional turn defaults to the number of runs of
+// consecutive regular user messages in its log, and a state without a model
+// takes the header's. Blank lines are skipped; a line is at most MaxLineBytes.
+// Load is strict: unknown fields, a missing header, a line that is not
+// exactly one of route and state, and a fact whose text occurs nowhere in the
+// session are errors naming the line and the field.
+//
+// # Replay
+//
+// For each profile and window (CompileOptions.max_context_token_count), a
+// session is replayed statelessly from a state holding the header's model,
+// system prompt and tools: each route line goes through Route (with the
+// measured profile, so a profile with compact_on_execution_end persists its
+// compaction, unless Options.RouteProfile says otherwise) and the returned
+// state is kept; Compile runs with the whole current state after each user
+// turn (and after each step with Options.EveryStep); a state line replaces
+// the state and is compiled. Token counts of compiled messages come from the
+// CountTokens RPC with the state's model, each distinct content counted once.
+//
+// # Figures
+//
+// Every figure is per compile; a row aggregates one profile and window over
+// every session. A compile that fails is counted by gRPC code and left out
+// of every other figure but time (a later compile is compared with the last
+// one that succeeded).
+//
+// Validity, checked on the compiled messages without trusting the server:
+// (1) when the state has a system prompt, message 0 is a system message with
+// exactly that text; (2) every tool result answers a call of the nearest
+// preceding message that is not a tool message, which is an assistant message
+// with tool calls; (3) every call has its result in the tool messages right
+// after it, except the calls of the last assistant message when it belongs to
+// the state's running execution; (4) the first regular user message of the
+// log (the first task), (5) every pinned log message and (6) the last regular
+// user message of the log (the newest turn) appear verbatim (same role, kind
+// and parts), and no regular user message follows the newest turn; (7)
+// compiled messages that carry a log message's id are in log order, each at
+// most once (persisted summaries aside: Compact appends them to the log, yet
+// they stand where what they cover was). Valid is the share of compiles with
+// no violation.
+//
+// Facts kept: at a compile of user turn t, a fact is due when its turn is at
+// most t and its text has already been sent to the service (a fact of a
+// turn's tool output is not due at the compile that starts that turn). It is
+// kept when its text, white space collapsed and case kept, occurs in the
+// text of the compiled context: every text, reasoning, tool call (name and
+// arguments) and tool result of every message, summaries and the system
+// prompt included. A compile's share is kept/due; the row gives the mean over
+// compiles with a due fact, and the mean over sessions of the share at each
+// session's last compile. A session without listed facts is measured on
+// identifiers found in its inputs instead (error codes such as E1234,
+// ERR_FOO, ECONNREFUSED, HTTP 503, SQLSTATE 23505, exit status 137, exception
+// and ErrXxx names, file paths, versions, ticket ids such as OPS-1423), each
+// planted at the turn it first appears.
+//
+// Window used: the response's budget.used_token_count over the usable window,
+// budget.context_window_token_count minus reserved_output_token_count. The
+// row gives the mean over all compiles and over the pressured ones: those
+// whose report says compacted, or whose uncompacted context (the Budget RPC
+// for the same state, profile and options) is over the soft threshold.
+//
+// Prompt cache: a compiled input is the sequence of items [system prompt (the
+// compiled message 0 when it is a system message), tool definitions and
+// response format (one item, counted as budget.breakdown.tools_token_count),
+// every other compiled message]. Items are equal when their content is: role,
+// kind and every part for messages, not their ids. For each compile after a
+// session's first: len is the tokens of all items; prefix the tokens of the
+// longest run of leading items equal to the previous compile's; new the
+// tokens of compiled messages that show a log message (by id) the previous
+// compile's state did not have (a message without a log id, such as a
+// summary, is changed, not new). len - new is what an append-only compiler
+// could have kept as a prefix. The row gives sum(prefix)/sum(len) (cache
+// prefix), sum(len-new)/sum(len) (append-only bound), their ratio
+// sum(prefix)/sum(len-new), the tokens billed at full price sum(len-prefix),
+// and what an append-only compiler of the same outputs would be billed,
+// sum(new).
+//
+// Time: the mean and 95th percentile (nearest rank) of Compile's wall time
+// as the caller sees it, failed compiles included.
+package eval

@@ -1,0 +1,194 @@
+package eval
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+// collapse replaces every run of white space by one space and trims the ends,
+// so that facts match however a compiler rewraps text.
+func collapse(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// messageText is every piece of text a message shows the model: text,
+// reasoning, tool calls (name and arguments) and tool results, one per line.
+func messageText(m *ctxcv1.Message) string {
+	var b strings.Builder
+	for _, p := range m.GetParts() {
+		switch c := p.GetContent().(type) {
+		case *ctxcv1.Part_Text:
+			b.WriteString(c.Text)
+		case *ctxcv1.Part_Reasoning:
+			b.WriteString(c.Reasoning.GetText())
+		case *ctxcv1.Part_ToolCall:
+			b.WriteString(c.ToolCall.GetName() + " " + c.ToolCall.GetArgumentsJson())
+		case *ctxcv1.Part_ToolResult:
+			b.WriteString(c.ToolResult.GetContent())
+		default:
+			continue
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// contextText is the collapsed text of a compiled context, which the facts
+// are looked up in.
+func contextText(msgs []*ctxcv1.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(messageText(m))
+		b.WriteByte('\n')
+	}
+	return collapse(b.String())
+}
+
+// keptFacts returns the ids of the due facts that text, a contextText, does
+// not contain, and how many were due. A fact is due when it was planted at or
+// before turn and its text has already been sent to the service (seen): a
+// fact of a turn's tool output is not due at the compile that starts the turn.
+func keptFacts(facts []Fact, seen map[string]bool, turn int, text string) (due int, missing []string) {
+	for _, f := range facts {
+		if f.Turn > turn || !seen[f.ID] {
+			continue
+		}
+		due++
+		if !strings.Contains(text, collapse(f.Text)) {
+			missing = append(missing, f.ID)
+		}
+	}
+	return due, missing
+}
+
+// identifierPatterns find what a session says without listing facts: error
+// codes, exception names, file paths, versions and ticket ids. They are
+// heuristics; the package doc lists them.
+var identifierPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`\bE\d{3,5}\b`),          // E1234
+	regexp.MustCompile(`\bERR_[A-Z0-9_]{2,}\b`), // ERR_CONN_RESET
+	regexp.MustCompile(`\bE(?:CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|NOENT|ACCES|PERM|PIPE|ADDRINUSE|NOTFOUND|NOSPC|NOMEM)\b`), // errno names
+	regexp.MustCompile(`\bHTTP [1-5]\d\d\b`),                                                        // HTTP 503
+	regexp.MustCompile(`\bSQLSTATE [0-9A-Z]{5}\b`),                                                  // SQLSTATE 23505
+	regexp.MustCompile(`\bexit (?:status|code) \d+\b`),                                              // exit status 137
+	regexp.MustCompile(`\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b`),                                  // ModuleNotFoundError
+	regexp.MustCompile(`\bErr[A-Z][A-Za-z0-9]+\b`),                                                  // ErrOutOfStock
+	regexp.MustCompile(`(?:[A-Za-z0-9_.-]+/)+[A-Za-z_][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]{0,5}\b`), // internal/store/store.go
+	regexp.MustCompile(`\bv?\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?\b`),                                    // v1.4.2
+	regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b`),                                            // OPS-1423
+}
+
+// notTickets are upper-case words followed by a number that name standards,
+// not tickets.
+var notTickets = map[string]bool{"UTF": true, "SHA": true, "ISO": true, "AES": true, "RFC": true, "TLS": true, "X": true}
+
+// identifiers returns the identifiers of text in order of first appearance.
+func identifiers(text string) []string {
+	type hit struct {
+		at int
+		s  string
+	}
+	var hits []hit
+	for _, re := range identifierPatterns {
+		for _, loc := range re.FindAllStringIndex(text, -1) {
+			s := text[loc[0]:loc[1]]
+			if prefix, _, ok := strings.Cut(s, "-"); ok && notTickets[prefix] {
+				continue
+			}
+			// 10.0.0.12 is an address, not a version.
+			if loc[1]+1 < len(text) && text[loc[1]] == '.' && text[loc[1]+1] >= '0' && text[loc[1]+1] <= '9' {
+				continue
+			}
+			hits = append(hits, hit{loc[0], s})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].at < hits[j].at })
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range hits {
+		if !seen[h.s] {
+			seen[h.s] = true
+			out = append(out, h.s)
+		}
+	}
+	return out
+}
+
+// observe marks the facts whose text occurs in texts as seen.
+func observe(facts []Fact, seen map[string]bool, texts ...string) {
+	all := collapse(strings.Join(texts, "\n"))
+	for _, f := range facts {
+		if !seen[f.ID] && strings.Contains(all, collapse(f.Text)) {
+			seen[f.ID] = true
+		}
+	}
+}
+
+// inputTexts is every text a line sends: messages, step error, event, and
+// a state's system prompt.
+func inputTexts(l *Line) []string {
+	var msgs []*ctxcv1.Message
+	var texts []string
+	switch {
+	case l.State != nil:
+		msgs = l.State.GetContext().GetMessages()
+		texts = append(texts, l.State.GetContext().GetSystemPrompt())
+	case l.Route.GetUserTurn() != nil:
+		msgs = l.Route.GetUserTurn().GetMessages()
+	case l.Route.GetStep() != nil:
+		msgs = l.Route.GetStep().GetMessages()
+		texts = append(texts, l.Route.GetStep().GetError())
+	case l.Route.GetEvent() != nil:
+		texts = append(texts, l.Route.GetEvent().GetText())
+	}
+	for _, m := range msgs {
+		texts = append(texts, messageText(m))
+	}
+	return texts
+}
+
+// autoFacts are the facts of a session that lists none: every identifier of
+// its inputs, planted at the turn it first appears in.
+func autoFacts(s *Session) []Fact {
+	var facts []Fact
+	seen := map[string]bool{}
+	add := func(turn int, text string) {
+		for _, id := range identifiers(text) {
+			if !seen[id] {
+				seen[id] = true
+				facts = append(facts, Fact{ID: id, Kind: FactOther, Text: id, Turn: max(turn, 1)})
+			}
+		}
+	}
+	turn := 0
+	for i := range s.Lines {
+		l := &s.Lines[i]
+		switch {
+		case l.State != nil:
+			turn = stateTurn(l)
+			for _, m := range l.State.GetContext().GetMessages() {
+				add(turn, messageText(m))
+			}
+		case l.Route.GetUserTurn() != nil:
+			turn++
+			leading := true // leading system messages set the system prompt
+			for _, m := range l.Route.GetUserTurn().GetMessages() {
+				leading = leading && m.GetRole() == ctxcv1.Role_ROLE_SYSTEM
+				if !leading {
+					add(turn, messageText(m))
+				}
+			}
+		case l.Route.GetStep() != nil:
+			for _, m := range l.Route.GetStep().GetMessages() {
+				add(turn, messageText(m))
+			}
+			add(turn, l.Route.GetStep().GetError())
+		case l.Route.GetEvent() != nil:
+			add(turn, l.Route.GetEvent().GetText())
+		}
+	}
+	return facts
+}
