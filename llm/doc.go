@@ -6,6 +6,6 @@
 // breaker shared by every model on it, and traces each call with the
 // OpenTelemetry GenAI conventions on the TracerProvider it is given.
 //
-// It also owns the small pieces both LLM policies share: PriceLookup, the
-// cost of a call, and adding a call's usage to a Work.
+// It knows nothing of the domain: what a call cost and how it is reported
+// belong to package policies/usage.
 package llm

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/policies/budget"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/decide"
@@ -20,7 +21,7 @@ import (
 type policyDeps struct {
 	planner, summarizer llm.Completer // nil when not configured
 	cache               *summarycache.Cache
-	prices              llm.PriceLookup
+	prices              accounting.PriceLookup
 }
 
 // components is the one list of every policy this build can put in a profile.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
 
@@ -21,7 +22,7 @@ type Deps struct {
 	// Cache holds artifact summaries by content and focus; nil caches nothing.
 	Cache *summarycache.Cache
 	// Prices prices the models' usage; nil reports cost 0.
-	Prices llm.PriceLookup
+	Prices accounting.PriceLookup
 }
 
 type factory struct{ deps Deps }

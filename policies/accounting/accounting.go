@@ -1,14 +1,15 @@
-package llm
+// Package accounting owns the accounting of the helper-model calls a run
+// makes (llm_plan, llm_summarize): what one call cost at the model registry's
+// prices, and the per-task, per-model totals that the report carries as
+// model_usage (the pipeline sums them into total_cost_usd). It is apart from
+// package llm so that the model client knows nothing of the domain.
+package accounting
 
-import (
-	"context"
-
-	"github.com/contextcompiler/ctxc/policies"
-)
+import "github.com/contextcompiler/ctxc/policies"
 
 // PriceLookup gives a model's prices in US dollars per million input and
-// output tokens; ok is false for a model it does not know (cost 0). The
-// server passes its model registry.
+// output tokens; ok is false for a model it does not know (cost 0). cmd/ctxc
+// passes the model registry's.
 type PriceLookup func(model string) (inPerMTok, outPerMTok float64, ok bool)
 
 // Cost is what a call of model with these token counts cost.
@@ -23,9 +24,9 @@ func Cost(prices PriceLookup, model string, inputTokens, outputTokens int) float
 	return (float64(inputTokens)*in + float64(outputTokens)*out) / 1e6
 }
 
-// AddUsage adds one call of model for task to w.ModelUsage, merging with an
+// Add records one call of model for task in w.ModelUsage, merging with an
 // earlier entry of the same task and model.
-func AddUsage(w *policies.Work, prices PriceLookup, task, model string, inputTokens, outputTokens int) {
+func Add(w *policies.Work, prices PriceLookup, task, model string, inputTokens, outputTokens int) {
 	cost := Cost(prices, model, inputTokens, outputTokens)
 	for i := range w.ModelUsage {
 		u := &w.ModelUsage[i]
@@ -40,11 +41,4 @@ func AddUsage(w *policies.Work, prices PriceLookup, task, model string, inputTok
 	w.ModelUsage = append(w.ModelUsage, policies.ModelUsage{
 		Task: task, Model: model, Calls: 1, InputTokens: inputTokens, OutputTokens: outputTokens, CostUSD: cost,
 	})
-}
-
-// Completer is what the policies need of a model client; *Client implements it.
-type Completer interface {
-	Complete(ctx context.Context, req Request) (Response, error)
-	Model() string
-	ContextWindow() int
 }
