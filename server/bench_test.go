@@ -21,12 +21,13 @@ import (
 	"github.com/contextcompiler/ctxc/policies/budget"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/decide"
+	"github.com/contextcompiler/ctxc/policies/estimate"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 	"github.com/contextcompiler/ctxc/policies/normalize"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/render"
-	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/policies/views"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // Benchmarks of the service over real gRPC on loopback, each beside a no-op
@@ -51,7 +52,7 @@ func benchRegistry(b testing.TB) *policies.Registry {
 		normalize.NewFactory(),
 		views.NewFactory(),
 		isolation.NewObservationMaskingFactory(),
-		tokens.NewEstimateFactory(),
+		estimate.NewFactory(),
 		budget.NewFactory(),
 		decide.NewThresholdFactory(),
 		decide.NewMessageCountFactory(),
@@ -276,7 +277,7 @@ func BenchmarkCompileVsNoop(b *testing.B) {
 	}
 }
 
-// BenchmarkBudgetRPC is BenchmarkBudget of policies/tokens over gRPC: a
+// BenchmarkBudgetRPC is BenchmarkBudget of package tokens over gRPC: a
 // 2,000-message state with no count cached, with every count cached, and with
 // two new messages appended to a cached state.
 func BenchmarkBudgetRPC(b *testing.B) {

@@ -7,12 +7,12 @@ import (
 	"github.com/contextcompiler/ctxc/policies/budget"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/decide"
+	"github.com/contextcompiler/ctxc/policies/estimate"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 	"github.com/contextcompiler/ctxc/policies/llmsummary"
 	"github.com/contextcompiler/ctxc/policies/normalize"
 	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/policies/render"
-	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/policies/views"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
@@ -37,7 +37,7 @@ func components(deps policyDeps) (*policies.Registry, error) {
 		isolation.NewBoundaryFactory(),
 		isolation.NewObservationMaskingFactory(),
 		// estimate
-		tokens.NewEstimateFactory(),
+		estimate.NewFactory(),
 		// budget
 		budget.NewFactory(),
 		// plan

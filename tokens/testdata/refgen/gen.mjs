@@ -3,7 +3,7 @@
 // computed by the npm package gpt-tokenizer — an implementation independent of
 // the Go code under test. Run once after changing the corpus:
 //
-//	cd policies/tokens/testdata/refgen && npm ci && node gen.mjs
+//	cd tokens/testdata/refgen && npm ci && node gen.mjs
 //
 // gpt-tokenizer's BPE merge is quadratic in the piece length: the 256 KiB runs
 // take about 30-50 s each, so the whole run takes a few minutes. 1 MiB runs

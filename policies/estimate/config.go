@@ -1,4 +1,4 @@
-package tokens
+package estimate
 
 // Config is the estimate policy's settings: it has none, because the model's
 // counter (resolved by the runner before the first stage) decides how to count.

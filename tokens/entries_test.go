@@ -28,9 +28,9 @@ func TestParallelCountingEqualsSequential(t *testing.T) {
 	counts := func(workers int) []policies.Entry {
 		c := freshGPT4oCounter(t)
 		e := entries()
-		countEntries(c, e, workers)
+		CountEntries(c, e, workers)
 		warm := entries()
-		countEntries(c, warm, workers)
+		CountEntries(c, warm, workers)
 		if diff := cmp.Diff(e, warm); diff != "" {
 			t.Fatalf("%d workers: warm counts differ from cold (-cold +warm):\n%s", workers, diff)
 		}
@@ -64,7 +64,7 @@ func TestPartlyCachedLogCountsAsCold(t *testing.T) {
 	st := statetest.Generate(rand.New(rand.NewSource(12)), opts)
 	half := len(st.Context.Messages) / 2
 	warm := freshGPT4oCounter(t)
-	countEntries(warm, policies.EntriesFromLog(st.Context.Messages[:half]), 4)
+	CountEntries(warm, policies.EntriesFromLog(st.Context.Messages[:half]), 4)
 
 	log := append([]policies.Message(nil), st.Context.Messages...)
 	edited := 0
@@ -79,9 +79,9 @@ func TestPartlyCachedLogCountsAsCold(t *testing.T) {
 		t.Fatal("no message of the cached half was edited")
 	}
 	got := policies.EntriesFromLog(log)
-	countEntries(warm, got, 4)
+	CountEntries(warm, got, 4)
 	want := policies.EntriesFromLog(log)
-	countEntries(freshGPT4oCounter(t), want, 1)
+	CountEntries(freshGPT4oCounter(t), want, 1)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("partly cached counts differ from cold ones (-cold +partly cached):\n%s", diff)
 	}

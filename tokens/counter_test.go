@@ -382,34 +382,6 @@ func TestCacheKeyedByEncoding(t *testing.T) {
 	}
 }
 
-func TestEstimatePolicy(t *testing.T) {
-	f := NewEstimateFactory()
-	p, err := f.Create(f.CreateDefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := resolve(t, "gpt-4o")
-	log := []policies.Message{
-		{ID: "m1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("hi there")}},
-		{ID: "m2", Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart("hello, how can I help?")}},
-	}
-	state := &policies.State{Context: policies.Context{Messages: log, SystemPrompt: "Be brief."}}
-	w := &policies.Work{State: state, Counter: c, Entries: policies.EntriesFromLog(log)}
-	w.Entries[1].Counted, w.Entries[1].Tokens = true, 7 // already counted: kept
-	if err := p.Apply(t.Context(), w); err != nil {
-		t.Fatal(err)
-	}
-	want0 := messageOverhead + libraryCount(t, EncodingO200K, "hi there")
-	got := []any{w.Entries[0].Tokens, w.Entries[0].Provenance, w.Entries[0].Counted, w.Entries[1].Tokens, w.SystemTokens, w.ToolTokens}
-	wantSys := replyPriming + messageOverhead + libraryCount(t, EncodingO200K, "Be brief.")
-	if diff := cmp.Diff([]any{want0, policies.ProvenanceExact, true, 7, wantSys, 0}, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if err := p.Apply(t.Context(), &policies.Work{State: state}); err == nil {
-		t.Error("Apply without counter succeeded")
-	}
-}
-
 // FuzzCount feeds arbitrary strings to the counter: it must not panic, and on
 // short valid UTF-8 it must agree with tiktoken-go itself.
 func FuzzCount(f *testing.F) {

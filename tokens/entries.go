@@ -1,48 +1,23 @@
 package tokens
 
 import (
-	"context"
-	"errors"
-	"runtime"
 	"sync"
 
 	"github.com/contextcompiler/ctxc/policies"
 )
 
-type estimate struct{}
-
-// Apply counts every entry not yet counted and the preamble.
-func (estimate) Apply(_ context.Context, w *policies.Work) error {
-	return Estimate(w)
-}
-
-// Estimate counts, with w.Counter, every entry whose Counted is false (setting
-// Tokens, Provenance and Counted) and the preamble (w.SystemTokens,
-// w.ToolTokens).
-func Estimate(w *policies.Work) error {
-	if w.Counter == nil {
-		return errors.New("estimate: no token counter resolved for the model")
-	}
-	countEntries(w.Counter, w.Entries, runtime.GOMAXPROCS(0))
-	if w.State != nil {
-		w.SystemTokens, w.ToolTokens = w.Counter.CountPreamble(&w.State.Context)
-	} else {
-		w.SystemTokens, w.ToolTokens = 0, 0
-	}
-	return nil
-}
-
 // minBytesPerWorker is the least content a counting goroutine is given: below
 // it starting one costs more than it saves.
 const minBytesPerWorker = 64 << 10
 
-// countEntries counts the entries not yet counted. Cached counts are taken
-// first, on this goroutine; what is left to tokenize, when there is enough
-// of it, is split into runs of about equal content counted in parallel by up
-// to workers goroutines: tokenizing is the dominant cost of a cold compile,
-// and each entry is written by exactly one goroutine. TokenCounters are safe
-// for concurrent use.
-func countEntries(c policies.TokenCounter, entries []policies.Entry, workers int) {
+// CountEntries counts, with c, every entry whose Counted is false, setting
+// Tokens, Provenance and Counted; entries already counted are left alone.
+// Cached counts are taken first, on this goroutine; what is left to
+// tokenize, when there is enough of it, is split into runs of about equal
+// content counted in parallel by up to workers goroutines: tokenizing is the
+// dominant cost of a cold compile, and each entry is written by exactly one
+// goroutine. TokenCounters are safe for concurrent use.
+func CountEntries(c policies.TokenCounter, entries []policies.Entry, workers int) {
 	if cc, ok := c.(cachedCounter); ok {
 		cc.CountCached(entries)
 	}

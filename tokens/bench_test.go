@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,9 +118,9 @@ func runBudget(b *testing.B, s *Service, st *policies.State) policies.Budget {
 		b.Fatal(err)
 	}
 	w := &policies.Work{State: st, Model: info, Counter: c, Entries: policies.EntriesFromLog(st.Context.Messages)}
-	if err := Estimate(w); err != nil {
-		b.Fatal(err)
-	}
+	// What the estimate stage does (package policies/estimate imports this one).
+	CountEntries(c, w.Entries, runtime.GOMAXPROCS(0))
+	w.SystemTokens, w.ToolTokens = c.CountPreamble(&st.Context)
 	cfg := budget.DefaultConfig()
 	return budget.Compute(w, &cfg)
 }

@@ -2,7 +2,7 @@
 // ../corpus/: prose, JSON tool output, source code and logs. It is
 // deterministic (fixed seed), so the committed files can be regenerated:
 //
-//	go run ./policies/tokens/testdata/gencorpus
+//	go run ./tokens/testdata/gencorpus
 package main
 
 import (
