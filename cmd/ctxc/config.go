@@ -17,9 +17,9 @@ import (
 
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/tokens"
 	"github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/summarycache"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // Config is the server's configuration. Precedence, highest first: command-line

@@ -19,9 +19,9 @@ import (
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/tokens"
 	"github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/summarycache"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
