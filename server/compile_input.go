@@ -5,9 +5,10 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/render"
+	"github.com/contextcompiler/ctxc/providers"
 )
 
 // compileInput applies what only Compile carries to a loaded state: a
@@ -26,7 +27,7 @@ func compileInput(d *decoder, req *ctxcv1.CompileRequest, st *policies.State) (*
 		return nil, d.err()
 	case format != ctxcv1.InputFormat_INPUT_FORMAT_UNSPECIFIED:
 		// The enums share their numbers: INPUT_FORMAT_OPENAI is RENDER_FORMAT_OPENAI.
-		imported, err := render.Import(policies.RenderFormat(format), []byte(body))
+		imported, err := providers.Import(policies.RenderFormat(format), []byte(body))
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +49,7 @@ func compileInput(d *decoder, req *ctxcv1.CompileRequest, st *policies.State) (*
 		// have sent: the rest of the request plus the prompt within the
 		// message limit.
 		rest := max(proto.Size(req)-len(out.Context.SystemPrompt), 0)
-		prompt, err := render.ExpandTemplate(out.Context.SystemPrompt, vars, max(d.limits.MaxMessageBytes-rest, 0))
+		prompt, err := compiler.ExpandTemplate(out.Context.SystemPrompt, vars, max(d.limits.MaxMessageBytes-rest, 0))
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package render
+package providers
 
 import (
 	"encoding/base64"

@@ -1,4 +1,4 @@
-package render
+package providers
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ var formats = []policies.RenderFormat{policies.RenderOpenAI, policies.RenderAnth
 // policies may not import it.
 func loadExample(t testing.TB, name string) *policies.State {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "examples", name))
+	data, err := os.ReadFile(filepath.Join("..", "examples", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +140,11 @@ func normalizedWork(st *policies.State) *policies.Work {
 	normalize.Normalize(w, &normalize.Config{})
 	w.Budget = &policies.Budget{ContextWindow: 32768, ReservedOutput: 2048}
 	return w
+}
+
+// input is what the render stage passes for w.
+func input(w *policies.Work) Input {
+	return Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries}
 }
 
 func prettyJSON(t testing.TB, body []byte) string {

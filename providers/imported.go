@@ -1,4 +1,4 @@
-package render
+package providers
 
 import (
 	"bytes"
@@ -15,8 +15,6 @@ import (
 const (
 	// ReasonInvalidInput is a CompileRequest.input_json that Import cannot read.
 	ReasonInvalidInput = "INVALID_INPUT"
-	// ReasonTemplateVariableMissing is a {{name}} placeholder without a value.
-	ReasonTemplateVariableMissing = "TEMPLATE_VARIABLE_MISSING"
 	// ReasonNotRenderable is a compiled context the requested provider would
 	// refuse: no message to send, or a tool name outside the provider's rules.
 	ReasonNotRenderable = "NOT_RENDERABLE"

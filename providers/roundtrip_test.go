@@ -1,4 +1,4 @@
-package render
+package providers
 
 import (
 	"encoding/json"
@@ -292,7 +292,7 @@ func stripIDs(in []policies.Message) []policies.Message {
 
 func checkRoundTrip(t *testing.T, format policies.RenderFormat, w *policies.Work) {
 	t.Helper()
-	body, err := Render(format, w)
+	body, _, err := Render(format, input(w))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestGeneratedStates(t *testing.T) {
 		st := statetest.Generate(rand.New(rand.NewSource(seed)), statetest.DefaultOptions())
 		w := normalizedWork(st)
 		for _, f := range formats {
-			body, err := Render(f, w)
+			body, _, err := Render(f, input(w))
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, f, err)
 			}

@@ -1,4 +1,4 @@
-package render
+package compiler
 
 import (
 	"fmt"
@@ -7,8 +7,11 @@ import (
 	"github.com/contextcompiler/ctxc/policies"
 )
 
+// ReasonTemplateVariableMissing is a {{name}} placeholder without a value.
+const ReasonTemplateVariableMissing = "TEMPLATE_VARIABLE_MISSING"
+
 // ExpandTemplate replaces the {{name}} placeholders of a system prompt with
-// vars[name] (seed 004's prompt templates), linear in the input:
+// vars[name], linear in the input:
 //
 //   - A placeholder is "{{", optional spaces, a name, optional spaces, "}}".
 //     A name is a letter or "_" followed by letters, digits, "_", "." or "-".

@@ -1,4 +1,4 @@
-package render
+package providers
 
 import (
 	"bytes"
@@ -29,26 +29,35 @@ const ToolErrorPrefix = "[tool error] "
 // providers that need an object (Anthropic, Gemini, Ollama); Import unwraps it.
 const rawArgumentsKey = "_raw"
 
-// Render returns the provider request body for the compiled context in w:
-// system prompt from w.State.Context.SystemPrompt, messages from w.Entries,
-// tools, the response format where the provider has one, and the model. The
-// body is compact JSON that passed the provider's validator; a body that would
-// not pass is an error, never output.
-func Render(format policies.RenderFormat, w *policies.Work) ([]byte, error) {
-	body, _, err := render(format, w)
-	return body, err
+// Input is what a body is rendered from: the compiled context of one run.
+type Input struct {
+	// State gives the system prompt, the tools, the response format and,
+	// unless Model names one, the model.
+	State *policies.State
+	// Model is the resolved model: its name, window and output limit.
+	Model policies.ModelInfo
+	// Budget, when set, gives the window and the output reservation, which
+	// win over the model's.
+	Budget *policies.Budget
+	// View is the compiled context, in order.
+	View []policies.Entry
 }
 
-// render is Render plus the notes on what the provider could not take.
-func render(format policies.RenderFormat, w *policies.Work) ([]byte, []string, error) {
-	c, err := prepare(w)
+// Render returns the provider request body for the compiled context in in:
+// system prompt from in.State.Context.SystemPrompt, messages from in.View,
+// tools, the response format where the provider has one, and the model. The
+// body is compact JSON that passed the provider's validator; a body that would
+// not pass is an error, never output. omitted says, one line each, what the
+// provider could not take and was left out ("render openai: 2 reasoning
+// part(s) omitted ...").
+func Render(format policies.RenderFormat, in Input) (body []byte, omitted []string, err error) {
+	c, err := prepare(in)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := renderable(format, c); err != nil {
 		return nil, nil, err
 	}
-	var body []byte
 	var validate func([]byte) error
 	switch format {
 	case policies.RenderOpenAI:
@@ -136,22 +145,22 @@ type conversation struct {
 	notes          notes
 }
 
-// prepare copies what the renderers need out of w. Calls without a result
+// prepare copies what the renderers need out of in. Calls without a result
 // anywhere in the view (the running execution's pending calls) are left out:
 // every provider rejects a call that is not answered.
-func prepare(w *policies.Work) (*conversation, error) {
+func prepare(in Input) (*conversation, error) {
 	c := &conversation{notes: notes{}}
-	if w.State != nil {
-		c.model = w.State.Model.Name
-		c.system = w.State.Context.SystemPrompt
-		c.tools = w.State.Context.Tools
-		c.responseFormat = w.State.Context.ResponseFormat
+	if in.State != nil {
+		c.model = in.State.Model.Name
+		c.system = in.State.Context.SystemPrompt
+		c.tools = in.State.Context.Tools
+		c.responseFormat = in.State.Context.ResponseFormat
 	}
-	if w.Model.Name != "" {
-		c.model = w.Model.Name
+	if in.Model.Name != "" {
+		c.model = in.Model.Name
 	}
-	c.contextWindow, c.maxTokens = w.Model.ContextWindow, w.Model.MaxOutputTokens
-	if b := w.Budget; b != nil {
+	c.contextWindow, c.maxTokens = in.Model.ContextWindow, in.Model.MaxOutputTokens
+	if b := in.Budget; b != nil {
 		if b.ContextWindow > 0 {
 			c.contextWindow = b.ContextWindow
 		}
@@ -169,16 +178,16 @@ func prepare(w *policies.Work) (*conversation, error) {
 	c.toolSchemas = schemas
 
 	answered := make(map[string]bool)
-	for i := range w.Entries {
-		for _, p := range w.Entries[i].Message.Parts {
+	for i := range in.View {
+		for _, p := range in.View[i].Message.Parts {
 			if p.Kind == policies.PartToolResult {
 				answered[p.ToolResult.ToolCallID] = true
 			}
 		}
 	}
-	c.messages = make([]policies.Message, 0, len(w.Entries))
-	for i := range w.Entries {
-		m := w.Entries[i].Message
+	c.messages = make([]policies.Message, 0, len(in.View))
+	for i := range in.View {
+		m := in.View[i].Message
 		pending := 0
 		for _, p := range m.Parts {
 			if p.Kind == policies.PartToolCall && !answered[p.ToolCall.ID] {

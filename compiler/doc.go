@@ -1,0 +1,2 @@
+// Package compiler owns ctxc's use cases.
+package compiler
