@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/contextcompiler/ctxc/compiler/routing"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/policies/routing"
 	"github.com/contextcompiler/ctxc/server/stateblob"
 )
 

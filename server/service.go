@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/contextcompiler/ctxc/compiler/routing"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/policies/routing"
 )
 
 // Compiler runs profiles; *pipeline.Catalog is the production one.
