@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/budget"
@@ -137,7 +138,11 @@ func newRealService(tb testing.TB) *Service {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	svc, err := New(Config{Compiler: cat, Counters: tok, Logger: slog.New(slog.DiscardHandler)})
+	app, err := compiler.New(compiler.Config{Catalog: cat, Counters: tok, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	svc, err := New(Config{Compiler: app, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		tb.Fatal(err)
 	}

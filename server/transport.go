@@ -29,11 +29,12 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
 // DefaultMaxMessageBytes bounds a request or response message.
-const DefaultMaxMessageBytes = 32 << 20
+const DefaultMaxMessageBytes = compiler.DefaultMaxMessageBytes
 
 // DefaultGracePeriod is how long shutdown waits for in-flight calls.
 const DefaultGracePeriod = 10 * time.Second
