@@ -221,6 +221,17 @@ func UnixSocketPath(addr string) (string, bool) {
 	return rest, true
 }
 
+// DialTarget turns a listen address into a gRPC target.
+func DialTarget(addr string) string {
+	if path, ok := UnixSocketPath(addr); ok {
+		if strings.HasPrefix(path, "/") {
+			return "unix://" + path
+		}
+		return "unix:" + path
+	}
+	return "passthrough:///" + addr
+}
+
 // interceptorLogger adapts slog to the logging interceptor.
 func interceptorLogger(l *slog.Logger) logging.Logger {
 	return logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {

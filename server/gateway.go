@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -23,10 +23,9 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/server"
 )
 
-// gateway serves the API as HTTP/JSON: every RPC as
+// Gateway serves the API as HTTP/JSON: every RPC as
 // POST /ctxc.v1.ContextCompilerService/<Method> with the request as the JSON
 // body, and the gRPC health status at GET /healthz.
 //
@@ -34,16 +33,16 @@ import (
 // an HTTP request passes the same interceptors (call log, metrics, panic
 // recovery, tracing), message limits and error mapping as a gRPC call; the price
 // is one local round trip and a protobuf encode and decode per call.
-type gateway struct {
+type Gateway struct {
 	http *http.Server
 	conn *grpc.ClientConn
 	log  *slog.Logger
 }
 
-// newGateway builds the gateway for the gRPC server listening on grpcAddr.
+// NewGateway builds the gateway for the gRPC server listening on grpcAddr.
 // Requests larger than maxMessageBytes are answered 413 before they are decoded.
-func newGateway(grpcAddr net.Addr, maxMessageBytes int, log *slog.Logger) (*gateway, error) {
-	conn, err := grpc.NewClient(loopbackTarget(grpcAddr),
+func NewGateway(grpcAddr net.Addr, maxMessageBytes int, log *slog.Logger) (*Gateway, error) {
+	conn, err := grpc.NewClient(LoopbackTarget(grpcAddr),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes)))
 	if err != nil {
@@ -67,23 +66,23 @@ func newGateway(grpcAddr net.Addr, maxMessageBytes int, log *slog.Logger) (*gate
 		return nil, fmt.Errorf("http gateway: %w", err)
 	}
 	handler := limitBody(mux, marshaler, int64(maxMessageBytes))
-	return &gateway{
+	return &Gateway{
 		http: &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second},
 		conn: conn,
 		log:  log,
 	}, nil
 }
 
-// serve serves HTTP on lis until shutdown.
-func (g *gateway) serve(lis net.Listener) {
+// Serve serves HTTP on lis until Shutdown or Close.
+func (g *Gateway) Serve(lis net.Listener) {
 	if err := g.http.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		g.log.Error("http server", "error", err.Error())
 	}
 }
 
-// shutdown stops accepting requests and gives those in flight until deadline
+// Shutdown stops accepting requests and gives those in flight until deadline
 // to finish; whatever still runs then is cut off.
-func (g *gateway) shutdown(deadline time.Time) {
+func (g *Gateway) Shutdown(deadline time.Time) {
 	g.log.Info("shutting down http", "grace_period", time.Until(deadline).Round(time.Millisecond).String())
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -93,17 +92,17 @@ func (g *gateway) shutdown(deadline time.Time) {
 	}
 }
 
-// close releases the loopback connection; call it after the gRPC server stopped.
-func (g *gateway) close() {
+// Close releases the loopback connection; call it after the gRPC server stopped.
+func (g *Gateway) Close() {
 	_ = g.http.Close()
 	_ = g.conn.Close()
 }
 
-// loopbackTarget is the gRPC target that reaches addr from this process, with
+// LoopbackTarget is the gRPC target that reaches addr from this process, with
 // a wildcard host replaced by loopback.
-func loopbackTarget(addr net.Addr) string {
+func LoopbackTarget(addr net.Addr) string {
 	if addr.Network() == "unix" {
-		return dialTarget("unix:" + addr.String())
+		return DialTarget("unix:" + addr.String())
 	}
 	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
 		return "passthrough:///" + net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
@@ -164,7 +163,7 @@ func limitBody(mux *runtime.ServeMux, marshaler runtime.Marshaler, limit int64) 
 func bodyTooLarge(limit int64) error {
 	// WithDetails fails only for codes.OK.
 	st, _ := status.New(codes.ResourceExhausted, fmt.Sprintf("request body larger than max_message_bytes (%d bytes)", limit)).
-		WithDetails(&errdetails.ErrorInfo{Reason: policies.ReasonLimitExceeded, Domain: server.ErrorDomain,
+		WithDetails(&errdetails.ErrorInfo{Reason: policies.ReasonLimitExceeded, Domain: ErrorDomain,
 			Metadata: map[string]string{"field": "body", "limit": strconv.FormatInt(limit, 10)}})
 	return &runtime.HTTPStatusError{HTTPStatus: http.StatusRequestEntityTooLarge, Err: st.Err()}
 }
