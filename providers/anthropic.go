@@ -159,104 +159,131 @@ func ValidateAnthropic(body []byte) error {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("invalid anthropic body: %w", err)
 	}
-	var c checker
+	v := anthropicValidator{ids: make(map[string]bool)}
 	if req.MaxTokens <= 0 {
-		c.fail("max_tokens must be positive")
+		v.fail("max_tokens must be positive")
 	}
 	if len(req.System) > 0 && !isJSONString(req.System) {
-		c.fail("system must be a string")
+		v.fail("system must be a string")
 	}
 	if len(req.Messages) == 0 {
-		c.fail("messages is empty")
+		v.fail("messages is empty")
 	}
 	for i, t := range req.Tools {
 		if t.Name == "" || !isJSONObject(t.InputSchema) {
-			c.fail("tools[%d]: want a name and an input_schema object", i)
+			v.fail("tools[%d]: want a name and an input_schema object", i)
 		}
 	}
-	ids := make(map[string]bool)
-	var open map[string]bool // tool_use ids of the previous assistant message
 	for i, m := range req.Messages {
-		want := "user"
-		if i%2 == 1 {
-			want = "assistant"
+		v.message(i, m)
+	}
+	for id := range v.open {
+		v.fail("tool_use %q of the last message has no tool_result", id)
+	}
+	return v.err("anthropic")
+}
+
+// anthropicValidator checks the messages of a body in order: roles that
+// alternate, blocks each role may hold, and tool_use ids each answered by a
+// tool_result at the start of the next message.
+type anthropicValidator struct {
+	checker
+	// ids holds every tool_use id so far; open, those of the previous
+	// assistant message.
+	ids, open map[string]bool
+}
+
+func (v *anthropicValidator) message(i int, m anthropicMessage) {
+	want := "user"
+	if i%2 == 1 {
+		want = "assistant"
+	}
+	if m.Role != want {
+		v.fail("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(m.Content, &blocks); err != nil || len(blocks) == 0 {
+		v.fail("messages[%d]: content must be a non-empty array of blocks", i)
+		return
+	}
+	answered := make(map[string]bool)
+	leading := true // only thinking and tool_result blocks so far
+	for j, b := range blocks {
+		v.block(i, j, m.Role, b, leading, answered)
+		if b.Type != "thinking" && b.Type != "redacted_thinking" && b.Type != "tool_result" {
+			leading = false
 		}
-		if m.Role != want {
-			c.fail("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
+	}
+	for id := range v.open {
+		if !answered[id] {
+			v.fail("messages[%d]: tool_use %q of the previous message has no tool_result", i, id)
 		}
-		var blocks []anthropicBlock
-		if err := json.Unmarshal(m.Content, &blocks); err != nil || len(blocks) == 0 {
-			c.fail("messages[%d]: content must be a non-empty array of blocks", i)
-			continue
-		}
-		answered := make(map[string]bool)
-		seenOther := false
-		for j, b := range blocks {
-			switch b.Type {
-			case "text":
-				if b.Text == nil || blank(*b.Text) {
-					c.fail("messages[%d].content[%d]: blank text", i, j)
-				}
-			case "thinking", "redacted_thinking":
-				sig := b.Signature
-				if b.Type == "redacted_thinking" {
-					sig = b.Data
-				}
-				if _, ok := decodeSignature(sig); !ok || sig == "" {
-					c.fail("messages[%d].content[%d]: %s needs a base64 signature", i, j, b.Type)
-				}
-				if m.Role != "assistant" || seenOther {
-					c.fail("messages[%d].content[%d]: %s must open an assistant message", i, j, b.Type)
-				}
-			case "tool_use":
-				if m.Role != "assistant" || b.ID == "" || b.Name == "" || !isJSONObject(b.Input) {
-					c.fail("messages[%d].content[%d]: tool_use needs an assistant message, id, name and object input", i, j)
-				}
-				if ids[b.ID] {
-					c.fail("messages[%d].content[%d]: duplicate tool_use id %q", i, j, b.ID)
-				}
-				ids[b.ID] = true
-			case "tool_result":
-				switch {
-				case m.Role != "user" || seenOther:
-					c.fail("messages[%d].content[%d]: tool_result must come first in a user message", i, j)
-				case !open[b.ToolUseID] || answered[b.ToolUseID]:
-					c.fail("messages[%d].content[%d]: tool_result %q answers no tool_use of the previous message", i, j, b.ToolUseID)
-				}
-				answered[b.ToolUseID] = true
-				if len(b.Content) > 0 && !isJSONString(b.Content) {
-					c.fail("messages[%d].content[%d]: tool_result content must be a string", i, j)
-				}
-			case "image":
-				if b.Source == nil || !(b.Source.Type == "base64" && b.Source.MediaType != "" && b.Source.Data != "" || b.Source.Type == "url" && b.Source.URL != "") {
-					c.fail("messages[%d].content[%d]: image needs a base64 or url source", i, j)
-				}
-			default:
-				c.fail("messages[%d].content[%d]: unexpected block type %q", i, j, b.Type)
-			}
-			if b.Type != "thinking" && b.Type != "redacted_thinking" && b.Type != "tool_result" {
-				seenOther = true
-			}
-		}
-		for id := range open {
-			if !answered[id] {
-				c.fail("messages[%d]: tool_use %q of the previous message has no tool_result", i, id)
-			}
-		}
-		open = nil
-		if m.Role == "assistant" {
-			open = make(map[string]bool)
-			for _, b := range blocks {
-				if b.Type == "tool_use" {
-					open[b.ID] = true
-				}
+	}
+	v.open = nil
+	if m.Role == "assistant" {
+		v.open = make(map[string]bool)
+		for _, b := range blocks {
+			if b.Type == "tool_use" {
+				v.open[b.ID] = true
 			}
 		}
 	}
-	for id := range open {
-		c.fail("tool_use %q of the last message has no tool_result", id)
+}
+
+// block checks block j of message i, of role; leading says no block other
+// than thinking and tool_result came before it, answered collects the
+// tool_use ids the message's results answer.
+func (v *anthropicValidator) block(i, j int, role string, b anthropicBlock, leading bool, answered map[string]bool) {
+	switch b.Type {
+	case "text":
+		if b.Text == nil || blank(*b.Text) {
+			v.fail("messages[%d].content[%d]: blank text", i, j)
+		}
+	case "thinking", "redacted_thinking":
+		sig := b.Signature
+		if b.Type == "redacted_thinking" {
+			sig = b.Data
+		}
+		if _, ok := decodeSignature(sig); !ok || sig == "" {
+			v.fail("messages[%d].content[%d]: %s needs a base64 signature", i, j, b.Type)
+		}
+		if role != "assistant" || !leading {
+			v.fail("messages[%d].content[%d]: %s must open an assistant message", i, j, b.Type)
+		}
+	case "tool_use":
+		if role != "assistant" || b.ID == "" || b.Name == "" || !isJSONObject(b.Input) {
+			v.fail("messages[%d].content[%d]: tool_use needs an assistant message, id, name and object input", i, j)
+		}
+		if v.ids[b.ID] {
+			v.fail("messages[%d].content[%d]: duplicate tool_use id %q", i, j, b.ID)
+		}
+		v.ids[b.ID] = true
+	case "tool_result":
+		v.toolResult(i, j, role, b, leading, answered)
+	case "image":
+		if !validAnthropicImage(b.Source) {
+			v.fail("messages[%d].content[%d]: image needs a base64 or url source", i, j)
+		}
+	default:
+		v.fail("messages[%d].content[%d]: unexpected block type %q", i, j, b.Type)
 	}
-	return c.err("anthropic")
+}
+
+func (v *anthropicValidator) toolResult(i, j int, role string, b anthropicBlock, leading bool, answered map[string]bool) {
+	switch {
+	case role != "user" || !leading:
+		v.fail("messages[%d].content[%d]: tool_result must come first in a user message", i, j)
+	case !v.open[b.ToolUseID] || answered[b.ToolUseID]:
+		v.fail("messages[%d].content[%d]: tool_result %q answers no tool_use of the previous message", i, j, b.ToolUseID)
+	}
+	answered[b.ToolUseID] = true
+	if len(b.Content) > 0 && !isJSONString(b.Content) {
+		v.fail("messages[%d].content[%d]: tool_result content must be a string", i, j)
+	}
+}
+
+func validAnthropicImage(s *anthropicSource) bool {
+	return s != nil && (s.Type == "base64" && s.MediaType != "" && s.Data != "" || s.Type == "url" && s.URL != "")
 }
 
 func importAnthropic(im *importer, body []byte) {
@@ -273,92 +300,91 @@ func importAnthropic(im *importer, body []byte) {
 		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.InputSchema)})
 	}
 	for i, m := range req.Messages {
-		path := fmt.Sprintf("messages[%d]", i)
-		if m.Role != "user" && m.Role != "assistant" {
-			im.fail(path+".role", "unsupported role %q (want user or assistant)", m.Role)
-			continue
+		importAnthropicMessage(im, fmt.Sprintf("messages[%d]", i), m)
+	}
+}
+
+// importAnthropicMessage reads one message at path: a string content, or
+// blocks whose results and other content become separate messages, in
+// block order.
+func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
+	if m.Role != "user" && m.Role != "assistant" {
+		im.fail(path+".role", "unsupported role %q (want user or assistant)", m.Role)
+		return
+	}
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		im.add(anthropicRole(m.Role), []policies.Part{textPart(s)})
+		return
+	}
+	var blocks []anthropicBlock
+	if !im.decode(m.Content, &blocks, path+".content") {
+		return
+	}
+	t := turn{im: im, role: anthropicRole(m.Role)}
+	for j, b := range blocks {
+		t.next(b.Type == "tool_result")
+		importAnthropicBlock(&t, fmt.Sprintf("%s.content[%d]", path, j), b)
+	}
+	t.flush()
+}
+
+// importAnthropicBlock reads one block at path into t; a block that cannot
+// be read is reported and left out.
+func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
+	im := t.im
+	switch b.Type {
+	case "text":
+		if b.Text == nil {
+			im.fail(path+".text", "a text block needs text")
+			return
 		}
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			im.add(anthropicRole(m.Role), []policies.Part{textPart(s)})
-			continue
-		}
-		var blocks []anthropicBlock
-		if !im.decode(m.Content, &blocks, path+".content") {
-			continue
-		}
-		// Results and other content become separate messages, in block order.
-		var parts []policies.Part
-		var results []policies.ToolResult
-		flush := func() {
-			im.addResults(results)
-			im.add(anthropicRole(m.Role), parts)
-			parts, results = nil, nil
-		}
-		for j, b := range blocks {
-			bp := fmt.Sprintf("%s.content[%d]", path, j)
-			if b.Type == "tool_result" {
-				if len(parts) > 0 {
-					flush()
-				}
-			} else if len(results) > 0 {
-				flush()
-			}
-			switch b.Type {
-			case "text":
-				if b.Text == nil {
-					im.fail(bp+".text", "a text block needs text")
-					continue
-				}
-				parts = append(parts, textPart(*b.Text))
-			case "thinking", "redacted_thinking":
-				text, sig := "", b.Data
-				if b.Type == "thinking" {
-					sig = b.Signature
-					if b.Thinking != nil {
-						text = *b.Thinking
-					}
-				}
-				sigBytes, ok := decodeSignature(sig)
-				if !ok {
-					im.fail(bp, "the signature must be standard base64")
-					continue
-				}
-				parts = append(parts, policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: text, Signature: sigBytes}})
-			case "tool_use":
-				if b.ID == "" {
-					im.fail(bp+".id", "a tool_use block needs an id")
-				}
-				if b.Name == "" {
-					im.fail(bp+".name", "a tool_use block needs a name")
-				}
-				im.rememberCall(b.ID, b.Name)
-				parts = append(parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: b.ID, Name: b.Name, ArgumentsJSON: argumentsFromObject(b.Input)}})
-			case "tool_result":
-				if b.ToolUseID == "" {
-					im.fail(bp+".tool_use_id", "a tool_result block needs the id of its tool_use")
-				}
-				content := anthropicText(im, b.Content, bp+".content")
-				results = append(results, policies.ToolResult{ToolCallID: b.ToolUseID, Name: im.callNames[b.ToolUseID], Content: content, IsError: b.IsError})
-			case "image":
-				switch {
-				case b.Source != nil && b.Source.Type == "base64":
-					data, err := base64.StdEncoding.DecodeString(b.Source.Data)
-					if err != nil {
-						im.fail(bp+".source.data", "not base64: %v", err)
-						continue
-					}
-					parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: b.Source.MediaType}))
-				case b.Source != nil && b.Source.Type == "url" && b.Source.URL != "":
-					parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: b.Source.URL}))
-				default:
-					im.fail(bp+".source", "an image needs a base64 or url source")
-				}
-			default:
-				im.fail(bp+".type", "unsupported block type %q", b.Type)
+		t.parts = append(t.parts, textPart(*b.Text))
+	case "thinking", "redacted_thinking":
+		text, sig := "", b.Data
+		if b.Type == "thinking" {
+			sig = b.Signature
+			if b.Thinking != nil {
+				text = *b.Thinking
 			}
 		}
-		flush()
+		sigBytes, ok := decodeSignature(sig)
+		if !ok {
+			im.fail(path, "the signature must be standard base64")
+			return
+		}
+		t.parts = append(t.parts, policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: text, Signature: sigBytes}})
+	case "tool_use":
+		if b.ID == "" {
+			im.fail(path+".id", "a tool_use block needs an id")
+		}
+		if b.Name == "" {
+			im.fail(path+".name", "a tool_use block needs a name")
+		}
+		im.rememberCall(b.ID, b.Name)
+		t.parts = append(t.parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: b.ID, Name: b.Name, ArgumentsJSON: argumentsFromObject(b.Input)}})
+	case "tool_result":
+		if b.ToolUseID == "" {
+			im.fail(path+".tool_use_id", "a tool_result block needs the id of its tool_use")
+		}
+		content := anthropicText(im, b.Content, path+".content")
+		t.results = append(t.results, policies.ToolResult{ToolCallID: b.ToolUseID, Name: im.callNames[b.ToolUseID], Content: content, IsError: b.IsError})
+	case "image":
+		switch {
+		case b.Source != nil && b.Source.Type == "base64":
+			data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+			if err != nil {
+				im.fail(path+".source.data", "not base64: %v", err)
+				return
+			}
+			t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: b.Source.MediaType}))
+		case b.Source != nil && b.Source.Type == "url" && b.Source.URL != "":
+			t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: b.Source.URL}))
+		default:
+			im.fail(path+".source", "an image needs a base64 or url source")
+		}
+	default:
+		im.fail(path+".type", "unsupported block type %q", b.Type)
 	}
 }
 

@@ -321,99 +321,115 @@ func importGemini(im *importer, body []byte) {
 			im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: d.Name, Description: d.Description, ParametersJSON: schemaText(schema)})
 		}
 	}
-	var pending []pendingCall
+	g := geminiImport{importer: im}
 	for i, content := range req.Contents {
-		path := fmt.Sprintf("contents[%d]", i)
-		var role policies.Role
-		switch content.Role {
-		case "user", "":
-			role = policies.RoleUser
-		case "model":
-			role = policies.RoleAssistant
-			pending = pending[:0]
-		default:
-			im.fail(path+".role", "unsupported role %q (want user or model)", content.Role)
-			continue
-		}
-		var parts []policies.Part
-		var results []policies.ToolResult
-		flush := func() {
-			im.addResults(results)
-			im.add(role, parts)
-			parts, results = nil, nil
-		}
-		calls := 0
-		for j, p := range content.Parts {
-			pp := fmt.Sprintf("%s.parts[%d]", path, j)
-			if p.FunctionResponse != nil {
-				if len(parts) > 0 {
-					flush()
-				}
-			} else if len(results) > 0 {
-				flush()
-			}
-			switch {
-			case p.Text != nil && p.Thought:
-				r := policies.Reasoning{Text: *p.Text}
-				if p.ThoughtSignature != "" {
-					sig, ok := decodeSignature(p.ThoughtSignature)
-					if !ok {
-						im.fail(pp+".thoughtSignature", "the signature must be standard base64")
-						continue
-					}
-					r.Signature = sig
-				}
-				parts = append(parts, policies.Part{Kind: policies.PartReasoning, Reasoning: r})
-			case p.Text != nil:
-				parts = append(parts, textPart(*p.Text))
-			case p.InlineData != nil:
-				data, err := base64.StdEncoding.DecodeString(p.InlineData.Data)
-				if err != nil {
-					im.fail(pp+".inlineData.data", "not base64: %v", err)
-					continue
-				}
-				parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: p.InlineData.MimeType}))
-			case p.FileData != nil:
-				if p.FileData.FileURI == "" {
-					im.fail(pp+".fileData.fileUri", "a file needs a URI")
-					continue
-				}
-				parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: p.FileData.FileURI, MediaType: p.FileData.MimeType}))
-			case p.FunctionCall != nil:
-				fc := p.FunctionCall
-				if role != policies.RoleAssistant {
-					im.fail(pp+".functionCall", "a functionCall belongs in a model turn")
-					continue
-				}
-				if fc.Name == "" {
-					im.fail(pp+".functionCall.name", "a functionCall needs a name")
-				}
-				id := fc.ID
-				if id == "" {
-					id = fmt.Sprintf("gemini-call-%d-%d", i, calls)
-				}
-				calls++
-				pending = append(pending, pendingCall{id: id, name: fc.Name})
-				im.rememberCall(id, fc.Name)
-				parts = append(parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: fc.Name, ArgumentsJSON: argumentsFromObject(fc.Args)}})
-			case p.FunctionResponse != nil:
-				fr := p.FunctionResponse
-				id := fr.ID
-				if id == "" {
-					var ok bool
-					if id, ok = takePending(&pending, fr.Name); !ok {
-						im.fail(pp+".functionResponse.name", "functionResponse %q answers no functionCall of the previous model turn", fr.Name)
-						continue
-					}
-				}
-				content, isErr := geminiResponseContent(fr.Response)
-				results = append(results, policies.ToolResult{ToolCallID: id, Name: fr.Name, Content: content, IsError: isErr})
-			default:
-				im.fail(pp, "unsupported part (want text, inlineData, fileData, functionCall or functionResponse)")
-			}
-		}
-		flush()
+		g.content(i, content)
 	}
+}
+
+// geminiImport reads contents in order. Gemini may leave call ids out, so a
+// functionResponse without one answers the first call of that name of the
+// previous model turn still pending.
+type geminiImport struct {
+	*importer
+	pending []pendingCall
+}
+
+// geminiTurn is what one content is read into.
+type geminiTurn struct {
+	turn
+	index int // of the content, for synthesized call ids
+	calls int
+}
+
+func (g *geminiImport) content(i int, content geminiContent) {
+	path := fmt.Sprintf("contents[%d]", i)
+	t := geminiTurn{turn: turn{im: g.importer}, index: i}
+	switch content.Role {
+	case "user", "":
+		t.role = policies.RoleUser
+	case "model":
+		t.role = policies.RoleAssistant
+		g.pending = g.pending[:0]
+	default:
+		g.fail(path+".role", "unsupported role %q (want user or model)", content.Role)
+		return
+	}
+	for j, p := range content.Parts {
+		t.next(p.FunctionResponse != nil)
+		g.part(fmt.Sprintf("%s.parts[%d]", path, j), &t, p)
+	}
+	t.flush()
+}
+
+// part reads one part at path into t; a part that cannot be read is reported
+// and left out.
+func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart) {
+	switch {
+	case p.Text != nil && p.Thought:
+		r := policies.Reasoning{Text: *p.Text}
+		if p.ThoughtSignature != "" {
+			sig, ok := decodeSignature(p.ThoughtSignature)
+			if !ok {
+				g.fail(path+".thoughtSignature", "the signature must be standard base64")
+				return
+			}
+			r.Signature = sig
+		}
+		t.parts = append(t.parts, policies.Part{Kind: policies.PartReasoning, Reasoning: r})
+	case p.Text != nil:
+		t.parts = append(t.parts, textPart(*p.Text))
+	case p.InlineData != nil:
+		data, err := base64.StdEncoding.DecodeString(p.InlineData.Data)
+		if err != nil {
+			g.fail(path+".inlineData.data", "not base64: %v", err)
+			return
+		}
+		t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: p.InlineData.MimeType}))
+	case p.FileData != nil:
+		if p.FileData.FileURI == "" {
+			g.fail(path+".fileData.fileUri", "a file needs a URI")
+			return
+		}
+		t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: p.FileData.FileURI, MediaType: p.FileData.MimeType}))
+	case p.FunctionCall != nil:
+		g.functionCall(path, t, p.FunctionCall)
+	case p.FunctionResponse != nil:
+		g.functionResponse(path, t, p.FunctionResponse)
+	default:
+		g.fail(path, "unsupported part (want text, inlineData, fileData, functionCall or functionResponse)")
+	}
+}
+
+func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *geminiFunctionCall) {
+	if t.role != policies.RoleAssistant {
+		g.fail(path+".functionCall", "a functionCall belongs in a model turn")
+		return
+	}
+	if fc.Name == "" {
+		g.fail(path+".functionCall.name", "a functionCall needs a name")
+	}
+	id := fc.ID
+	if id == "" {
+		id = fmt.Sprintf("gemini-call-%d-%d", t.index, t.calls)
+	}
+	t.calls++
+	g.pending = append(g.pending, pendingCall{id: id, name: fc.Name})
+	g.rememberCall(id, fc.Name)
+	t.parts = append(t.parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: fc.Name, ArgumentsJSON: argumentsFromObject(fc.Args)}})
+}
+
+func (g *geminiImport) functionResponse(path string, t *geminiTurn, fr *geminiFunctionResponse) {
+	id := fr.ID
+	if id == "" {
+		var ok bool
+		if id, ok = takePending(&g.pending, fr.Name); !ok {
+			g.fail(path+".functionResponse.name", "functionResponse %q answers no functionCall of the previous model turn", fr.Name)
+			return
+		}
+	}
+	content, isErr := geminiResponseContent(fr.Response)
+	t.results = append(t.results, policies.ToolResult{ToolCallID: id, Name: fr.Name, Content: content, IsError: isErr})
 }
 
 // geminiResponseContent reads a functionResponse.response: {"output": s} or

@@ -119,6 +119,32 @@ func (im *importer) addResults(results []policies.ToolResult) {
 	}
 }
 
+// turn collects one provider message as it is read, for the providers whose
+// messages mix tool results with other content (Anthropic, Gemini): the
+// results become tool messages of their own and the rest a message of role,
+// in the order they came.
+type turn struct {
+	im      *importer
+	role    policies.Role
+	parts   []policies.Part
+	results []policies.ToolResult
+}
+
+// next starts a new message before a block when it switches between results
+// and other content.
+func (t *turn) next(isResult bool) {
+	if isResult && len(t.parts) > 0 || !isResult && len(t.results) > 0 {
+		t.flush()
+	}
+}
+
+// flush adds what was collected.
+func (t *turn) flush() {
+	t.im.addResults(t.results)
+	t.im.add(t.role, t.parts)
+	t.parts, t.results = nil, nil
+}
+
 func (im *importer) rememberCall(id, name string) {
 	if im.callNames == nil {
 		im.callNames = make(map[string]string)

@@ -188,74 +188,13 @@ func (r *router) step(in *Step) (*Result, error) {
 		}
 		return nil, invalid([]policies.FieldViolation{{Field: "step", Description: desc}})
 	}
-	if in.FinishReason > FinishError {
-		r.violate("step.finish_reason", fmt.Sprintf("unknown finish reason %d", in.FinishReason))
-	}
-	if in.Error != "" && in.FinishReason != FinishUnspecified && in.FinishReason != FinishError {
-		r.violate("step.error", fmt.Sprintf("an error is only allowed with FINISH_REASON_ERROR, not %s", in.FinishReason))
-	}
-	failed := in.FinishReason == FinishError || (in.FinishReason == FinishUnspecified && in.Error != "")
-	if len(in.Messages) == 0 && !failed {
-		r.violate("step.messages", "at least one message is required unless the step failed (FINISH_REASON_ERROR)")
-	}
-	r.checkIDs("step", in.Messages, 0)
-
-	msgs := make([]policies.Message, 0, len(in.Messages)+1)
-	lastAssistant := -1
-	for i := range in.Messages {
-		m := adopt(in.Messages[i])
-		path := fmt.Sprintf("step.messages[%d]", i)
-		r.checkKind(path, &m)
-		r.checkParts(path, &m)
-		switch m.Role {
-		case policies.RoleAssistant:
-			lastAssistant = i
-			r.registerCalls(path, &m, exec.ID)
-		case policies.RoleTool:
-			r.answerCalls(path, &m, exec.ID)
-		case policies.RoleSystem:
-		default:
-			r.violate(path+".role", fmt.Sprintf("a step holds ROLE_ASSISTANT and ROLE_TOOL messages (and ROLE_SYSTEM ones, kept as events), not %s: send user input as a user_turn or an event", roleName(m.Role)))
-		}
-		msgs = append(msgs, m)
-	}
-	if in.Usage != nil && lastAssistant < 0 {
-		r.violate("step.usage", "usage is stored on the step's assistant message, and the step has none")
-	}
+	msgs, lastAssistant := r.stepMessages(in, exec.ID)
 	if err := r.err(); err != nil {
 		return nil, err
 	}
-
-	reason := in.FinishReason
-	if reason == FinishUnspecified {
-		switch {
-		case in.Error != "":
-			reason = FinishError
-		case lastAssistant >= 0 && msgs[lastAssistant].HasToolCalls():
-			reason = FinishToolCalls
-		default:
-			reason = FinishStop
-		}
-	}
+	reason := stepReason(in, msgs, lastAssistant)
 	stepTag := strconv.FormatUint(uint64(exec.StepIndex), 10)
-	for i := range msgs {
-		m := &msgs[i]
-		output := OutputAssistant
-		switch m.Role {
-		case policies.RoleTool:
-			output = OutputToolResult
-		case policies.RoleSystem:
-			m.Kind = policies.KindEvent
-			output = OutputEvent
-		}
-		if m.ID == "" {
-			m.ID = r.fresh(fmt.Sprintf("%s-s%d-%d", exec.ID, exec.StepIndex, i))
-		}
-		m.ExecutionID = exec.ID
-		m.Metadata[MetaOutput] = output
-		m.Metadata[MetaStepIndex] = stepTag
-		r.stamp(m)
-	}
+	r.tagStep(msgs, exec, stepTag)
 	if in.Usage != nil {
 		u := *in.Usage
 		msgs[lastAssistant].Usage = &u
@@ -279,6 +218,86 @@ func (r *router) step(in *Step) (*Result, error) {
 		next.Execution.StepIndex++
 	}
 	return res, nil
+}
+
+// stepMessages checks a step of execution executionID and adopts its
+// messages; violations are left in r. lastAssistant is the index of the
+// step's last assistant message, -1 when it has none.
+func (r *router) stepMessages(in *Step, executionID string) (msgs []policies.Message, lastAssistant int) {
+	if in.FinishReason > FinishError {
+		r.violate("step.finish_reason", fmt.Sprintf("unknown finish reason %d", in.FinishReason))
+	}
+	if in.Error != "" && in.FinishReason != FinishUnspecified && in.FinishReason != FinishError {
+		r.violate("step.error", fmt.Sprintf("an error is only allowed with FINISH_REASON_ERROR, not %s", in.FinishReason))
+	}
+	failed := in.FinishReason == FinishError || (in.FinishReason == FinishUnspecified && in.Error != "")
+	if len(in.Messages) == 0 && !failed {
+		r.violate("step.messages", "at least one message is required unless the step failed (FINISH_REASON_ERROR)")
+	}
+	r.checkIDs("step", in.Messages, 0)
+
+	msgs = make([]policies.Message, 0, len(in.Messages)+1)
+	lastAssistant = -1
+	for i := range in.Messages {
+		m := adopt(in.Messages[i])
+		path := fmt.Sprintf("step.messages[%d]", i)
+		r.checkKind(path, &m)
+		r.checkParts(path, &m)
+		switch m.Role {
+		case policies.RoleAssistant:
+			lastAssistant = i
+			r.registerCalls(path, &m, executionID)
+		case policies.RoleTool:
+			r.answerCalls(path, &m, executionID)
+		case policies.RoleSystem:
+		default:
+			r.violate(path+".role", fmt.Sprintf("a step holds ROLE_ASSISTANT and ROLE_TOOL messages (and ROLE_SYSTEM ones, kept as events), not %s: send user input as a user_turn or an event", roleName(m.Role)))
+		}
+		msgs = append(msgs, m)
+	}
+	if in.Usage != nil && lastAssistant < 0 {
+		r.violate("step.usage", "usage is stored on the step's assistant message, and the step has none")
+	}
+	return msgs, lastAssistant
+}
+
+// stepReason is the step's finish reason, inferred when unspecified: ERROR
+// with an error, TOOL_CALLS when the last assistant message calls tools,
+// else STOP.
+func stepReason(in *Step, msgs []policies.Message, lastAssistant int) FinishReason {
+	if in.FinishReason != FinishUnspecified {
+		return in.FinishReason
+	}
+	switch {
+	case in.Error != "":
+		return FinishError
+	case lastAssistant >= 0 && msgs[lastAssistant].HasToolCalls():
+		return FinishToolCalls
+	}
+	return FinishStop
+}
+
+// tagStep gives a step's messages their ids, execution and ctxc. tags;
+// system messages become events.
+func (r *router) tagStep(msgs []policies.Message, exec policies.Execution, stepTag string) {
+	for i := range msgs {
+		m := &msgs[i]
+		output := OutputAssistant
+		switch m.Role {
+		case policies.RoleTool:
+			output = OutputToolResult
+		case policies.RoleSystem:
+			m.Kind = policies.KindEvent
+			output = OutputEvent
+		}
+		if m.ID == "" {
+			m.ID = r.fresh(fmt.Sprintf("%s-s%d-%d", exec.ID, exec.StepIndex, i))
+		}
+		m.ExecutionID = exec.ID
+		m.Metadata[MetaOutput] = output
+		m.Metadata[MetaStepIndex] = stepTag
+		r.stamp(m)
+	}
 }
 
 func (r *router) event(in *Event) (*Result, error) {
