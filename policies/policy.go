@@ -9,9 +9,9 @@ import (
 // Stage is a pipeline stage kind. Stages run in the order of these constants.
 type Stage uint8
 
-// The stages, in their fixed order (DESIGN.md, with the LLM planning stage of
-// seed 003 between budget and decide: it needs the budget, and the decision
-// should see what planning left).
+// The stages, in their fixed order (docs/ARCHITECTURE.md). Plan sits between
+// budget and decide: it needs the budget, and the decision should see what
+// planning left.
 const (
 	StageNormalize Stage = iota + 1
 	StageProject

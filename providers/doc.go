@@ -6,7 +6,7 @@
 // body), and reads such a body back into the domain (Import, used by the
 // Compile use case for CompileRequest.input_json).
 //
-// The system prompt goes where each provider wants it (seed 004): a leading
+// The system prompt goes where each provider wants it: a leading
 // "system" message for OpenAI and Ollama, top-level "system" for Anthropic,
 // "systemInstruction" for Gemini. Every body is checked by its provider's
 // validator before it is returned; a body that would be rejected is an error.

@@ -32,8 +32,8 @@ import (
 )
 
 // Benchmarks of the service over real gRPC on loopback, each beside a no-op
-// RPC that carries the same payload in the same run (DESIGN.md, "Performance
-// principles"). Client and server share the process, so allocs/op counts both.
+// RPC that carries the same payload in the same run (docs/ARCHITECTURE.md,
+// "Performance"). Client and server share the process, so allocs/op counts both.
 //
 //	go test -run '^$' -bench . -benchmem ./server/
 

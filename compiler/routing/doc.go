@@ -11,8 +11,8 @@
 //     system messages are the system prompt: they replace
 //     State.Context.SystemPrompt (joined by a blank line) and never enter the
 //     log. System messages after the first non-system message are kept in place
-//     as Kind EVENT with role system (seed 002). A user turn while an execution
-//     is still running interrupts it: that execution simply stops being the
+//     as Kind EVENT with role system. A user turn while an execution is still
+//     running interrupts it: that execution simply stops being the
 //     state's execution, the log keeps its trace, and normalize later
 //     synthesizes "result missing" for its unanswered calls because it has
 //     finished. Result.InterruptedExecutionID reports it.

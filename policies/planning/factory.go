@@ -40,7 +40,7 @@ func (factory) CreateDefaultConfig() policies.Config {
 	}
 }
 
-// DefaultThresholds are seed 003's numbers.
+// DefaultThresholds are the thresholds a profile that sets none uses.
 func DefaultThresholds() Thresholds {
 	return Thresholds{MinTotalChars: 5000, LargeArtifactChars: 10000, FitBufferRatio: 0.30, NearLimitRatio: 0.90, ExpensiveInputPerMTok: 10}
 }
