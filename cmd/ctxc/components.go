@@ -24,10 +24,16 @@ type policyDeps struct {
 	prices              accounting.PriceLookup
 }
 
-// components is the one list of every policy this build can put in a profile.
-// Adding a policy means adding its factory here; nothing registers itself.
+// components is the registry of every policy this build can put in a profile.
 func components(deps policyDeps) (*policies.Registry, error) {
-	return policies.NewRegistry(
+	return policies.NewRegistry(factories(deps)...)
+}
+
+// factories is the one list of every policy this build can put in a profile,
+// by stage in stage order. Adding a policy means adding its factory here;
+// nothing registers itself (docs/ARCHITECTURE.md, "Adding a policy").
+func factories(deps policyDeps) []policies.Factory {
+	return []policies.Factory{
 		// normalize
 		normalize.NewFactory(),
 		// project
@@ -58,5 +64,5 @@ func components(deps policyDeps) (*policies.Registry, error) {
 		normalize.NewRepairFactory(),
 		// render
 		render.NewFactory(),
-	)
+	}
 }
