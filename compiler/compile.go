@@ -159,11 +159,11 @@ type BudgetResult struct {
 
 // Budget runs the profile up to its budget stage.
 func (s *Service) Budget(ctx context.Context, req Request) (*BudgetResult, error) {
-	in, err := load(req.Source)
+	run, err := segment(req, pipeline.SegmentBudget)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: in.state, Options: req.Options, Segment: pipeline.SegmentBudget})
+	res, err := s.catalog.Run(ctx, run)
 	if err != nil {
 		return nil, err
 	}
@@ -182,13 +182,22 @@ type CompactResult struct {
 
 // Compact runs the profile's compaction and returns the state with it persisted.
 func (s *Service) Compact(ctx context.Context, req Request) (*CompactResult, error) {
-	in, err := load(req.Source)
+	run, err := segment(req, pipeline.SegmentCompact)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.catalog.Compact(ctx, pipeline.Request{Profile: req.Profile, State: in.state, Options: req.Options, Segment: pipeline.SegmentCompact})
+	res, err := s.catalog.Compact(ctx, run)
 	if err != nil {
 		return nil, err
 	}
 	return &CompactResult{State: res.State, Before: res.Before, After: res.After, Report: &res.Report}, nil
+}
+
+// segment loads req's state into the run of a pipeline segment.
+func segment(req Request, seg pipeline.Segment) (pipeline.Request, error) {
+	in, err := load(req.Source)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	return pipeline.Request{Profile: req.Profile, State: in.state, Options: req.Options, Segment: seg}, nil
 }

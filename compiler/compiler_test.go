@@ -43,6 +43,13 @@ func state() *policies.State {
 	}
 }
 
+// foreignState is state() of a schema version this build does not read.
+func foreignState() *policies.State {
+	st := state()
+	st.SchemaVersion = policies.CurrentSchemaVersion + 6
+	return st
+}
+
 func TestNewNeedsItsDependencies(t *testing.T) {
 	if _, err := New(Config{Counters: compilertest.Counters{}}); err == nil {
 		t.Error("New without a catalog succeeded")
@@ -177,8 +184,7 @@ func checkErr(t *testing.T, err, want error, field string) {
 // TestOmitStablePrefix: the leading messages the caller holds byte for byte
 // are left out when asked, and nothing else ever is.
 func TestOmitStablePrefix(t *testing.T) {
-	foreign := state()
-	foreign.SchemaVersion = 7
+	foreign := foreignState()
 	tests := []struct {
 		name        string
 		req         CompileRequest
@@ -224,8 +230,7 @@ func TestOmitStablePrefix(t *testing.T) {
 // TestLoad: the lifecycle checks run before every use case, with reset and
 // the call's model.
 func TestLoad(t *testing.T) {
-	foreign := state()
-	foreign.SchemaVersion = 7
+	foreign := foreignState()
 	tests := []struct {
 		name          string
 		src           StateSource
