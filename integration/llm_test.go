@@ -153,7 +153,7 @@ profiles:
 			doc.WriteString("Retry policy: failed uploads retry with exponential backoff, at most 5 attempts, starting at 200ms.\n")
 		}
 	}
-	// A window the document nearly fills: seed 003's table calls for planning.
+	// A window the document nearly fills: ShouldUseLLMPlanning's table calls for planning.
 	window := uint32(3500)
 	req := &ctxcv1.CompileRequest{
 		Profile: "planned",

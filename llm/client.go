@@ -57,6 +57,13 @@ const (
 	KindCanceled    = "canceled"
 )
 
+// Completer is what the policies need of a model client; *Client implements it.
+type Completer interface {
+	Complete(ctx context.Context, req Request) (Response, error)
+	Model() string
+	ContextWindow() int
+}
+
 // Error is a failed call.
 type Error struct {
 	Kind     string

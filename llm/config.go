@@ -9,8 +9,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Config is one helper model (seed 003's ModelConfig entry): which model, on
-// which endpoint, with which limits.
+// Config is one helper model: which model, on which endpoint, with which
+// limits.
 type Config struct {
 	// Model is the model name sent to the endpoint ("gpt-4o-mini", "llama3.2").
 	Model string `yaml:"model" json:"model"`
@@ -80,8 +80,7 @@ func (c *Config) Validate() error {
 }
 
 // ModelsConfig is the config file's `models` section for helper models
-// (seed 003's ModelConfig without the primary model, which comes with each
-// request). A nil entry means no such model: the policies then use their
+// (the primary model comes with each request). A nil entry means no such model: the policies then use their
 // deterministic fallbacks.
 type ModelsConfig struct {
 	Planner    *Config `yaml:"planner" json:"planner"`

@@ -16,22 +16,24 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/budget"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/decide"
+	"github.com/contextcompiler/ctxc/policies/estimate"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 	"github.com/contextcompiler/ctxc/policies/normalize"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/render"
-	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/policies/views"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // Benchmarks of the service over real gRPC on loopback, each beside a no-op
-// RPC that carries the same payload in the same run (DESIGN.md, "Performance
-// principles"). Client and server share the process, so allocs/op counts both.
+// RPC that carries the same payload in the same run (docs/ARCHITECTURE.md,
+// "Performance"). Client and server share the process, so allocs/op counts both.
 //
 //	go test -run '^$' -bench . -benchmem ./server/
 
@@ -52,7 +54,7 @@ func benchRegistry(b testing.TB) *policies.Registry {
 		views.NewFactory(),
 		isolation.NewObservationMaskingFactory(),
 		isolation.NewTransparentFactory(),
-		tokens.NewEstimateFactory(),
+		estimate.NewFactory(),
 		budget.NewFactory(),
 		decide.NewThresholdFactory(),
 		decide.NewMessageCountFactory(),
@@ -137,7 +139,11 @@ func newRealService(tb testing.TB) *Service {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	svc, err := New(Config{Compiler: cat, Counters: tok, Logger: slog.New(slog.DiscardHandler)})
+	app, err := compiler.New(compiler.Config{Catalog: cat, Counters: tok, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	svc, err := New(Config{Compiler: app, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -277,7 +283,7 @@ func BenchmarkCompileVsNoop(b *testing.B) {
 	}
 }
 
-// BenchmarkBudgetRPC is BenchmarkBudget of policies/tokens over gRPC: a
+// BenchmarkBudgetRPC is BenchmarkBudget of package tokens over gRPC: a
 // 2,000-message state with no count cached, with every count cached, and with
 // two new messages appended to a cached state.
 func BenchmarkBudgetRPC(b *testing.B) {

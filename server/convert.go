@@ -7,37 +7,17 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/pipeline"
 )
-
-// Limits are the documented size limits of a request. Each is checked before
-// the work it bounds, so an oversized request costs no more than reading it.
-type Limits struct {
-	// MaxMessages bounds the messages of a state's log (and of a CountTokens request).
-	MaxMessages int
-	// MaxPartsPerMessage bounds the parts of one message.
-	MaxPartsPerMessage int
-	// MaxTools bounds the tool definitions of a state.
-	MaxTools int
-	// MaxMessageBytes is the transport's message limit; a request whose
-	// system prompt template would expand past it is refused before the
-	// expansion is built.
-	MaxMessageBytes int
-}
-
-// DefaultLimits are the limits a server uses unless configured otherwise.
-func DefaultLimits() Limits {
-	return Limits{MaxMessages: 100_000, MaxPartsPerMessage: 1_000, MaxTools: 1_000, MaxMessageBytes: DefaultMaxMessageBytes}
-}
 
 // decoder converts requests to domain types and validates them in the same
 // pass, collecting every field violation so a client fixes all of them at once.
 // Limit and precondition problems stop the pass: they are not field typos and
 // the rest of an oversized or foreign-version state is not worth reading.
 type decoder struct {
-	limits     Limits
+	limits     compiler.Limits
 	violations []policies.FieldViolation
 	// idsOptional accepts messages without ids (Route assigns them).
 	idsOptional bool
@@ -78,7 +58,7 @@ func (p elemPath) field(suffix string) string {
 }
 
 // state converts a request's AgentState; a nil state is a violation of path.
-// The schema version is the lifecycle check's business (see Service.loadState).
+// The schema version is the lifecycle check's business (compiler.StateSource).
 func (d *decoder) state(path string, in *ctxcv1.AgentState) (*policies.State, error) {
 	if in == nil {
 		d.violate(path, "required")
@@ -507,7 +487,7 @@ func messageReportsToProto(in []policies.MessageReport) []*ctxcv1.MessageReport 
 	return out
 }
 
-func profileToProto(p *pipeline.ProfileInfo) *ctxcv1.Profile {
+func profileToProto(p *compiler.ProfileInfo) *ctxcv1.Profile {
 	out := &ctxcv1.Profile{Name: p.Name, Description: p.Description, Default: p.Default, Source: p.Source,
 		RecentTurns: u32(p.RecentTurns), BoundedLog: p.BoundedLog, CompactOnExecutionEnd: p.CompactOnExecutionEnd}
 	out.Stages = make([]*ctxcv1.ProfileStage, len(p.Stages))

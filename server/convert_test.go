@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 )
@@ -186,7 +187,7 @@ func canonical(in *ctxcv1.AgentState) *ctxcv1.AgentState {
 // decodeState decodes a state with the default limits, field violations
 // included in the error.
 func decodeState(in *ctxcv1.AgentState) (*policies.State, error) {
-	d := decoder{limits: DefaultLimits()}
+	d := decoder{limits: compiler.DefaultLimits()}
 	st, err := d.state("state", in)
 	if err == nil {
 		err = d.err()
@@ -333,7 +334,7 @@ func TestValidationViolations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := validState()
 			tt.change(s)
-			d := decoder{limits: DefaultLimits()}
+			d := decoder{limits: compiler.DefaultLimits()}
 			if _, err := d.state("state", s); err != nil {
 				t.Fatalf("unexpected non-field error %v", err)
 			}
@@ -345,23 +346,23 @@ func TestValidationViolations(t *testing.T) {
 }
 
 func TestValidationStopsOnLimits(t *testing.T) {
-	small := Limits{MaxMessages: 2, MaxPartsPerMessage: 1, MaxTools: 1}
+	small := compiler.Limits{MaxMessages: 2, MaxPartsPerMessage: 1, MaxTools: 1}
 	tests := []struct {
 		name   string
-		limits Limits
+		limits compiler.Limits
 		state  *ctxcv1.AgentState
 		blob   []byte
 		want   error
 	}{
 		{"missing state", small, nil, nil, nil},
-		{"too many messages", Limits{MaxMessages: 2, MaxPartsPerMessage: 5, MaxTools: 5}, validState(), nil,
+		{"too many messages", compiler.Limits{MaxMessages: 2, MaxPartsPerMessage: 5, MaxTools: 5}, validState(), nil,
 			&policies.LimitError{Field: "state.context.messages", Limit: 2, Got: 3}},
-		{"too many parts", Limits{MaxMessages: 5, MaxPartsPerMessage: 1, MaxTools: 5}, func() *ctxcv1.AgentState {
+		{"too many parts", compiler.Limits{MaxMessages: 5, MaxPartsPerMessage: 1, MaxTools: 5}, func() *ctxcv1.AgentState {
 			s := validState()
 			s.Context.Messages[1].Parts = append(s.Context.Messages[1].Parts, s.Context.Messages[1].Parts[0])
 			return s
 		}(), nil, &policies.LimitError{Field: "state.context.messages[1].parts", Limit: 1, Got: 2}},
-		{"too many tools", Limits{MaxMessages: 5, MaxPartsPerMessage: 5, MaxTools: 1}, func() *ctxcv1.AgentState {
+		{"too many tools", compiler.Limits{MaxMessages: 5, MaxPartsPerMessage: 5, MaxTools: 1}, func() *ctxcv1.AgentState {
 			s := validState()
 			s.Context.Tools = []*ctxcv1.ToolDefinition{{Name: "a"}, {Name: "b"}}
 			return s
@@ -400,7 +401,7 @@ func TestOptionsValidation(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			d := decoder{limits: DefaultLimits()}
+			d := decoder{limits: compiler.DefaultLimits()}
 			d.options("options", tt.in)
 			if diff := cmp.Diff(tt.want, d.violations); diff != "" {
 				t.Errorf("violations (-want +got):\n%s", diff)

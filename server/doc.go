@@ -1,10 +1,14 @@
-// Package server owns the gRPC adapter of ctxc: it validates requests while
-// converting them from protobuf to the policies domain types, runs the
-// pipeline, converts the results back, and maps every domain error to a gRPC
-// status with google.rpc error details. It also owns the transport around the
-// service: listeners (TCP or Unix socket), interceptors (logging, panic
-// recovery, Prometheus), the OpenTelemetry stats handler, health, reflection,
-// message size and keepalive limits, and graceful shutdown.
+// Package server is ctxc's transport: the gRPC adapter of the application
+// layer (package compiler) and everything around it. Each handler decodes the
+// request into the application layer's types, validating every field in the
+// same pass, calls one use case, encodes the result, and maps any error to a
+// gRPC status with google.rpc error details in the one function toStatus.
+// Around the service it owns the gRPC server (listeners on TCP or a Unix
+// socket, interceptors for logging, panic recovery and Prometheus, the
+// OpenTelemetry stats handler, health, reflection, message size and
+// keepalive limits, graceful shutdown) and the HTTP/JSON gateway in front of
+// it.
 //
-// Protobuf types stop here: nothing below this package imports gen/.
+// Protobuf types stop here: nothing below this package imports gen/, and the
+// opaque state blob (package server/stateblob) is a wire format too.
 package server

@@ -21,132 +21,18 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/contextcompiler/ctxc/compiler"
+	"github.com/contextcompiler/ctxc/compiler/compilertest"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 )
 
-// fakeCounter counts one token per 4 bytes of text, plus 3 per message.
-type fakeCounter struct{ name string }
-
-func (c fakeCounter) CountMessage(m *policies.Message) (int, policies.Provenance) {
-	return 3 + len(m.Text())/4, policies.ProvenanceExact
-}
-func (c fakeCounter) CountText(s string) int { return len(s) / 4 }
-func (c fakeCounter) CountPreamble(ctx *policies.Context) (int, int) {
-	return len(ctx.SystemPrompt) / 4, len(ctx.Tools) * 10
-}
-func (c fakeCounter) Name() string { return c.name }
-
-type fakeCounters struct{}
-
-func (fakeCounters) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
-	if spec.Name != "gpt-4o" {
-		return policies.ModelInfo{}, nil, &policies.UnknownModelError{Field: "state.model.name", Model: spec.Name}
-	}
-	return policies.ModelInfo{Name: spec.Name, ContextWindow: 128000}, fakeCounter{"o200k_base"}, nil
-}
-
-func (fakeCounters) CounterForEncoding(name string) (policies.TokenCounter, error) {
-	if name != "cl100k_base" {
-		return nil, &policies.InvalidArgumentError{Reason: policies.ReasonUnknownEncoding,
-			Violations: []policies.FieldViolation{{Field: "encoding", Description: "unknown encoding " + name}}}
-	}
-	return fakeCounter{name}, nil
-}
-
-// fakeCompiler keeps every message, reports them kept, and records requests.
-// A run of profile "panic" panics; a run of profile "block" waits for release.
-type fakeCompiler struct {
-	mu      sync.Mutex
-	got     []pipeline.Request
-	started chan struct{}
-	release chan struct{}
-}
-
-func newFakeCompiler() *fakeCompiler {
-	return &fakeCompiler{started: make(chan struct{}, 16), release: make(chan struct{})}
-}
-
-func (f *fakeCompiler) Run(ctx context.Context, req pipeline.Request) (*pipeline.Result, error) {
-	f.mu.Lock()
-	f.got = append(f.got, req)
-	f.mu.Unlock()
-	switch req.Profile {
-	case "", "pragmatic", "custom":
-	case "panic":
-		panic("policy bug with secret detail")
-	case "block":
-		f.started <- struct{}{}
-		select {
-		case <-f.release:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	default:
-		return nil, &policies.UnknownProfileError{Name: req.Profile, Known: []string{"custom", "pragmatic"}}
-	}
-	w := &policies.Work{State: req.State, Options: req.Options, Entries: policies.EntriesFromLog(req.State.Context.Messages)}
-	report := policies.Report{Profile: "pragmatic", FirstChangedIndex: 1}
-	for i := range w.Entries {
-		n, p := fakeCounter{}.CountMessage(&w.Entries[i].Message)
-		w.Entries[i].Tokens, w.Entries[i].Provenance = n, p
-		report.Messages = append(report.Messages, policies.MessageReport{MessageID: w.Entries[i].SourceID, Disposition: policies.DispositionKept, Tokens: n, Provenance: p})
-	}
-	report.Stages = []policies.StageReport{{Stage: "normalize", Policy: "normalize", MessagesIn: len(w.Entries), MessagesOut: len(w.Entries)}}
-	w.Budget = &policies.Budget{ContextWindow: 128000, Used: w.MessageTokens(), ReservedOutput: 4096, Remaining: 128000 - 4096 - w.MessageTokens(),
-		Provenance: policies.ProvenanceExact, Counter: "o200k_base", Breakdown: policies.Breakdown{Conversation: w.MessageTokens()}}
-	return &pipeline.Result{Work: w, Report: report, BudgetBefore: w.Budget}, nil
-}
-
-func (f *fakeCompiler) Compact(ctx context.Context, req pipeline.Request) (*pipeline.CompactResult, error) {
-	res, err := f.Run(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	st := *req.State
-	st.Context.Messages = append(append([]policies.Message(nil), st.Context.Messages...), policies.Message{
-		ID: "ctxc-summary-1", Role: policies.RoleUser, Kind: policies.KindSummary, CoversMessageIDs: []string{"u1"},
-		Parts: []policies.Part{policies.TextPart("summary")},
-	})
-	return &pipeline.CompactResult{State: &st, Before: res.Work.Budget, After: res.Work.Budget, Report: res.Report}, nil
-}
-
-func (f *fakeCompiler) Profiles() []pipeline.ProfileInfo {
-	return []pipeline.ProfileInfo{
-		{Name: "custom", Description: "Mine.", Source: "examples/profiles.yaml", Stages: []pipeline.StepInfo{{Stage: "normalize", Policy: "normalize", SettingsJSON: "{}"}}},
-		{Name: "pragmatic", Description: "Default.", Default: true, Source: "builtin", Stages: []pipeline.StepInfo{
-			{Stage: "normalize", Policy: "normalize", SettingsJSON: "{}"},
-			{Stage: "estimate", Policy: "estimate", SettingsJSON: `{"cache":true}`},
-		}},
-	}
-}
-
-func (f *fakeCompiler) DefaultProfile() string { return "pragmatic" }
-
-func (f *fakeCompiler) Profile(name string) (pipeline.ProfileInfo, error) {
-	if name == "" {
-		name = f.DefaultProfile()
-	}
-	for _, p := range f.Profiles() {
-		if p.Name == name {
-			return p, nil
-		}
-	}
-	return pipeline.ProfileInfo{}, &policies.UnknownProfileError{Name: name, Known: []string{"custom", "pragmatic"}}
-}
-
-func (f *fakeCompiler) requests() []pipeline.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]pipeline.Request(nil), f.got...)
-}
-
 type harness struct {
 	client    ctxcv1.ContextCompilerServiceClient
 	health    healthpb.HealthClient
 	transport *Transport
-	compiler  *fakeCompiler
+	catalog   *compilertest.Catalog
 	logs      *lockedBuffer
 	stop      context.CancelFunc
 	served    chan error
@@ -172,9 +58,13 @@ func (l *lockedBuffer) String() string {
 // start serves a Service over an in-memory listener.
 func start(t *testing.T, cfg TransportConfig) *harness {
 	t.Helper()
-	h := &harness{compiler: newFakeCompiler(), logs: &lockedBuffer{}, served: make(chan error, 1)}
+	h := &harness{catalog: compilertest.NewCatalog(), logs: &lockedBuffer{}, served: make(chan error, 1)}
 	log := slog.New(slog.NewTextHandler(h.logs, nil))
-	svc, err := New(Config{Compiler: h.compiler, Counters: fakeCounters{}, Logger: log})
+	app, err := compiler.New(compiler.Config{Catalog: h.catalog, Counters: compilertest.Counters{}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(Config{Compiler: app, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +107,7 @@ func TestCompileConvertsBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMessages := append([]*ctxcv1.Message{{Id: pipeline.SystemMessageID, Role: ctxcv1.Role_ROLE_SYSTEM,
+	wantMessages := append([]*ctxcv1.Message{{Id: compiler.SystemMessageID, Role: ctxcv1.Role_ROLE_SYSTEM,
 		Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "Be brief."}}}}}, requestState().Context.Messages...)
 	if diff := cmp.Diff(wantMessages, resp.GetMessages(), protocmp.Transform()); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
@@ -231,7 +121,7 @@ func TestCompileConvertsBothWays(t *testing.T) {
 	if got := resp.GetReport(); got.GetProfile() != "pragmatic" || len(got.GetMessages()) != 3 || got.GetFirstChangedIndex() != 1 || got.GetStages()[0].GetPolicy() != "normalize" {
 		t.Errorf("report not converted: %v", got)
 	}
-	reqs := h.compiler.requests()
+	reqs := h.catalog.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("compiler ran %d times", len(reqs))
 	}
@@ -254,7 +144,7 @@ func TestCompileRequestModelReplacesStateModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := h.compiler.requests()[0].State.Model
+	got := h.catalog.Requests()[0].State.Model
 	if diff := cmp.Diff(policies.ModelSpec{Name: "gpt-4o", Provider: "openai", ContextWindowTokens: &window}, got); diff != "" {
 		t.Errorf("model (-want +got):\n%s", diff)
 	}
@@ -266,7 +156,7 @@ func TestBudgetReturnsPerMessageCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req := h.compiler.requests()[0]; req.Segment != pipeline.SegmentBudget || req.Profile != "custom" {
+	if req := h.catalog.Requests()[0]; req.Segment != pipeline.SegmentBudget || req.Profile != "custom" {
 		t.Errorf("segment %v profile %q", req.Segment, req.Profile)
 	}
 	want := []*ctxcv1.MessageReport{
@@ -468,7 +358,7 @@ func TestOversizedRequestIsRefused(t *testing.T) {
 	if status.Code(err) != codes.ResourceExhausted {
 		t.Fatalf("got %v, want RESOURCE_EXHAUSTED", err)
 	}
-	if len(h.compiler.requests()) != 0 {
+	if len(h.catalog.Requests()) != 0 {
 		t.Error("an oversized request reached the compiler")
 	}
 	if _, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: requestState()}); err != nil {
@@ -511,13 +401,13 @@ func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
 		_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: requestState(), Profile: "block"})
 		done <- err
 	}()
-	<-h.compiler.started
+	<-h.catalog.Started
 	h.stop()
 	// Shutdown turns health NOT_SERVING before it waits for calls.
 	for healthStatus(t, h.transport, "") != healthpb.HealthCheckResponse_NOT_SERVING {
 		runtime.Gosched()
 	}
-	close(h.compiler.release)
+	close(h.catalog.Release)
 	if err := <-done; err != nil {
 		t.Errorf("in-flight call failed: %v", err)
 	}
@@ -534,7 +424,7 @@ func TestShutdownCutsOffCallsAfterTheGracePeriod(t *testing.T) {
 		_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: requestState(), Profile: "block"})
 		done <- err
 	}()
-	<-h.compiler.started
+	<-h.catalog.Started
 	h.stop()
 	if err := <-h.served; err != nil {
 		t.Errorf("Serve: %v", err)
@@ -554,7 +444,7 @@ func TestShutdownEndsByTheStopByDeadline(t *testing.T) {
 		_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: requestState(), Profile: "block"})
 		done <- err
 	}()
-	<-h.compiler.started
+	<-h.catalog.Started
 	h.transport.StopBy(time.Now()) // nothing is left of the grace period
 	h.stop()
 	if err := <-h.served; err != nil {

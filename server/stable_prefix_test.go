@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 	"github.com/contextcompiler/ctxc/server/stateblob"
 )
@@ -23,7 +23,7 @@ import (
 func callerContext(req *ctxcv1.CompileRequest, resp *ctxcv1.CompileResponse) []*ctxcv1.Message {
 	var held []*ctxcv1.Message
 	if sp := req.GetState().GetContext().GetSystemPrompt(); sp != "" {
-		held = append(held, &ctxcv1.Message{Id: pipeline.SystemMessageID, Role: ctxcv1.Role_ROLE_SYSTEM,
+		held = append(held, &ctxcv1.Message{Id: compiler.SystemMessageID, Role: ctxcv1.Role_ROLE_SYSTEM,
 			Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: sp}}}})
 	}
 	held = append(held, req.GetState().GetContext().GetMessages()...)

@@ -29,11 +29,12 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
 // DefaultMaxMessageBytes bounds a request or response message.
-const DefaultMaxMessageBytes = 32 << 20
+const DefaultMaxMessageBytes = compiler.DefaultMaxMessageBytes
 
 // DefaultGracePeriod is how long shutdown waits for in-flight calls.
 const DefaultGracePeriod = 10 * time.Second
@@ -218,6 +219,17 @@ func UnixSocketPath(addr string) (string, bool) {
 		return p, true
 	}
 	return rest, true
+}
+
+// DialTarget turns a listen address into a gRPC target.
+func DialTarget(addr string) string {
+	if path, ok := UnixSocketPath(addr); ok {
+		if strings.HasPrefix(path, "/") {
+			return "unix://" + path
+		}
+		return "unix:" + path
+	}
+	return "passthrough:///" + addr
 }
 
 // interceptorLogger adapts slog to the logging interceptor.

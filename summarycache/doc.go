@@ -1,4 +1,5 @@
-// Package summarycache owns the summary cache of seed 003: LLM-written text
+// Package summarycache owns the summary cache of the LLM-assisted policies
+// (llm_plan, llm_summarize): LLM-written text
 // (summaries, by default) keyed by what was summarized and the focus asked
 // for. It is an in-memory LRU with a TTL by default, or Redis when configured
 // so that replicas share it. Concurrent identical requests share one

@@ -3,15 +3,16 @@ package main
 import (
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/policies/budget"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/decide"
+	"github.com/contextcompiler/ctxc/policies/estimate"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 	"github.com/contextcompiler/ctxc/policies/llmsummary"
 	"github.com/contextcompiler/ctxc/policies/normalize"
 	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/policies/render"
-	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/policies/views"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
@@ -20,13 +21,19 @@ import (
 type policyDeps struct {
 	planner, summarizer llm.Completer // nil when not configured
 	cache               *summarycache.Cache
-	prices              llm.PriceLookup
+	prices              accounting.PriceLookup
 }
 
-// components is the one list of every policy this build can put in a profile.
-// Adding a policy means adding its factory here; nothing registers itself.
+// components is the registry of every policy this build can put in a profile.
 func components(deps policyDeps) (*policies.Registry, error) {
-	return policies.NewRegistry(
+	return policies.NewRegistry(factories(deps)...)
+}
+
+// factories is the one list of every policy this build can put in a profile,
+// by stage in stage order. Adding a policy means adding its factory here;
+// nothing registers itself (docs/ARCHITECTURE.md, "Adding a policy").
+func factories(deps policyDeps) []policies.Factory {
+	return []policies.Factory{
 		// normalize
 		normalize.NewFactory(),
 		// project
@@ -36,7 +43,7 @@ func components(deps policyDeps) (*policies.Registry, error) {
 		isolation.NewBoundaryFactory(),
 		isolation.NewObservationMaskingFactory(),
 		// estimate
-		tokens.NewEstimateFactory(),
+		estimate.NewFactory(),
 		// budget
 		budget.NewFactory(),
 		// plan
@@ -57,5 +64,5 @@ func components(deps policyDeps) (*policies.Registry, error) {
 		normalize.NewRepairFactory(),
 		// render
 		render.NewFactory(),
-	)
+	}
 }

@@ -17,9 +17,9 @@ import (
 
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/summarycache"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // Config is the server's configuration. Precedence, highest first: command-line
@@ -40,8 +40,8 @@ type Config struct {
 	Profiles []pipeline.ProfileSpec `yaml:"profiles"`
 	// ModelRegistry adds or overrides entries of the built-in model registry.
 	ModelRegistry []tokens.ModelEntry `yaml:"model_registry"`
-	// Models are the helper models of the llm_plan and llm_summarize policies
-	// (seed 003's ModelConfig); the primary model is each request's.
+	// Models are the helper models of the llm_plan and llm_summarize policies;
+	// the primary model is each request's.
 	Models llm.ModelsConfig `yaml:"models"`
 	// SummaryCache caches LLM summaries and plans: in memory, or in Redis when
 	// redis_url is set so that replicas share it.

@@ -17,6 +17,7 @@ import (
 	"github.com/contextcompiler/ctxc/eval"
 	"github.com/contextcompiler/ctxc/eval/synth"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 // evalMaxMessageBytes is the gRPC message limit of --addr calls: a long
@@ -127,7 +128,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 // builds it. It prints what went wrong itself; ok is false then.
 func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), addr string, io stdio) (svc eval.Service, where string, closeSvc func(), ok bool) {
 	if addr != "" {
-		conn, err := grpc.NewClient(dialTarget(addr), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		conn, err := grpc.NewClient(server.DialTarget(addr), grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(evalMaxMessageBytes), grpc.MaxCallSendMsgSize(evalMaxMessageBytes)))
 		if err != nil {
 			fmt.Fprintf(io.err, "ctxc eval: %v\n", err)

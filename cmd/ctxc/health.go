@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -26,7 +25,7 @@ func runHealth(ctx context.Context, args []string, io stdio, lookupEnv func(stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	conn, err := grpc.NewClient(dialTarget(*addr), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(server.DialTarget(*addr), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc health: %v\n", err)
 		return exitError
@@ -62,15 +61,4 @@ func defaultHealthAddr(lookupEnv func(string) (string, bool)) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
-}
-
-// dialTarget turns a listen address into a gRPC target.
-func dialTarget(addr string) string {
-	if path, ok := server.UnixSocketPath(addr); ok {
-		if strings.HasPrefix(path, "/") {
-			return "unix://" + path
-		}
-		return "unix:" + path
-	}
-	return "passthrough:///" + addr
 }

@@ -71,7 +71,7 @@ func fullSize(st *policies.State) int {
 	return n
 }
 
-// checkCompiled asserts the DESIGN.md invariants on one compiled result.
+// checkCompiled asserts the invariants of docs/ARCHITECTURE.md on one compiled result.
 func checkCompiled(t *testing.T, label string, st *policies.State, res *pipeline.Result) {
 	t.Helper()
 	w := res.Work

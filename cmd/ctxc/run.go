@@ -16,12 +16,13 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/policies/tokens"
 	"github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/summarycache"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
@@ -218,10 +219,15 @@ func (e *engine) close() {
 	}
 }
 
+// service is the gRPC service over the use cases over the engine.
 func (e *engine) service(log *slog.Logger) (*server.Service, error) {
-	limits := server.DefaultLimits()
+	limits := compiler.DefaultLimits()
 	limits.MaxMessageBytes = e.maxMessageBytes
-	return server.New(server.Config{Compiler: e.catalog, Counters: e.tokens, Limits: limits, Logger: log})
+	app, err := compiler.New(compiler.Config{Catalog: e.catalog, Counters: e.tokens, Limits: limits, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return server.New(server.Config{Compiler: app, Logger: log})
 }
 
 // printJSON prints a message as indented protojson with stable white space

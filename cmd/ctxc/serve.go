@@ -70,80 +70,29 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(str
 	if err != nil {
 		return err
 	}
-	tcfg := server.TransportConfig{
-		MaxMessageBytes: cfg.MaxMessageBytes,
-		Reflection:      cfg.Reflection,
-		GracePeriod:     cfg.GracePeriod,
-		Logger:          log,
-		TracerProvider:  tp,
-	}
-	var metrics *http.Server
-	if cfg.MetricsListen != "" {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-		tcfg.MetricsRegisterer = reg
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-		metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	tcfg := server.TransportConfig{MaxMessageBytes: cfg.MaxMessageBytes, Reflection: cfg.Reflection, GracePeriod: cfg.GracePeriod, Logger: log, TracerProvider: tp}
+	metrics := newMetricsServer(cfg.MetricsListen)
+	if metrics != nil {
+		tcfg.MetricsRegisterer = metrics.reg
 	}
 	transport := server.NewTransport(svc, tcfg)
-
 	lis, err := server.Listen(cfg.Listen)
 	if err != nil {
 		return err
 	}
 	if metrics != nil {
-		mlis, err := net.Listen("tcp", cfg.MetricsListen)
-		if err != nil {
-			lis.Close()
-			return fmt.Errorf("metrics: %w", err)
-		}
-		go func() {
-			if err := metrics.Serve(mlis); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("metrics server", "error", err.Error())
-			}
-		}()
-		defer metrics.Close()
-		log.Info("metrics", "addr", "http://"+mlis.Addr().String()+"/metrics")
-	}
-	// serveCtx ends the gRPC server: with the gateway, only once the HTTP
-	// requests in flight have finished, because they are gRPC calls too.
-	serveCtx := ctx
-	if cfg.HTTPListen != "" {
-		gw, err := newGateway(lis.Addr(), cfg.MaxMessageBytes, log)
-		if err != nil {
+		if err := metrics.start(cfg.MetricsListen, log); err != nil {
 			lis.Close()
 			return err
 		}
-		defer gw.close()
-		hlis, err := net.Listen("tcp", cfg.HTTPListen)
-		if err != nil {
-			lis.Close()
-			return fmt.Errorf("http: %w", err)
-		}
-		go gw.serve(hlis)
-		var stopGRPC context.CancelFunc
-		serveCtx, stopGRPC = context.WithCancel(context.WithoutCancel(ctx))
-		defer stopGRPC()
-		go func() {
-			select {
-			case <-ctx.Done():
-				// One grace period for both: the HTTP requests (gRPC calls
-				// themselves) drain first, the gRPC server gets what is left.
-				grace := cfg.GracePeriod
-				if grace <= 0 {
-					grace = server.DefaultGracePeriod
-				}
-				deadline := time.Now().Add(grace)
-				transport.StopBy(deadline)
-				gw.shutdown(deadline)
-				stopGRPC()
-			case <-serveCtx.Done(): // serve returned without a signal
-			}
-		}()
-		// Logged before "serving" so that whoever waits for "serving" can read it.
-		log.Info("serving http", "addr", hlis.Addr().String(), "grpc", loopbackTarget(lis.Addr()))
+		defer metrics.http.Close()
 	}
+	serveCtx, stopGateway, err := startGateway(ctx, cfg, lis, transport, log)
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	defer stopGateway()
 	// Tokenizers and profiles are loaded (newEngine): only now is the server ready.
 	transport.SetServing()
 	log.Info("serving", "addr", listenAddr(lis), "version", version, "default_profile", eng.catalog.DefaultProfile(),
@@ -153,6 +102,80 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(str
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// metricsServer serves the Prometheus registry the gRPC metrics go to at
+// GET /metrics.
+type metricsServer struct {
+	reg  *prometheus.Registry
+	http *http.Server
+}
+
+// newMetricsServer builds the metrics server, or returns nil when addr is empty.
+func newMetricsServer(addr string) *metricsServer {
+	if addr == "" {
+		return nil
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	return &metricsServer{reg: reg, http: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}
+}
+
+// start listens on addr and serves in the background until m.http is closed.
+func (m *metricsServer) start(addr string, log *slog.Logger) error {
+	mlis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	go func() {
+		if err := m.http.Serve(mlis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server", "error", err.Error())
+		}
+	}()
+	log.Info("metrics", "addr", "http://"+mlis.Addr().String()+"/metrics")
+	return nil
+}
+
+// startGateway starts the HTTP/JSON gateway when cfg asks for one, and
+// returns the context that ends the gRPC server and what releases the
+// gateway. With the gateway, that context ends only once the HTTP requests in
+// flight have finished, because they are gRPC calls too: one grace period
+// covers both, the HTTP requests draining first and the gRPC server getting
+// what is left.
+func startGateway(ctx context.Context, cfg Config, lis net.Listener, transport *server.Transport, log *slog.Logger) (context.Context, func(), error) {
+	if cfg.HTTPListen == "" {
+		return ctx, func() {}, nil
+	}
+	gw, err := server.NewGateway(lis.Addr(), cfg.MaxMessageBytes, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	hlis, err := net.Listen("tcp", cfg.HTTPListen)
+	if err != nil {
+		gw.Close()
+		return nil, nil, fmt.Errorf("http: %w", err)
+	}
+	go gw.Serve(hlis)
+	serveCtx, stopGRPC := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-ctx.Done():
+			grace := cfg.GracePeriod
+			if grace <= 0 {
+				grace = server.DefaultGracePeriod
+			}
+			deadline := time.Now().Add(grace)
+			transport.StopBy(deadline)
+			gw.Shutdown(deadline)
+			stopGRPC()
+		case <-serveCtx.Done(): // serve returned without a signal
+		}
+	}()
+	// Logged before "serving" so that whoever waits for "serving" can read it.
+	log.Info("serving http", "addr", hlis.Addr().String(), "grpc", server.LoopbackTarget(lis.Addr()))
+	return serveCtx, func() { stopGRPC(); gw.Close() }, nil
 }
 
 // listenAddr is the address clients dial, with the real port when :0 was asked for.

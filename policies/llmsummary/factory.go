@@ -5,6 +5,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
@@ -20,7 +21,7 @@ type Deps struct {
 	// Cache holds summaries by what they cover; nil caches nothing.
 	Cache *summarycache.Cache
 	// Prices prices the model's usage; nil reports cost 0.
-	Prices llm.PriceLookup
+	Prices accounting.PriceLookup
 }
 
 type factory struct{ deps Deps }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/facts"
 	"github.com/contextcompiler/ctxc/summarycache"
@@ -215,7 +216,7 @@ func (r *requestSummarizer) fold(ctx context.Context, client llm.Completer, entr
 		if err != nil {
 			return "", err
 		}
-		llm.AddUsage(r.w, r.p.deps.Prices, Task, client.Model(), resp.InputTokens, resp.OutputTokens)
+		accounting.Add(r.w, r.p.deps.Prices, Task, client.Model(), resp.InputTokens, resp.OutputTokens)
 		summary = strings.TrimSpace(resp.Text)
 		if summary == "" {
 			return "", errors.New("the model returned an empty summary")

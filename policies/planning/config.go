@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Thresholds tune ShouldUseLLMPlanning (seed 003's table).
+// Thresholds tune ShouldUseLLMPlanning's decision table.
 type Thresholds struct {
 	// MinTotalChars: artifacts smaller than this in all are never planned. Default 5000.
 	MinTotalChars int `yaml:"min_total_chars" json:"min_total_chars"`
@@ -18,8 +18,8 @@ type Thresholds struct {
 	// near the limit. Default 0.90.
 	NearLimitRatio float64 `yaml:"near_limit_ratio" json:"near_limit_ratio"`
 	// ExpensiveInputPerMTok: a primary model whose input costs this many US
-	// dollars per million tokens or more is expensive (seed 003: 0.00001 per
-	// token). Default 10.
+	// dollars per million tokens or more is expensive (0.00001 per token).
+	// Default 10.
 	ExpensiveInputPerMTok float64 `yaml:"expensive_input_per_mtok" json:"expensive_input_per_mtok"`
 }
 

@@ -14,7 +14,7 @@ type PlanningInput struct {
 	PrimaryInputPerMTok float64
 }
 
-// ShouldUseLLMPlanning is seed 003's decision table, rows in order, the first
+// ShouldUseLLMPlanning is the planning decision table, rows in order, the first
 // that applies wins:
 //
 //	no artifacts                                   no

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestShouldUseLLMPlanning walks the rows of seed 003's table at their
+// TestShouldUseLLMPlanning walks the rows of its table at their
 // boundaries (default thresholds; budget 10000 tokens unless said).
 func TestShouldUseLLMPlanning(t *testing.T) {
 	base := PlanningInput{Artifacts: 2, TotalChars: 8000, LargestChars: 6000, ArtifactTokens: 2000, AvailableTokens: 10000}

@@ -1,5 +1,5 @@
-// Package planning owns the "llm_plan" policy of the plan stage (seed 003's
-// LLM artifact planner). Artifacts are the tool results in the view (of the
+// Package planning owns the "llm_plan" policy of the plan stage (the LLM
+// artifact planner). Artifacts are the tool results in the view (of the
 // current and earlier turns) and the request's attached documents.
 // ShouldUseLLMPlanning decides whether a planner call is worth it; if so, one
 // call to the planner model returns a validated plan (per artifact: include,
@@ -14,8 +14,8 @@
 // changed in place: the message and its tool_result part (with its call id)
 // stay, only the content is replaced, and the change is recorded as masked
 // (exclude) or truncated (summarize, extract). Entries policies.Protection
-// marks are never changed, with one exception that honours DESIGN invariant 6
-// as the runner does: when the view exceeds the hard window, tool results of
+// marks are never changed, with one exception that honours invariant 6 of
+// docs/ARCHITECTURE.md as the runner does: when the view exceeds the hard window, tool results of
 // the recent turns and the running execution may be shrunk too, but they stay
 // visible (content replaced, never removed). Pinned messages and unresolved
 // failures are never changed.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
 
@@ -21,7 +22,7 @@ type Deps struct {
 	// Cache holds artifact summaries by content and focus; nil caches nothing.
 	Cache *summarycache.Cache
 	// Prices prices the models' usage; nil reports cost 0.
-	Prices llm.PriceLookup
+	Prices accounting.PriceLookup
 }
 
 type factory struct{ deps Deps }
@@ -39,7 +40,7 @@ func (factory) CreateDefaultConfig() policies.Config {
 	}
 }
 
-// DefaultThresholds are seed 003's numbers.
+// DefaultThresholds are the thresholds a profile that sets none uses.
 func DefaultThresholds() Thresholds {
 	return Thresholds{MinTotalChars: 5000, LargeArtifactChars: 10000, FitBufferRatio: 0.30, NearLimitRatio: 0.90, ExpensiveInputPerMTok: 10}
 }

@@ -35,7 +35,7 @@ type Artifact struct {
 	title       string
 }
 
-// Decision is the plan's choice for one artifact (seed 003's ArtifactDecision).
+// Decision is the plan's choice for one artifact.
 type Decision struct {
 	ArtifactID string `json:"artifact_id"`
 	Strategy   string `json:"strategy"`
@@ -46,13 +46,14 @@ type Decision struct {
 	Query string `json:"query,omitempty"`
 }
 
-// Plan is the planner's answer (seed 003's ArtifactPlan).
+// Plan is the planner's answer.
 type Plan struct {
 	Artifacts []Decision `json:"artifacts"`
 	Reasoning string     `json:"reasoning"`
 }
 
-// strategyAliases accepts seed 003's names for the strategies too.
+// strategyAliases accepts the longer names planners also use (include_full,
+// rag_extract).
 var strategyAliases = map[string]string{
 	StrategyInclude: StrategyInclude, "include_full": StrategyInclude,
 	StrategySummarize: StrategySummarize,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
 
@@ -217,7 +218,7 @@ func (p policy) callPlanner(ctx context.Context, w *policies.Work, budget budget
 		if err != nil {
 			return "", err
 		}
-		llm.AddUsage(w, p.deps.Prices, TaskPlanner, p.deps.Planner.Model(), resp.InputTokens, resp.OutputTokens)
+		accounting.Add(w, p.deps.Prices, TaskPlanner, p.deps.Planner.Model(), resp.InputTokens, resp.OutputTokens)
 		if _, err := ParsePlan(resp.Text, known); err != nil {
 			return "", err
 		}
@@ -356,7 +357,7 @@ func (p policy) summarize(ctx context.Context, w *policies.Work, a *Artifact, fo
 		if err != nil {
 			return "", err
 		}
-		llm.AddUsage(w, p.deps.Prices, TaskSummarizer, client.Model(), resp.InputTokens, resp.OutputTokens)
+		accounting.Add(w, p.deps.Prices, TaskSummarizer, client.Model(), resp.InputTokens, resp.OutputTokens)
 		text := fmt.Sprintf("[ctxc summary of a %d-character result, focus %q]\n%s", a.Size, shorten(focus, 120), strings.TrimSpace(resp.Text))
 		if strings.TrimSpace(resp.Text) == "" {
 			return "", fmt.Errorf("empty summary")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/providers"
 )
 
 // TypeRender is the render stage's policy type.
@@ -38,12 +39,12 @@ func (renderer) Apply(_ context.Context, w *policies.Work) error {
 	if w.Options.Render == policies.RenderNone {
 		return nil
 	}
-	body, notes, err := render(w.Options.Render, w)
+	body, omitted, err := providers.Render(w.Options.Render, providers.Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries})
 	if err != nil {
 		return err
 	}
 	w.Rendered = string(body)
-	for _, n := range notes {
+	for _, n := range omitted {
 		w.Warn(n)
 	}
 	return nil

@@ -1115,13 +1115,13 @@ func (x *MessageReport) GetPolicy() string {
 // StageReport describes one pipeline stage of a call.
 type StageReport struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Stage kind: normalize, project, isolate, estimate, budget, decide, compact, render.
+	// Stage kind: normalize, project, isolate, estimate, budget, plan, decide, compact, render.
 	Stage string `protobuf:"bytes,1,opt,name=stage,proto3" json:"stage,omitempty"`
 	// Policy type that filled the stage, such as "observation_masking".
 	Policy string `protobuf:"bytes,2,opt,name=policy,proto3" json:"policy,omitempty"`
 	// Wall time the stage took, in microseconds.
 	DurationMicros uint64 `protobuf:"varint,3,opt,name=duration_micros,json=durationMicros,proto3" json:"duration_micros,omitempty"`
-	// Messages before and after the stage.
+	// Messages before the stage.
 	MessagesIn uint32 `protobuf:"varint,4,opt,name=messages_in,json=messagesIn,proto3" json:"messages_in,omitempty"`
 	// Messages after the stage.
 	MessagesOut uint32 `protobuf:"varint,5,opt,name=messages_out,json=messagesOut,proto3" json:"messages_out,omitempty"`

@@ -1,0 +1,203 @@
+package compiler
+
+import (
+	"context"
+
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/pipeline"
+	"github.com/contextcompiler/ctxc/providers"
+)
+
+// Request is what the state-taking use cases share: Budget and Compact take
+// it as it is, Compile extends it.
+type Request struct {
+	Source StateSource
+	// Profile names the profile to run; "" is the default.
+	Profile string
+	Options policies.Options
+}
+
+// CompileRequest is one Compile.
+type CompileRequest struct {
+	Request
+	// Attachments are documents attached to the call.
+	Attachments []policies.Attachment
+	// Input, when set, is a conversation in a provider's request format: it
+	// replaces the state's log, and its system prompt and tools when it has them.
+	Input *ProviderInput
+	// TemplateVariables, when set, make the system prompt a template whose
+	// {{name}} placeholders they fill (ExpandTemplate). Without them a prompt
+	// with literal braces is sent as it is.
+	TemplateVariables map[string]string
+	// RequestBytes is the request's size on the wire, needed with
+	// TemplateVariables: the expanded request may be no larger than one the
+	// caller could have sent (Limits.MaxMessageBytes).
+	RequestBytes int
+	// OmitStablePrefix asks to leave out of the result the leading messages
+	// the caller holds byte for byte.
+	OmitStablePrefix bool
+}
+
+// ProviderInput is a conversation in a provider's request format.
+type ProviderInput struct {
+	Format policies.RenderFormat
+	Body   []byte
+}
+
+// CompileResult is what Compile produced.
+type CompileResult struct {
+	// Messages is what the model should see (the system prompt first, as a
+	// message with id SystemMessageID), without the OmittedMessages first ones.
+	Messages []policies.Message
+	// OmittedMessages is how many leading messages were left out because the
+	// caller asked and holds them (OmitStablePrefix).
+	OmittedMessages int
+	Budget          *policies.Budget
+	Report          *policies.Report
+	// Rendered is the provider body Options.Render asked for, or "".
+	Rendered string
+	// HistoryDiscarded says the state's history was discarded (Reset).
+	HistoryDiscarded bool
+}
+
+// Compile runs the whole profile and returns what the model should see.
+func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResult, error) {
+	in, err := load(req.Source)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.compileInput(&req, in.state)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOmitStablePrefix(&req); err != nil {
+		return nil, err
+	}
+	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: st, Options: req.Options,
+		Segment: pipeline.SegmentCompile, Attachments: req.Attachments})
+	if err != nil {
+		return nil, err
+	}
+	omitted := stablePrefix(&req, res, in)
+	return &CompileResult{
+		Messages: res.MessagesFrom(omitted), OmittedMessages: omitted,
+		Budget: res.Work.Budget, Report: &res.Report, Rendered: res.Work.Rendered, HistoryDiscarded: in.discarded,
+	}, nil
+}
+
+// compileInput applies what only Compile carries to a loaded state: a
+// conversation in a provider's format and the system prompt's template
+// variables. The state is copied, never changed.
+func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*policies.State, error) {
+	out := *st
+	if in := req.Input; in != nil {
+		imported, err := providers.Import(in.Format, in.Body)
+		if err != nil {
+			return nil, err
+		}
+		if imported.SystemPrompt != "" {
+			out.Context.SystemPrompt = imported.SystemPrompt
+		}
+		if len(imported.Tools) > 0 {
+			out.Context.Tools = imported.Tools
+		}
+		if n := len(imported.Messages); n > s.limits.MaxMessages {
+			return nil, &policies.LimitError{Field: "input_json.messages", Limit: s.limits.MaxMessages, Got: n}
+		}
+		out.Context.Messages = imported.Messages
+	}
+	if len(req.TemplateVariables) > 0 {
+		// The rest of the request plus the prompt within the message limit.
+		rest := max(req.RequestBytes-len(out.Context.SystemPrompt), 0)
+		prompt, err := ExpandTemplate(out.Context.SystemPrompt, req.TemplateVariables, max(s.limits.MaxMessageBytes-rest, 0))
+		if err != nil {
+			return nil, err
+		}
+		out.Context.SystemPrompt = prompt
+	}
+	return &out, nil
+}
+
+// checkOmitStablePrefix refuses omit_stable_prefix where the caller does not
+// hold the log it would rebuild the context from.
+func checkOmitStablePrefix(req *CompileRequest) error {
+	if !req.OmitStablePrefix {
+		return nil
+	}
+	var description string
+	switch {
+	case req.Source.FromBlob:
+		description = "needs state, not state_blob: the caller must hold the messages left out"
+	case req.Input != nil:
+		description = "not allowed with input_json: the caller must hold the messages left out as state.context.messages"
+	default:
+		return nil
+	}
+	return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState,
+		Violations: []policies.FieldViolation{{Field: "omit_stable_prefix", Description: description}}}
+}
+
+// stablePrefix is how many leading compiled messages to leave out because
+// the caller asked and holds them byte for byte: its own system prompt and
+// the log messages before the first changed index. A prompt expanded from
+// template variables, or a discarded history, is not what the caller holds,
+// so then nothing is left out.
+func stablePrefix(req *CompileRequest, res *pipeline.Result, in loaded) int {
+	if !req.OmitStablePrefix || in.discarded || req.Source.State == nil ||
+		res.Work.State.Context.SystemPrompt != req.Source.State.Context.SystemPrompt {
+		return 0
+	}
+	return res.Report.VerbatimPrefix
+}
+
+// BudgetResult is what Budget produced.
+type BudgetResult struct {
+	Budget *policies.Budget
+	// Report holds, among the rest, each log message's tokens as sent.
+	Report *policies.Report
+}
+
+// Budget runs the profile up to its budget stage.
+func (s *Service) Budget(ctx context.Context, req Request) (*BudgetResult, error) {
+	run, err := segment(req, pipeline.SegmentBudget)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.catalog.Run(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return &BudgetResult{Budget: res.Work.Budget, Report: &res.Report}, nil
+}
+
+// CompactResult is what Compact produced.
+type CompactResult struct {
+	// State is the input state with the compaction persisted: summaries
+	// appended to the log, masks recorded on the messages they hide.
+	State *policies.State
+	// Before and After are the budgets before and after compaction.
+	Before, After *policies.Budget
+	Report        *policies.Report
+}
+
+// Compact runs the profile's compaction and returns the state with it persisted.
+func (s *Service) Compact(ctx context.Context, req Request) (*CompactResult, error) {
+	run, err := segment(req, pipeline.SegmentCompact)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.catalog.Compact(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return &CompactResult{State: res.State, Before: res.Before, After: res.After, Report: &res.Report}, nil
+}
+
+// segment loads req's state into the run of a pipeline segment.
+func segment(req Request, seg pipeline.Segment) (pipeline.Request, error) {
+	in, err := load(req.Source)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	return pipeline.Request{Profile: req.Profile, State: in.state, Options: req.Options, Segment: seg}, nil
+}

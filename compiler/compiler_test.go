@@ -1,0 +1,390 @@
+package compiler
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/contextcompiler/ctxc/compiler/compilertest"
+	"github.com/contextcompiler/ctxc/compiler/routing"
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// newService is the service over the fake catalog and counters.
+func newService(t *testing.T, cat *compilertest.Catalog, limits Limits) (*Service, *bytes.Buffer) {
+	t.Helper()
+	var logs bytes.Buffer
+	s, err := New(Config{Catalog: cat, Counters: compilertest.Counters{}, Limits: limits, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, &logs
+}
+
+func text(id string, role policies.Role, s string) policies.Message {
+	return policies.Message{ID: id, Role: role, Parts: []policies.Part{policies.TextPart(s)}}
+}
+
+// state is a two-message gpt-4o state with a system prompt and a tool.
+func state() *policies.State {
+	return &policies.State{
+		SchemaVersion: policies.CurrentSchemaVersion,
+		Model:         policies.ModelSpec{Name: "gpt-4o", Provider: "openai"},
+		Context: policies.Context{
+			SystemPrompt: "You are {{role}}.",
+			Tools:        []policies.ToolDefinition{{Name: "search"}},
+			Messages:     []policies.Message{text("u1", policies.RoleUser, "hi"), text("a1", policies.RoleAssistant, "hello")},
+		},
+	}
+}
+
+// foreignState is state() of a schema version this build does not read.
+func foreignState() *policies.State {
+	st := state()
+	st.SchemaVersion = policies.CurrentSchemaVersion + 6
+	return st
+}
+
+func TestNewNeedsItsDependencies(t *testing.T) {
+	if _, err := New(Config{Counters: compilertest.Counters{}}); err == nil {
+		t.Error("New without a catalog succeeded")
+	}
+	s, err := New(Config{Catalog: compilertest.NewCatalog(), Counters: compilertest.Counters{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(DefaultLimits(), s.Limits()); diff != "" {
+		t.Errorf("zero limits are the defaults (-want +got):\n%s", diff)
+	}
+}
+
+// TestCompileInput: what only Compile carries (a conversation in a provider's
+// format, template variables) reaches the pipeline, within the limits.
+func TestCompileInput(t *testing.T) {
+	openAI := func(body string) *ProviderInput {
+		return &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(body)}
+	}
+	type ran struct {
+		SystemPrompt string
+		Tools        []string
+		Messages     []string
+	}
+	tests := []struct {
+		name      string
+		limits    Limits
+		req       CompileRequest
+		want      ran
+		wantErr   error
+		wantField string
+	}{
+		{
+			name: "the state as it is",
+			req:  CompileRequest{},
+			want: ran{SystemPrompt: "You are {{role}}.", Tools: []string{"search"}, Messages: []string{"u1", "a1"}},
+		},
+		{
+			name: "templates expand",
+			req:  CompileRequest{TemplateVariables: map[string]string{"role": "a guide"}, RequestBytes: 100},
+			want: ran{SystemPrompt: "You are a guide.", Tools: []string{"search"}, Messages: []string{"u1", "a1"}},
+		},
+		{
+			name: "provider input replaces the log, the prompt and the tools",
+			req: CompileRequest{Input: openAI(`{"messages":[{"role":"system","content":"Be terse."},{"role":"user","content":"hi"}],
+				"tools":[{"type":"function","function":{"name":"fetch","parameters":{"type":"object"}}}]}`)},
+			want: ran{SystemPrompt: "Be terse.", Tools: []string{"fetch"}, Messages: []string{"in-1"}},
+		},
+		{
+			name: "provider input without a prompt or tools keeps the state's",
+			req:  CompileRequest{Input: openAI(`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]}`)},
+			want: ran{SystemPrompt: "You are {{role}}.", Tools: []string{"search"}, Messages: []string{"in-1", "in-2"}},
+		},
+		{
+			name:      "provider input that does not parse",
+			req:       CompileRequest{Input: openAI(`{"messages":`)},
+			wantField: "input_json",
+		},
+		{
+			name:    "provider input over the message limit",
+			limits:  Limits{MaxMessages: 1, MaxPartsPerMessage: 1, MaxTools: 1, MaxMessageBytes: 1 << 20},
+			req:     CompileRequest{Input: openAI(`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}`)},
+			wantErr: &policies.LimitError{Field: "input_json.messages", Limit: 1, Got: 2},
+		},
+		{
+			// 1,000 bytes of limit, 900 taken by the rest of the request: the
+			// prompt may expand to 100 + len(prompt) bytes at most.
+			name:    "a template expanding past the message limit",
+			limits:  Limits{MaxMessages: 10, MaxPartsPerMessage: 10, MaxTools: 10, MaxMessageBytes: 1000},
+			req:     CompileRequest{TemplateVariables: map[string]string{"role": strings.Repeat("x", 200)}, RequestBytes: 900 + len("You are {{role}}.")},
+			wantErr: &policies.LimitError{Field: "options.template_variables (the expanded system prompt, in bytes)", Limit: 100, Got: len("You are .") + 200},
+		},
+		{
+			name:      "a template variable missing",
+			req:       CompileRequest{TemplateVariables: map[string]string{"other": "x"}},
+			wantField: `options.template_variables["role"]`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := compilertest.NewCatalog()
+			s, _ := newService(t, cat, tt.limits)
+			tt.req.Source = StateSource{State: state()}
+			_, err := s.Compile(t.Context(), tt.req)
+			if tt.wantErr != nil || tt.wantField != "" {
+				checkErr(t, err, tt.wantErr, tt.wantField)
+				if n := len(cat.Requests()); n != 0 {
+					t.Errorf("the pipeline ran %d times after a bad input", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := cat.Requests()[0].State
+			got := ran{SystemPrompt: st.Context.SystemPrompt}
+			for _, tool := range st.Context.Tools {
+				got.Tools = append(got.Tools, tool.Name)
+			}
+			for _, m := range st.Context.Messages {
+				got.Messages = append(got.Messages, m.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("the pipeline ran on (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// checkErr checks err against want exactly, or that it is an
+// InvalidArgumentError naming field.
+func checkErr(t *testing.T, err, want error, field string) {
+	t.Helper()
+	if want != nil {
+		if diff := cmp.Diff(want, err, cmpopts.EquateErrors()); diff != "" {
+			var limit *policies.LimitError
+			if errors.As(err, &limit) && errors.As(want, new(*policies.LimitError)) {
+				diff = cmp.Diff(want, limit)
+			}
+			if diff != "" {
+				t.Fatalf("error (-want +got):\n%s", diff)
+			}
+		}
+		return
+	}
+	var invalid *policies.InvalidArgumentError
+	if !errors.As(err, &invalid) || len(invalid.Violations) == 0 || invalid.Violations[0].Field != field {
+		t.Fatalf("err = %v, want an InvalidArgumentError on %s", err, field)
+	}
+}
+
+// TestOmitStablePrefix: the leading messages the caller holds byte for byte
+// are left out when asked, and nothing else ever is.
+func TestOmitStablePrefix(t *testing.T) {
+	foreign := foreignState()
+	tests := []struct {
+		name        string
+		req         CompileRequest
+		wantOmitted int
+		wantField   string
+	}{
+		{"not asked", CompileRequest{}, 0, ""},
+		// The fake catalog reports message 1 (the first log message) as the first changed.
+		{"the caller's prompt and log", CompileRequest{OmitStablePrefix: true}, 1, ""},
+		{"a templated prompt is not what the caller holds", CompileRequest{OmitStablePrefix: true, TemplateVariables: map[string]string{"role": "a guide"}}, 0, ""},
+		{"a discarded history is not what the caller holds",
+			CompileRequest{Request: Request{Source: StateSource{State: foreign, Reset: true}}, OmitStablePrefix: true}, 0, ""},
+		{"a blob is not held", CompileRequest{Request: Request{Source: StateSource{State: state(), FromBlob: true}}, OmitStablePrefix: true}, 0, "omit_stable_prefix"},
+		{"an imported log is not held", CompileRequest{Input: &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(`{"messages":[{"role":"user","content":"hi"}]}`)},
+			OmitStablePrefix: true}, 0, "omit_stable_prefix"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newService(t, compilertest.NewCatalog(), Limits{})
+			if tt.req.Source.State == nil {
+				tt.req.Source.State = state()
+			}
+			res, err := s.Compile(t.Context(), tt.req)
+			if tt.wantField != "" {
+				checkErr(t, err, nil, tt.wantField)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := 1 + len(tt.req.Source.State.Context.Messages)
+			if res.HistoryDiscarded {
+				all = 1
+			}
+			got := []int{res.OmittedMessages, len(res.Messages)}
+			if diff := cmp.Diff([]int{tt.wantOmitted, all - tt.wantOmitted}, got); diff != "" {
+				t.Errorf("[omitted, returned] (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLoad: the lifecycle checks run before every use case, with reset and
+// the call's model.
+func TestLoad(t *testing.T) {
+	foreign := foreignState()
+	tests := []struct {
+		name          string
+		src           StateSource
+		wantModel     policies.ModelSpec
+		wantDiscarded bool
+		wantReason    string
+	}{
+		{"as it is", StateSource{State: state()}, policies.ModelSpec{Name: "gpt-4o", Provider: "openai"}, false, ""},
+		{"the call's model keeps the state's provider", StateSource{State: state(), Model: policies.ModelSpec{Name: "gpt-4.1"}},
+			policies.ModelSpec{Name: "gpt-4.1", Provider: "openai"}, false, ""},
+		{"another provider", StateSource{State: state(), Model: policies.ModelSpec{Name: "claude", Provider: "anthropic"}},
+			policies.ModelSpec{}, false, policies.ReasonProviderMismatch},
+		{"another provider with reset", StateSource{State: state(), Model: policies.ModelSpec{Name: "gpt-4o", Provider: "azure"}, Reset: true},
+			policies.ModelSpec{Name: "gpt-4o", Provider: "azure"}, true, ""},
+		{"another version", StateSource{State: foreign}, policies.ModelSpec{}, false, policies.ReasonStateVersionUnsupported},
+		{"another version with reset", StateSource{State: foreign, Reset: true}, policies.ModelSpec{Name: "gpt-4o", Provider: "openai"}, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := compilertest.NewCatalog()
+			s, _ := newService(t, cat, Limits{})
+			res, err := s.Budget(t.Context(), Request{Source: tt.src})
+			if tt.wantReason != "" {
+				var pre *policies.PreconditionError
+				if !errors.As(err, &pre) || pre.Reason != tt.wantReason {
+					t.Fatalf("err = %v, want a precondition %s", err, tt.wantReason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := cat.Requests()[0].State
+			type loadedState struct {
+				Model    policies.ModelSpec
+				Version  uint32
+				Messages int
+				Prompt   string
+			}
+			want := loadedState{tt.wantModel, policies.CurrentSchemaVersion, 2, "You are {{role}}."}
+			if tt.wantDiscarded {
+				want.Messages = 0
+			}
+			if diff := cmp.Diff(want, loadedState{st.Model, st.SchemaVersion, len(st.Context.Messages), st.Context.SystemPrompt}); diff != "" {
+				t.Errorf("loaded (-want +got):\n%s", diff)
+			}
+			if res.Budget == nil || res.Report == nil {
+				t.Errorf("Budget returned %+v", res)
+			}
+		})
+	}
+}
+
+func TestDiscardsHistory(t *testing.T) {
+	for _, tt := range []struct {
+		version uint32
+		reset   bool
+		want    bool
+	}{
+		{0, true, false}, {policies.CurrentSchemaVersion, true, false}, {policies.CurrentSchemaVersion + 1, true, true}, {policies.CurrentSchemaVersion + 1, false, false},
+	} {
+		if got := DiscardsHistory(tt.version, tt.reset); got != tt.want {
+			t.Errorf("DiscardsHistory(%d, %v) = %v, want %v", tt.version, tt.reset, got, tt.want)
+		}
+	}
+}
+
+// TestRouteCompactsAtExecutionEnd: a step that ends the execution is followed
+// by the profile's compaction when it asks for one; a compaction that fails
+// leaves the appended state as it is and says why.
+func TestRouteCompactsAtExecutionEnd(t *testing.T) {
+	running := state()
+	running.Execution = policies.Execution{ID: "e1", Status: policies.ExecutionRunning}
+	stop := Step{Messages: []policies.Message{text("", policies.RoleAssistant, "done")}, FinishReason: routing.FinishStop}
+	tests := []struct {
+		name           string
+		compact        bool
+		compactErr     error
+		input          RouteInput
+		wantLast       string
+		wantCompaction *policies.Report
+		wantLog        string
+	}{
+		{"no compaction asked", false, nil, stop, "e1-s0-0", nil, ""},
+		{"the execution goes on", true, nil, Step{Messages: []policies.Message{text("", policies.RoleAssistant, "more")}, FinishReason: routing.FinishLength}, "e1-s0-0", nil, ""},
+		{"compacted", true, nil, stop, compilertest.SummaryID, &policies.Report{Profile: "pragmatic", FirstChangedIndex: 1, VerbatimPrefix: 1}, ""},
+		{"compaction does not fit", true, &policies.IrreducibleError{NeededTokens: 9, AvailableTokens: 5}, stop, "e1-s0-0",
+			&policies.Report{Profile: "pragmatic", Warnings: []string{"compaction at the end of the execution did not fit the window: " +
+				(&policies.IrreducibleError{NeededTokens: 9, AvailableTokens: 5}).Error()}}, ""},
+		{"compaction fails", true, errors.New("summary cache down"), stop, "e1-s0-0",
+			&policies.Report{Profile: "pragmatic", Warnings: []string{"compaction at the end of the execution failed; the state is returned uncompacted"}}, "summary cache down"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := compilertest.NewCatalog()
+			cat.CompactOnExecutionEnd, cat.CompactErr = tt.compact, tt.compactErr
+			s, logs := newService(t, cat, Limits{})
+			res, err := s.Route(t.Context(), RouteRequest{Source: StateSource{State: running}, Input: tt.input})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := res.State.Context.Messages
+			if got := log[len(log)-1].ID; got != tt.wantLast {
+				t.Errorf("last message %q, want %q", got, tt.wantLast)
+			}
+			if diff := cmp.Diff(tt.wantCompaction, res.Compaction, cmpopts.IgnoreFields(policies.Report{}, "Messages", "Stages")); diff != "" {
+				t.Errorf("compaction report (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(logs.String(), tt.wantLog) || (tt.wantLog == "") != (logs.Len() == 0) {
+				t.Errorf("logs %q, want them to hold %q", logs.String(), tt.wantLog)
+			}
+		})
+	}
+}
+
+func TestRouteRefusesUnknownProfilesBeforeAppending(t *testing.T) {
+	cat := compilertest.NewCatalog()
+	s, _ := newService(t, cat, Limits{})
+	_, err := s.Route(t.Context(), RouteRequest{Source: StateSource{State: state()}, Profile: "nope", Input: Event{Text: "x"}})
+	var unknown *policies.UnknownProfileError
+	if !errors.As(err, &unknown) || unknown.Name != "nope" {
+		t.Fatalf("err = %v, want UnknownProfileError", err)
+	}
+}
+
+func TestCountTokens(t *testing.T) {
+	msgs := []policies.Message{text("m1", policies.RoleUser, "12345678")}
+	tests := []struct {
+		name    string
+		req     CountRequest
+		want    *CountResult
+		wantErr error
+	}{
+		{"by model", CountRequest{Model: "gpt-4o", Texts: []string{"1234", ""}, Messages: msgs}, &CountResult{
+			Counter: "o200k_base", Total: 1 + 0 + 5, Provenance: policies.ProvenanceExact,
+			Texts:    []TokenCount{{1, policies.ProvenanceExact}, {0, policies.ProvenanceExact}},
+			Messages: []TokenCount{{5, policies.ProvenanceExact}},
+		}, nil},
+		{"by encoding", CountRequest{Encoding: "cl100k_base", Texts: []string{"12345678"}}, &CountResult{
+			Counter: "cl100k_base", Total: 2, Provenance: policies.ProvenanceExact, Texts: []TokenCount{{2, policies.ProvenanceExact}},
+		}, nil},
+		{"nothing to count", CountRequest{Model: "gpt-4o"}, &CountResult{Counter: "o200k_base"}, nil},
+		{"unknown model is the request's field", CountRequest{Model: "gpt-9"}, nil, &policies.UnknownModelError{Field: "model", Model: "gpt-9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newService(t, compilertest.NewCatalog(), Limits{})
+			got, err := s.CountTokens(t.Context(), tt.req)
+			if diff := cmp.Diff(tt.wantErr, err); diff != "" {
+				t.Fatalf("error (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

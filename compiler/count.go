@@ -1,0 +1,78 @@
+package compiler
+
+import (
+	"context"
+	"errors"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// CountRequest is one CountTokens: texts and messages counted with the
+// counter of Model, or of Encoding when Model is empty.
+type CountRequest struct {
+	Model    string
+	Encoding string
+	Texts    []string
+	Messages []policies.Message
+}
+
+// TokenCount is one count and how it was obtained.
+type TokenCount struct {
+	Tokens     int
+	Provenance policies.Provenance
+}
+
+// CountResult is what CountTokens produced.
+type CountResult struct {
+	// Counter names the counter used (its encoding, or the heuristic).
+	Counter string
+	// Texts and Messages count each text and message, in request order.
+	Texts, Messages []TokenCount
+	// Total is the sum; Provenance the least exact of all counts.
+	Total      int
+	Provenance policies.Provenance
+}
+
+// CountTokens counts each text and message with the model's or encoding's counter.
+func (s *Service) CountTokens(_ context.Context, req CountRequest) (*CountResult, error) {
+	counter, err := s.counter(&req)
+	if err != nil {
+		return nil, err
+	}
+	textProvenance := counterProvenance(counter)
+	res := &CountResult{Counter: counter.Name()}
+	for _, t := range req.Texts {
+		n := counter.CountText(t)
+		res.Total += n
+		res.Provenance = max(res.Provenance, textProvenance)
+		res.Texts = append(res.Texts, TokenCount{Tokens: n, Provenance: textProvenance})
+	}
+	for i := range req.Messages {
+		n, p := counter.CountMessage(&req.Messages[i])
+		res.Total += n
+		res.Provenance = max(res.Provenance, p)
+		res.Messages = append(res.Messages, TokenCount{Tokens: n, Provenance: p})
+	}
+	return res, nil
+}
+
+// counter finds the request's counter.
+func (s *Service) counter(req *CountRequest) (policies.TokenCounter, error) {
+	if req.Model == "" {
+		return s.counters.CounterForEncoding(req.Encoding)
+	}
+	_, counter, err := s.counters.Resolve(policies.ModelSpec{Name: req.Model})
+	var unknown *policies.UnknownModelError
+	if errors.As(err, &unknown) {
+		// The resolver names the state's field; here the model is a request field.
+		err = &policies.UnknownModelError{Field: "model", Model: unknown.Model}
+	}
+	return counter, err
+}
+
+// counterProvenance is how a counter's bare-text counts are obtained; the
+// TokenCounter interface reports it only with message counts.
+func counterProvenance(c policies.TokenCounter) policies.Provenance {
+	_, p := c.CountMessage(&policies.Message{Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("")}})
+	return p
+}

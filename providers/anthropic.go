@@ -1,0 +1,421 @@
+package providers
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// Anthropic Messages wire types.
+type anthropicRequest struct {
+	Model string `json:"model,omitempty"`
+	// System is a string, or an array of text blocks on import.
+	System    json.RawMessage    `json:"system,omitempty"`
+	MaxTokens int                `json:"max_tokens"`
+	Messages  []anthropicMessage `json:"messages"`
+	Tools     []anthropicTool    `json:"tools,omitempty"`
+}
+
+type anthropicMessage struct {
+	Role string `json:"role"`
+	// Content is an array of blocks, or a string on import.
+	Content json.RawMessage `json:"content"`
+}
+
+type anthropicBlock struct {
+	Type      string           `json:"type"`
+	Text      *string          `json:"text,omitempty"`
+	Thinking  *string          `json:"thinking,omitempty"`
+	Signature string           `json:"signature,omitempty"`
+	Data      string           `json:"data,omitempty"`
+	Source    *anthropicSource `json:"source,omitempty"`
+	ID        string           `json:"id,omitempty"`
+	Name      string           `json:"name,omitempty"`
+	Input     json.RawMessage  `json:"input,omitempty"`
+	ToolUseID string           `json:"tool_use_id,omitempty"`
+	// Content of a tool_result: a string, or text blocks on import.
+	Content json.RawMessage `json:"content,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+}
+
+type anthropicSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
+}
+
+type anthropicTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+}
+
+// emptyInputSchema is sent for a tool without parameters: input_schema is required.
+var emptyInputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// anthropicTurn is one message being built; thinking blocks are kept apart
+// because the API wants them before every other block of the turn.
+type anthropicTurn struct {
+	role     string
+	thinking []anthropicBlock
+	blocks   []anthropicBlock
+}
+
+func renderAnthropic(c *conversation) ([]byte, error) {
+	req := anthropicRequest{Model: c.model, MaxTokens: c.maxTokens, Messages: []anthropicMessage{}}
+	if c.system != "" {
+		req.System = rawJSON(c.system)
+	}
+	for i, t := range c.tools {
+		schema := c.toolSchemas[i]
+		if schema == nil {
+			schema = emptyInputSchema
+		}
+		req.Tools = append(req.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if c.responseFormat != "" {
+		c.notes.add("response format(s) omitted (the Messages API has no response_format)", 1)
+	}
+	var turns []anthropicTurn
+	appendTurn := func(t anthropicTurn) {
+		if len(t.thinking)+len(t.blocks) == 0 {
+			return
+		}
+		if n := len(turns); n > 0 && turns[n-1].role == t.role {
+			turns[n-1].thinking = append(turns[n-1].thinking, t.thinking...)
+			turns[n-1].blocks = append(turns[n-1].blocks, t.blocks...)
+			return
+		}
+		turns = append(turns, t)
+	}
+	for i := range c.messages {
+		m := &c.messages[i]
+		t := anthropicTurn{role: "user"}
+		if m.Role == policies.RoleAssistant {
+			t.role = "assistant"
+		}
+		for _, p := range m.Parts {
+			switch {
+			case p.Kind == policies.PartText:
+				if blank(p.Text) {
+					c.notes.add("blank text part(s) omitted (the API rejects them)", 1)
+					continue
+				}
+				t.blocks = append(t.blocks, anthropicBlock{Type: "text", Text: &p.Text})
+			case p.Kind == policies.PartToolCall && t.role == "assistant":
+				t.blocks = append(t.blocks, anthropicBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: argumentsObject(p.ToolCall.ArgumentsJSON)})
+			case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
+				b := anthropicBlock{Type: "tool_result", ToolUseID: p.ToolResult.ToolCallID, IsError: p.ToolResult.IsError}
+				if p.ToolResult.Content != "" {
+					b.Content = rawJSON(p.ToolResult.Content)
+				}
+				t.blocks = append(t.blocks, b)
+			case p.Kind == policies.PartReasoning && t.role == "assistant":
+				r := p.Reasoning
+				switch {
+				case len(r.Signature) == 0:
+					c.notes.add("unsigned reasoning part(s) omitted (the API accepts only signed thinking)", 1)
+				case r.Text == "":
+					t.thinking = append(t.thinking, anthropicBlock{Type: "redacted_thinking", Data: base64.StdEncoding.EncodeToString(r.Signature)})
+				default:
+					t.thinking = append(t.thinking, anthropicBlock{Type: "thinking", Thinking: &r.Text, Signature: base64.StdEncoding.EncodeToString(r.Signature)})
+				}
+			case p.Kind == policies.PartImage && t.role == "user" && m.Role != policies.RoleTool:
+				if mt, data, ok := imageBytes(p.Image); ok {
+					t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
+				} else {
+					t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "url", URL: p.Image.URL}})
+				}
+			default:
+				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
+			}
+		}
+		appendTurn(t)
+	}
+	if len(turns) > 0 && turns[0].role == "assistant" {
+		text := LeadingUserText
+		turns = append([]anthropicTurn{{role: "user", blocks: []anthropicBlock{{Type: "text", Text: &text}}}}, turns...)
+	}
+	for _, t := range turns {
+		req.Messages = append(req.Messages, anthropicMessage{Role: t.role, Content: rawJSON(append(t.thinking, t.blocks...))})
+	}
+	return encodeJSON(req)
+}
+
+// ValidateAnthropic checks the Messages API rules a rendered body must meet:
+// the system prompt only at top level; at least one message; roles user and
+// assistant strictly alternating, starting with user; non-empty content with
+// no blank text; thinking blocks signed and first in their assistant turn;
+// tool_use ids unique, inputs objects; each tool_use answered exactly once by
+// a tool_result in the next (user) message, where tool_result blocks come
+// first; no tool_result without its tool_use; max_tokens positive; tool
+// input_schema objects.
+func ValidateAnthropic(body []byte) error {
+	var req anthropicRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return fmt.Errorf("invalid anthropic body: %w", err)
+	}
+	v := anthropicValidator{ids: make(map[string]bool)}
+	if req.MaxTokens <= 0 {
+		v.fail("max_tokens must be positive")
+	}
+	if len(req.System) > 0 && !isJSONString(req.System) {
+		v.fail("system must be a string")
+	}
+	if len(req.Messages) == 0 {
+		v.fail("messages is empty")
+	}
+	for i, t := range req.Tools {
+		if t.Name == "" || !isJSONObject(t.InputSchema) {
+			v.fail("tools[%d]: want a name and an input_schema object", i)
+		}
+	}
+	for i, m := range req.Messages {
+		v.message(i, m)
+	}
+	for id := range v.open {
+		v.fail("tool_use %q of the last message has no tool_result", id)
+	}
+	return v.err("anthropic")
+}
+
+// anthropicValidator checks the messages of a body in order: roles that
+// alternate, blocks each role may hold, and tool_use ids each answered by a
+// tool_result at the start of the next message.
+type anthropicValidator struct {
+	checker
+	// ids holds every tool_use id so far; open, those of the previous
+	// assistant message.
+	ids, open map[string]bool
+}
+
+func (v *anthropicValidator) message(i int, m anthropicMessage) {
+	want := "user"
+	if i%2 == 1 {
+		want = "assistant"
+	}
+	if m.Role != want {
+		v.fail("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(m.Content, &blocks); err != nil || len(blocks) == 0 {
+		v.fail("messages[%d]: content must be a non-empty array of blocks", i)
+		return
+	}
+	answered := make(map[string]bool)
+	leading := true // only thinking and tool_result blocks so far
+	for j, b := range blocks {
+		v.block(i, j, m.Role, b, leading, answered)
+		if b.Type != "thinking" && b.Type != "redacted_thinking" && b.Type != "tool_result" {
+			leading = false
+		}
+	}
+	for id := range v.open {
+		if !answered[id] {
+			v.fail("messages[%d]: tool_use %q of the previous message has no tool_result", i, id)
+		}
+	}
+	v.open = nil
+	if m.Role == "assistant" {
+		v.open = make(map[string]bool)
+		for _, b := range blocks {
+			if b.Type == "tool_use" {
+				v.open[b.ID] = true
+			}
+		}
+	}
+}
+
+// block checks block j of message i, of role; leading says no block other
+// than thinking and tool_result came before it, answered collects the
+// tool_use ids the message's results answer.
+func (v *anthropicValidator) block(i, j int, role string, b anthropicBlock, leading bool, answered map[string]bool) {
+	switch b.Type {
+	case "text":
+		if b.Text == nil || blank(*b.Text) {
+			v.fail("messages[%d].content[%d]: blank text", i, j)
+		}
+	case "thinking", "redacted_thinking":
+		sig := b.Signature
+		if b.Type == "redacted_thinking" {
+			sig = b.Data
+		}
+		if _, ok := decodeSignature(sig); !ok || sig == "" {
+			v.fail("messages[%d].content[%d]: %s needs a base64 signature", i, j, b.Type)
+		}
+		if role != "assistant" || !leading {
+			v.fail("messages[%d].content[%d]: %s must open an assistant message", i, j, b.Type)
+		}
+	case "tool_use":
+		if role != "assistant" || b.ID == "" || b.Name == "" || !isJSONObject(b.Input) {
+			v.fail("messages[%d].content[%d]: tool_use needs an assistant message, id, name and object input", i, j)
+		}
+		if v.ids[b.ID] {
+			v.fail("messages[%d].content[%d]: duplicate tool_use id %q", i, j, b.ID)
+		}
+		v.ids[b.ID] = true
+	case "tool_result":
+		v.toolResult(i, j, role, b, leading, answered)
+	case "image":
+		if !validAnthropicImage(b.Source) {
+			v.fail("messages[%d].content[%d]: image needs a base64 or url source", i, j)
+		}
+	default:
+		v.fail("messages[%d].content[%d]: unexpected block type %q", i, j, b.Type)
+	}
+}
+
+func (v *anthropicValidator) toolResult(i, j int, role string, b anthropicBlock, leading bool, answered map[string]bool) {
+	switch {
+	case role != "user" || !leading:
+		v.fail("messages[%d].content[%d]: tool_result must come first in a user message", i, j)
+	case !v.open[b.ToolUseID] || answered[b.ToolUseID]:
+		v.fail("messages[%d].content[%d]: tool_result %q answers no tool_use of the previous message", i, j, b.ToolUseID)
+	}
+	answered[b.ToolUseID] = true
+	if len(b.Content) > 0 && !isJSONString(b.Content) {
+		v.fail("messages[%d].content[%d]: tool_result content must be a string", i, j)
+	}
+}
+
+func validAnthropicImage(s *anthropicSource) bool {
+	return s != nil && (s.Type == "base64" && s.MediaType != "" && s.Data != "" || s.Type == "url" && s.URL != "")
+}
+
+func importAnthropic(im *importer, body []byte) {
+	var req anthropicRequest
+	if !im.decode(body, &req, "") {
+		return
+	}
+	im.out.Model = req.Model
+	im.out.SystemPrompt = anthropicText(im, req.System, "system")
+	for i, t := range req.Tools {
+		if t.Name == "" {
+			im.fail(fmt.Sprintf("tools[%d].name", i), "a tool needs a name")
+		}
+		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.InputSchema)})
+	}
+	for i, m := range req.Messages {
+		importAnthropicMessage(im, fmt.Sprintf("messages[%d]", i), m)
+	}
+}
+
+// importAnthropicMessage reads one message at path: a string content, or
+// blocks whose results and other content become separate messages, in
+// block order.
+func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
+	if m.Role != "user" && m.Role != "assistant" {
+		im.fail(path+".role", "unsupported role %q (want user or assistant)", m.Role)
+		return
+	}
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		im.add(anthropicRole(m.Role), []policies.Part{textPart(s)})
+		return
+	}
+	var blocks []anthropicBlock
+	if !im.decode(m.Content, &blocks, path+".content") {
+		return
+	}
+	t := turn{im: im, role: anthropicRole(m.Role)}
+	for j, b := range blocks {
+		t.next(b.Type == "tool_result")
+		importAnthropicBlock(&t, fmt.Sprintf("%s.content[%d]", path, j), b)
+	}
+	t.flush()
+}
+
+// importAnthropicBlock reads one block at path into t; a block that cannot
+// be read is reported and left out.
+func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
+	im := t.im
+	switch b.Type {
+	case "text":
+		if b.Text == nil {
+			im.fail(path+".text", "a text block needs text")
+			return
+		}
+		t.parts = append(t.parts, textPart(*b.Text))
+	case "thinking", "redacted_thinking":
+		text, sig := "", b.Data
+		if b.Type == "thinking" {
+			sig = b.Signature
+			if b.Thinking != nil {
+				text = *b.Thinking
+			}
+		}
+		sigBytes, ok := decodeSignature(sig)
+		if !ok {
+			im.fail(path, "the signature must be standard base64")
+			return
+		}
+		t.parts = append(t.parts, policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: text, Signature: sigBytes}})
+	case "tool_use":
+		if b.ID == "" {
+			im.fail(path+".id", "a tool_use block needs an id")
+		}
+		if b.Name == "" {
+			im.fail(path+".name", "a tool_use block needs a name")
+		}
+		im.rememberCall(b.ID, b.Name)
+		t.parts = append(t.parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: b.ID, Name: b.Name, ArgumentsJSON: argumentsFromObject(b.Input)}})
+	case "tool_result":
+		if b.ToolUseID == "" {
+			im.fail(path+".tool_use_id", "a tool_result block needs the id of its tool_use")
+		}
+		content := anthropicText(im, b.Content, path+".content")
+		t.results = append(t.results, policies.ToolResult{ToolCallID: b.ToolUseID, Name: im.callNames[b.ToolUseID], Content: content, IsError: b.IsError})
+	case "image":
+		switch {
+		case b.Source != nil && b.Source.Type == "base64":
+			data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+			if err != nil {
+				im.fail(path+".source.data", "not base64: %v", err)
+				return
+			}
+			t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: b.Source.MediaType}))
+		case b.Source != nil && b.Source.Type == "url" && b.Source.URL != "":
+			t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: b.Source.URL}))
+		default:
+			im.fail(path+".source", "an image needs a base64 or url source")
+		}
+	default:
+		im.fail(path+".type", "unsupported block type %q", b.Type)
+	}
+}
+
+func anthropicRole(role string) policies.Role {
+	if role == "assistant" {
+		return policies.RoleAssistant
+	}
+	return policies.RoleUser
+}
+
+// anthropicText reads a string or an array of text blocks (system prompts and
+// tool_result contents), joining the blocks with newlines.
+func anthropicText(im *importer, raw json.RawMessage, path string) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []anthropicBlock
+	if !im.decode(raw, &blocks, path) {
+		return ""
+	}
+	texts := make([]string, 0, len(blocks))
+	for j, b := range blocks {
+		if b.Type != "text" || b.Text == nil {
+			im.fail(fmt.Sprintf("%s[%d].type", path, j), "only text blocks are supported here, got %q", b.Type)
+			continue
+		}
+		texts = append(texts, *b.Text)
+	}
+	return strings.Join(texts, "\n")
+}

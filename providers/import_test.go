@@ -1,0 +1,119 @@
+package providers
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+func TestImportErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		format policies.RenderFormat
+		body   string
+		want   []policies.FieldViolation
+	}{
+		{"not JSON", policies.RenderOpenAI, `{"messages":`, []policies.FieldViolation{{Field: "input_json", Description: "not valid JSON"}}},
+		{"openai call without name", policies.RenderOpenAI,
+			`{"messages":[{"role":"user","content":"x"},{"role":"user","content":"y"},{"role":"user","content":"z"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"","arguments":"{}"}}]}]}`,
+			[]policies.FieldViolation{{Field: "input_json.messages[3].tool_calls[0].function.name", Description: "a tool call needs a function name"}}},
+		{"openai wrong type", policies.RenderOpenAI, `{"messages":[{"role":7}]}`,
+			[]policies.FieldViolation{{Field: "input_json.messages[0].role", Description: "expected string, got JSON number"}}},
+		{"openai audio part", policies.RenderOpenAI, `{"messages":[{"role":"user","content":[{"type":"input_audio"}]}]}`,
+			[]policies.FieldViolation{{Field: "input_json.messages[0].content[0].type", Description: `unsupported content part "input_audio" here`}}},
+		{"anthropic bad signature", policies.RenderAnthropic, `{"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"not base64!"}]}]}`,
+			[]policies.FieldViolation{{Field: "input_json.messages[0].content[0]", Description: "the signature must be standard base64"}}},
+		{"anthropic unknown role", policies.RenderAnthropic, `{"messages":[{"role":"system","content":"x"}]}`,
+			[]policies.FieldViolation{{Field: "input_json.messages[0].role", Description: `unsupported role "system" (want user or assistant)`}}},
+		{"gemini unpaired response", policies.RenderGemini, `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`,
+			[]policies.FieldViolation{{Field: "input_json.contents[0].parts[0].functionResponse.name", Description: `functionResponse "f" answers no functionCall of the previous model turn`}}},
+		{"ollama unpaired tool", policies.RenderOllama, `{"messages":[{"role":"tool","content":"r","tool_name":"f"}]}`,
+			[]policies.FieldViolation{{Field: "input_json.messages[0].tool_name", Description: `tool message "f" answers no tool call of the previous assistant message`}}},
+		{"unsupported format", policies.RenderNone, `{}`,
+			[]policies.FieldViolation{{Field: "input_format", Description: "unsupported input format none"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Import(tt.format, []byte(tt.body))
+			var inv *policies.InvalidArgumentError
+			if !errors.As(err, &inv) || inv.Reason != ReasonInvalidInput {
+				t.Fatalf("err = %#v, want InvalidArgumentError %s", err, ReasonInvalidInput)
+			}
+			if diff := cmp.Diff(tt.want, inv.Violations); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestImportVariants(t *testing.T) {
+	tests := []struct {
+		name   string
+		format policies.RenderFormat
+		body   string
+		want   *Imported
+	}{
+		{"openai developer prompt and text parts", policies.RenderOpenAI,
+			`{"model":"gpt-4o","messages":[{"role":"developer","content":[{"type":"text","text":"Be brief."}]},{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AQI="}}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"role":"tool","tool_call_id":"c1","content":"[tool error] boom"}]}`,
+			&Imported{Model: "gpt-4o", SystemPrompt: "Be brief.", Messages: []policies.Message{
+				msg("in-1", policies.RoleUser, text("a"), policies.Part{Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceData, Data: []byte{1, 2}, MediaType: "image/png"}}),
+				msg("in-2", policies.RoleAssistant, call("c1", "f", `{"x":1}`)),
+				msg("in-3", policies.RoleTool, result("c1", "f", "boom", true)),
+			}}},
+		{"anthropic string contents and block system", policies.RenderAnthropic,
+			`{"system":[{"type":"text","text":"A"},{"type":"text","text":"B"}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{"_raw":"oops"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"}]},{"type":"text","text":"next"}]}]}`,
+			&Imported{SystemPrompt: "A\nB", Messages: []policies.Message{
+				msg("in-1", policies.RoleUser, text("hi")),
+				msg("in-2", policies.RoleAssistant, call("t1", "f", "oops")),
+				msg("in-3", policies.RoleTool, result("t1", "f", "r", false)),
+				msg("in-4", policies.RoleUser, text("next")),
+			}}},
+		{"gemini synthesized ids paired by name", policies.RenderGemini,
+			`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{"name":"b"}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"result":42}}},{"functionResponse":{"name":"a","response":{"output":"A"}}}]}],"tools":[{"googleSearch":{}},{"functionDeclarations":[{"name":"a","parameters":{"type":"OBJECT"}}]}]}`,
+			&Imported{Tools: []policies.ToolDefinition{{Name: "a", ParametersJSON: `{"type":"OBJECT"}`}}, Messages: []policies.Message{
+				msg("in-1", policies.RoleUser, text("go")),
+				msg("in-2", policies.RoleAssistant, call("gemini-call-1-0", "a", "{}"), call("gemini-call-1-1", "b", "{}")),
+				msg("in-3", policies.RoleTool, result("gemini-call-1-1", "b", `{"result":42}`, false)),
+				msg("in-4", policies.RoleTool, result("gemini-call-1-0", "a", "A", false)),
+			}}},
+		{"ollama without ids", policies.RenderOllama,
+			`{"model":"llama3.1","messages":[{"role":"user","content":"go"},{"role":"assistant","content":"","thinking":"hm","tool_calls":[{"function":{"name":"a","arguments":{"k":"v"}}}]},{"role":"tool","content":"ok","tool_name":"a"}]}`,
+			&Imported{Model: "llama3.1", Messages: []policies.Message{
+				msg("in-1", policies.RoleUser, text("go")),
+				msg("in-2", policies.RoleAssistant, reasoning("hm", nil), call("ollama-call-1-0", "a", `{"k":"v"}`)),
+				msg("in-3", policies.RoleTool, result("ollama-call-1-0", "a", "ok", false)),
+			}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Import(tt.format, []byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func FuzzImport(f *testing.F) {
+	f.Add(byte(1), []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"x"}}]},{"role":"tool","tool_call_id":"c","content":[{"type":"text","text":"r"}]}]}`))
+	f.Add(byte(2), []byte(`{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":[{"type":"image"}]},{"type":"thinking","signature":"AQI="}]}]}`))
+	f.Add(byte(3), []byte(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":[1]}}]},{"parts":[{"functionResponse":{"name":"f","response":null}},{"inlineData":{"data":"%%"}}]}]}`))
+	f.Add(byte(4), []byte(`{"messages":[{"role":"tool","tool_name":"f"},{"role":"assistant","images":["??"],"tool_calls":[{"function":{"name":"f","arguments":"s"}}]}]}`))
+	f.Add(byte(0), []byte("\x00not json"))
+	f.Fuzz(func(t *testing.T, format byte, body []byte) {
+		got, err := Import(policies.RenderFormat(format%5), body)
+		if err == nil && got == nil {
+			t.Fatal("nil result without error")
+		}
+		var inv *policies.InvalidArgumentError
+		if err != nil && !errors.As(err, &inv) {
+			t.Fatalf("error of type %T", err)
+		}
+	})
+}

@@ -1,0 +1,225 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// Error reasons of this package, reported in google.rpc.ErrorInfo.reason.
+const (
+	// ReasonInvalidInput is a CompileRequest.input_json that Import cannot read.
+	ReasonInvalidInput = "INVALID_INPUT"
+	// ReasonNotRenderable is a compiled context the requested provider would
+	// refuse: no message to send, or a tool name outside the provider's rules.
+	ReasonNotRenderable = "NOT_RENDERABLE"
+)
+
+// maxViolations bounds the violations one error lists: a broken body of a
+// million messages must not make a million-line error.
+const maxViolations = 50
+
+// Imported is a provider request body read back into the domain.
+type Imported struct {
+	SystemPrompt string
+	Messages     []policies.Message
+	Tools        []policies.ToolDefinition
+	Model        string
+}
+
+// Import reads a provider request body (CompileRequest.input_json written in
+// input_format). Messages get the ids "in-1", "in-2"... in order; every tool
+// result becomes its own RoleTool message naming its call id (Gemini and
+// Ollama bodies without ids get synthesized ones, see the package doc). Errors
+// are *policies.InvalidArgumentError with Reason ReasonInvalidInput and
+// fields such as "input_json.messages[3].tool_calls[0].function.name".
+func Import(format policies.RenderFormat, body []byte) (*Imported, error) {
+	im := &importer{}
+	if !json.Valid(body) {
+		im.fail("", "not valid JSON")
+		return im.result()
+	}
+	switch format {
+	case policies.RenderOpenAI:
+		importOpenAI(im, body)
+	case policies.RenderAnthropic:
+		importAnthropic(im, body)
+	case policies.RenderGemini:
+		importGemini(im, body)
+	case policies.RenderOllama:
+		importOllama(im, body)
+	default:
+		return nil, &policies.InvalidArgumentError{Reason: ReasonInvalidInput, Violations: []policies.FieldViolation{{
+			Field: "input_format", Description: fmt.Sprintf("unsupported input format %v", format)}}}
+	}
+	return im.result()
+}
+
+// importer accumulates the imported conversation and every problem found.
+type importer struct {
+	out        Imported
+	violations []policies.FieldViolation
+	truncated  bool
+	// callNames maps call ids seen so far to tool names, to name results.
+	callNames map[string]string
+}
+
+// fail records a problem at a path below input_json ("" for the body itself).
+func (im *importer) fail(path, format string, args ...any) {
+	if len(im.violations) >= maxViolations {
+		im.truncated = true
+		return
+	}
+	field := "input_json"
+	if path != "" {
+		field += "." + path
+	}
+	im.violations = append(im.violations, policies.FieldViolation{Field: field, Description: fmt.Sprintf(format, args...)})
+}
+
+// decode unmarshals raw into v, recording a failure at path.
+func (im *importer) decode(raw json.RawMessage, v any, path string) bool {
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			where := path
+			if te.Field != "" {
+				if where != "" {
+					where += "."
+				}
+				where += te.Field
+			}
+			im.fail(where, "expected %s, got JSON %s", te.Type, te.Value)
+		} else {
+			im.fail(path, "%v", err)
+		}
+		return false
+	}
+	return true
+}
+
+// add appends a message with the next "in-<n>" id; empty messages are skipped.
+func (im *importer) add(role policies.Role, parts []policies.Part) {
+	if len(parts) == 0 {
+		return
+	}
+	id := fmt.Sprintf("in-%d", len(im.out.Messages)+1)
+	im.out.Messages = append(im.out.Messages, policies.Message{ID: id, Role: role, Parts: parts})
+}
+
+// addResults appends one RoleTool message per result.
+func (im *importer) addResults(results []policies.ToolResult) {
+	for _, r := range results {
+		im.add(policies.RoleTool, []policies.Part{{Kind: policies.PartToolResult, ToolResult: r}})
+	}
+}
+
+// turn collects one provider message as it is read, for the providers whose
+// messages mix tool results with other content (Anthropic, Gemini): the
+// results become tool messages of their own and the rest a message of role,
+// in the order they came.
+type turn struct {
+	im      *importer
+	role    policies.Role
+	parts   []policies.Part
+	results []policies.ToolResult
+}
+
+// next starts a new message before a block when it switches between results
+// and other content.
+func (t *turn) next(isResult bool) {
+	if isResult && len(t.parts) > 0 || !isResult && len(t.results) > 0 {
+		t.flush()
+	}
+}
+
+// flush adds what was collected.
+func (t *turn) flush() {
+	t.im.addResults(t.results)
+	t.im.add(t.role, t.parts)
+	t.parts, t.results = nil, nil
+}
+
+func (im *importer) rememberCall(id, name string) {
+	if im.callNames == nil {
+		im.callNames = make(map[string]string)
+	}
+	im.callNames[id] = name
+}
+
+func (im *importer) result() (*Imported, error) {
+	if len(im.violations) > 0 {
+		err := &policies.InvalidArgumentError{Reason: ReasonInvalidInput, Violations: im.violations}
+		if im.truncated {
+			err.Metadata = map[string]string{"violations_truncated": "true"}
+		}
+		return nil, err
+	}
+	return &im.out, nil
+}
+
+// errorResult splits a tool message's content into the result's content and
+// error flag (see ToolErrorPrefix).
+func errorResult(content string) (string, bool) {
+	if rest, ok := strings.CutPrefix(content, ToolErrorPrefix); ok {
+		return rest, true
+	}
+	return content, false
+}
+
+// toolResultContent is what OpenAI and Ollama send for a result.
+func toolResultContent(r policies.ToolResult) string {
+	if r.IsError {
+		return ToolErrorPrefix + r.Content
+	}
+	return r.Content
+}
+
+// decodeSignature reads a base64 signature. Only standard padded base64 is
+// accepted, so that rendering it again gives the same string byte for byte.
+func decodeSignature(s string) ([]byte, bool) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || base64.StdEncoding.EncodeToString(b) != s {
+		return nil, false
+	}
+	return b, true
+}
+
+// schemaText is a tool schema as ParametersJSON: compact, "" when absent.
+func schemaText(raw json.RawMessage) string {
+	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func textPart(s string) policies.Part { return policies.TextPart(s) }
+
+func imagePart(img policies.Image) policies.Part {
+	return policies.Part{Kind: policies.PartImage, Image: img}
+}
+
+// checker collects a validator's findings.
+type checker struct{ problems []string }
+
+func (c *checker) fail(format string, args ...any) {
+	if len(c.problems) < maxViolations {
+		c.problems = append(c.problems, fmt.Sprintf(format, args...))
+	}
+}
+
+func (c *checker) err(provider string) error {
+	if len(c.problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("invalid %s body: %s", provider, strings.Join(c.problems, "; "))
+}

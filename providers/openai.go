@@ -1,0 +1,386 @@
+package providers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// OpenAI Chat Completions wire types; the ones with json.RawMessage fields
+// serve rendering, validation and import alike.
+type openAIRequest struct {
+	Model          string            `json:"model,omitempty"`
+	Messages       []json.RawMessage `json:"messages"`
+	Tools          []openAITool      `json:"tools,omitempty"`
+	ResponseFormat json.RawMessage   `json:"response_format,omitempty"`
+}
+
+type openAIMessage struct {
+	Role string `json:"role"`
+	// Content is a string, an array of content parts, or absent.
+	Content    json.RawMessage  `json:"content,omitempty"`
+	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+}
+
+type openAIToolCall struct {
+	ID       string         `json:"id"`
+	Type     string         `json:"type"`
+	Function openAIFunction `json:"function"`
+}
+
+type openAIFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type openAIContentPart struct {
+	Type     string          `json:"type"`
+	Text     *string         `json:"text,omitempty"`
+	Refusal  *string         `json:"refusal,omitempty"`
+	ImageURL *openAIImageURL `json:"image_url,omitempty"`
+}
+
+type openAIImageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// openAITool is also Ollama's tool shape.
+type openAITool struct {
+	Type     string             `json:"type"`
+	Function openAIFunctionDecl `json:"function"`
+}
+
+type openAIFunctionDecl struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+func functionTools(c *conversation) []openAITool {
+	tools := make([]openAITool, len(c.tools))
+	for i, t := range c.tools {
+		tools[i] = openAITool{Type: "function", Function: openAIFunctionDecl{Name: t.Name, Description: t.Description, Parameters: c.toolSchemas[i]}}
+	}
+	return tools
+}
+
+func renderOpenAI(c *conversation) ([]byte, error) {
+	req := openAIRequest{Model: c.model, Messages: []json.RawMessage{}, Tools: functionTools(c)}
+	if rf := parseResponseFormat(c.responseFormat, c.notes); rf != nil {
+		req.ResponseFormat = rf.openAI
+	}
+	add := func(m openAIMessage) { req.Messages = append(req.Messages, rawJSON(m)) }
+	if c.system != "" {
+		add(openAIMessage{Role: "system", Content: rawJSON(c.system)})
+	}
+	for i := range c.messages {
+		m := &c.messages[i]
+		switch m.Role {
+		case policies.RoleTool:
+			for _, p := range m.Parts {
+				if p.Kind == policies.PartToolResult {
+					add(openAIMessage{Role: "tool", ToolCallID: p.ToolResult.ToolCallID, Content: rawJSON(toolResultContent(p.ToolResult))})
+				} else {
+					c.notes.add("non-result part(s) of tool messages omitted", 1)
+				}
+			}
+		case policies.RoleAssistant:
+			out := openAIMessage{Role: "assistant"}
+			var texts []string
+			for _, p := range m.Parts {
+				switch p.Kind {
+				case policies.PartText:
+					texts = append(texts, p.Text)
+				case policies.PartToolCall:
+					args := p.ToolCall.ArgumentsJSON
+					if blank(args) {
+						args = "{}"
+					}
+					out.ToolCalls = append(out.ToolCalls, openAIToolCall{ID: p.ToolCall.ID, Type: "function", Function: openAIFunction{Name: p.ToolCall.Name, Arguments: args}})
+				case policies.PartReasoning:
+					c.notes.add("reasoning part(s) omitted (Chat Completions accepts no reasoning input)", 1)
+				default:
+					c.notes.add("non-text part(s) of assistant messages omitted", 1)
+				}
+			}
+			out.Content = openAIContent(texts, nil)
+			if out.Content == nil && len(out.ToolCalls) == 0 {
+				continue
+			}
+			add(out)
+		default: // user, and system messages inside the log
+			role := "user"
+			if m.Role == policies.RoleSystem {
+				role = "system"
+			}
+			var texts []string
+			var images []string
+			for _, p := range m.Parts {
+				switch {
+				case p.Kind == policies.PartText:
+					texts = append(texts, p.Text)
+				case p.Kind == policies.PartImage && role == "user":
+					images = append(images, openAIImage(p.Image))
+				default:
+					c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, role), 1)
+				}
+			}
+			if content := openAIContent(texts, images); content != nil {
+				add(openAIMessage{Role: role, Content: content})
+			}
+		}
+	}
+	return encodeJSON(req)
+}
+
+// openAIContent is a plain string for one text, content parts otherwise, nil for nothing.
+func openAIContent(texts, imageURLs []string) json.RawMessage {
+	if len(imageURLs) == 0 {
+		switch len(texts) {
+		case 0:
+			return nil
+		case 1:
+			return rawJSON(texts[0])
+		}
+	}
+	parts := make([]openAIContentPart, 0, len(texts)+len(imageURLs))
+	for i := range texts {
+		parts = append(parts, openAIContentPart{Type: "text", Text: &texts[i]})
+	}
+	for _, u := range imageURLs {
+		parts = append(parts, openAIContentPart{Type: "image_url", ImageURL: &openAIImageURL{URL: u}})
+	}
+	return rawJSON(parts)
+}
+
+func openAIImage(img policies.Image) string {
+	if img.Source == policies.ImageSourceData || (img.URL == "" && len(img.Data) > 0) {
+		return dataURL(mediaTypeOf(img.MediaType, img.Data), img.Data)
+	}
+	return img.URL
+}
+
+// ValidateOpenAI checks the Chat Completions rules a rendered body must meet:
+// known roles; every assistant message with tool_calls is followed directly
+// by one tool message per call id (and tool messages appear nowhere else);
+// call ids unique and non-empty; function names non-empty; content present
+// where required; tool parameters are objects.
+func ValidateOpenAI(body []byte) error {
+	var req openAIRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return fmt.Errorf("invalid openai body: %w", err)
+	}
+	var c checker
+	if len(req.Messages) == 0 {
+		c.fail("messages is empty")
+	}
+	validateFunctionTools(&c, req.Tools)
+	ids := make(map[string]bool)
+	var open map[string]bool // calls of the latest assistant message still unanswered
+	openAt := -1
+	closeOpen := func() {
+		for id := range open {
+			c.fail("messages[%d]: tool call %q has no tool message", openAt, id)
+		}
+		open, openAt = nil, -1
+	}
+	for i, raw := range req.Messages {
+		var m openAIMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			c.fail("messages[%d]: %v", i, err)
+			continue
+		}
+		if m.Role == "tool" {
+			switch {
+			case openAt < 0:
+				c.fail("messages[%d]: tool message without a preceding assistant tool call", i)
+			case !open[m.ToolCallID]:
+				c.fail("messages[%d]: tool_call_id %q answers no open call", i, m.ToolCallID)
+			default:
+				delete(open, m.ToolCallID)
+			}
+			if !isJSONString(m.Content) {
+				c.fail("messages[%d]: tool content must be a string", i)
+			}
+			continue
+		}
+		closeOpen()
+		switch m.Role {
+		case "system", "developer", "user":
+			if len(m.Content) == 0 || string(m.Content) == "null" {
+				c.fail("messages[%d]: %s message without content", i, m.Role)
+			}
+		case "assistant":
+			if (len(m.Content) == 0 || string(m.Content) == "null") && len(m.ToolCalls) == 0 {
+				c.fail("messages[%d]: assistant message without content or tool_calls", i)
+			}
+			if len(m.ToolCalls) > 0 {
+				open, openAt = make(map[string]bool), i
+			}
+			for j, tc := range m.ToolCalls {
+				switch {
+				case tc.ID == "":
+					c.fail("messages[%d].tool_calls[%d]: empty id", i, j)
+				case ids[tc.ID]:
+					c.fail("messages[%d].tool_calls[%d]: duplicate id %q", i, j, tc.ID)
+				}
+				ids[tc.ID] = true
+				open[tc.ID] = true
+				if tc.Type != "function" || tc.Function.Name == "" {
+					c.fail("messages[%d].tool_calls[%d]: want type function and a name", i, j)
+				}
+			}
+		default:
+			c.fail("messages[%d]: unknown role %q", i, m.Role)
+		}
+	}
+	closeOpen()
+	return c.err("openai")
+}
+
+func validateFunctionTools(c *checker, tools []openAITool) {
+	for i, t := range tools {
+		if t.Type != "function" || t.Function.Name == "" {
+			c.fail("tools[%d]: want type function and a name", i)
+		}
+		if len(t.Function.Parameters) > 0 && !isJSONObject(t.Function.Parameters) {
+			c.fail("tools[%d]: parameters must be an object", i)
+		}
+	}
+}
+
+func isJSONString(raw json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
+// openAITools imports tool definitions in the OpenAI shape (Ollama uses it too).
+func (im *importer) openAITools(tools []openAITool) {
+	for i, t := range tools {
+		if t.Function.Name == "" {
+			im.fail(fmt.Sprintf("tools[%d].function.name", i), "a tool needs a name")
+		}
+		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Function.Name, Description: t.Function.Description, ParametersJSON: schemaText(t.Function.Parameters)})
+	}
+}
+
+func importOpenAI(im *importer, body []byte) {
+	var req openAIRequest
+	if !im.decode(body, &req, "") {
+		return
+	}
+	im.out.Model = req.Model
+	im.openAITools(req.Tools)
+	leading := true
+	for i, raw := range req.Messages {
+		path := fmt.Sprintf("messages[%d]", i)
+		var m openAIMessage
+		if !im.decode(raw, &m, path) {
+			continue
+		}
+		system := m.Role == "system" || m.Role == "developer"
+		if !system {
+			leading = false
+		}
+		switch {
+		case system && leading:
+			texts, _ := openAIImportContent(im, m.Content, path, false)
+			im.out.SystemPrompt = joinNonEmpty(im.out.SystemPrompt, strings.Join(partTexts(texts), "\n"))
+		case system || m.Role == "user":
+			parts, _ := openAIImportContent(im, m.Content, path, m.Role == "user")
+			role := policies.RoleUser
+			if system {
+				role = policies.RoleSystem
+			}
+			im.add(role, parts)
+		case m.Role == "assistant":
+			parts, _ := openAIImportContent(im, m.Content, path, false)
+			for j, tc := range m.ToolCalls {
+				cp := fmt.Sprintf("%s.tool_calls[%d]", path, j)
+				if tc.ID == "" {
+					im.fail(cp+".id", "a tool call needs an id")
+				}
+				if tc.Function.Name == "" {
+					im.fail(cp+".function.name", "a tool call needs a function name")
+				}
+				im.rememberCall(tc.ID, tc.Function.Name)
+				parts = append(parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: tc.ID, Name: tc.Function.Name, ArgumentsJSON: tc.Function.Arguments}})
+			}
+			im.add(policies.RoleAssistant, parts)
+		case m.Role == "tool":
+			if m.ToolCallID == "" {
+				im.fail(path+".tool_call_id", "a tool message needs the id of the call it answers")
+			}
+			parts, _ := openAIImportContent(im, m.Content, path, false)
+			content, isErr := errorResult(strings.Join(partTexts(parts), "\n"))
+			im.addResults([]policies.ToolResult{{ToolCallID: m.ToolCallID, Name: im.callNames[m.ToolCallID], Content: content, IsError: isErr}})
+		default:
+			im.fail(path+".role", "unsupported role %q (want system, developer, user, assistant or tool)", m.Role)
+		}
+	}
+}
+
+// openAIImportContent reads a string or content-part array into parts.
+func openAIImportContent(im *importer, raw json.RawMessage, path string, allowImages bool) ([]policies.Part, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []policies.Part{textPart(s)}, true
+	}
+	var cps []openAIContentPart
+	if !im.decode(raw, &cps, path+".content") {
+		return nil, false
+	}
+	var parts []policies.Part
+	for j, cp := range cps {
+		pp := fmt.Sprintf("%s.content[%d]", path, j)
+		switch {
+		case cp.Type == "text" && cp.Text != nil:
+			parts = append(parts, textPart(*cp.Text))
+		case cp.Type == "refusal" && cp.Refusal != nil:
+			parts = append(parts, textPart(*cp.Refusal))
+		case cp.Type == "image_url" && cp.ImageURL != nil && allowImages:
+			if mt, data, ok := parseDataURL(cp.ImageURL.URL); ok {
+				parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: mt}))
+			} else if cp.ImageURL.URL != "" {
+				parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: cp.ImageURL.URL}))
+			} else {
+				im.fail(pp+".image_url.url", "an image needs a URL")
+			}
+		default:
+			im.fail(pp+".type", "unsupported content part %q here", cp.Type)
+		}
+	}
+	return parts, true
+}
+
+func partTexts(parts []policies.Part) []string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p.Kind == policies.PartText {
+			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+func joinNonEmpty(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if b == "" {
+		return a
+	}
+	return a + "\n" + b
+}

@@ -1,0 +1,167 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/statetest"
+)
+
+var goldenStates = map[string]func(t testing.TB) *policies.State{
+	"chat":              func(t testing.TB) *policies.State { return loadExample(t, "chat.json") },
+	"coding_agent":      func(t testing.TB) *policies.State { return loadExample(t, "coding-agent.json") },
+	"signed":            func(testing.TB) *policies.State { return signedState() },
+	"leading_assistant": func(testing.TB) *policies.State { return leadingAssistantState() },
+}
+
+func TestGolden(t *testing.T) {
+	for name, state := range goldenStates {
+		for _, f := range formats {
+			t.Run(f.String()+"_"+name, func(t *testing.T) {
+				body, notes, err := Render(f, input(normalizedWork(state(t))))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := prettyJSON(t, body)
+				if len(notes) > 0 {
+					// Goldens are JSON; the notes go in a sibling file a reviewer reads with it.
+					statetest.Golden(t, filepath.Join("testdata", f.String()+"_"+name+".notes"), strings.Join(notes, "\n")+"\n", *update)
+				}
+				statetest.Golden(t, filepath.Join("testdata", f.String()+"_"+name+".golden"), got, *update)
+			})
+		}
+	}
+}
+
+func TestRenderRejects(t *testing.T) {
+	badSchema := signedState()
+	badSchema.Context.Tools[0].ParametersJSON = `["not", "an", "object"]`
+	orphan := signedState()
+	orphan.Context.Messages = append(orphan.Context.Messages, msg("t9", policies.RoleTool, result("call_9", "crop", "late", false)))
+	tests := []struct {
+		name   string
+		state  *policies.State
+		format policies.RenderFormat
+		want   string
+	}{
+		{"tool schema not an object", badSchema, policies.RenderOpenAI, "state.context.tools[0].parameters_json"},
+		{"orphan result is invalid for openai", orphan, policies.RenderOpenAI, "without a preceding assistant tool call"},
+		{"orphan result is invalid for anthropic", orphan, policies.RenderAnthropic, "tool_result must come first"},
+		{"orphan result is invalid for gemini", orphan, policies.RenderGemini, "functionResponse"},
+		{"orphan result is invalid for ollama", orphan, policies.RenderOllama, "answers no open call"},
+		{"unknown format", signedState(), policies.RenderFormat(9), "unsupported format"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Deliberately not normalized: the validators must catch what normalize would repair.
+			_, _, err := Render(tt.format, input(statetest.Work(tt.state)))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+	var inv *policies.InvalidArgumentError
+	if _, _, err := Render(policies.RenderOpenAI, input(statetest.Work(badSchema))); !errors.As(err, &inv) || inv.Reason != policies.ReasonInvalidState {
+		t.Errorf("bad schema: err = %#v, want InvalidArgumentError INVALID_STATE", err)
+	}
+}
+
+// What the provider would refuse whatever ctxc did is bad input naming
+// options.render, never a failed render (INTERNAL).
+func TestNotRenderableIsBadInput(t *testing.T) {
+	empty := &policies.State{Model: policies.ModelSpec{Name: "m"}}
+	systemOnly := &policies.State{Model: policies.ModelSpec{Name: "m"}, Context: policies.Context{SystemPrompt: "be brief"}}
+	badTool := signedState()
+	badTool.Context.Tools[0].Name = "read file!"
+	dotted := signedState()
+	dotted.Context.Tools[0].Name = "files.read"
+	dottedCall := signedState()
+	for i := range dottedCall.Context.Messages {
+		for k := range dottedCall.Context.Messages[i].Parts {
+			if p := &dottedCall.Context.Messages[i].Parts[k]; p.Kind == policies.PartToolCall {
+				p.ToolCall.Name = "files.read"
+			}
+		}
+	}
+	tests := []struct {
+		name   string
+		state  *policies.State
+		format policies.RenderFormat
+		want   string // "" renders
+	}{
+		{"empty for openai", empty, policies.RenderOpenAI, "openai needs a message to send"},
+		{"empty for ollama", empty, policies.RenderOllama, "ollama needs a message to send"},
+		{"system prompt only for openai", systemOnly, policies.RenderOpenAI, ""},
+		{"system prompt only for ollama", systemOnly, policies.RenderOllama, ""},
+		{"system prompt only for anthropic", systemOnly, policies.RenderAnthropic, "anthropic needs a message to send"},
+		{"system prompt only for gemini", systemOnly, policies.RenderGemini, "gemini needs a message to send"},
+		{"space and ! in a tool name for openai", badTool, policies.RenderOpenAI, `tool "read file!" (tools[0]) is not a valid openai function name`},
+		{"space and ! in a tool name for anthropic", badTool, policies.RenderAnthropic, "not a valid anthropic function name"},
+		{"space and ! in a tool name for gemini", badTool, policies.RenderGemini, "not a valid gemini function name"},
+		{"any tool name for ollama", badTool, policies.RenderOllama, ""},
+		{"a dot is fine for gemini", dotted, policies.RenderGemini, ""},
+		{"a dot is not for openai", dotted, policies.RenderOpenAI, `tool "files.read" (tools[0]) is not a valid openai function name`},
+		{"nor in a call for anthropic", dottedCall, policies.RenderAnthropic, `calls tool "files.read", not a valid anthropic function name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Render(tt.format, input(statetest.Work(tt.state)))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("err = %v, want a body", err)
+				}
+				return
+			}
+			var inv *policies.InvalidArgumentError
+			if !errors.As(err, &inv) || inv.Reason != ReasonNotRenderable || inv.Violations[0].Field != "options.render" ||
+				!strings.Contains(inv.Violations[0].Description, tt.want) {
+				t.Fatalf("err = %#v, want NOT_RENDERABLE on options.render mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidatorsReject(t *testing.T) {
+	tests := []struct {
+		name     string
+		validate func([]byte) error
+		body     string
+		want     string
+	}{
+		{"openai missing tool message", ValidateOpenAI, `{"messages":[{"role":"user","content":"x"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`, `tool call "c1" has no tool message`},
+		{"openai tool after user", ValidateOpenAI, `{"messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"c1","content":"r"}]}`, "without a preceding assistant"},
+		{"anthropic starts with assistant", ValidateAnthropic, `{"max_tokens":1,"messages":[{"role":"assistant","content":[{"type":"text","text":"x"}]}]}`, "starting with user"},
+		{"anthropic same role twice", ValidateAnthropic, `{"max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]},{"role":"user","content":[{"type":"text","text":"y"}]}]}`, `role "user", want "assistant"`},
+		{"anthropic thinking after text", ValidateAnthropic, `{"max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"thinking","thinking":"t","signature":"AQI="}]}]}`, "must open an assistant message"},
+		{"anthropic text before tool_result", ValidateAnthropic, `{"max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x"}]},{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"f","input":{}}]},{"role":"user","content":[{"type":"text","text":"y"},{"type":"tool_result","tool_use_id":"c1"}]}]}`, "must come first"},
+		{"anthropic system in messages", ValidateAnthropic, `{"max_tokens":1,"messages":[{"role":"system","content":[{"type":"text","text":"x"}]}]}`, `role "system"`},
+		{"anthropic no max_tokens", ValidateAnthropic, `{"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}`, "max_tokens"},
+		{"gemini unequal counts", ValidateGemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}},{"functionCall":{"name":"g","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "1 functionResponse(s) [f] for the previous turn's 2 functionCall(s) [f g]"},
+		{"gemini args not an object", ValidateGemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":"x"}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "object args"},
+		{"ollama arguments string", ValidateOllama, `{"messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":"r","tool_name":"f"}]}`, "object arguments"},
+		{"ollama tool for another call", ValidateOllama, `{"messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{}}}]},{"role":"tool","content":"r","tool_name":"g"}]}`, "answers no open call"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.validate([]byte(tt.body))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func ExampleRender() {
+	in := Input{
+		State: &policies.State{Context: policies.Context{SystemPrompt: "Be brief."}},
+		Model: policies.ModelInfo{Name: "claude-sonnet-4-5", MaxOutputTokens: 1024},
+		View:  policies.EntriesFromLog([]policies.Message{msg("u1", policies.RoleUser, text("Hi"))}),
+	}
+	body, _, err := Render(policies.RenderAnthropic, in)
+	fmt.Println(string(body), err)
+	// Output: {"model":"claude-sonnet-4-5","system":"Be brief.","max_tokens":1024,"messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]} <nil>
+}

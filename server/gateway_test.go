@@ -1,0 +1,149 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	statuspb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/contextcompiler/ctxc/compiler"
+	"github.com/contextcompiler/ctxc/compiler/compilertest"
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+// startGateway serves the service over gRPC on loopback TCP and the gateway
+// in front of it; it returns the gateway's base URL.
+func startGateway(t *testing.T, maxMessageBytes int) string {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	app, err := compiler.New(compiler.Config{Catalog: compilertest.NewCatalog(), Counters: compilertest.Counters{}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(Config{Compiler: app, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTransport(svc, TransportConfig{MaxMessageBytes: maxMessageBytes, Logger: log})
+	lis, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- tr.Serve(ctx, lis) }()
+	tr.SetServing()
+	gw, err := NewGateway(lis.Addr(), maxMessageBytes, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hlis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go gw.Serve(hlis)
+	t.Cleanup(func() {
+		gw.Shutdown(time.Now().Add(time.Second))
+		stop()
+		<-served
+		gw.Close()
+	})
+	return "http://" + hlis.Addr().String()
+}
+
+func TestGateway(t *testing.T) {
+	base := startGateway(t, 4<<10)
+	tests := []struct {
+		name       string
+		method     string
+		path, body string
+		wantCode   int
+		want       string // a JSON response, compared as protojson of wantMsg when set
+		wantMsg    *ctxcv1.CountTokensResponse
+		wantReason string
+	}{
+		{"an RPC as JSON", http.MethodPost, "/ctxc.v1.ContextCompilerService/CountTokens", `{"encoding":"cl100k_base","texts":["12345678"]}`, http.StatusOK, "",
+			&ctxcv1.CountTokensResponse{Counter: "cl100k_base", Texts: []*ctxcv1.TokenCount{{TokenCount: 2, Provenance: ctxcv1.TokenCountProvenance_TOKEN_COUNT_PROVENANCE_EXACT}},
+				TotalTokenCount: 2, Provenance: ctxcv1.TokenCountProvenance_TOKEN_COUNT_PROVENANCE_EXACT}, ""},
+		{"a domain error keeps its details", http.MethodPost, "/ctxc.v1.ContextCompilerService/CountTokens", `{"model":"gpt-9"}`, http.StatusBadRequest, "", nil, "UNKNOWN_MODEL"},
+		{"an unknown field is an error, not ignored", http.MethodPost, "/ctxc.v1.ContextCompilerService/CountTokens", `{"encodings":"x"}`, http.StatusBadRequest, "", nil, ""},
+		{"a body over the limit", http.MethodPost, "/ctxc.v1.ContextCompilerService/CountTokens", `{"texts":["` + strings.Repeat("x", 5<<10) + `"]}`,
+			http.StatusRequestEntityTooLarge, "", nil, "LIMIT_EXCEEDED"},
+		{"health", http.MethodGet, "/healthz", "", http.StatusOK, `{"status":"SERVING"}`, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), tt.method, base+tt.path, bytes.NewBufferString(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.wantCode {
+				t.Fatalf("HTTP %d %s, want %d", resp.StatusCode, body, tt.wantCode)
+			}
+			switch {
+			case tt.wantMsg != nil:
+				got := &ctxcv1.CountTokensResponse{}
+				if err := protojson.Unmarshal(body, got); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.wantMsg, got, protocmp.Transform()); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			case tt.want != "":
+				if got := strings.Join(strings.Fields(string(body)), ""); got != tt.want {
+					t.Errorf("body %s, want %s", got, tt.want)
+				}
+			case tt.wantReason != "":
+				st := &statuspb.Status{}
+				if err := protojson.Unmarshal(body, st); err != nil {
+					t.Fatalf("%s: %v", body, err)
+				}
+				info := &errdetails.ErrorInfo{}
+				if len(st.GetDetails()) == 0 || st.GetDetails()[0].UnmarshalTo(info) != nil || info.GetReason() != tt.wantReason || info.GetDomain() != ErrorDomain {
+					t.Errorf("status %v, want ErrorInfo %s/%s first", st, ErrorDomain, tt.wantReason)
+				}
+			}
+		})
+	}
+}
+
+func TestLoopbackAndDialTargets(t *testing.T) {
+	tests := []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 50051}, "passthrough:///127.0.0.1:50051"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 50051}, "passthrough:///127.0.0.1:50051"},
+		{&net.TCPAddr{IP: net.ParseIP("10.0.0.7"), Port: 9}, "passthrough:///10.0.0.7:9"},
+		{&net.UnixAddr{Name: "/run/ctxc.sock", Net: "unix"}, "unix:///run/ctxc.sock"},
+		{&net.UnixAddr{Name: "ctxc.sock", Net: "unix"}, "unix:ctxc.sock"},
+	}
+	for _, tt := range tests {
+		if got := LoopbackTarget(tt.addr); got != tt.want {
+			t.Errorf("LoopbackTarget(%v) = %q, want %q", tt.addr, got, tt.want)
+		}
+	}
+	if got := DialTarget("localhost:50051"); got != "passthrough:///localhost:50051" {
+		t.Errorf("DialTarget = %q", got)
+	}
+}

@@ -1,0 +1,227 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/contextcompiler/ctxc/compiler"
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/server/stateblob"
+)
+
+// This file decodes whole requests into the application layer's requests.
+// Field violations are collected across the request and returned together;
+// limit and blob problems stop the decoding at once.
+
+// compileRequest decodes a Compile: the state, options, provider input,
+// template variables and attachments.
+func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRequest, error) {
+	src, err := d.source(req.GetState(), req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
+	if err != nil {
+		return compiler.CompileRequest{}, err
+	}
+	out := compiler.CompileRequest{
+		Request:           compiler.Request{Source: src, Profile: req.GetProfile(), Options: d.options("options", req.GetOptions())},
+		Attachments:       d.attachments("attachments", req.GetAttachments()),
+		Input:             d.providerInput(req.GetInputFormat(), req.GetInputJson()),
+		TemplateVariables: req.GetOptions().GetTemplateVariables(),
+		OmitStablePrefix:  req.GetOmitStablePrefix(),
+	}
+	if len(out.TemplateVariables) > 0 {
+		out.RequestBytes = proto.Size(req) // only templates need it, and a long log costs a walk
+	}
+	return out, d.err()
+}
+
+// request decodes what Budget and Compact take: a state (no blob, no model,
+// no reset), a profile and options.
+func (d *decoder) request(state *ctxcv1.AgentState, profile string, opts *ctxcv1.CompileOptions) (compiler.Request, error) {
+	src, err := d.source(state, nil, nil, false)
+	if err != nil {
+		return compiler.Request{}, err
+	}
+	out := compiler.Request{Source: src, Profile: profile, Options: d.options("options", opts)}
+	return out, d.err()
+}
+
+// source decodes how a request carries its state: as a message or as the
+// opaque blob of an earlier response, optionally with the call's model and
+// the permission to discard a history this server cannot use. The
+// application layer loads it (compiler.StateSource); two of its rules decide
+// what is decoded here: a history it discards unread is not decoded, and the
+// state's model name is not required when the call names a model.
+func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.ModelSpec, reset bool) (compiler.StateSource, error) {
+	in := state
+	src := compiler.StateSource{FromBlob: len(blob) > 0, Reset: reset}
+	switch {
+	case in != nil && src.FromBlob:
+		d.violate("state_blob", "give either state or state_blob, not both")
+		return compiler.StateSource{}, d.err()
+	case src.FromBlob:
+		decoded, err := stateblob.Decode(blob)
+		if err != nil {
+			return compiler.StateSource{}, blobError(err)
+		}
+		in = decoded
+	}
+	if compiler.DiscardsHistory(in.GetSchemaVersion(), reset) {
+		in = &ctxcv1.AgentState{SchemaVersion: in.GetSchemaVersion(), AgentId: in.GetAgentId(), Model: in.GetModel(), Context: &ctxcv1.AgentContext{
+			SystemPrompt: in.GetContext().GetSystemPrompt(), Tools: in.GetContext().GetTools(),
+			ResponseFormat: in.GetContext().GetResponseFormat(), Metadata: in.GetContext().GetMetadata(),
+		}}
+	}
+	if model != nil {
+		src.Model = d.model("model", model)
+		if in != nil && in.GetModel().GetName() == "" {
+			// The call's model replaces the state's; its provider still locks the state.
+			in = &ctxcv1.AgentState{SchemaVersion: in.GetSchemaVersion(), AgentId: in.GetAgentId(), Context: in.GetContext(), Execution: in.GetExecution(),
+				Model: &ctxcv1.ModelSpec{Name: model.GetName(), Provider: in.GetModel().GetProvider()}}
+		}
+	}
+	st, err := d.state("state", in)
+	if err != nil {
+		return compiler.StateSource{}, err
+	}
+	src.State = st
+	return src, nil
+}
+
+// blobError turns a blob decoding failure into the domain's error: a blob of a
+// format this build does not read is a precondition, anything else bad input.
+func blobError(err error) error {
+	var de *stateblob.DecodeError
+	if !errors.As(err, &de) {
+		return fmt.Errorf("decode state_blob: %w", err)
+	}
+	if de.Reason == stateblob.ReasonVersionUnsupported {
+		return &policies.PreconditionError{Reason: de.Reason, Field: "state_blob", Detail: de.Description}
+	}
+	return &policies.InvalidArgumentError{Reason: de.Reason, Violations: []policies.FieldViolation{{Field: "state_blob", Description: de.Description}}}
+}
+
+// providerInput decodes a Compile's conversation in a provider's format; nil
+// when the request has none.
+func (d *decoder) providerInput(format ctxcv1.InputFormat, body string) *compiler.ProviderInput {
+	switch {
+	case format < 0 || format > ctxcv1.InputFormat_INPUT_FORMAT_OLLAMA:
+		d.violate("input_format", fmt.Sprintf("unknown input format %d", format))
+	case format == ctxcv1.InputFormat_INPUT_FORMAT_UNSPECIFIED && body != "":
+		d.violate("input_format", "required with input_json: which provider's format input_json is in")
+	case format != ctxcv1.InputFormat_INPUT_FORMAT_UNSPECIFIED:
+		// The enums share their numbers: INPUT_FORMAT_OPENAI is RENDER_FORMAT_OPENAI.
+		return &compiler.ProviderInput{Format: policies.RenderFormat(format), Body: []byte(body)}
+	}
+	return nil
+}
+
+// attachments converts and checks the documents attached to a Compile.
+func (d *decoder) attachments(path string, in []*ctxcv1.Attachment) []policies.Attachment {
+	if len(in) == 0 {
+		return nil
+	}
+	if len(in) > d.limits.MaxMessages {
+		d.violate(path, fmt.Sprintf("at most %d attachments", d.limits.MaxMessages))
+		return nil
+	}
+	out := make([]policies.Attachment, len(in))
+	for i, a := range in {
+		if a.GetAttachmentId() == "" && a.GetContent() == "" {
+			d.violate(fmt.Sprintf("%s[%d]", path, i), "either attachment_id or content is required")
+		}
+		out[i] = policies.Attachment{ID: a.GetAttachmentId(), Content: a.GetContent(), Title: a.GetTitle(), Source: a.GetSource(), Type: a.GetAttachmentType()}
+	}
+	return out
+}
+
+// routeRequest decodes a Route: the state first (its violations are
+// INVALID_STATE), then the input, whose messages may come without ids (Route
+// gives them stable ones) and whose violations are INVALID_ROUTE_INPUT.
+func (d *decoder) routeRequest(req *ctxcv1.RouteRequest) (compiler.RouteRequest, error) {
+	src, err := d.source(req.GetState(), req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
+	if err == nil {
+		err = d.err()
+	}
+	if err != nil {
+		return compiler.RouteRequest{}, err
+	}
+	in := &decoder{limits: d.limits, idsOptional: true}
+	out := compiler.RouteRequest{Source: src, Profile: req.GetProfile(), Input: in.routeInput(req)}
+	if err := in.err(); err != nil {
+		var invalid *policies.InvalidArgumentError
+		if errors.As(err, &invalid) {
+			invalid.Reason = compiler.ReasonInvalidRouteInput
+		}
+		return compiler.RouteRequest{}, err
+	}
+	return out, nil
+}
+
+// routeInput converts the oneof input of a RouteRequest.
+func (d *decoder) routeInput(req *ctxcv1.RouteRequest) compiler.RouteInput {
+	switch x := req.GetInput().(type) {
+	case *ctxcv1.RouteRequest_UserTurn:
+		return compiler.UserTurn{
+			Messages:    d.messages("user_turn.messages", x.UserTurn.GetMessages()),
+			ExecutionID: x.UserTurn.GetExecutionId(),
+		}
+	case *ctxcv1.RouteRequest_Step:
+		step := compiler.Step{
+			Messages:     d.messages("step.messages", x.Step.GetMessages()),
+			FinishReason: compiler.FinishReason(x.Step.GetFinishReason()),
+			Error:        x.Step.GetError(),
+		}
+		if f := x.Step.GetFinishReason(); f < 0 || f > ctxcv1.FinishReason_FINISH_REASON_ERROR {
+			d.violate("step.finish_reason", fmt.Sprintf("unknown finish reason %d", f))
+		}
+		if u := x.Step.GetUsage(); u != nil {
+			step.Usage = &policies.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}
+		}
+		return step
+	case *ctxcv1.RouteRequest_Event:
+		if x.Event.GetText() == "" {
+			d.violate("event.text", "required")
+		}
+		if r := x.Event.GetRole(); r < 0 || r > ctxcv1.Role_ROLE_TOOL {
+			d.violate("event.role", fmt.Sprintf("unknown role %d", r))
+		}
+		return compiler.Event{Text: x.Event.GetText(), Role: policies.Role(x.Event.GetRole()), Metadata: x.Event.GetMetadata()}
+	}
+	d.violate("input", "required: one of user_turn, step or event")
+	return nil
+}
+
+// countRequest decodes a CountTokens. Its size is checked before anything is
+// converted.
+func (d *decoder) countRequest(req *ctxcv1.CountTokensRequest) (compiler.CountRequest, error) {
+	if n := len(req.GetMessages()) + len(req.GetTexts()); n > d.limits.MaxMessages {
+		return compiler.CountRequest{}, &policies.LimitError{Field: "texts+messages", Limit: d.limits.MaxMessages, Got: n}
+	}
+	for i, m := range req.GetMessages() {
+		if n := len(m.GetParts()); n > d.limits.MaxPartsPerMessage {
+			return compiler.CountRequest{}, &policies.LimitError{Field: "messages[" + strconv.Itoa(i) + "].parts", Limit: d.limits.MaxPartsPerMessage, Got: n}
+		}
+	}
+	out := compiler.CountRequest{Texts: req.GetTexts(), Messages: d.messages("messages", req.GetMessages())}
+	switch c := req.GetCounter().(type) {
+	case *ctxcv1.CountTokensRequest_Model:
+		out.Model = c.Model
+		if c.Model == "" {
+			d.violate("model", "must not be empty")
+		}
+	case *ctxcv1.CountTokensRequest_Encoding:
+		out.Encoding = c.Encoding
+		if c.Encoding == "" {
+			d.violate("encoding", "must not be empty")
+		}
+	default:
+		d.violate("counter", "set model or encoding")
+	}
+	if len(d.violations) > 0 {
+		return compiler.CountRequest{}, &policies.InvalidArgumentError{Reason: reasonInvalidArgument, Violations: d.violations}
+	}
+	return out, nil
+}
