@@ -9,8 +9,9 @@ import (
 func TestDescribeCallShowsKeyArgumentsNotBodies(t *testing.T) {
 	tests := []struct{ args, want string }{
 		{`{"path":"a.go"}`, "write_file(path=a.go)"},
-		{`{"path":"a.go","content":"package a\n\nfunc A() {}\n"}`, "write_file(content=<4 lines>, path=a.go)"},
-		{`{"n":3,"force":true,"opts":{"x":1}}`, "write_file(force=true, n=3)"},
+		{`{"path":"a.go","content":"package a\n\nfunc A() {}\n"}`, "write_file(path=a.go)"},
+		{`{"content":"package a\n\nfunc A() {}\n"}`, "write_file(content=<4 lines>)"},
+		{`{"n":3,"force":true,"opts":{"x":1}}`, "write_file(force=true)"},
 		{`not json`, "write_file(not json)"},
 		{``, "write_file()"},
 	}

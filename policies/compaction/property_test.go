@@ -162,10 +162,19 @@ func checkTransform(st *policies.State, before viewSnapshot, w *policies.Work, e
 	case fits:
 		// Unresolved failures the fallback had to drop stay visible in its
 		// note, which then costs its size on top of what is protected.
+		// Summaries are kept over a target as long as the window is met.
 		floor := preamble + protectedTokens
 		for _, e := range w.Entries {
-			if e.Message.Kind == policies.KindSummary && strings.Contains(e.Message.Text(), "left out by ctxc to fit the window") {
+			if e.Message.Kind == policies.KindSummary {
 				floor += e.Tokens
+			}
+		}
+		if floor > w.HardLimit {
+			floor = preamble + protectedTokens
+			for _, e := range w.Entries {
+				if e.Message.Kind == policies.KindSummary && strings.Contains(e.Message.Text(), "left out by ctxc to fit the window") {
+					floor += e.Tokens
+				}
 			}
 		}
 		if used := w.UsedTokens(); used > max(w.CompactionTarget, floor) {

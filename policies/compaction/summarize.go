@@ -251,7 +251,7 @@ func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) 
 		}
 	}
 	for _, merged := range p.merge {
-		for _, line := range errorLines(merged) {
+		for _, line := range errorLines(merged, true) {
 			if id := callID(line); id != "" && !strings.Contains(text, "[call "+id+"]") {
 				missing = append(missing, line)
 			}

@@ -49,8 +49,9 @@ func pathKeys() []string {
 const (
 	secConstraints = "User constraints"
 	secOpenErrors  = "Errors still open"
-	secResolved    = "Errors resolved"
 	secDecisions   = "Decisions and conclusions"
+	secUserNotes   = "User notes"
+	secResolved    = "Errors resolved"
 	secTasks       = "Open tasks"
 	secEarlier     = "Earlier summary"
 	secRequests    = "User requests"
@@ -60,17 +61,13 @@ const (
 	secTools       = "Tools run"
 )
 
-var sectionOrder = []string{secConstraints, secOpenErrors, secResolved, secDecisions, secTasks, secEarlier, secRequests, secNotes, secEvents, secFiles, secTools}
+var sectionOrder = []string{secConstraints, secOpenErrors, secDecisions, secUserNotes, secResolved, secTasks, secEarlier, secRequests, secNotes, secEvents, secFiles, secTools}
 
 // legacySections maps the section titles of summaries written by earlier
-// versions to where their items go now.
+// versions to where their items go now ("" reads them again as user text).
 var legacySections = map[string]string{
-	"User instructions":   "",
-	"Errors still open":   secOpenErrors,
-	"Decisions":           secDecisions,
-	"Tools run":           secTools,
-	"Files and resources": secFiles,
-	"Events":              secEvents,
+	"User instructions": "",
+	"Decisions":         secDecisions,
 }
 
 // mergeOrder is every section title a summary may hold, current then legacy.
@@ -82,16 +79,21 @@ const summaryHeader = "Summary of %d earlier messages"
 // maxItemRunes bounds one item; longer sentences are cut, marked.
 const maxItemRunes = 600
 
+// resolvedMark ends the item of a failure a later call of its tool resolved.
+const resolvedMark = " (resolved later)"
+
 // DeterministicSummarizer is the default Summarizer: it needs no model. It
 // keeps facts before prose: the sentences in which the user required,
 // forbade or preferred something, verbatim; every failed tool call with its
-// identifiers and whether a later call resolved it; the decisions and
-// conclusions the assistant stated, verbatim; open tasks; then, as the budget
-// allows, the user's other requests, other statements that carry identifiers,
+// call id and the line that names its error, and whether a later call of the
+// same tool resolved it; the decisions and conclusions the assistant stated,
+// verbatim; what the user stated as context; open tasks; then, as the budget
+// allows, the user's requests, other statements that carry identifiers,
 // events, the files and resources touched and the tools run. Greetings,
-// thanks and narration ("let me look at the file") are dropped. When the
-// budget is short the least important sections lose items first, and the
-// summary says how many items it left out.
+// thanks, narration ("let me look at the file") and list lead-ins are
+// dropped. When the budget is short the least important sections lose items
+// first, and the summary says how many items it left out; failures still open
+// are never left out (invariant 5).
 type DeterministicSummarizer struct{}
 
 // Summarize implements Summarizer.
@@ -113,21 +115,29 @@ type summaryBuilder struct {
 	last     string
 	items    map[string][]string
 	seen     map[string]map[string]bool
-	// open errors by call id, for resolution.
-	openByTool map[string][]string
-	tools      map[string]*toolCount
-	toolOrder  []string
+	// failures by call id, in order; a later success of the same tool
+	// resolves the earlier ones (as policies.UnresolvedFailures does).
+	failures  []*failure
+	byCall    map[string]*failure
+	tools     map[string]*toolCount
+	toolOrder []string
+}
+
+// failure is one failed call: item is its text without the resolved mark.
+type failure struct {
+	tool, call, item string
+	resolved         bool
 }
 
 type toolCount struct{ runs, failed int }
 
 func newSummaryBuilder(req SummaryRequest) *summaryBuilder {
 	return &summaryBuilder{
-		counter:    req.Counter,
-		items:      map[string][]string{},
-		seen:       map[string]map[string]bool{},
-		openByTool: map[string][]string{},
-		tools:      map[string]*toolCount{},
+		counter: req.Counter,
+		items:   map[string][]string{},
+		seen:    map[string]map[string]bool{},
+		byCall:  map[string]*failure{},
+		tools:   map[string]*toolCount{},
 	}
 }
 
@@ -149,6 +159,21 @@ func (b *summaryBuilder) add(section, item string) {
 	b.items[section] = append(b.items[section], item)
 }
 
+// addFailure records a failed call once, by call id; a failure known as
+// resolved stays resolved.
+func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) {
+	item = strings.Join(strings.Fields(item), " ")
+	if f, ok := b.byCall[call]; ok && call != "" {
+		f.resolved = f.resolved || resolved
+		return
+	}
+	f := &failure{tool: tool, call: call, item: item, resolved: resolved}
+	b.failures = append(b.failures, f)
+	if call != "" {
+		b.byCall[call] = f
+	}
+}
+
 // merge carries the facts of an earlier summary into this one.
 func (b *summaryBuilder) merge(text string) {
 	items, count, ok := parseSummary(text)
@@ -157,7 +182,6 @@ func (b *summaryBuilder) merge(text string) {
 		return
 	}
 	b.messages += count
-	titles := append([]string(nil), mergeOrder...)
 	var extra []string
 	for title := range items {
 		if !slices.Contains(mergeOrder, title) {
@@ -165,35 +189,35 @@ func (b *summaryBuilder) merge(text string) {
 		}
 	}
 	sort.Strings(extra)
-	for _, title := range append(titles, extra...) {
-		to, legacy := legacySections[title]
-		switch {
-		case legacy:
-		case strings.HasPrefix(title, secOpenErrors):
-			to = secOpenErrors // "Errors still open (named by ctxc)"
-		case slices.Contains(sectionOrder, title):
-			to = title
-		default:
-			to = secEarlier
-		}
+	for _, title := range append(append([]string(nil), mergeOrder...), extra...) {
 		for _, it := range items[title] {
-			if to == "" { // old layout: whole user turns, classified again
-				for _, s := range facts.Sentences(it) {
-					b.addUserSentence(s)
-				}
-				continue
-			}
-			if title == secTools {
-				b.mergeTools(it)
-				continue
-			}
-			b.add(to, it)
-			if to == secOpenErrors {
-				if tool := errorTool(it); tool != "" {
-					b.openByTool[tool] = append(b.openByTool[tool], it)
-				}
-			}
+			b.mergeItem(title, it)
 		}
+	}
+}
+
+func (b *summaryBuilder) mergeItem(title, it string) {
+	to, legacy := legacySections[title]
+	switch {
+	case legacy && to == "": // old layout: whole user turns, classified again
+		for _, s := range facts.Sentences(it) {
+			b.addUserSentence(s)
+		}
+	case legacy:
+		b.add(to, it)
+	case strings.HasPrefix(title, "Errors"):
+		resolved := title == secResolved || strings.HasSuffix(it, resolvedMark) || strings.Contains(it, "; resolved")
+		item := strings.TrimSuffix(it, resolvedMark)
+		if i := strings.Index(item, "; resolved"); i >= 0 {
+			item = item[:i]
+		}
+		b.addFailure(errorTool(item), callID(item), item, resolved)
+	case title == secTools:
+		b.mergeTools(it)
+	case slices.Contains(sectionOrder, title):
+		b.add(title, it)
+	default:
+		b.add(secEarlier, it)
 	}
 }
 
@@ -257,7 +281,16 @@ func (b *summaryBuilder) read(span []policies.Message) {
 	}
 }
 
+// leadIn is a short sentence that only introduces what follows ("Please
+// also respect these:").
+func leadIn(s string) bool {
+	return strings.HasSuffix(strings.TrimSpace(s), ":") && len(strings.Fields(s)) <= 8
+}
+
 func (b *summaryBuilder) addUserSentence(s string) facts.Class {
+	if leadIn(s) {
+		return facts.Filler
+	}
 	c := facts.Classify(s, true)
 	switch c {
 	case facts.Constraint:
@@ -265,11 +298,8 @@ func (b *summaryBuilder) addUserSentence(s string) facts.Class {
 	case facts.Request:
 		b.add(secRequests, s)
 	case facts.Other:
-		b.add(secRequests, s)
-	}
-	for _, id := range facts.Identifiers(s) {
-		if strings.Contains(id, "/") {
-			b.add(secFiles, id)
+		if facts.Specific(s) {
+			b.add(secUserNotes, s)
 		}
 	}
 	return c
@@ -278,6 +308,9 @@ func (b *summaryBuilder) addUserSentence(s string) facts.Class {
 var taskCues = []string{"next step", "todo", "to do", "remaining", "still need", "not yet", "follow up", "follow-up", "pending", "open question", "blocked", "later"}
 
 func (b *summaryBuilder) addAssistantSentence(s string) {
+	if leadIn(s) {
+		return
+	}
 	lower := strings.ToLower(s)
 	for _, cue := range taskCues {
 		if strings.Contains(lower, cue) {
@@ -289,14 +322,14 @@ func (b *summaryBuilder) addAssistantSentence(s string) {
 	case facts.Decision:
 		b.add(secDecisions, s)
 	case facts.Other:
-		if len(facts.Identifiers(s)) > 0 {
+		if facts.Specific(s) {
 			b.add(secNotes, s)
 		}
 	}
 }
 
-// result records one tool result: its run, and a failure with its
-// identifiers; a success resolves the open failures of the same tool.
+// result records one tool result: its run, and a failure with the line that
+// names its error; a success resolves the open failures of the same tool.
 func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall, mask *policies.Mask) {
 	name := r.Name
 	if name == "" {
@@ -310,10 +343,7 @@ func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall, m
 	}
 	tc.runs++
 	if !r.IsError {
-		for _, open := range b.openByTool[name] {
-			b.resolve(open, fmt.Sprintf("a later %s call (%s) succeeded", name, r.ToolCallID))
-		}
-		delete(b.openByTool, name)
+		b.resolveTool(name)
 		return
 	}
 	tc.failed++
@@ -321,37 +351,59 @@ func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall, m
 	if mask != nil {
 		content = mask.Placeholder
 	}
-	lines := facts.ErrorLines(content, 3, 200)
-	item := fmt.Sprintf("%s [call %s] failed: %s", describeCall(call, name), r.ToolCallID, strings.Join(lines, " | "))
-	b.add(secOpenErrors, item)
-	b.openByTool[name] = append(b.openByTool[name], item)
+	b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, errorLine(content)), false)
 }
 
-// resolve moves an open error to the resolved section.
-func (b *summaryBuilder) resolve(open, how string) {
-	items := b.items[secOpenErrors]
-	for i, it := range items {
-		if it == open {
-			b.items[secOpenErrors] = append(items[:i:i], items[i+1:]...)
-			delete(b.seen[secOpenErrors], it)
-			b.add(secResolved, it+"; resolved: "+how)
-			return
+// errorLine is the line of a failed output worth keeping: the first one
+// that names an error code, else the first line, cut to 160 runes.
+func errorLine(content string) string {
+	lines := facts.ErrorLines(content, 4, 160)
+	for _, l := range lines {
+		if hasCode(l) {
+			return l
+		}
+	}
+	if len(lines) > 0 {
+		return lines[0]
+	}
+	return "(no output)"
+}
+
+func hasCode(line string) bool {
+	for _, id := range facts.Identifiers(line) {
+		if !strings.Contains(id, "/") && !strings.Contains(id, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveTool marks the open failures of a tool resolved.
+func (b *summaryBuilder) resolveTool(tool string) {
+	for _, f := range b.failures {
+		if f.tool == tool {
+			f.resolved = true
 		}
 	}
 }
 
-// resolveEarlier resolves errors an earlier summary lists as open when the
-// span holds a later success of the same tool.
+// resolveEarlier adds, resolved, the failures an earlier summary lists as
+// open when the span holds a later success of the same tool.
 func (b *summaryBuilder) resolveEarlier(earlier []string) {
 	for _, text := range earlier {
 		items, _, ok := parseSummary(text)
 		if !ok {
 			continue
 		}
-		for _, it := range items[secOpenErrors] {
-			tool := errorTool(it)
-			if tc := b.tools[tool]; tc != nil && tc.runs > tc.failed {
-				b.add(secResolved, it+"; resolved: a later "+tool+" call succeeded")
+		for title, its := range items {
+			if !strings.HasPrefix(title, secOpenErrors) {
+				continue
+			}
+			for _, it := range its {
+				tool := errorTool(it)
+				if tc := b.tools[tool]; tc != nil && tc.runs > tc.failed {
+					b.addFailure(tool, callID(it), it, true)
+				}
 			}
 		}
 	}
@@ -365,7 +417,7 @@ func (b *summaryBuilder) dropKnown(earlier []string) {
 			continue
 		}
 		for title, its := range items {
-			if title == secTools || title == secOpenErrors {
+			if title == secTools || strings.HasPrefix(title, "Errors") {
 				continue
 			}
 			for _, it := range its {
@@ -426,10 +478,18 @@ func (b *summaryBuilder) count(s string) int {
 
 // render writes the summary within budgetTokens: sections in order of
 // importance, each item whole or not at all, and a closing line saying what
-// was left out.
+// was left out. Failures still open are always written.
 func (b *summaryBuilder) render(budgetTokens int) string {
 	if t := b.toolsItem(); t != "" {
 		b.items[secTools] = []string{t}
+	}
+	b.items[secOpenErrors], b.items[secResolved] = nil, nil
+	for _, f := range b.failures {
+		if f.resolved {
+			b.items[secResolved] = append(b.items[secResolved], f.item+resolvedMark)
+		} else {
+			b.items[secOpenErrors] = append(b.items[secOpenErrors], f.item)
+		}
 	}
 	span := ""
 	if b.first != "" {
@@ -448,15 +508,12 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 		}
 		headCost := b.count("\n## " + title + "\n")
 		opened := false
-		// Failed calls are never left out: a summary that takes the place of
-		// an unresolved failure must name it (invariant 5).
-		mustKeep := title == secOpenErrors || title == secResolved
 		for _, it := range items {
 			cost := b.count("- " + it + "\n")
 			if !opened {
 				cost += headCost
 			}
-			if cost > room && !mustKeep {
+			if cost > room && title != secOpenErrors {
 				omitted[title]++
 				omittedTokens += cost
 				continue
@@ -537,8 +594,9 @@ func section(b *strings.Builder, title string, items []string) {
 	}
 }
 
-// describeCall shows a call as name(key=value, ...) with at most three short
-// scalar arguments, by key order.
+// describeCall shows a call as name(key=value) with its most telling
+// argument (a path, target, URL, command or query), shortened; other
+// arguments are left out.
 func describeCall(c policies.ToolCall, name string) string {
 	if c.Name != "" {
 		name = c.Name
@@ -550,12 +608,13 @@ func describeCall(c policies.ToolCall, name string) string {
 		}
 		return name + "(" + shorten(c.ArgumentsJSON, 60) + ")"
 	}
-	keys := make([]string, 0, len(args))
+	keys := []string{"path", "file_path", "file", "target", "url", "uri", "command", "cmd", "query", "pattern", "dir", "directory", "name", "id"}
 	for k := range args {
-		keys = append(keys, k)
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
 	}
-	sort.Strings(keys)
-	var shown []string
+	sort.Strings(keys[14:])
 	for _, k := range keys {
 		var v string
 		switch x := args[k].(type) {
@@ -565,19 +624,16 @@ func describeCall(c policies.ToolCall, name string) string {
 			if n := strings.Count(x, "\n"); n > 0 {
 				v = fmt.Sprintf("<%d lines>", n+1)
 			} else {
-				v = shorten(x, 80)
+				v = shorten(x, 60)
 			}
 		case float64, bool:
 			v = fmt.Sprint(x)
 		default:
 			continue
 		}
-		shown = append(shown, k+"="+v)
-		if len(shown) == 3 {
-			break
-		}
+		return name + "(" + k + "=" + v + ")"
 	}
-	return name + "(" + strings.Join(shown, ", ") + ")"
+	return name + "()"
 }
 
 // argValues returns the string values of the given keys in a call's

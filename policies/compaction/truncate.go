@@ -23,6 +23,11 @@ type truncator struct {
 	cfg TruncateConfig
 }
 
+// Fallback: truncation loses what it drops, so it runs only on the view a
+// call compiles, never at a compaction point inside the log, where a later
+// point can still summarize what it would drop.
+func (truncator) Fallback() {}
+
 func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	units := policies.Units(w.Entries)
@@ -76,8 +81,16 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 			}
 		}
 	}
-	if summaries > 0 && summaries <= room {
-		protected, room = keep, room-summaries
+	// Summaries go only when the window itself cannot be met without
+	// dropping them; a target below it is not worth their facts.
+	if summaries > 0 && (byMessages || w.HardLimit <= 0 || preamble+protectedTokens+summaries <= w.HardLimit) {
+		room -= summaries
+		if !byMessages && room < 0 && w.HardLimit > 0 {
+			room = 0
+		}
+		protected = keep
+	} else if summaries > 0 && w.HardLimit > 0 && !byMessages {
+		room = w.HardLimit - preamble - protectedTokens
 	}
 	drop, dropped := t.dropSet(w, units, protected, room, byMessages)
 	if dropped == 0 {
@@ -204,7 +217,7 @@ func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
 		}
 		if m.Kind == policies.KindSummary {
 			covers = append(covers, m.CoversMessageIDs...)
-			lines = append(lines, errorLines(m.Text())...)
+			lines = append(lines, errorLines(m.Text(), false)...)
 			continue
 		}
 		if !visible[i] {
@@ -254,17 +267,16 @@ func noteID(covers []string) string {
 // errorLines returns the items of a summary's sections on failed calls
 // ("Errors still open", "Errors resolved": the deterministic summary's, the
 // LLM summarizer's and the ones summarize adds itself all use these headings),
-// each cut to 240 runes. Whether a later call resolved a failure is read from
-// the log by name, so both kinds are carried: a failure must stay named.
-func errorLines(text string) []string {
+// with openOnly only those still open.
+func errorLines(text string, openOnly bool) []string {
 	var out []string
 	open := false
 	for _, line := range strings.Split(text, "\n") {
 		switch {
 		case strings.HasPrefix(line, "## "):
-			open = strings.HasPrefix(line, "## Errors")
+			open = strings.HasPrefix(line, "## Errors") && (!openOnly || strings.HasPrefix(line, "## "+secOpenErrors))
 		case open && strings.HasPrefix(line, "- "):
-			out = append(out, "- "+shorten(strings.TrimPrefix(line, "- "), 120))
+			out = append(out, line)
 		}
 	}
 	return out

@@ -145,6 +145,7 @@ var (
 		"make sure", "ensure", "be sure", "important", "crucial", "critical", "essential", "non-negotiable",
 		"convention", "style guide", "not supposed", "we can't", "we cannot", "we don't",
 		"no new", "no external", "no breaking", "not touch", "don't touch", "do not touch", "pinned", "frozen",
+		"needs", "need", "needed",
 		"freeze", "until", "allowed", "allow", "disallow", "stay on", "stay within", "within",
 	)
 	// Sentences opening with one of these words read as instructions.
@@ -154,17 +155,16 @@ var (
 		"no", "nothing", "please",
 	)
 	decisionCues = cueSet(
-		"i'll", "i will", "i'm going to", "i am going to", "we'll", "we will", "let's", "let us", "decided",
-		"decide", "decision", "going with", "go with", "went with", "chose", "choose", "chosen", "opted",
-		"opting", "picked", "settled on", "switch to", "switched", "switching", "moved to", "migrate", "migrated",
-		"replace", "replaced", "instead of", "rather than", "the plan", "plan is", "plan:", "approach",
+		"we'll", "we will", "let's", "let us", "decided", "decide", "decision", "going with", "go with",
+		"went with", "chose", "choose", "chosen", "opted", "opting", "settled on", "switch to", "switched to",
+		"switching to", "migrate to", "instead of", "rather than", "the plan", "plan is", "plan:", "approach",
 		"conclusion", "concluded", "conclude", "root cause", "the cause", "caused by", "because", "due to",
-		"turns out", "turned out", "the fix", "fixed", "fixes", "resolved", "resolves", "the issue was",
-		"the problem was", "the bug was", "the culprit", "so we", "therefore", "thus", "hence", "confirmed",
-		"verified", "agreed", "recommend", "recommendation", "rejected", "ruled out", "trade-off", "tradeoff",
-		"won't", "will not", "not going to", "keep", "keeping", "kept", "we should", "should be", "from now on",
-		"going forward", "summary:", "result:", "outcome", "done", "implemented", "added", "removed", "changed",
-		"updated", "set", "bumped", "pinned", "reverted", "rolled back",
+		"turns out", "turned out", "the fix is", "the fix:", "fix is to", "the issue was", "the problem was",
+		"the bug was", "the culprit", "so we", "therefore", "thus", "hence", "agreed", "recommend",
+		"recommendation", "rejected", "ruled out", "trade-off", "tradeoff", "won't", "will not", "not going to",
+		"we should", "should be", "from now on", "going forward", "best option", "wins", "better option",
+		"i'll use", "will use", "we use", "we keep", "keep the", "keeping the", "will keep", "i'll keep",
+		"will return", "will be", "is to", "comes from", "because of", "since", "means", "so that",
 	)
 	requestCues = cueSet(
 		"can you", "could you", "would you", "please", "i need", "we need", "i want", "we want", "i'd like",
@@ -180,6 +180,11 @@ var (
 	)
 )
 
+// obligation cues make a sentence about the speaker a rule after all ("I
+// don't want any new dependencies").
+var obligation = cueSet("must", "have to", "has to", "need", "needs", "should", "can't", "cannot", "don't", "do not",
+	"never", "always", "only", "want", "prefer", "require", "won't")
+
 // narrationOpeners and narrationVerbs make "Let me read the file" or "I'll run
 // the tests again": an assistant saying what it is about to look at, which is
 // not a decision.
@@ -187,7 +192,8 @@ var (
 	narrationOpeners = cueSet("let me", "i'll", "i will", "i'm going to", "i am going to", "now i'll", "now let me",
 		"first i'll", "first, i'll", "next i'll", "next, i'll", "first let me", "first, let me", "next, let me", "i need to", "i'll now")
 	narrationVerbs = cueSet("read", "look", "check", "open", "run", "rerun", "re-run", "inspect", "search", "grep", "examine",
-		"see", "investigate", "start", "take", "view", "list", "fetch", "find", "scan", "explore", "review", "verify", "try", "peek", "dig", "query")
+		"see", "investigate", "start", "take", "view", "list", "fetch", "find", "scan", "explore", "review", "verify", "try", "peek", "dig", "query",
+		"apply", "write", "edit", "patch", "update", "make", "add", "do", "retry", "test", "go", "continue", "proceed", "now")
 )
 
 func narration(ws []string) bool {
@@ -255,6 +261,32 @@ func (c cues) opens(ws []string) bool {
 	return false
 }
 
+// Specific reports whether a sentence names something particular: an
+// identifier, a number, a date, or a word with digits, hyphens, underscores,
+// slashes, dots or inner capitals (billing-svc, t_loadtest_50, getUser).
+// Statements without one rarely carry a fact worth keeping.
+func Specific(s string) bool {
+	if len(Identifiers(s)) > 0 {
+		return true
+	}
+	for i, w := range strings.Fields(s) {
+		w = strings.Trim(w, ".,;:!?()[]\"'`")
+		if w == "" {
+			continue
+		}
+		for k, r := range w {
+			if unicode.IsDigit(r) || r == '_' || r == '/' || r == '@' || r == '#' || (r == '-' && k > 0 && k < len(w)-1) ||
+				(r == '.' && k > 0 && k < len(w)-1) || (k > 0 && unicode.IsUpper(r)) {
+				return true
+			}
+		}
+		if i > 0 && unicode.IsUpper([]rune(w)[0]) && w != "I" && !strings.HasPrefix(w, "I'") {
+			return true
+		}
+	}
+	return false
+}
+
 // Classify says what a sentence is. user says whether a user wrote it (a
 // user's instruction is a constraint; an assistant's is a decision or plan).
 func Classify(sentence string, user bool) Class {
@@ -268,6 +300,10 @@ func Classify(sentence string, user bool) Class {
 	}
 	if user {
 		if constraintCues.matchAny(ws) || imperativeOpeners.opens(ws) {
+			// "I never understood it": a remark about the speaker, not a rule.
+			if ws[0] == "i" && !obligation.matchAny(ws) && !Specific(sentence) {
+				return Other
+			}
 			return Constraint
 		}
 		if requestCues.matchAny(ws) || strings.HasSuffix(strings.TrimSpace(sentence), "?") {

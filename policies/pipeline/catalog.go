@@ -59,6 +59,8 @@ type step struct {
 	inPlace bool
 	// tailDependent: what it changes depends on later messages.
 	tailDependent bool
+	// fallback: it runs only on the view a call compiles.
+	fallback bool
 }
 
 // BuiltinProfiles returns the built-in profile specs.
@@ -194,7 +196,9 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 		_, isRepair := pol.(policies.RepairPass)
 		_, inPlace := pol.(policies.InPlaceEdit)
 		tail, ok := pol.(policies.TailDependent)
-		p.steps = append(p.steps, step{stage: f.Stage(), typ: f.Type(), policy: pol, repair: isRepair, inPlace: inPlace, tailDependent: ok && tail.TailDependent()})
+		_, fallback := pol.(policies.Fallback)
+		p.steps = append(p.steps, step{stage: f.Stage(), typ: f.Type(), policy: pol, repair: isRepair, inPlace: inPlace,
+			tailDependent: ok && tail.TailDependent(), fallback: fallback})
 		p.info.Stages = append(p.info.Stages, StepInfo{Stage: f.Stage().String(), Policy: f.Type(), SettingsJSON: string(settings)})
 	}
 	if err := requireStage(declared, policies.StageCompact, policies.StageEstimate, policies.StageBudget); err != nil {

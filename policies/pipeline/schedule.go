@@ -262,7 +262,7 @@ func (r *runner) runChain(ctx context.Context, chain []step, intake, final bool)
 	changed := false
 	for i := range chain {
 		s := &chain[i]
-		if intake && !s.inPlace {
+		if (intake && !s.inPlace) || (s.fallback && !final) {
 			continue
 		}
 		if s.repair {
