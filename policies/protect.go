@@ -133,10 +133,3 @@ type InPlaceEdit interface {
 type TailDependent interface {
 	TailDependent() bool
 }
-
-// Fallback marks a compact-stage policy that loses what it removes (the
-// truncation fallback): the runner runs it only on the view a call compiles,
-// not at compaction points inside the log.
-type Fallback interface {
-	Fallback()
-}

@@ -336,6 +336,11 @@ type Work struct {
 	ScopeStart int
 	// Pass says what a compact-stage run is for.
 	Pass CompactionPass
+	// AtEnd says the compaction point being compacted ends the view this
+	// call compiles. At points inside the log nothing needs to fit the window
+	// yet, so transforms must not give up what a later point can still keep
+	// (the truncation fallback keeps summaries there).
+	AtEnd bool
 	// RecentTurns is the profile's recency window: the latest RecentTurns turns are
 	// kept verbatim and contiguous by every compaction transform.
 	RecentTurns int

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/contextcompiler/ctxc/policies"
@@ -41,7 +42,7 @@ func (s summarize) Apply(ctx context.Context, w *policies.Work) error {
 	entries := w.Entries
 	summaryTokens := 0 // the summary's size, learned after each attempt
 	for attempt := 0; attempt < maxSummarizeAttempts; attempt++ {
-		p, ok := s.plan(w, need, summaryTokens)
+		p, ok := s.plan(ctx, w, need, summaryTokens)
 		if !ok {
 			return nil
 		}
@@ -93,7 +94,7 @@ func (s summarize) summaryBudget(w *policies.Work) int {
 // protected ones before the protected tail, until the span saves need tokens
 // besides its summary (estimated at its budget share, or the size learned by
 // an earlier attempt), then on to the next user-turn boundary.
-func (s summarize) plan(w *policies.Work, need, summaryTokens int) (summaryPlan, bool) {
+func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryTokens int) (summaryPlan, bool) {
 	entries := w.Entries
 	protected := policies.Protection(w)
 	visible := policies.StaysVisible(entries)
@@ -107,9 +108,11 @@ func (s summarize) plan(w *policies.Work, need, summaryTokens int) (summaryPlan,
 	}
 	total := s.summaryBudget(w)
 	existing := 0 // summaries that would stay
+	var summaries []int
 	for i := 0; i < tail; i++ {
 		if isSummary(i) && !protected[i] {
 			existing += entries[i].Tokens
+			summaries = append(summaries, i)
 		}
 	}
 	p := summaryPlan{remove: make([]bool, len(entries)), at: -1}
@@ -123,17 +126,11 @@ func (s summarize) plan(w *policies.Work, need, summaryTokens int) (summaryPlan,
 	if len(candidates) == 0 {
 		return p, false
 	}
-	merging := false
-	budget := max(total-existing, 0)
-	if budget < total/4 || budget < s.cfg.MinSummaryTokens {
-		// The stack is full: merge every summary into the new one.
-		merging, budget = true, int(float64(total)*s.cfg.MergeFillRatio)
-	}
 	estimate := func(spanTokens int) int {
 		if summaryTokens > 0 {
 			return summaryTokens + summaryTokens/4
 		}
-		return min(budget, spanTokens/4)
+		return min(max(total-existing, 0), spanTokens/4)
 	}
 	spanTokens, taken, messages := 0, 0, 0
 	for taken < len(candidates) {
@@ -160,17 +157,58 @@ func (s summarize) plan(w *policies.Work, need, summaryTokens int) (summaryPlan,
 			p.remove[i] = true
 		}
 	}
-	if merging {
-		for i := 0; i < tail; i++ {
-			if isSummary(i) && !protected[i] {
-				p.remove[i] = true
-			}
+	s.collect(w, &p, visible)
+	// Stack the new summary after the others when all fit the budget: the
+	// prompt prefix up to them stays as the provider cached it. Its size is
+	// the deterministic summary's, which every summarizer is budgeted against.
+	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter})
+	p.budget = total - existing
+	if existing+stacked > total {
+		s.mergeTail(w, &p, summaries, total, protected)
+	}
+	// A summary must leave room to shrink: at most three quarters of what it replaces.
+	p.budget = min(p.budget, p.removedTokens*3/4)
+	return p, p.budget > 0
+}
+
+// mergeTail makes room when the summaries and the new one outgrow their
+// budget: the newer summaries (all but the first, the base) merge with the
+// new span into one that leaves room for later ones, and the base stays, so
+// the cached prefix still reaches past it. Only when the base leaves too
+// little room do all merge, into at most merge_fill_ratio of the budget.
+func (s summarize) mergeTail(w *policies.Work, p *summaryPlan, summaries []int, total int, protected []bool) {
+	entries := w.Entries
+	reserve := total * 15 / 100 // room for the next stacked summary
+	from := 0
+	if len(summaries) > 0 {
+		tailBudget := total - entries[summaries[0]].Tokens - reserve
+		if tailBudget >= max(s.cfg.MinSummaryTokens, total/5) {
+			from, p.budget = 1, tailBudget
 		}
 	}
-	s.collect(w, &p, visible)
-	// A summary must leave room to shrink: at most three quarters of what it replaces.
-	p.budget = min(budget, p.removedTokens*3/4)
-	return p, p.budget > 0
+	if from == 0 {
+		p.budget = int(float64(total) * s.cfg.MergeFillRatio)
+	}
+	for _, i := range summaries[from:] {
+		p.remove[i] = true
+	}
+	visible := policies.StaysVisible(entries)
+	p.reset()
+	s.collect(w, p, visible)
+}
+
+// reset forgets what collect gathered, keeping the removed set.
+func (p *summaryPlan) reset() {
+	p.at, p.span, p.merge, p.earlier, p.covers, p.removedTokens, p.failures, p.synthesized = -1, nil, nil, nil, nil, 0, nil, nil
+}
+
+// measure is the size of the deterministic summary of a request.
+func (s summarize) measure(ctx context.Context, w *policies.Work, req SummaryRequest) int {
+	text, _ := DeterministicSummarizer{}.Summarize(ctx, req)
+	if w.Counter == nil {
+		return (len(text) + 3) / 4
+	}
+	return w.Counter.CountText(text) + 4
 }
 
 // collect fills the plan from its removed entries: the span's messages, the
@@ -191,6 +229,14 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 		}
 	}
 	p.synthesized = map[string]bool{}
+	// The summary reads the log's own messages: what compaction masked or
+	// cut in the view is still there.
+	original := map[string]*policies.Message{}
+	if w.State != nil {
+		for i := range w.State.Context.Messages {
+			original[w.State.Context.Messages[i].ID] = &w.State.Context.Messages[i]
+		}
+	}
 	for i := range entries {
 		e := &entries[i]
 		m := &e.Message
@@ -214,7 +260,11 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 				p.synthesized[m.ID] = true
 			}
 		} else {
-			p.span = append(p.span, *m)
+			if o, ok := original[e.SourceID]; ok && e.Changed && o.Kind == m.Kind && o.Role == m.Role {
+				p.span = append(p.span, *o)
+			} else {
+				p.span = append(p.span, *m)
+			}
 			if visible[i] {
 				p.failures = append(p.failures, *m)
 			}

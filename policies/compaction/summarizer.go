@@ -52,6 +52,8 @@ const (
 	secDecisions   = "Decisions and conclusions"
 	secUserNotes   = "User notes"
 	secResolved    = "Errors resolved"
+	secDone        = "Work done"
+	secSeen        = "Observed in tool output"
 	secTasks       = "Open tasks"
 	secEarlier     = "Earlier summary"
 	secRequests    = "User requests"
@@ -61,7 +63,27 @@ const (
 	secTools       = "Tools run"
 )
 
-var sectionOrder = []string{secConstraints, secOpenErrors, secDecisions, secUserNotes, secResolved, secTasks, secEarlier, secRequests, secNotes, secEvents, secFiles, secTools}
+var sectionOrder = []string{secConstraints, secOpenErrors, secDecisions, secUserNotes, secResolved, secDone, secSeen, secTasks, secEarlier, secRequests, secNotes, secEvents, secFiles, secTools}
+
+// sectionWeight is what an item of a section is worth before facts.Weight
+// adds what its own wording says; the budget goes to the heaviest items.
+var sectionWeight = map[string]int{
+	secConstraints: 100, secDecisions: 80, secUserNotes: 80, secResolved: 75, secEarlier: 60, secTasks: 55,
+	secDone: 45, secSeen: 45, secEvents: 40, secRequests: 30, secNotes: 25, secFiles: 10, secTools: 5,
+}
+
+// sectionClass is the class facts.Weight reads an item of a section as.
+func sectionClass(section string) facts.Class {
+	switch section {
+	case secConstraints:
+		return facts.Constraint
+	case secDecisions:
+		return facts.Decision
+	case secRequests:
+		return facts.Request
+	}
+	return facts.Other
+}
 
 // legacySections maps the section titles of summaries written by earlier
 // versions to where their items go now ("" reads them again as user text).
@@ -163,15 +185,17 @@ func (b *summaryBuilder) add(section, item string) {
 // resolved stays resolved.
 func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) {
 	item = strings.Join(strings.Fields(item), " ")
-	if f, ok := b.byCall[call]; ok && call != "" {
+	key := call
+	if key == "" {
+		key = "\x00" + item // a compact resolved item: known by its text
+	}
+	if f, ok := b.byCall[key]; ok {
 		f.resolved = f.resolved || resolved
 		return
 	}
 	f := &failure{tool: tool, call: call, item: item, resolved: resolved}
 	b.failures = append(b.failures, f)
-	if call != "" {
-		b.byCall[call] = f
-	}
+	b.byCall[key] = f
 }
 
 // merge carries the facts of an earlier summary into this one.
@@ -243,9 +267,16 @@ func (b *summaryBuilder) read(span []policies.Message) {
 			b.merge(m.Text())
 		case m.Role == policies.RoleUser:
 			answered = false
-			for _, s := range facts.Sentences(m.Text()) {
+			text := m.Text()
+			for _, s := range facts.Sentences(text) {
 				if c := b.addUserSentence(s); c == facts.Request {
 					lastRequest = s
+				}
+			}
+			// A log the user pasted: the lines that report its errors.
+			for _, line := range facts.ErrorLines(facts.Fenced(text), 3, 200) {
+				if facts.ErrorLine(line) {
+					b.add(secUserNotes, line)
 				}
 			}
 		case m.Role == policies.RoleAssistant:
@@ -262,8 +293,9 @@ func (b *summaryBuilder) read(span []policies.Message) {
 			if m.Mask != nil {
 				text = ""
 			}
+			final := !m.HasToolCalls() && closesTurnIn(span, i)
 			for _, s := range facts.Sentences(text) {
-				b.addAssistantSentence(s)
+				b.addAssistantSentence(s, final)
 			}
 			if !m.HasToolCalls() && strings.TrimSpace(text) != "" {
 				answered = true
@@ -271,7 +303,7 @@ func (b *summaryBuilder) read(span []policies.Message) {
 		case m.Role == policies.RoleTool:
 			for _, p := range m.Parts {
 				if p.Kind == policies.PartToolResult {
-					b.result(p.ToolResult, calls[p.ToolResult.ToolCallID], m.Mask)
+					b.result(p.ToolResult, calls[p.ToolResult.ToolCallID])
 				}
 			}
 		}
@@ -307,7 +339,24 @@ func (b *summaryBuilder) addUserSentence(s string) facts.Class {
 
 var taskCues = []string{"next step", "todo", "to do", "remaining", "still need", "not yet", "follow up", "follow-up", "pending", "open question", "blocked", "later"}
 
-func (b *summaryBuilder) addAssistantSentence(s string) {
+// closesTurnIn reports whether no assistant message follows span[i] before
+// the next turn starts: its text is the turn's answer.
+func closesTurnIn(span []policies.Message, i int) bool {
+	for k := i + 1; k < len(span); k++ {
+		if policies.IsTurnStart(&span[k]) {
+			return true
+		}
+		if span[k].Role == policies.RoleAssistant {
+			return false
+		}
+	}
+	return true
+}
+
+// addAssistantSentence files one sentence of an assistant message; final
+// says the message answers its turn, where every substantive sentence is a
+// conclusion.
+func (b *summaryBuilder) addAssistantSentence(s string, final bool) {
 	if leadIn(s) {
 		return
 	}
@@ -318,19 +367,19 @@ func (b *summaryBuilder) addAssistantSentence(s string) {
 			return
 		}
 	}
-	switch facts.Classify(s, false) {
-	case facts.Decision:
+	switch c := facts.Classify(s, false); {
+	case c == facts.Decision:
 		b.add(secDecisions, s)
-	case facts.Other:
-		if facts.Specific(s) {
-			b.add(secNotes, s)
-		}
+	case c == facts.Other && final && len(strings.Fields(s)) >= 5:
+		b.add(secDone, s)
+	case c == facts.Other && facts.Specific(s):
+		b.add(secNotes, s)
 	}
 }
 
 // result records one tool result: its run, and a failure with the line that
 // names its error; a success resolves the open failures of the same tool.
-func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall, mask *policies.Mask) {
+func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall) {
 	name := r.Name
 	if name == "" {
 		name = call.Name
@@ -342,40 +391,23 @@ func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall, m
 		b.toolOrder = append(b.toolOrder, name)
 	}
 	tc.runs++
+	// The log keeps a masked output whole: the summary reads what was there.
+	content := r.Content
 	if !r.IsError {
 		b.resolveTool(name)
+		// An output that went through but reports trouble (a crash-looping
+		// pod, a failing test in a passing run): its first such line.
+		if lines := facts.ErrorLines(content, 1, 200); len(lines) > 0 && facts.ErrorLine(lines[0]) {
+			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), lines[0]))
+		}
 		return
 	}
 	tc.failed++
-	content := r.Content
-	if mask != nil {
-		content = mask.Placeholder
+	lines := facts.ErrorLines(content, 2, 160)
+	if len(lines) == 0 {
+		lines = []string{"(no output)"}
 	}
-	b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, errorLine(content)), false)
-}
-
-// errorLine is the line of a failed output worth keeping: the first one
-// that names an error code, else the first line, cut to 160 runes.
-func errorLine(content string) string {
-	lines := facts.ErrorLines(content, 4, 160)
-	for _, l := range lines {
-		if hasCode(l) {
-			return l
-		}
-	}
-	if len(lines) > 0 {
-		return lines[0]
-	}
-	return "(no output)"
-}
-
-func hasCode(line string) bool {
-	for _, id := range facts.Identifiers(line) {
-		if !strings.Contains(id, "/") && !strings.Contains(id, ".") {
-			return true
-		}
-	}
-	return false
+	b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(lines, " | ")), false)
 }
 
 // resolveTool marks the open failures of a tool resolved.
@@ -486,7 +518,7 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	b.items[secOpenErrors], b.items[secResolved] = nil, nil
 	for _, f := range b.failures {
 		if f.resolved {
-			b.items[secResolved] = append(b.items[secResolved], f.item+resolvedMark)
+			b.items[secResolved] = append(b.items[secResolved], compactFailure(f)+resolvedMark)
 		} else {
 			b.items[secOpenErrors] = append(b.items[secOpenErrors], f.item)
 		}
@@ -498,29 +530,51 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	header := fmt.Sprintf(summaryHeader+"%s, written by ctxc without a model.\n", b.messages, span)
 	// Room for the header and for the note on what was left out.
 	room := budgetTokens - b.count(header) - b.count("[... 999 items (about 99,999 tokens) left out to fit the summary budget: 999 user requests, 999 notes]\n")
-	kept := map[string][]string{}
+	type candidate struct {
+		section string
+		index   int
+		text    string
+		weight  int
+	}
+	var cands []candidate
+	for _, title := range sectionOrder {
+		for k, it := range b.items[title] {
+			weight := sectionWeight[title] + facts.Weight(it, sectionClass(title))
+			if title == secOpenErrors {
+				weight = 1 << 20 // never left out (invariant 5)
+			}
+			cands = append(cands, candidate{title, k, it, weight})
+		}
+	}
+	// Heaviest first; among equals, sections in order and items as they came.
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].weight > cands[j].weight })
+	keep := map[string]map[int]bool{}
+	opened := map[string]bool{}
 	omitted := map[string]int{}
 	omittedTokens := 0
-	for _, title := range sectionOrder {
-		items := b.items[title]
-		if len(items) == 0 {
+	for _, c := range cands {
+		cost := b.count("- " + c.text + "\n")
+		if !opened[c.section] {
+			cost += b.count("\n## " + c.section + "\n")
+		}
+		if cost > room && c.section != secOpenErrors {
+			omitted[c.section]++
+			omittedTokens += cost
 			continue
 		}
-		headCost := b.count("\n## " + title + "\n")
-		opened := false
-		for _, it := range items {
-			cost := b.count("- " + it + "\n")
-			if !opened {
-				cost += headCost
+		room -= cost
+		opened[c.section] = true
+		if keep[c.section] == nil {
+			keep[c.section] = map[int]bool{}
+		}
+		keep[c.section][c.index] = true
+	}
+	kept := map[string][]string{}
+	for _, title := range sectionOrder {
+		for k, it := range b.items[title] {
+			if keep[title][k] {
+				kept[title] = append(kept[title], it)
 			}
-			if cost > room && title != secOpenErrors {
-				omitted[title]++
-				omittedTokens += cost
-				continue
-			}
-			room -= cost
-			opened = true
-			kept[title] = append(kept[title], it)
 		}
 	}
 	var sb strings.Builder
@@ -573,9 +627,20 @@ func parseSummary(text string) (items map[string][]string, count int, ok bool) {
 	return items, count, true
 }
 
-// errorTool is the tool name an error item starts with ("run_tests(...) [call").
+// compactFailure is how a resolved failure is listed: its tool and error
+// lines, without the call's arguments and id, which matter only while it is
+// open.
+func compactFailure(f *failure) string {
+	if i := strings.Index(f.item, "]: "); i >= 0 && f.tool != "" {
+		return f.tool + ": " + f.item[i+3:]
+	}
+	return f.item
+}
+
+// errorTool is the tool name an error item starts with ("run_tests(...) [call",
+// "run_tests: ...").
 func errorTool(item string) string {
-	end := strings.IndexAny(item, "( [")
+	end := strings.IndexAny(item, "( [:")
 	if end <= 0 {
 		return ""
 	}
@@ -624,7 +689,7 @@ func describeCall(c policies.ToolCall, name string) string {
 			if n := strings.Count(x, "\n"); n > 0 {
 				v = fmt.Sprintf("<%d lines>", n+1)
 			} else {
-				v = shorten(x, 60)
+				v = shorten(x, 48)
 			}
 		case float64, bool:
 			v = fmt.Sprint(x)

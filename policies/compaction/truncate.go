@@ -23,11 +23,6 @@ type truncator struct {
 	cfg TruncateConfig
 }
 
-// Fallback: truncation loses what it drops, so it runs only on the view a
-// call compiles, never at a compaction point inside the log, where a later
-// point can still summarize what it would drop.
-func (truncator) Fallback() {}
-
 func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	units := policies.Units(w.Entries)
@@ -82,8 +77,10 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 		}
 	}
 	// Summaries go only when the window itself cannot be met without
-	// dropping them; a target below it is not worth their facts.
-	if summaries > 0 && (byMessages || w.HardLimit <= 0 || preamble+protectedTokens+summaries <= w.HardLimit) {
+	// dropping them (a target below it is not worth their facts), and only
+	// from the view a call compiles: inside the log a later point can still
+	// compact what is protected now.
+	if summaries > 0 && (byMessages || w.HardLimit <= 0 || !w.AtEnd || preamble+protectedTokens+summaries <= w.HardLimit) {
 		room -= summaries
 		if !byMessages && room < 0 && w.HardLimit > 0 {
 			room = 0
@@ -232,6 +229,7 @@ func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
 	if len(lines) == 0 {
 		return nil, 0
 	}
+	lines = uniqueLines(lines)
 	// The note must not claim a message the view still shows.
 	shown := map[string]bool{}
 	for i := range w.Entries {
@@ -277,6 +275,19 @@ func errorLines(text string, openOnly bool) []string {
 			open = strings.HasPrefix(line, "## Errors") && (!openOnly || strings.HasPrefix(line, "## "+secOpenErrors))
 		case open && strings.HasPrefix(line, "- "):
 			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// uniqueLines keeps the first of equal lines, in order.
+func uniqueLines(lines []string) []string {
+	seen := map[string]bool{}
+	out := lines[:0:0]
+	for _, l := range lines {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
 		}
 	}
 	return out

@@ -69,6 +69,24 @@ func Sentences(text string) []string {
 	return out
 }
 
+// Fenced returns the contents of the fenced (```) and indented code blocks
+// of a text: logs and code a user pasted, which Sentences leaves out.
+func Fenced(text string) string {
+	var b strings.Builder
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
 // trimListNumber removes a leading "1." or "2)" list marker.
 func trimListNumber(s string) string {
 	i := 0
@@ -92,7 +110,7 @@ func splitLine(line string) []string {
 			continue
 		}
 		j := i + 1
-		for j < len(line) && (line[j] == '"' || line[j] == '\'' || line[j] == ')') {
+		for j < len(line) && (line[j] == '"' || line[j] == '\'' || line[j] == ')' || line[j] == '*' || line[j] == '_' || line[j] == '`') {
 			j++
 		}
 		if j >= len(line) || line[j] != ' ' {
@@ -106,7 +124,7 @@ func splitLine(line string) []string {
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString(line[k:])
-		if !(unicode.IsUpper(r) || unicode.IsDigit(r) || r == '"' || r == '\'' || r == '(' || r == '[' || r == '`') {
+		if !(unicode.IsUpper(r) || unicode.IsDigit(r) || r == '"' || r == '\'' || r == '(' || r == '[' || r == '`' || r == '*' || r == '_') {
 			continue
 		}
 		if c == '.' && endsWithAbbreviation(line[start:i+1]) {
@@ -145,7 +163,7 @@ var (
 		"make sure", "ensure", "be sure", "important", "crucial", "critical", "essential", "non-negotiable",
 		"convention", "style guide", "not supposed", "we can't", "we cannot", "we don't",
 		"no new", "no external", "no breaking", "not touch", "don't touch", "do not touch", "pinned", "frozen",
-		"needs", "need", "needed",
+		"needs", "need", "needed", "every", "each time", "whenever", "from now on", "going forward", "any time",
 		"freeze", "until", "allowed", "allow", "disallow", "stay on", "stay within", "within",
 	)
 	// Sentences opening with one of these words read as instructions.
@@ -179,6 +197,9 @@ var (
 		"i see", "understood", "noted", "yes", "no problem", "right",
 	)
 )
+
+// politeRequest cues make a request wherever they stand.
+var politeRequest = cueSet("can you", "could you", "would you", "please", "i need you", "we need you", "i'd like you", "i want you")
 
 // obligation cues make a sentence about the speaker a rule after all ("I
 // don't want any new dependencies").
@@ -261,6 +282,50 @@ func (c cues) opens(ws []string) bool {
 	return false
 }
 
+// Strong cues make a constraint or a decision unmistakable.
+var (
+	strongConstraint = cueSet("must", "must not", "mustn't", "have to", "has to", "never", "don't", "do not", "can't",
+		"cannot", "not allowed", "isn't allowed", "aren't allowed", "forbidden", "prohibited", "no more than",
+		"not more than", "at most", "at least", "only", "always", "stick to", "stick with", "avoid", "required",
+		"mandatory", "should not", "shouldn't", "backward compatible", "backwards compatible", "make sure", "ensure",
+		"not touch", "don't touch", "must stay", "non-negotiable", "not exceed", "unchanged", "we can't", "we cannot",
+		"off-limits", "off limits", "limit your", "limited to", "public contract", "pinned on purpose", "keep the", "stay on",
+		"stay within", "needs a", "need a", "requires", "prefer", "rather than", "instead of", "every", "each time",
+		"whenever", "from now on", "going forward", "any time", "anytime", "in future", "all future")
+	strongDecision = cueSet("decided", "decision", "root cause", "conclusion", "concluded", "the fix is", "fix is to",
+		"instead of", "rather than", "chose", "going with", "go with", "went with", "plan is", "the plan", "best option",
+		"turns out", "turned out", "caused by", "the culprit", "the issue was", "the problem was", "the bug was",
+		"settled on", "opted", "we'll", "we will", "will return", "wins", "trade-off", "tradeoff", "ruled out", "rejected")
+)
+
+// Weight is how much a sentence of the given class is worth keeping beyond
+// its class: more when it names something particular (Specific) or states
+// its constraint or decision in so many words, less when it is long or a
+// constraint only by a weak cue ("keep going", "no rush").
+func Weight(sentence string, c Class) int {
+	ws := words(sentence)
+	w := 0
+	if Specific(sentence) {
+		w += 20
+	}
+	switch c {
+	case Constraint:
+		if strongConstraint.matchAny(ws) {
+			w += 15
+		} else if !Specific(sentence) {
+			w -= 40
+		}
+	case Decision:
+		if strongDecision.matchAny(ws) {
+			w += 15
+		}
+	}
+	if len(ws) > 60 {
+		w -= 10
+	}
+	return w
+}
+
 // Specific reports whether a sentence names something particular: an
 // identifier, a number, a date, or a word with digits, hyphens, underscores,
 // slashes, dots or inner capitals (billing-svc, t_loadtest_50, getUser).
@@ -306,7 +371,7 @@ func Classify(sentence string, user bool) Class {
 			}
 			return Constraint
 		}
-		if requestCues.matchAny(ws) || strings.HasSuffix(strings.TrimSpace(sentence), "?") {
+		if requestCues.opens(ws) || politeRequest.matchAny(ws) || strings.HasSuffix(strings.TrimSpace(sentence), "?") {
 			return Request
 		}
 		if len(ws) < 3 && !hasID {
@@ -398,37 +463,58 @@ func isPlainNumber(s string) bool {
 	return strings.Count(s, ".") <= 1
 }
 
+// errorWords mark a line that reports something going wrong.
+var errorWords = []string{"error", "fail", "panic", "exception", "denied", "refused", "timeout", "timed out", "fatal",
+	"crash", "backoff", "killed", "unavailable", "unreachable", "invalid", "forbidden", "unauthorized", "conflict",
+	"not found", "no such", "does not exist", "doesn't exist", "cannot", "can't", "unable", "exceeded", "overflow",
+	"out of range", "nil pointer", "segmentation", "aborted", "rejected", "deadlock", "no space", "traceback",
+	"undefined", "unexpected", "mismatch", "violat", "corrupt", "warning"}
+
+// ErrorLine reports whether a line reports an error: an error word, or an
+// error-like identifier (a code, a constant-style name, an exception type).
+func ErrorLine(line string) bool {
+	lower := strings.ToLower(line)
+	for _, w := range errorWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return hasCode(line)
+}
+
 // ErrorLines returns the lines of a failed tool's output worth keeping when
-// the output itself goes: the first non-empty line, and every line holding an
-// identifier or an error word, each cut to maxLine runes, at most max lines.
+// the output itself goes, at most max, each cut to maxLine runes: the lines
+// that report an error (ErrorLine), those with an error code first; the first
+// non-empty line when none does.
 func ErrorLines(content string, max, maxLine int) []string {
-	var out []string
+	var coded, worded []string
+	first := ""
 	seen := map[string]bool{}
-	add := func(line string) {
-		line = shorten(strings.TrimSpace(line), maxLine)
-		if line != "" && !seen[line] && len(out) < max {
-			seen[line] = true
-			out = append(out, line)
+	for _, l := range strings.Split(content, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		if first == "" {
+			first = l
+		}
+		switch {
+		case hasCode(l):
+			coded = append(coded, l)
+		case ErrorLine(l):
+			worded = append(worded, l)
 		}
 	}
-	lines := strings.Split(content, "\n")
-	for _, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			add(l)
+	var out []string
+	for _, l := range append(coded, worded...) {
+		if len(out) == max {
 			break
 		}
+		out = append(out, shorten(l, maxLine))
 	}
-	for _, l := range lines {
-		if len(out) >= max {
-			break
-		}
-		lower := strings.ToLower(l)
-		if strings.Contains(lower, "error") || strings.Contains(lower, "fail") || strings.Contains(lower, "panic") ||
-			strings.Contains(lower, "exception") || strings.Contains(lower, "denied") || strings.Contains(lower, "refused") ||
-			strings.Contains(lower, "timeout") || strings.Contains(lower, "timed out") || strings.Contains(lower, "fatal") ||
-			hasCode(l) {
-			add(l)
-		}
+	if len(out) == 0 && first != "" && max > 0 {
+		out = append(out, shorten(first, maxLine))
 	}
 	return out
 }

@@ -59,8 +59,6 @@ type step struct {
 	inPlace bool
 	// tailDependent: what it changes depends on later messages.
 	tailDependent bool
-	// fallback: it runs only on the view a call compiles.
-	fallback bool
 }
 
 // BuiltinProfiles returns the built-in profile specs.
@@ -196,9 +194,8 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 		_, isRepair := pol.(policies.RepairPass)
 		_, inPlace := pol.(policies.InPlaceEdit)
 		tail, ok := pol.(policies.TailDependent)
-		_, fallback := pol.(policies.Fallback)
 		p.steps = append(p.steps, step{stage: f.Stage(), typ: f.Type(), policy: pol, repair: isRepair, inPlace: inPlace,
-			tailDependent: ok && tail.TailDependent(), fallback: fallback})
+			tailDependent: ok && tail.TailDependent()})
 		p.info.Stages = append(p.info.Stages, StepInfo{Stage: f.Stage().String(), Policy: f.Type(), SettingsJSON: string(settings)})
 	}
 	if err := requireStage(declared, policies.StageCompact, policies.StageEstimate, policies.StageBudget); err != nil {

@@ -251,6 +251,10 @@ func (r *runner) step(ctx context.Context, s *step) error {
 	defer span.End()
 	msgsIn, tokIn, touches := len(w.Entries), r.tokens(), w.Touches
 	start := time.Now()
+	var untouched []entryPrint
+	if s.tailDependent {
+		untouched = prints(w.Entries)
+	}
 	err := s.policy.Apply(ctx, w)
 	if err == nil && info.Counts {
 		r.counted = true
@@ -259,7 +263,7 @@ func (r *runner) step(ctx context.Context, s *step) error {
 		r.recount()
 	}
 	if err == nil && s.tailDependent {
-		unsettle(w)
+		unsettleFrom(w, untouched)
 	}
 	if err == nil {
 		if info.First && r.checks == nil {
@@ -291,16 +295,6 @@ func (r *runner) step(ctx context.Context, s *step) error {
 		return fmt.Errorf("stage %s: %w", info.Name, err)
 	}
 	return nil
-}
-
-// unsettle marks every changed entry Unsettled: the step's changes depend on
-// later messages, so a later compile may show them differently.
-func unsettle(w *policies.Work) {
-	for i := range w.Entries {
-		if w.Entries[i].Changed || w.Entries[i].SourceID == "" {
-			w.Entries[i].Unsettled = true
-		}
-	}
 }
 
 // transform runs one compaction transform; one that does not shrink the

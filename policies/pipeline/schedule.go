@@ -199,9 +199,11 @@ func (r *runner) skipAll(chain []step) {
 
 // compactAt compacts the current view (w.Entries) at one compaction point:
 // an intake pass first when the verdict has a token point (v.Point > 0), then,
-// if the view is still over the trigger, an event towards the target. final says the
-// view is the one this call compiles, where a view that cannot be made to fit
-// is an error; inside the log, later points may compact what is protected here.
+// if the view is still over the trigger, an event towards the target. It does
+// exactly the same at a point inside the log as at the same point when it
+// ends the view a call compiles, so the next compile repeats it. stable says
+// the point is a compaction point (not a fit in mid-turn, whose changes are
+// Unsettled), final that the view is the one this call compiles.
 func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict, intakeFrom int, stable, final bool) error {
 	w := r.w
 	before := w.UsedTokens()
@@ -211,15 +213,20 @@ func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict
 	r.point = len(r.compaction.Points)
 	defer func() { r.point = 0 }()
 	reports := len(r.stages)
-	if !final {
-		w.HardLimitExceeded = w.HardLimit > 0 && before > w.HardLimit
-	}
+	// By ctxc's own count, as at every other point, so the decision repeats.
+	w.HardLimitExceeded = w.HardLimit > 0 && before > w.HardLimit
+	w.AtEnd = final
+	defer func() { w.AtEnd = false }()
 	r.checks.beginCompaction(w)
+	var untouched []entryPrint
+	if !stable {
+		untouched = prints(w.Entries)
+	}
 
 	changed, intake := false, false
 	if v.Point > 0 && intakeFrom < recentEntry(w.Entries, w.RecentTurns) {
 		w.Pass, w.ScopeStart, w.CompactionTarget = policies.PassIntake, intakeFrom, v.Point-1
-		ch, err := r.runChain(ctx, chain, true, final)
+		ch, err := r.runChain(ctx, chain, passIntake, final)
 		w.Pass, w.ScopeStart = policies.PassEvent, 0
 		if err != nil {
 			return err
@@ -229,7 +236,7 @@ func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict
 	}
 	if !intake {
 		w.CompactionTarget = v.Target
-		ch, err := r.runChain(ctx, chain, false, final)
+		ch, err := r.runChain(ctx, chain, passEvent, final)
 		if err != nil {
 			return err
 		}
@@ -248,21 +255,28 @@ func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict
 		return nil
 	}
 	r.compacted, r.dirty = true, true
-	if !stable {
-		unsettle(w)
+	if untouched != nil {
+		unsettleFrom(w, untouched)
 	}
 	return nil
 }
 
-// runChain runs the transforms in profile order while the view is over the
-// target; repair passes run when any transform changed the view. With intake
-// only in-place edits run.
-func (r *runner) runChain(ctx context.Context, chain []step, intake, final bool) (bool, error) {
+// Passes of the transform chain.
+const (
+	passIntake = iota // in-place edits of the messages that just left the recency window
+	passEvent         // every transform, towards the target
+)
+
+// runChain runs the pass's transforms in profile order while the view is
+// over the target; repair passes run when any transform changed the view.
+func (r *runner) runChain(ctx context.Context, chain []step, pass int, final bool) (bool, error) {
 	w := r.w
 	changed := false
 	for i := range chain {
 		s := &chain[i]
-		if (intake && !s.inPlace) || (s.fallback && !final) {
+		switch {
+		case s.repair:
+		case pass == passIntake && !s.inPlace:
 			continue
 		}
 		if s.repair {
@@ -270,7 +284,7 @@ func (r *runner) runChain(ctx context.Context, chain []step, intake, final bool)
 				continue
 			}
 		} else if w.UsedTokens() <= w.CompactionTarget {
-			if final {
+			if final && pass == passEvent {
 				r.skip(s)
 			}
 			continue
@@ -286,6 +300,26 @@ func (r *runner) runChain(ctx context.Context, chain []step, intake, final bool)
 		changed = changed || ch
 	}
 	return changed, nil
+}
+
+// prints identifies the entries of a view, to find later where it changed.
+func prints(entries []policies.Entry) []entryPrint {
+	out := make([]entryPrint, len(entries))
+	for i := range entries {
+		out[i] = printOf(&entries[i].Message)
+	}
+	return out
+}
+
+// unsettleFrom marks Unsettled the first entry where the view differs from
+// the one printed, which ends the stable prefix there.
+func unsettleFrom(w *policies.Work, before []entryPrint) {
+	for i := range w.Entries {
+		if i >= len(before) || printOf(&w.Entries[i].Message) != before[i] {
+			w.Entries[i].Unsettled = true
+			return
+		}
+	}
 }
 
 // lastLogID is the id of the log message the view ends with.
