@@ -46,6 +46,7 @@ func generatedWork(seed int64) (*policies.State, *policies.Work) {
 	w.CompactionTarget = used * (20 + r.Intn(70)) / 100
 	w.HardLimit = w.CompactionTarget + r.Intn(used/4+1)
 	w.HardLimitExceeded = used > w.HardLimit && r.Intn(2) == 0
+	w.AtEnd = r.Intn(4) != 0
 	return st, w
 }
 
@@ -169,7 +170,7 @@ func checkTransform(st *policies.State, before viewSnapshot, w *policies.Work, e
 				floor += e.Tokens
 			}
 		}
-		if floor > w.HardLimit {
+		if floor > w.HardLimit && w.AtEnd {
 			floor = preamble + protectedTokens
 			for _, e := range w.Entries {
 				if e.Message.Kind == policies.KindSummary && strings.Contains(e.Message.Text(), "left out by ctxc to fit the window") {
