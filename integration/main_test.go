@@ -115,10 +115,17 @@ func (l *logLines) String() string {
 // waits until health says SERVING.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
+	return startServerEnv(t, nil, args...)
+}
+
+// startServerEnv is startServer with environment variables ("KEY=value") set
+// over the test's own, in which tracing is off.
+func startServerEnv(t *testing.T, env []string, args ...string) *server {
+	t.Helper()
 	args = append([]string{"serve", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...)
 	cmd := exec.Command(ctxcBinary, args...)
 	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT=")
+	cmd.Env = append(append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT="), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
