@@ -40,7 +40,7 @@ $(BIN)/grpcurl:
 deps:
 	@scripts/deps.sh
 
-# grpcurl alone, for the README's commands (about a minute); `make tools` also
+# grpcurl alone, for the README's commands; `make tools` also
 # builds buf (several minutes on two cores), which only generate and lint need.
 grpcurl: $(BIN)/grpcurl
 tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/grpcurl
