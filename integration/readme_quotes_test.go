@@ -23,8 +23,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"gopkg.in/yaml.v3"
 
+	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	ctxcserver "github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
 
@@ -99,15 +99,14 @@ func readmeQuotes() []readmeQuote {
 			return []any{step.Step.Usage.InputTokenCount + step.Step.Usage.OutputTokenCount}
 		}},
 		{"On the coding-agent example with a #-token window, `policy-driven` masks the @ old tool outputs (the #K-token grep among them)", func(t *testing.T, a *readmeAnswers) []any {
-			masked, grep := 0, 0
+			masked := 0
 			for _, m := range a.compacted(t).GetState().GetContext().GetMessages() {
 				if m.GetMask() != nil {
 					masked++
 				}
-				if m.GetId() == "t3" {
-					grep = int(m.GetMask().GetOriginalTokenCount())
-				}
 			}
+			maskOf(t, a, "t3") // the grep is among them
+			grep := messageTokens(t, a.budget(t, "Budget < examples/coding-agent.json"), "t3")
 			return []any{commandNumber(t, a.command(t, "ContextCompilerService/Compact"), "maxContextTokenCount"), masked, thousands(grep)}
 		}},
 		{"the summary in place of the @ messages it covers, # tokens down to #:", func(t *testing.T, a *readmeAnswers) []any {
@@ -204,7 +203,7 @@ func readmeQuotes() []readmeQuote {
 			return []any{int(b.GetContextWindowTokenCount()), int(b.GetReservedOutputTokenCount())}
 		}},
 		{"Request limits: # messages per state, # parts per message, # tools;", func(t *testing.T, a *readmeAnswers) []any {
-			l := ctxcserver.DefaultLimits()
+			l := compiler.DefaultLimits()
 			return []any{l.MaxMessages, l.MaxPartsPerMessage, l.MaxTools}
 		}},
 	}
@@ -247,6 +246,10 @@ func checkReadmeQuotes(t *testing.T, r *readme, answers map[string]*readmeAnswer
 		start := loc[0]
 		if start > 0 && strings.ContainsRune(identifierChars, rune(masked[start-1])) {
 			continue // part of a name: gpt-4o, o200k_base, 2.5-pro
+		}
+		lineStart := strings.LastIndexByte(masked[:start], '\n') + 1
+		if strings.TrimSpace(masked[lineStart:start]) == "" && strings.HasPrefix(masked[loc[1]:], ". ") {
+			continue // a numbered list's marker
 		}
 		inside := false
 		for _, c := range covered {
@@ -490,7 +493,7 @@ func (a *readmeAnswers) httpStatus(t *testing.T, method, path string, body []byt
 // max_message_bytes, streamed without a length so the server must count it.
 func (a *readmeAnswers) oversizedStatus(t *testing.T) int {
 	t.Helper()
-	body := io.MultiReader(strings.NewReader(`{"state": {"context": {"systemPrompt": "`), io.LimitReader(zeros{}, ctxcserver.DefaultMaxMessageBytes))
+	body := io.MultiReader(strings.NewReader(`{"state": {"context": {"systemPrompt": "`), io.LimitReader(zeros{}, compiler.DefaultMaxMessageBytes))
 	req, err := http.NewRequest(http.MethodPost, "http://"+a.httpAddr+rpcPath("Compile"), body)
 	if err != nil {
 		t.Fatal(err)
