@@ -8,7 +8,8 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/ctxc ./cmd/ctxc
+# The same flags as `make build` (see the Makefile for grpcnotrace).
+RUN CGO_ENABLED=0 go build -trimpath -tags grpcnotrace -ldflags "-s -w -X main.version=${VERSION}" -o /out/ctxc ./cmd/ctxc
 
 # Static binary on distroless: no shell, no package manager, runs as uid 65532.
 FROM gcr.io/distroless/static-debian12:nonroot

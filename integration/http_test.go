@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,16 +41,10 @@ func (s *server) httpAddr(t *testing.T) string {
 	return ""
 }
 
-// needCurl skips a test without curl, except in CI where it must fail.
+// needCurl fails a test without curl.
 func needCurl(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("curl"); err == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("curl not found (CI must not skip the README's HTTP commands; .ci/run installs curl)")
-	}
-	t.Skip("curl not found")
+	needProgram(t, "curl", "make deps")
 }
 
 // post sends body to http://addr/path. A negative length sends it chunked,

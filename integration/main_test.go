@@ -31,7 +31,7 @@ var (
 	repoRoot string
 	// ctxcBinary is the binary built for this run.
 	ctxcBinary string
-	// grpcurlBinary is empty when grpcurl is not available (outside CI only).
+	// grpcurlBinary is CTXC_GRPCURL (set by the Makefile), else bin/grpcurl.
 	grpcurlBinary string
 )
 
@@ -48,40 +48,38 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// The binary users get: built by `make build`, with its tags and flags.
 	ctxcBinary = filepath.Join(dir, "ctxc")
-	build := exec.Command("go", "build", "-o", ctxcBinary, "./cmd/ctxc")
+	build := exec.Command("make", "--no-print-directory", "-s", "build", "BIN="+dir)
 	build.Dir = repoRoot
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building ctxc: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "building ctxc with make build: %v\n%s", err, out)
 		return 1
 	}
-	grpcurlBinary = findGrpcurl()
+	grpcurlBinary = os.Getenv("CTXC_GRPCURL")
+	if grpcurlBinary == "" {
+		grpcurlBinary = filepath.Join(repoRoot, "bin", "grpcurl")
+	}
 	return m.Run()
 }
 
-// findGrpcurl returns CTXC_GRPCURL (set by the Makefile), else bin/grpcurl.
-func findGrpcurl() string {
-	if p := os.Getenv("CTXC_GRPCURL"); p != "" {
-		return p
+// needProgram returns the path of an external program a test needs, or fails
+// the test naming what installs it: a test never skips for want of one.
+func needProgram(t *testing.T, name, install string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s not found: run `%s` (`make test` does)", name, install)
 	}
-	p := filepath.Join(repoRoot, "bin", "grpcurl")
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	return ""
+	return p
 }
 
-// needGrpcurl skips a test without grpcurl, except in CI where it must fail.
+// needGrpcurl fails a test when grpcurl is not built.
 func needGrpcurl(t *testing.T) {
 	t.Helper()
-	if grpcurlBinary != "" {
-		return
+	if _, err := os.Stat(grpcurlBinary); err != nil {
+		t.Fatalf("grpcurl not found at %s: run `make grpcurl` or set CTXC_GRPCURL (`make test` does)", grpcurlBinary)
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("grpcurl not found: run `make tools` or set CTXC_GRPCURL (CI must not skip these tests)")
-	}
-	t.Skip("grpcurl not found; run `make tools` (or `make test`, which installs it)")
 }
 
 // server is a running ctxc serve process.
@@ -117,10 +115,17 @@ func (l *logLines) String() string {
 // waits until health says SERVING.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
+	return startServerEnv(t, nil, args...)
+}
+
+// startServerEnv is startServer with environment variables ("KEY=value") set
+// over the test's own, in which tracing is off.
+func startServerEnv(t *testing.T, env []string, args ...string) *server {
+	t.Helper()
 	args = append([]string{"serve", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...)
 	cmd := exec.Command(ctxcBinary, args...)
 	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT=")
+	cmd.Env = append(append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT="), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -16,46 +17,145 @@ const (
 	readmeHTTPAddr = "127.0.0.1:8080"
 )
 
-// readmeCommands returns the lines of the README's ```sh blocks.
-func readmeCommands(t *testing.T) []string {
+// readmeBlock is one fenced code block of the README.
+type readmeBlock struct {
+	lang  string // what follows the opening ```: "sh", "yaml", ""
+	line  int    // of the opening fence
+	lines []string
+}
+
+// readme is README.md split into its fenced code blocks and its text: the
+// lines outside the blocks, joined by newlines, but for the sections whose
+// figures are checked apart (readmeSectionsCheckedApart).
+type readme struct {
+	blocks []readmeBlock
+	prose  string
+	// proseLines maps a prose line to its line number in README.md.
+	proseLines []int
+	// performance is the Performance section's text.
+	performance string
+}
+
+// readmeSectionsCheckedApart are the README's sections whose numbers are not
+// answers of the README's commands, and what checks them instead.
+var readmeSectionsCheckedApart = map[string]string{
+	"## Performance": "measurements: the binary size against scripts/measure.sh (checkBinarySize); " +
+		"the benchmark and start-up figures are wall-clock times, which no test asserts",
+	"## Measuring long sessions": "cmd/ctxc's TestReadmeEvalTableMatches compares the session line and the table " +
+		"with what ctxc eval prints",
+}
+
+func readReadme(t *testing.T) *readme {
 	t.Helper()
 	f, err := os.Open(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var cmds []string
-	in := false
+	r := &readme{}
+	var block *readmeBlock
+	var prose, perf []string
+	inPerf, apart := false, false
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case line == "```sh":
-			in = true
-		case line == "```":
-			in = false
-		case in && line != "":
-			cmds = append(cmds, line)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if block != nil {
+			if line == "```" {
+				r.blocks = append(r.blocks, *block)
+				block = nil
+			} else {
+				block.lines = append(block.lines, line)
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "```") {
+			block = &readmeBlock{lang: strings.TrimPrefix(line, "```"), line: n}
+			continue
+		}
+		if strings.HasPrefix(line, "## ") {
+			_, apart = readmeSectionsCheckedApart[line]
+			inPerf = line == "## Performance"
+		}
+		if inPerf {
+			perf = append(perf, line)
+		}
+		if apart {
+			continue
+		}
+		prose = append(prose, line)
+		r.proseLines = append(r.proseLines, n)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.prose, r.performance = strings.Join(prose, "\n"), strings.Join(perf, "\n")
+	return r
+}
+
+// commands returns the non-empty lines of the ```sh blocks.
+func (r *readme) commands() []string {
+	var cmds []string
+	for _, b := range r.blocks {
+		if b.lang != "sh" {
+			continue
+		}
+		for _, l := range b.lines {
+			if l = strings.TrimSpace(l); l != "" {
+				cmds = append(cmds, l)
+			}
 		}
 	}
 	return cmds
 }
 
-// TestReadmeCommands runs every command of the README's ```sh blocks: the
-// server with the README's serve command, then each grpcurl, curl and
-// ./bin/ctxc command against it, with the addresses and binaries substituted.
-// A grpcurl command ending in "# fails with CODE" must fail with that gRPC
-// code; a curl command ending in "# fails with HTTP STATUS" with that status.
+// blockAfter returns the first block that follows the prose passage, which
+// must occur once.
+func (r *readme) blockAfter(t *testing.T, passage string) readmeBlock {
+	t.Helper()
+	i := strings.Index(r.prose, passage)
+	if i < 0 || strings.Count(r.prose, passage) != 1 {
+		t.Fatalf("README.md has %d passages %q, want one", strings.Count(r.prose, passage), passage)
+	}
+	line := r.proseLines[strings.Count(r.prose[:i], "\n")]
+	for _, b := range r.blocks {
+		if b.line > line {
+			return b
+		}
+	}
+	t.Fatalf("no code block after %q", passage)
+	return readmeBlock{}
+}
+
+// readmeAnswer is what one README command printed.
+type readmeAnswer struct {
+	command        string
+	stdout, stderr []byte
+}
+
+// TestReadmeCommands runs every command of the README's ```sh blocks as a
+// user would, from the repository root: the server with the README's serve
+// command first, then each grpcurl, curl, ./bin/ctxc, Python and PHP command
+// against it in order, with the addresses and binaries substituted; `make`
+// commands are checked with `make -n`. A grpcurl command ending in "# fails
+// with CODE" must fail with that gRPC code; a curl command ending in "# fails
+// with HTTP STATUS" with that status. Then every number the README's text
+// quotes is compared with these answers (readmeQuotes).
 func TestReadmeCommands(t *testing.T) {
 	needGrpcurl(t)
-	cmds := readmeCommands(t)
+	r := readReadme(t)
+	cmds := r.commands()
 	if len(cmds) < 10 {
 		t.Fatalf("found only %d commands in README.md ```sh blocks", len(cmds))
 	}
-	serveCmd := cmds[0]
-	serveArgs, ok := strings.CutPrefix(serveCmd, "./bin/ctxc serve")
-	if !ok {
-		t.Fatalf("the README's first command starts the server; got %q", serveCmd)
+	var serveArgs string
+	for _, c := range cmds {
+		if args, ok := strings.CutPrefix(c, "./bin/ctxc serve"); ok {
+			serveArgs = args
+			break
+		}
+	}
+	if serveArgs == "" {
+		t.Fatal("README.md has no ./bin/ctxc serve command to start the server with")
 	}
 	// The HTTP port too is picked by the system; the server logs which.
 	s := startServer(t, strings.Fields(strings.ReplaceAll(serveArgs, readmeHTTPAddr, "127.0.0.1:0"))...)
@@ -64,39 +164,66 @@ func TestReadmeCommands(t *testing.T) {
 	// run gets its own directory instead.
 	scratch := t.TempDir()
 
-	for _, line := range cmds[1:] {
+	answers := map[string]*readmeAnswer{}
+	for _, line := range cmds {
+		if strings.HasPrefix(line, "./bin/ctxc serve") {
+			continue
+		}
 		t.Run(line, func(t *testing.T) {
 			command, expectFailure, _ := strings.Cut(line, "# fails with ")
 			command = strings.TrimSpace(command)
-			isCurl := false
+			isCurl, isJSON := false, false
 			switch {
+			case strings.HasPrefix(command, "make "):
+				// `make test` and `make run` cannot run inside the tests: a dry
+				// run checks that the target exists and what it needs resolves.
+				command = "make -n " + strings.TrimPrefix(command, "make ")
+			case command == ".ci/run" || strings.HasPrefix(command, ".ci/run "):
+				if info, err := os.Stat(filepath.Join(repoRoot, ".ci", "run")); err != nil || info.Mode()&0o111 == 0 {
+					t.Fatalf(".ci/run is not an executable file: %v", err)
+				}
+				return
 			case strings.HasPrefix(command, "grpcurl "):
 				command = grpcurlBinary + strings.TrimPrefix(command, "grpcurl")
+				isJSON = strings.Contains(command, "ctxc.v1.") && !strings.Contains(command, " describe ") && !strings.Contains(command, " > ")
 			case strings.HasPrefix(command, "./bin/ctxc "):
 				command = ctxcBinary + strings.TrimPrefix(command, "./bin/ctxc")
 			case strings.HasPrefix(command, "jq ") && strings.Contains(command, "| grpcurl "):
 				command = strings.Replace(command, "| grpcurl ", "| "+grpcurlBinary+" ", 1)
+				isJSON = !strings.Contains(command, " > ")
 			case strings.HasPrefix(command, "curl ") || strings.HasPrefix(command, "jq ") && strings.Contains(command, "| curl "):
 				needCurl(t)
-				isCurl = true
+				isCurl, isJSON = true, true
+			case strings.HasPrefix(command, "PYTHONPATH=build/python /usr/bin/python3 "):
+				// The command exactly as documented: Debian's interpreter and
+				// the stubs `make python-stubs` generates.
+				if _, err := os.Stat(filepath.Join(repoRoot, "build", "python", "ctxc", "v1", "compiler_service_pb2_grpc.py")); err != nil {
+					t.Fatal("Python stubs not generated: run `make python-stubs` (`make test` does)")
+				}
+			case strings.HasPrefix(command, "php "):
+				needProgram(t, "php", "make deps")
 			default:
-				t.Fatalf("README command %q is neither grpcurl, curl, ./bin/ctxc nor jq piped into grpcurl or curl; teach this test to run it", line)
+				t.Fatalf("README command %q is not one this test knows how to run; teach it", line)
 			}
 			command = strings.ReplaceAll(command, readmeAddr, s.addr)
 			command = strings.ReplaceAll(command, readmeHTTPAddr, httpAddr)
 			command = strings.ReplaceAll(command, "/tmp/ctxc-session-", scratch+"/ctxc-session-")
 			cmd := exec.Command("bash", "-o", "pipefail", "-c", command)
 			cmd.Dir = repoRoot
-			out, err := cmd.CombinedOutput()
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			out := stdout.String() + stderr.String()
+			answers[line] = &readmeAnswer{command: line, stdout: stdout.Bytes(), stderr: stderr.Bytes()}
 			if httpStatus, ok := strings.CutPrefix(strings.TrimSpace(expectFailure), "HTTP "); ok && isCurl {
 				// curl --fail-with-body prints the JSON status, then its own error naming the HTTP status.
-				if err == nil || !strings.Contains(string(out), `"code":`) || !strings.Contains(string(out), "returned error: "+httpStatus) {
+				if err == nil || !strings.Contains(out, `"code":`) || !strings.Contains(out, "returned error: "+httpStatus) {
 					t.Fatalf("want HTTP %s with a JSON status, got err=%v:\n%s", httpStatus, err, out)
 				}
 				return
 			}
 			if expectFailure != "" {
-				if err == nil || !strings.Contains(string(out), "Code: "+strings.TrimSpace(expectFailure)) {
+				if err == nil || !strings.Contains(out, "Code: "+strings.TrimSpace(expectFailure)) {
 					t.Fatalf("want failure %s, got err=%v:\n%s", expectFailure, err, out)
 				}
 				return
@@ -104,15 +231,16 @@ func TestReadmeCommands(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v:\n%s", err, out)
 			}
-			// Calls with a JSON answer must give valid JSON.
-			grpcurlJSON := strings.Contains(command, "ctxc.v1.") && strings.Contains(command, grpcurlBinary) && !strings.Contains(command, " describe ") && !strings.Contains(command, " > ")
-			if grpcurlJSON || isCurl {
+			if isJSON {
 				var v map[string]any
-				if err := json.Unmarshal(out, &v); err != nil {
+				if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
 					t.Fatalf("not JSON: %v\n%s", err, out)
 				}
 			}
 		})
+	}
+	if !t.Failed() {
+		t.Run("quoted numbers", func(t *testing.T) { checkReadmeQuotes(t, r, answers, httpAddr, scratch) })
 	}
 	s.waitServing(t)
 }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/sony/gobreaker/v2"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -103,7 +102,9 @@ type Options struct {
 // Client calls one model on one endpoint. It is safe for concurrent use.
 type Client struct {
 	cfg      Config
-	sdk      openai.Client
+	http     *http.Client
+	endpoint string // BaseURL + /chat/completions
+	apiKey   string // "" sends no Authorization header
 	tracer   trace.Tracer
 	breaker  *gobreaker.CircuitBreaker[struct{}]
 	host     string
@@ -167,20 +168,6 @@ func New(cfg Config, opts Options) (*Client, error) {
 	if httpClient == nil {
 		httpClient = &http.Client{}
 	}
-	sdkOpts := []option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithHTTPClient(httpClient),
-		// Retries are ours: counted, bounded by the deadline, behind the breaker.
-		option.WithMaxRetries(0),
-		option.WithAPIKey(key),
-	}
-	if key == "" {
-		// The SDK falls back to OPENAI_API_KEY; a local endpoint must not get it.
-		sdkOpts = append(sdkOpts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			r.Header.Del("Authorization")
-			return next(r)
-		}))
-	}
 	tp := opts.TracerProvider
 	if tp == nil {
 		tp = noop.NewTracerProvider()
@@ -191,7 +178,9 @@ func New(cfg Config, opts Options) (*Client, error) {
 	}
 	c := &Client{
 		cfg:      cfg,
-		sdk:      openai.NewClient(sdkOpts...),
+		http:     httpClient,
+		endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
+		apiKey:   key,
 		tracer:   tp.Tracer("github.com/contextcompiler/ctxc/llm"),
 		breaker:  breakers.get(cfg),
 		base:     opts.BackoffBase,
@@ -266,30 +255,27 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 }
 
 func (c *Client) withRetries(ctx context.Context, req Request) (Response, error) {
-	params := openai.ChatCompletionNewParams{
-		Model: c.cfg.Model,
-		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(req.System),
-			openai.UserMessage(req.User),
-		},
-		// Summaries and plans should be reproducible as far as the model allows.
-		Temperature: openai.Float(0),
-	}
-	if req.MaxOutputTokens > 0 {
+	body := chatRequest{
+		Model:    c.cfg.Model,
+		Messages: []chatMessage{{Role: "system", Content: req.System}, {Role: "user", Content: req.User}},
 		// max_tokens, not max_completion_tokens: Ollama, vLLM and LiteLLM all honour it.
-		params.MaxTokens = openai.Int(int64(req.MaxOutputTokens))
+		MaxTokens: req.MaxOutputTokens,
 	}
 	if req.JSON {
-		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &openai.ResponseFormatJSONObjectParam{}}
+		body.ResponseFormat = &responseFormat{Type: "json_object"}
+	}
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return Response{}, &Error{Kind: KindClient, Model: c.cfg.Model, Err: err}
 	}
 	var out Response
 	for attempt := 0; ; attempt++ {
 		out.Attempts = attempt + 1
 		c.attempts.Add(1)
-		var completion *openai.ChatCompletion
+		var completion *chatResponse
 		_, err := c.breaker.Execute(func() (struct{}, error) {
 			var err error
-			completion, err = c.sdk.Chat.Completions.New(ctx, params)
+			completion, err = c.post(ctx, payload)
 			return struct{}{}, err
 		})
 		if err == nil {
@@ -298,8 +284,8 @@ func (c *Client) withRetries(ctx context.Context, req Request) (Response, error)
 			}
 			out.Text = completion.Choices[0].Message.Content
 			out.Model = completion.Model
-			out.InputTokens = int(completion.Usage.PromptTokens)
-			out.OutputTokens = int(completion.Usage.CompletionTokens)
+			out.InputTokens = completion.Usage.PromptTokens
+			out.OutputTokens = completion.Usage.CompletionTokens
 			return out, nil
 		}
 		kind, retryable, after := classify(ctx, err)
@@ -348,15 +334,15 @@ func classify(ctx context.Context, err error) (kind string, retryable bool, retr
 		}
 		return KindTimeout, false, 0
 	}
-	var apiErr *openai.Error
+	var apiErr *StatusError
 	if errors.As(err, &apiErr) {
 		switch code := apiErr.StatusCode; {
 		case code == http.StatusTooManyRequests:
-			return KindRateLimited, true, parseRetryAfter(apiErr.Response)
+			return KindRateLimited, true, parseRetryAfter(apiErr.RetryAfter)
 		case code == http.StatusRequestTimeout:
 			return KindTimeout, true, 0
 		case code >= 500:
-			return KindServer, true, parseRetryAfter(apiErr.Response)
+			return KindServer, true, parseRetryAfter(apiErr.RetryAfter)
 		default:
 			return KindClient, false, 0
 		}
@@ -366,7 +352,7 @@ func classify(ctx context.Context, err error) (kind string, retryable bool, retr
 	if errors.As(err, &netErr) || errors.As(err, &urlErr) {
 		return KindConnection, true, 0
 	}
-	// A body the SDK cannot decode (a proxy's HTML page) is the endpoint's fault.
+	// A body that does not decode (a proxy's HTML page) is the endpoint's fault.
 	return KindServer, false, 0
 }
 
@@ -375,19 +361,15 @@ func endpointFailure(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
-	var apiErr *openai.Error
+	var apiErr *StatusError
 	if errors.As(err, &apiErr) {
 		return apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusRequestTimeout || apiErr.StatusCode >= 500
 	}
 	return true
 }
 
-// parseRetryAfter reads Retry-After (seconds or an HTTP date); 0 when absent.
-func parseRetryAfter(resp *http.Response) time.Duration {
-	if resp == nil {
-		return 0
-	}
-	v := resp.Header.Get("Retry-After")
+// parseRetryAfter reads a Retry-After value (seconds or an HTTP date); 0 when absent.
+func parseRetryAfter(v string) time.Duration {
 	if v == "" {
 		return 0
 	}

@@ -2,9 +2,12 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,5 +213,76 @@ func TestYAMLDecodesOverDefaults(t *testing.T) {
 	}
 	if err := models.Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestWireFormat checks the request ctxc sends and how it reads the answers
+// that are not a completion, against a server that records the raw body.
+func TestWireFormat(t *testing.T) {
+	var got []map[string]any
+	var path, contentType string
+	answers := []func(w http.ResponseWriter){
+		func(w http.ResponseWriter) {
+			w.Write([]byte(`{"model":"mini-1","choices":[{"message":{"role":"assistant","content":"hi"}}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`))
+		},
+		func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":{"message":"max_tokens is too large","type":"invalid_request_error"}}`))
+		},
+		func(w http.ResponseWriter) { w.Write([]byte(`<html>proxy error</html>`)) },
+		func(w http.ResponseWriter) {
+			w.Write([]byte(`{"choices":[{"message":{"content":"` + strings.Repeat("x", 9<<20) + `"}}]}`))
+		},
+	}
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("request body: %v", err)
+		}
+		path, contentType = r.URL.Path, r.Header.Get("Content-Type")
+		answers[len(got)](w)
+		got = append(got, body)
+	}))
+	defer srv.Close()
+	c := newClient(t, srv.URL+"/v1/", func(c *llm.Config) { c.MaxRetries = 0 }, llm.Options{})
+
+	resp, err := c.Complete(context.Background(), llm.Request{System: "sys", User: "usr", MaxOutputTokens: 300, JSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantResp := llm.Response{Text: "hi", Model: "mini-1", InputTokens: 5, OutputTokens: 1, Attempts: 1}
+	if diff := cmp.Diff(wantResp, resp); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+	wantBody := map[string]any{
+		"model":           "mini",
+		"messages":        []any{map[string]any{"role": "system", "content": "sys"}, map[string]any{"role": "user", "content": "usr"}},
+		"temperature":     0.0,
+		"max_tokens":      300.0,
+		"response_format": map[string]any{"type": "json_object"},
+	}
+	if diff := cmp.Diff(wantBody, got[0]); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	if path != "/v1/chat/completions" || contentType != "application/json" {
+		t.Errorf("POST %s with Content-Type %q, want /v1/chat/completions and application/json", path, contentType)
+	}
+
+	for _, want := range []struct{ kind, text string }{
+		{llm.KindClient, "HTTP 400 Bad Request: max_tokens is too large"},
+		{llm.KindServer, "decoding the answer"},
+		{llm.KindServer, "answer larger than"},
+	} {
+		_, err := c.Complete(context.Background(), llm.Request{System: "s", User: "u"})
+		var e *llm.Error
+		if !errors.As(err, &e) || e.Kind != want.kind || !strings.Contains(err.Error(), want.text) {
+			t.Errorf("got %v, want kind %s and %q", err, want.kind, want.text)
+		}
+	}
+	if _, ok := got[1]["max_tokens"]; ok {
+		t.Errorf("max_tokens sent without a limit: %v", got[1])
 	}
 }

@@ -60,7 +60,7 @@ type UnknownModelError struct {
 }
 
 func (e *UnknownModelError) Error() string {
-	return fmt.Sprintf("unknown model %q: set state.model.context_window_token_count, use a registered model name, or add the model to the config file's models section", e.Model)
+	return fmt.Sprintf("unknown model %q: set state.model.context_window_token_count, use a registered model name, or add the model to the config file's model_registry (name, provider, encoding, estimator, context_window; see examples/profiles.yaml)", e.Model)
 }
 
 // IrreducibleError is a context whose system prompt, pinned messages and minimum

@@ -210,7 +210,7 @@ func TestErrorMessages(t *testing.T) {
 			"invalid_state: state.model.name: required; options.view: unknown view 9"},
 		{&policies.UnknownProfileError{Name: "fast", Known: []string{"budget-aware", "pragmatic"}}, `unknown profile "fast" (known: budget-aware, pragmatic)`},
 		{&policies.UnknownModelError{Field: "model", Model: "gpt-9"},
-			`unknown model "gpt-9": set state.model.context_window_token_count, use a registered model name, or add the model to the config file's models section`},
+			`unknown model "gpt-9": set state.model.context_window_token_count, use a registered model name, or add the model to the config file's model_registry (name, provider, encoding, estimator, context_window; see examples/profiles.yaml)`},
 		{&policies.IrreducibleError{NeededTokens: 9000, AvailableTokens: 8000, Detail: "pinned messages"}, "context irreducible: needs 9000 tokens, 8000 available: pinned messages"},
 		{&policies.LimitError{Field: "state.context.messages", Limit: 10, Got: 11}, "state.context.messages: 11 exceeds the limit of 10"},
 		{&policies.PreconditionError{Reason: policies.ReasonProviderMismatch, Field: "model.provider", Detail: "locked to openai"}, "model.provider: locked to openai"},

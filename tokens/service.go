@@ -13,8 +13,8 @@ import (
 // entry with map overhead, 200,000 counts take roughly 20 MB.
 const DefaultCacheEntries = 200_000
 
-// ServiceConfig configures the token service (the config file's tokens and
-// models sections).
+// ServiceConfig configures the token service (the config file's
+// token_cache_entries and model_registry).
 type ServiceConfig struct {
 	// CacheEntries bounds the token-count cache; 0 disables caching.
 	CacheEntries int `yaml:"cache_entries" json:"cache_entries"`

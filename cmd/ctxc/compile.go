@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,11 +29,12 @@ func runCompile(ctx context.Context, args []string, io stdio, lookupEnv func(str
 		fs.Usage()
 		return exitUsage
 	}
-	cfg, err := cf.load(fs, lookupEnv)
+	cfg, eng, err := setUp(fs, cf, lookupEnv, noop.NewTracerProvider())
 	if err != nil {
 		printProblems(io.err, "invalid configuration", err)
 		return exitError
 	}
+	defer eng.close()
 	req, err := readCompileRequest(fs.Arg(0), io.in)
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc compile: %v\n", err)
@@ -43,12 +43,6 @@ func runCompile(ctx context.Context, args []string, io stdio, lookupEnv func(str
 	if *profile != "" {
 		req.Profile = *profile
 	}
-	eng, err := newEngine(cfg, noop.NewTracerProvider())
-	if err != nil {
-		printProblems(io.err, "cannot build the profiles", err)
-		return exitError
-	}
-	defer eng.close()
 	svc, err := eng.service(newLogger(io.err, cfg))
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc compile: %v\n", err)
@@ -88,5 +82,11 @@ func readCompileRequest(path string, stdin io.Reader) (*ctxcv1.CompileRequest, e
 	if stateErr == nil {
 		return &ctxcv1.CompileRequest{State: state}, nil
 	}
-	return nil, fmt.Errorf("%s is neither a ctxc.v1.CompileRequest nor a ctxc.v1.AgentState in protojson: %w", path, errors.Join(reqErr, stateErr))
+	const what = "is neither a ctxc.v1.CompileRequest nor a ctxc.v1.AgentState in protojson"
+	// Text that is not JSON, or a field neither message has, fails both the
+	// same way: say it once.
+	if reqErr.Error() == stateErr.Error() {
+		return nil, fmt.Errorf("%s %s: %w", path, what, reqErr)
+	}
+	return nil, fmt.Errorf("%s %s: as a CompileRequest: %w; as an AgentState: %w", path, what, reqErr, stateErr)
 }

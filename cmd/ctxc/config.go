@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"gopkg.in/yaml.v3"
 
 	"github.com/contextcompiler/ctxc/llm"
@@ -177,7 +178,7 @@ func (cf *configFlags) load(fs *flag.FlagSet, lookupEnv func(string) (string, bo
 	var problems []error
 	if path != "" {
 		if err := readConfigFile(path, &cfg); err != nil {
-			return cfg, err
+			return cfg, &configFileError{err}
 		}
 		cfg.Path = path
 	}
@@ -199,8 +200,35 @@ func (cf *configFlags) load(fs *flag.FlagSet, lookupEnv func(string) (string, bo
 	return cfg, errors.Join(problems...)
 }
 
+// configFileError is a config file that cannot be read or decoded: nothing
+// built from the configuration can be checked after it.
+type configFileError struct{ err error }
+
+func (e *configFileError) Error() string { return e.err.Error() }
+func (e *configFileError) Unwrap() error { return e.err }
+
+// setUp reads the configuration and builds the engine from it, returning every
+// problem of both at once (a bad setting, model registry entry, helper model,
+// cache or profile), so that one run lists them all.
+func setUp(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), tp trace.TracerProvider) (Config, *engine, error) {
+	cfg, err := cf.load(fs, lookupEnv)
+	var fileErr *configFileError
+	if errors.As(err, &fileErr) {
+		return cfg, nil, err
+	}
+	eng, engErr := newEngine(cfg, tp)
+	if err != nil || engErr != nil {
+		if eng != nil {
+			eng.close()
+		}
+		return cfg, nil, errors.Join(err, engErr)
+	}
+	return cfg, eng, nil
+}
+
 // readConfigFile decodes the YAML file over cfg; unknown keys are errors, so a
-// typo does not silently fall back to a default.
+// typo does not silently fall back to a default. Each problem of the file is
+// its own error.
 func readConfigFile(path string, cfg *Config) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -209,10 +237,22 @@ func readConfigFile(path string, cfg *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	// An empty file (io.EOF) is an empty config.
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config file %s: %w", path, err)
+	err = dec.Decode(cfg)
+	var typeErr *yaml.TypeError
+	switch {
+	case err == nil || errors.Is(err, io.EOF):
+		return nil
+	case errors.As(err, &typeErr):
+		problems := make([]error, len(typeErr.Errors))
+		for i, e := range typeErr.Errors {
+			if strings.Contains(e, "into llm.ModelsConfig") {
+				e += " (models holds the helper models planner and summarizer; model entries go under model_registry)"
+			}
+			problems[i] = fmt.Errorf("config file %s: %s", path, strings.TrimSpace(e))
+		}
+		return errors.Join(problems...)
 	}
-	return nil
+	return fmt.Errorf("config file %s: %w", path, err)
 }
 
 func (c *Config) validate() []error {
@@ -251,12 +291,8 @@ func (c *Config) validate() []error {
 	if c.DefaultProfile == "" {
 		bad("default_profile", "must not be empty")
 	}
-	if err := c.Models.Validate(); err != nil {
-		bad("models", "%v", err)
-	}
-	if err := c.SummaryCache.Validate(); err != nil {
-		bad("summary_cache", "%v", err)
-	}
+	// model_registry, models, summary_cache and profiles are checked as the
+	// engine is built from them (newEngine), in the same list.
 	return problems
 }
 

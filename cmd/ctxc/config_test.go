@@ -231,3 +231,29 @@ func TestReadCompileRequestAcceptsBothForms(t *testing.T) {
 		t.Error("a file that is neither form was accepted")
 	}
 }
+
+func TestSpanExporterFromEnvironment(t *testing.T) {
+	tests := []struct {
+		env     map[string]string
+		wantErr string // "" for an exporter
+	}{
+		{map[string]string{}, ""},
+		{map[string]string{"OTEL_TRACES_EXPORTER": "console"}, ""},
+		{map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, ""},
+		{map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}, ""},
+		{map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, `OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" unknown`},
+		{map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, `OTEL_TRACES_EXPORTER: "zipkin" unknown`},
+	}
+	for _, tt := range tests {
+		exp, err := newSpanExporter(context.Background(), envFrom(tt.env))
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%v: %v", tt.env, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%v: got error %v, want %q", tt.env, err, tt.wantErr)
+		}
+		if exp != nil {
+			exp.Shutdown(context.Background())
+		}
+	}
+}

@@ -19,14 +19,9 @@ func runProfiles(ctx context.Context, args []string, io stdio, lookupEnv func(st
 	if code, done := parseFlags(fs, io, args); done {
 		return code
 	}
-	cfg, err := cf.load(fs, lookupEnv)
+	cfg, eng, err := setUp(fs, cf, lookupEnv, noop.NewTracerProvider())
 	if err != nil {
 		printProblems(io.err, "invalid configuration", err)
-		return exitError
-	}
-	eng, err := newEngine(cfg, noop.NewTracerProvider())
-	if err != nil {
-		printProblems(io.err, "cannot build the profiles", err)
 		return exitError
 	}
 	defer eng.close()

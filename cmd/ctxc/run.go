@@ -77,7 +77,15 @@ func run(ctx context.Context, args []string, io stdio, lookupEnv func(string) (s
 			return c.run(ctx, args[1:], io, lookupEnv)
 		}
 	}
-	fmt.Fprintf(io.err, "ctxc: unknown command %q\n\n", args[0])
+	fmt.Fprintf(io.err, "ctxc: unknown command %q\n", args[0])
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if near := closest(args[0], names); near != "" {
+		fmt.Fprintf(io.err, "Did you mean %q?\n", near)
+	}
+	fmt.Fprintln(io.err)
 	usage(io.err)
 	return exitUsage
 }
@@ -103,9 +111,12 @@ func newFlagSet(io stdio, name, synopsis, description string) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args; --help prints to stdout and ends the command with exit 0.
+// parseFlags parses args; --help prints to stdout and ends the command with
+// exit 0. A mistake is reported in one line, with the closest flag when the
+// flag is unknown, and a pointer to --help (the whole usage would bury it).
 func parseFlags(fs *flag.FlagSet, io stdio, args []string) (exit int, done bool) {
-	// Asked-for help goes to stdout; usage after a mistake goes to stderr.
+	// The flag package's own report (error, then the whole usage) is dropped.
+	fs.SetOutput(new(strings.Builder))
 	for _, a := range args {
 		if a == "--" {
 			break
@@ -115,13 +126,60 @@ func parseFlags(fs *flag.FlagSet, io stdio, args []string) (exit int, done bool)
 			break
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, true
-		}
-		return exitUsage, true
+	err := fs.Parse(args)
+	if err == nil {
+		return 0, false
 	}
-	return 0, false
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK, true
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); !ok {
+		fmt.Fprintf(io.err, "%s: %v\n", fs.Name(), err)
+	} else {
+		fmt.Fprintf(io.err, "%s: unknown flag --%s\n", fs.Name(), name)
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if near := closest(name, names); near != "" {
+			fmt.Fprintf(io.err, "Did you mean --%s?\n", near)
+		}
+	}
+	fmt.Fprintf(io.err, "Run `%s --help` for its flags.\n", fs.Name())
+	return exitUsage, true
+}
+
+// closest is the candidate nearest to s in edit distance, if it is near
+// enough to be a slip (at most a third of its length, and at least one edit
+// allowed); "" otherwise.
+func closest(s string, candidates []string) string {
+	best, bestDist := "", 0
+	for _, c := range candidates {
+		d := editDistance(s, c)
+		if d <= max(1, len(c)/3) && (best == "" || d < bestDist) {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func runVersion(_ context.Context, args []string, io stdio, _ func(string) (string, bool)) int {
@@ -145,7 +203,7 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 // engine is what every command that runs profiles needs: the token service
 // (tokenizers and model registry) and the catalog of built profiles.
 type engine struct {
-	tokens  *tokens.Service
+	tokens  *lazyTokens
 	catalog *pipeline.Catalog
 	cache   *summarycache.Cache
 	// maxMessageBytes is the transport's message limit, which the service
@@ -153,35 +211,45 @@ type engine struct {
 	maxMessageBytes int
 }
 
-// newEngine loads the tokenizers and builds every profile; every problem of
-// every profile is reported at once.
+// newEngine checks the model registry, builds the helper model clients and
+// the summary cache, and builds every profile. It goes on past a problem as
+// far as it can, so that one run reports every problem of every part; the
+// tokenizers load on first use.
 func newEngine(cfg Config, tp trace.TracerProvider) (*engine, error) {
-	tok, err := tokens.NewService(tokens.ServiceConfig{CacheEntries: cfg.TokenCacheEntries, Models: cfg.ModelRegistry})
-	if err != nil {
-		return nil, fmt.Errorf("model_registry: %w", err)
+	var problems []error
+	tok := &lazyTokens{cfg: tokens.ServiceConfig{CacheEntries: cfg.TokenCacheEntries, Models: cfg.ModelRegistry}}
+	if err := tok.cfg.Validate(); err != nil {
+		problems = append(problems, fmt.Errorf("model_registry: %w", err))
 	}
-	deps, cache, err := newPolicyDeps(cfg, tp, tok)
+	deps, err := newPolicyDeps(cfg, tp, tok)
 	if err != nil {
-		return nil, err
+		problems = append(problems, err)
 	}
 	reg, err := components(deps)
 	if err != nil {
-		cache.Close()
-		return nil, err
+		deps.cache.Close()
+		return nil, errors.Join(append(problems, err)...)
 	}
 	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles, Source: cfg.Path})
 	if err != nil {
-		cache.Close()
-		return nil, fmt.Errorf("profiles: %w", err)
+		// Its problems name their place: profiles[i] (name), default_profile.
+		problems = append(problems, err)
 	}
-	return &engine{tokens: tok, catalog: cat, cache: cache, maxMessageBytes: cfg.MaxMessageBytes}, nil
+	if len(problems) > 0 {
+		deps.cache.Close()
+		return nil, errors.Join(problems...)
+	}
+	return &engine{tokens: tok, catalog: cat, cache: deps.cache, maxMessageBytes: cfg.MaxMessageBytes}, nil
 }
 
 // newPolicyDeps builds what the LLM-assisted policies need: the helper model
 // clients (none when not configured: the policies then fall back to their
 // deterministic forms), the summary cache, and prices from the model registry.
-func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *tokens.Service) (policyDeps, *summarycache.Cache, error) {
+// It reports every problem but always returns a usable cache (the in-memory
+// default when summary_cache is wrong), so that the profiles can be checked.
+func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens) (policyDeps, error) {
 	var deps policyDeps
+	var problems []error
 	breakers := llm.NewBreakers() // shared, so models on one endpoint share its breaker
 	for _, m := range []struct {
 		key  string
@@ -193,13 +261,15 @@ func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *tokens.Service) (po
 		}
 		client, err := llm.New(*m.cfg, llm.Options{TracerProvider: tp, Breakers: breakers})
 		if err != nil {
-			return deps, nil, fmt.Errorf("%s: %w", m.key, err)
+			problems = append(problems, fmt.Errorf("%s: %w", m.key, err))
+			continue
 		}
 		*m.dest = client
 	}
 	cache, err := summarycache.New(cfg.SummaryCache)
 	if err != nil {
-		return deps, nil, fmt.Errorf("summary_cache: %w", err)
+		problems = append(problems, fmt.Errorf("summary_cache: %w", err))
+		cache, _ = summarycache.New(summarycache.DefaultConfig())
 	}
 	deps.cache = cache
 	deps.prices = func(model string) (float64, float64, bool) {
@@ -209,7 +279,7 @@ func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *tokens.Service) (po
 		}
 		return info.InputPricePerMTok, info.OutputPricePerMTok, true
 	}
-	return deps, cache, nil
+	return deps, errors.Join(problems...)
 }
 
 // close releases what the engine holds open (the Redis connection).
@@ -249,7 +319,43 @@ func printJSON(w io.Writer, m proto.Message) error {
 // printProblems prints a joined error one problem per line.
 func printProblems(w io.Writer, what string, err error) {
 	fmt.Fprintf(w, "ctxc: %s:\n", what)
-	for _, line := range strings.Split(err.Error(), "\n") {
+	for _, line := range problemLines(err) {
 		fmt.Fprintf(w, "  - %s\n", line)
 	}
+}
+
+// problemLines lists the problems of a tree of joined and wrapped errors, each
+// with the whole path of its wrappers ("profiles: profiles[0] (mine):
+// stages[1] ..."): a wrapper's prefix goes on every problem it holds, where
+// errors.Join alone would print it only before the first.
+func problemLines(err error) []string {
+	msg := err.Error()
+	switch e := err.(type) {
+	case interface{ Unwrap() []error }:
+		children := e.Unwrap()
+		texts := make([]string, len(children))
+		for i, c := range children {
+			texts[i] = c.Error()
+		}
+		// Only an errors.Join lists its children; fmt.Errorf with several %w
+		// reads as one problem.
+		if msg == strings.Join(texts, "\n") {
+			var lines []string
+			for _, c := range children {
+				lines = append(lines, problemLines(c)...)
+			}
+			return lines
+		}
+	case interface{ Unwrap() error }:
+		if inner := e.Unwrap(); inner != nil {
+			if prefix, ok := strings.CutSuffix(msg, inner.Error()); ok {
+				lines := problemLines(inner)
+				for i := range lines {
+					lines[i] = prefix + lines[i]
+				}
+				return lines
+			}
+		}
+	}
+	return strings.Split(msg, "\n")
 }

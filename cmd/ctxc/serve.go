@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -26,8 +29,8 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 			"at GET /healthz. On SIGTERM the HTTP requests in flight finish first, then the gRPC server\n"+
 			"stops as above, both within the one grace period.\n\n"+
 			"Settings come from flags, then CTXC_* environment variables, then the YAML file given by\n"+
-			"--config (which also holds profiles and models), then defaults. Tracing follows the\n"+
-			"standard OTEL_* variables and is off when none is set.")
+			"--config (which also holds profiles, model_registry and models), then defaults. Tracing\n"+
+			"follows the standard OTEL_* variables and is off when none is set.")
 	cf := registerConfigFlags(fs, true)
 	if code, done := parseFlags(fs, io, args); done {
 		return code
@@ -36,24 +39,18 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 		fmt.Fprintf(io.err, "ctxc serve: unexpected arguments %q\n", fs.Args())
 		return exitUsage
 	}
-	cfg, err := cf.load(fs, lookupEnv)
-	if err != nil {
+	tp, shutdownTracing, tracingErr := newTracerProvider(ctx, lookupEnv, version)
+	if tracingErr != nil {
+		tp, shutdownTracing = noop.NewTracerProvider(), func(context.Context) error { return nil }
+	}
+	cfg, eng, err := setUp(fs, cf, lookupEnv, tp)
+	if err := errors.Join(tracingErr, err); err != nil {
 		printProblems(io.err, "invalid configuration", err)
+		_ = shutdownTracing(context.Background())
 		return exitError
 	}
+	defer eng.close()
 	log := newLogger(io.err, cfg)
-	if err := serve(ctx, cfg, log, lookupEnv); err != nil {
-		log.Error("serve failed", "error", err.Error())
-		return exitError
-	}
-	return exitOK
-}
-
-func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(string) (string, bool)) error {
-	tp, shutdownTracing, err := newTracerProvider(ctx, lookupEnv, version)
-	if err != nil {
-		return err
-	}
 	defer func() {
 		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -61,11 +58,18 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(str
 			log.Warn("flushing traces", "error", err.Error())
 		}
 	}()
-	eng, err := newEngine(cfg, tp)
-	if err != nil {
+	if err := serve(ctx, cfg, eng, tp, log); err != nil {
+		log.Error("serve failed", "error", err.Error())
+		return exitError
+	}
+	return exitOK
+}
+
+func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider, log *slog.Logger) error {
+	// Tokenizers load before the server reports SERVING.
+	if _, err := eng.tokens.load(); err != nil {
 		return err
 	}
-	defer eng.close()
 	svc, err := eng.service(log)
 	if err != nil {
 		return err
@@ -93,7 +97,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, lookupEnv func(str
 		return err
 	}
 	defer stopGateway()
-	// Tokenizers and profiles are loaded (newEngine): only now is the server ready.
+	// Tokenizers and profiles are loaded: only now is the server ready.
 	transport.SetServing()
 	log.Info("serving", "addr", listenAddr(lis), "version", version, "default_profile", eng.catalog.DefaultProfile(),
 		"profiles", len(eng.catalog.Profiles()), "reflection", cfg.Reflection, "config", cfg.Path)

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -38,7 +40,7 @@ func newTracerProvider(ctx context.Context, lookupEnv func(string) (string, bool
 	if !tracesConfigured(lookupEnv) {
 		return noop.NewTracerProvider(), func(context.Context) error { return nil }, nil
 	}
-	exp, err := autoexport.NewSpanExporter(ctx)
+	exp, err := newSpanExporter(ctx, lookupEnv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("OpenTelemetry trace exporter: %w", err)
 	}
@@ -53,4 +55,32 @@ func newTracerProvider(ctx context.Context, lookupEnv func(string) (string, bool
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return tp, tp.Shutdown, nil
+}
+
+// newSpanExporter is the exporter OTEL_TRACES_EXPORTER names, as the
+// OpenTelemetry specification (and contrib's autoexport) reads it: otlp (the
+// default) over OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL
+// (http/protobuf, the default, or grpc), or console. The OTLP exporters read
+// the other OTEL_EXPORTER_OTLP_* variables (endpoint, headers, timeout, TLS)
+// themselves. Written here because autoexport links in the log and metric
+// exporters of every protocol too, which ctxc never uses.
+func newSpanExporter(ctx context.Context, lookupEnv func(string) (string, bool)) (sdktrace.SpanExporter, error) {
+	name, _ := lookupEnv("OTEL_TRACES_EXPORTER")
+	switch name {
+	case "", "otlp":
+		protocol, _ := lookupEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+		if protocol == "" {
+			protocol, _ = lookupEnv("OTEL_EXPORTER_OTLP_PROTOCOL")
+		}
+		switch protocol {
+		case "", "http/protobuf":
+			return otlptracehttp.New(ctx)
+		case "grpc":
+			return otlptracegrpc.New(ctx)
+		}
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL: %q unknown (known: http/protobuf, grpc)", protocol)
+	case "console":
+		return stdouttrace.New()
+	}
+	return nil, fmt.Errorf("OTEL_TRACES_EXPORTER: %q unknown (known: otlp, console, none)", name)
 }

@@ -85,7 +85,11 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 		tracer:   tp.Tracer("github.com/contextcompiler/ctxc/policies/pipeline"),
 	}
 	var problems []error
+	// declared holds every profile name given, built or not, so that a default
+	// naming a broken profile is not reported a second time as unknown.
+	declared := map[string]bool{}
 	add := func(spec ProfileSpec, source, where string) {
+		declared[spec.Name] = true
 		p, err := buildProfile(reg, spec, source)
 		if err != nil {
 			problems = append(problems, fmt.Errorf("%s: %w", where, err))
@@ -111,10 +115,13 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 	if c.defaultName == "" {
 		c.defaultName = DefaultProfileName
 	}
-	if len(problems) == 0 {
-		if _, ok := c.profiles[c.defaultName]; !ok {
-			problems = append(problems, fmt.Errorf("default_profile: %q is not a profile", c.defaultName))
+	if !declared[c.defaultName] {
+		names := make([]string, 0, len(declared))
+		for name := range declared {
+			names = append(names, name)
 		}
+		sort.Strings(names)
+		problems = append(problems, fmt.Errorf("default_profile: %q is not a profile (known: %s)", c.defaultName, strings.Join(names, ", ")))
 	}
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)

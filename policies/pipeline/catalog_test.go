@@ -114,6 +114,7 @@ func TestBadProfilesReportEveryProblem(t *testing.T) {
 		`profiles[1] (pragmatic): profile "pragmatic" is defined twice`,
 		"profiles[2] (): name: required",
 		"stages: at least one policy is required",
+		`default_profile: "nope" is not a profile`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q; got:\n%s", want, msg)
@@ -123,7 +124,14 @@ func TestBadProfilesReportEveryProblem(t *testing.T) {
 
 func TestUnknownDefaultProfile(t *testing.T) {
 	_, err := NewCatalog(fakeRegistry(), fakeResolver{}, noop.NewTracerProvider(), Config{DefaultProfile: "nope"})
-	if err == nil || !strings.Contains(err.Error(), `default_profile: "nope" is not a profile`) {
+	if err == nil || !strings.Contains(err.Error(), `default_profile: "nope" is not a profile (known: budget-aware, policy-driven, pragmatic)`) {
+		t.Fatalf("err = %v", err)
+	}
+	// A default naming a profile that is given but broken is reported through
+	// that profile's own problems, not as unknown.
+	specs := profilesFromYAML(t, "- name: mine\n  stages: []\n")
+	_, err = NewCatalog(fakeRegistry(), fakeResolver{}, noop.NewTracerProvider(), Config{Profiles: specs, DefaultProfile: "mine"})
+	if err == nil || !strings.Contains(err.Error(), "profiles[0] (mine): stages: at least one policy is required") || strings.Contains(err.Error(), "default_profile") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"sync"
+
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/tokens"
+)
+
+// lazyTokens builds the token service, whose tokenizers take most of a
+// second and about 100 MB to load, on first use: `ctxc profiles` never counts
+// and never pays for them, while serve loads them before it reports SERVING.
+// The configuration is validated when the engine is built, so a bad
+// model_registry is still reported at start with every other problem.
+type lazyTokens struct {
+	cfg  tokens.ServiceConfig
+	once sync.Once
+	svc  *tokens.Service
+	err  error
+}
+
+// load builds the service once; later calls return the same result.
+func (l *lazyTokens) load() (*tokens.Service, error) {
+	l.once.Do(func() { l.svc, l.err = tokens.NewService(l.cfg) })
+	return l.svc, l.err
+}
+
+func (l *lazyTokens) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
+	svc, err := l.load()
+	if err != nil {
+		return policies.ModelInfo{}, nil, err
+	}
+	return svc.Resolve(spec)
+}
+
+func (l *lazyTokens) CounterForEncoding(name string) (policies.TokenCounter, error) {
+	svc, err := l.load()
+	if err != nil {
+		return nil, err
+	}
+	return svc.CounterForEncoding(name)
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The Debian packages that the tests and the README's commands need: the one
+# list, used by `make deps` (and so by `make test`) and by .ci/run.
+#
+#   scripts/deps.sh          install what is missing (as root, or with sudo
+#                            when it needs no password); otherwise print the
+#                            one command that does, and fail
+#   scripts/deps.sh --check  only say what is missing (exit 1 if anything is)
+#   scripts/deps.sh --list   print the list
+set -euo pipefail
+
+PACKAGES=(
+  jq # the README's session commands chain Route answers with it
+  curl # the README's HTTP/JSON commands
+  php-cli # the PHP client example (plain HTTP/JSON) and its integration test
+  # The Python sidecar example and its integration test: Debian's grpcio for
+  # Debian's /usr/bin/python3, and protoc with the gRPC Python plugin and the
+  # well-known types (libprotobuf-dev) to generate its stubs at build time.
+  python3-grpcio
+  python3-protobuf
+  protobuf-compiler
+  protobuf-compiler-grpc
+  libprotobuf-dev
+  # The summary cache's tests start a real Redis and kill it mid-test.
+  redis-server
+)
+
+mode=install
+case "${1:-}" in
+  "") ;;
+  --check) mode=check ;;
+  --list) printf '%s\n' "${PACKAGES[@]}"; exit 0 ;;
+  *) echo "usage: $0 [--check|--list]" >&2; exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null; then
+  echo "scripts/deps.sh: not a Debian system; install the equivalents of: ${PACKAGES[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+((${#missing[@]} == 0)) && exit 0
+
+install=(apt-get install -y --no-install-recommends "${missing[@]}")
+if [[ $mode == check ]]; then
+  echo "missing Debian packages: ${missing[*]}; as root run: apt-get update && ${install[*]}" >&2
+  exit 1
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  if ! command -v sudo >/dev/null || ! sudo -n true 2>/dev/null; then
+    echo "missing Debian packages: ${missing[*]}; as root run: apt-get update && ${install[*]} (or: sudo scripts/deps.sh)" >&2
+    exit 1
+  fi
+  sudo=(sudo -n)
+fi
+echo "installing Debian packages: ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" "${install[@]}"
