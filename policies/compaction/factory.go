@@ -137,11 +137,12 @@ func NewSummarizeFactoryWith(s Summarizer) policies.Factory {
 			if !ok {
 				return nil, false
 			}
+			det := DeterministicSummarizer{Memo: NewMemo()}
 			sum := s
 			if sum == nil {
-				sum = DeterministicSummarizer{}
+				sum = det
 			}
-			return summarize{cfg: *c, summarizer: sum}, true
+			return summarize{cfg: *c, summarizer: sum, det: det}, true
 		},
 	}
 }

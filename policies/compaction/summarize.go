@@ -24,6 +24,8 @@ import (
 type summarize struct {
 	cfg        SummarizeConfig
 	summarizer Summarizer
+	// det measures summaries and stands in when the summarizer fails.
+	det DeterministicSummarizer
 }
 
 // SummaryIDPrefix starts the id of every summary this policy writes.
@@ -204,7 +206,7 @@ func (p *summaryPlan) reset() {
 
 // measure is the size of the deterministic summary of a request.
 func (s summarize) measure(ctx context.Context, w *policies.Work, req SummaryRequest) int {
-	text, _ := DeterministicSummarizer{}.Summarize(ctx, req)
+	text, _ := s.det.Summarize(ctx, req)
 	if w.Counter == nil {
 		return (len(text) + 3) / 4
 	}
@@ -288,7 +290,7 @@ func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) 
 			return "", ctx.Err()
 		}
 		w.Degrade(fmt.Sprintf("summarizer failed (%v); used the deterministic summary", err))
-		text, _ = DeterministicSummarizer{}.Summarize(ctx, req)
+		text, _ = s.det.Summarize(ctx, req)
 	}
 	var missing []string
 	for i := range p.failures {

@@ -116,11 +116,16 @@ const resolvedMark = " (resolved later)"
 // dropped. When the budget is short the least important sections lose items
 // first, and the summary says how many items it left out; failures still open
 // are never left out (invariant 5).
-type DeterministicSummarizer struct{}
+type DeterministicSummarizer struct {
+	// Memo remembers what was read from messages across requests; nil
+	// reads every message afresh.
+	Memo *Memo
+}
 
 // Summarize implements Summarizer.
-func (DeterministicSummarizer) Summarize(_ context.Context, req SummaryRequest) (string, error) {
+func (d DeterministicSummarizer) Summarize(_ context.Context, req SummaryRequest) (string, error) {
 	b := newSummaryBuilder(req)
+	b.memo = d.Memo
 	for _, text := range req.Merge {
 		b.merge(text)
 	}
@@ -131,6 +136,7 @@ func (DeterministicSummarizer) Summarize(_ context.Context, req SummaryRequest) 
 }
 
 type summaryBuilder struct {
+	memo     *Memo
 	counter  policies.TokenCounter
 	messages int
 	first    string
@@ -224,7 +230,7 @@ func (b *summaryBuilder) mergeItem(title, it string) {
 	to, legacy := legacySections[title]
 	switch {
 	case legacy && to == "": // old layout: whole user turns, classified again
-		for _, s := range facts.Sentences(it) {
+		for _, s := range b.memo.classified(it, true) {
 			b.addUserSentence(s)
 		}
 	case legacy:
@@ -268,16 +274,14 @@ func (b *summaryBuilder) read(span []policies.Message) {
 		case m.Role == policies.RoleUser:
 			answered = false
 			text := m.Text()
-			for _, s := range facts.Sentences(text) {
+			for _, s := range b.memo.classified(text, true) {
 				if c := b.addUserSentence(s); c == facts.Request {
-					lastRequest = s
+					lastRequest = s.text
 				}
 			}
 			// A log the user pasted: the lines that report its errors.
-			for _, line := range facts.ErrorLines(facts.Fenced(text), 3, 200) {
-				if facts.ErrorLine(line) {
-					b.add(secUserNotes, line)
-				}
+			for _, line := range b.memo.pastedErrors(text) {
+				b.add(secUserNotes, line)
 			}
 		case m.Role == policies.RoleAssistant:
 			for _, p := range m.Parts {
@@ -294,7 +298,7 @@ func (b *summaryBuilder) read(span []policies.Message) {
 				text = ""
 			}
 			final := !m.HasToolCalls() && closesTurnIn(span, i)
-			for _, s := range facts.Sentences(text) {
+			for _, s := range b.memo.classified(text, false) {
 				b.addAssistantSentence(s, final)
 			}
 			if !m.HasToolCalls() && strings.TrimSpace(text) != "" {
@@ -319,22 +323,22 @@ func leadIn(s string) bool {
 	return strings.HasSuffix(strings.TrimSpace(s), ":") && len(strings.Fields(s)) <= 8
 }
 
-func (b *summaryBuilder) addUserSentence(s string) facts.Class {
-	if leadIn(s) {
+// addUserSentence files one sentence a user wrote.
+func (b *summaryBuilder) addUserSentence(s sentence) facts.Class {
+	if leadIn(s.text) {
 		return facts.Filler
 	}
-	c := facts.Classify(s, true)
-	switch c {
+	switch s.class {
 	case facts.Constraint:
-		b.add(secConstraints, s)
+		b.add(secConstraints, s.text)
 	case facts.Request:
-		b.add(secRequests, s)
+		b.add(secRequests, s.text)
 	case facts.Other:
-		if facts.Specific(s) {
-			b.add(secUserNotes, s)
+		if s.specific {
+			b.add(secUserNotes, s.text)
 		}
 	}
-	return c
+	return s.class
 }
 
 var taskCues = []string{"next step", "todo", "to do", "remaining", "still need", "not yet", "follow up", "follow-up", "pending", "open question", "blocked", "later"}
@@ -356,7 +360,8 @@ func closesTurnIn(span []policies.Message, i int) bool {
 // addAssistantSentence files one sentence of an assistant message; final
 // says the message answers its turn, where every substantive sentence is a
 // conclusion.
-func (b *summaryBuilder) addAssistantSentence(s string, final bool) {
+func (b *summaryBuilder) addAssistantSentence(st sentence, final bool) {
+	s, c := st.text, st.class
 	if leadIn(s) {
 		return
 	}
@@ -367,12 +372,12 @@ func (b *summaryBuilder) addAssistantSentence(s string, final bool) {
 			return
 		}
 	}
-	switch c := facts.Classify(s, false); {
+	switch {
 	case c == facts.Decision:
 		b.add(secDecisions, s)
 	case c == facts.Other && final && len(strings.Fields(s)) >= 5:
 		b.add(secDone, s)
-	case c == facts.Other && facts.Specific(s):
+	case c == facts.Other && st.specific:
 		b.add(secNotes, s)
 	}
 }
@@ -397,13 +402,13 @@ func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall) {
 		b.resolveTool(name)
 		// An output that went through but reports trouble (a crash-looping
 		// pod, a failing test in a passing run): its first such line.
-		if lines := facts.ErrorLines(content, 1, 200); len(lines) > 0 && facts.ErrorLine(lines[0]) {
-			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), lines[0]))
+		if seen := b.memo.output(content).observed; seen != "" {
+			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), seen))
 		}
 		return
 	}
 	tc.failed++
-	lines := facts.ErrorLines(content, 2, 160)
+	lines := b.memo.output(content).errors
 	if len(lines) == 0 {
 		lines = []string{"(no output)"}
 	}
@@ -539,7 +544,7 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	var cands []candidate
 	for _, title := range sectionOrder {
 		for k, it := range b.items[title] {
-			weight := sectionWeight[title] + facts.Weight(it, sectionClass(title))
+			weight := sectionWeight[title] + b.memo.weight(it, sectionClass(title))
 			if title == secOpenErrors {
 				weight = 1 << 20 // never left out (invariant 5)
 			}

@@ -418,6 +418,9 @@ var identifierPatterns = []*regexp.Regexp{
 // phrases, paths, versions, ticket numbers and hex ids. They are the strings a
 // summary must keep verbatim.
 func Identifiers(text string) []string {
+	if !mayHold(text, true) {
+		return nil
+	}
 	type hit struct {
 		at int
 		s  string
@@ -490,7 +493,7 @@ func ErrorLines(content string, max, maxLine int) []string {
 	var coded, worded []string
 	first := ""
 	seen := map[string]bool{}
-	for _, l := range strings.Split(content, "\n") {
+	for _, l := range headAndTail(strings.Split(content, "\n"), errorScanHead, errorScanTail) {
 		l = strings.TrimSpace(l)
 		if l == "" || seen[l] {
 			continue
@@ -519,9 +522,52 @@ func ErrorLines(content string, max, maxLine int) []string {
 	return out
 }
 
+// mayHold is a cheap scan that rules out, before any regular expression runs,
+// a text in which no identifier pattern could match: every pattern needs a
+// digit, an underscore, an exception-type word, or an errno-like run of
+// capitals ("ECONNREFUSED"); with paths, also a slash, a hash, or a dot
+// followed by a letter.
+func mayHold(s string, paths bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9', c == '_':
+			return true
+		case paths && (c == '/' || c == '#'):
+			return true
+		case paths && c == '.' && i+1 < len(s) && (s[i+1]|0x20 >= 'a' && s[i+1]|0x20 <= 'z'):
+			return true
+		case c == 'E' && i+4 < len(s) && isUpper(s[i+1]) && isUpper(s[i+2]) && isUpper(s[i+3]) && isUpper(s[i+4]):
+			return true
+		}
+	}
+	return strings.Contains(s, "Error") || strings.Contains(s, "Exception") || strings.Contains(s, "Fault") ||
+		strings.Contains(s, "Killed") || strings.Contains(s, "Panic")
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// ErrorLines reads at most this many lines at the head and at the tail of an
+// output: errors are reported at either end, and an output of a million lines
+// must not cost a million scans.
+const (
+	errorScanHead = 400
+	errorScanTail = 200
+)
+
+func headAndTail(lines []string, head, tail int) []string {
+	if len(lines) <= head+tail {
+		return lines
+	}
+	return append(lines[:head:head], lines[len(lines)-tail:]...)
+}
+
 // hasCode reports whether a line holds an error-like identifier (not just a
 // path or a version).
 func hasCode(line string) bool {
+	if !mayHold(line, false) {
+		return false
+	}
 	for _, re := range identifierPatterns[:6] {
 		if re.MatchString(line) {
 			return true

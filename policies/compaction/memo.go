@@ -1,0 +1,123 @@
+package compaction
+
+import (
+	"strings"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/zeebo/xxh3"
+
+	"github.com/contextcompiler/ctxc/policies/facts"
+)
+
+// memoEntries bounds each of a Memo's caches.
+const memoEntries = 50_000
+
+// Memo remembers what the deterministic summarizer read from a text: the
+// classified sentences of a message and the lines of a tool output worth
+// keeping. Reading is the summarizer's cost (regular expressions over every
+// line of every output), and a long session is summarized again at every
+// compaction point of every compile, from the same messages; so a summarize
+// policy keeps one Memo for all the requests it serves. Safe for concurrent
+// use; a nil Memo remembers nothing.
+type Memo struct {
+	sentences *lru.Cache[uint64, []sentence]
+	outputs   *lru.Cache[uint64, outputLines]
+	weights   *lru.Cache[uint64, int]
+}
+
+// NewMemo returns an empty Memo.
+func NewMemo() *Memo {
+	s, _ := lru.New[uint64, []sentence](memoEntries)
+	o, _ := lru.New[uint64, outputLines](memoEntries)
+	w, _ := lru.New[uint64, int](memoEntries)
+	return &Memo{sentences: s, outputs: o, weights: w}
+}
+
+// sentence is one classified sentence of a message's text.
+type sentence struct {
+	text     string
+	class    facts.Class
+	specific bool
+}
+
+// outputLines are what a tool output holds that a summary keeps: the lines
+// naming its error (when it failed), or its first line reporting trouble.
+type outputLines struct {
+	errors   []string
+	observed string
+}
+
+func memoKey(kind byte, s string) uint64 {
+	return xxh3.HashStringSeed(s, uint64(kind)<<56|uint64(len(s)))
+}
+
+// classified splits a text into sentences and classifies each.
+func (m *Memo) classified(text string, user bool) []sentence {
+	kind := byte('a')
+	if user {
+		kind = 'u'
+	}
+	key := memoKey(kind, text)
+	if m != nil {
+		if v, ok := m.sentences.Get(key); ok {
+			return v
+		}
+	}
+	var out []sentence
+	for _, s := range facts.Sentences(text) {
+		out = append(out, sentence{s, facts.Classify(s, user), facts.Specific(s)})
+	}
+	if m != nil {
+		m.sentences.Add(key, out)
+	}
+	return out
+}
+
+// output reads a tool output once.
+func (m *Memo) output(content string) outputLines {
+	key := memoKey('o', content)
+	if m != nil {
+		if v, ok := m.outputs.Get(key); ok {
+			return v
+		}
+	}
+	var out outputLines
+	out.errors = facts.ErrorLines(content, 2, 160)
+	if lines := facts.ErrorLines(content, 1, 200); len(lines) > 0 && facts.ErrorLine(lines[0]) {
+		out.observed = lines[0]
+	}
+	if m != nil {
+		m.outputs.Add(key, out)
+	}
+	return out
+}
+
+// pastedErrors returns the lines that report errors in what a user pasted
+// (fenced or indented blocks).
+func (m *Memo) pastedErrors(text string) []string {
+	if !strings.Contains(text, "```") && !strings.Contains(text, "\n    ") && !strings.Contains(text, "\n\t") {
+		return nil
+	}
+	var out []string
+	for _, line := range m.output(facts.Fenced(text)).errors {
+		if facts.ErrorLine(line) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// weight is facts.Weight of an item of a section's class.
+func (m *Memo) weight(text string, c facts.Class) int {
+	key := memoKey('w'+byte(c), text)
+	if m != nil {
+		if v, ok := m.weights.Get(key); ok {
+			return v
+		}
+	}
+	w := facts.Weight(text, c)
+	if m != nil {
+		m.weights.Add(key, w)
+	}
+	return w
+}
