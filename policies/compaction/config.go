@@ -105,7 +105,9 @@ func (c *DropLowImportanceConfig) Validate() error {
 // an 8K window; a fixed cap is optional.
 type SummarizeConfig struct {
 	// MaxSummaryRatio is the share of the compaction target that all summaries
-	// in the context may use together. In (0, 1]. Default 0.6.
+	// in the context may use together: they only take what their facts need,
+	// and a fact kept is worth more than an old message kept verbatim. In
+	// (0, 1]. Default 1.
 	MaxSummaryRatio float64 `yaml:"max_summary_ratio" json:"max_summary_ratio"`
 	// MaxSummaryTokens caps that budget; 0 sets no cap. Default 0.
 	MaxSummaryTokens int `yaml:"max_summary_tokens" json:"max_summary_tokens"`
@@ -114,8 +116,8 @@ type SummarizeConfig struct {
 	MinSummaryTokens int `yaml:"min_summary_tokens" json:"min_summary_tokens"`
 	// MergeFillRatio: when the summaries outgrow their budget and must all be
 	// merged, the merged one uses at most this share of it; later compactions
-	// then stack new summaries after it, and merge only those, instead of
-	// rewriting (and uncaching) it. In (0, 1]. Default 0.5.
+	// then stack new summaries after it, and merge only the newest of those,
+	// instead of rewriting (and uncaching) it. In (0, 1]. Default 0.7.
 	MergeFillRatio float64 `yaml:"merge_fill_ratio" json:"merge_fill_ratio"`
 	// MinSpanMessages is the fewest messages worth one summary. Default 2.
 	MinSpanMessages int `yaml:"min_span_messages" json:"min_span_messages"`
@@ -124,7 +126,7 @@ type SummarizeConfig struct {
 // DefaultSummarizeConfig returns the defaults of "summarize", which
 // llm_summarize shares.
 func DefaultSummarizeConfig() SummarizeConfig {
-	return SummarizeConfig{MaxSummaryRatio: 0.6, MinSummaryTokens: 256, MergeFillRatio: 0.5, MinSpanMessages: 2}
+	return SummarizeConfig{MaxSummaryRatio: 1, MinSummaryTokens: 256, MergeFillRatio: 0.7, MinSpanMessages: 2}
 }
 
 // Validate reports every problem of the config.

@@ -166,7 +166,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter})
 	p.budget = total - existing
 	if existing+stacked > total {
-		s.mergeTail(w, &p, summaries, total, protected)
+		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total)
 	}
 	// A summary must leave room to shrink: at most three quarters of what it replaces.
 	p.budget = min(p.budget, p.removedTokens*3/4)
@@ -174,27 +174,41 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 }
 
 // mergeTail makes room when the summaries and the new one outgrow their
-// budget: the newer summaries (all but the first, the base) merge with the
-// new span into one that leaves room for later ones, and the base stays, so
-// the cached prefix still reaches past it. Only when the base leaves too
-// little room do all merge, into at most merge_fill_ratio of the budget.
-func (s summarize) mergeTail(w *policies.Work, p *summaryPlan, summaries []int, total int, protected []bool) {
+// budget, as a log-structured store compacts its newest runs: the newest
+// summaries merge with the new span into one, just enough of them that the
+// merged one can shed what is needed by dropping at most half of what it
+// holds (its lightest items), and the older ones stay as they are, so the
+// cached prompt prefix still reaches past them. All merge, into
+// merge_fill_ratio of the budget, when those older ones alone take most of
+// it, or when shedding within the newest ones would lose a fact (an item of
+// factWeight or more): breaking the cache is then worth what it keeps.
+func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPlan, summaries []int, existing, stacked, total int) {
 	entries := w.Entries
-	reserve := total * 15 / 100 // room for the next stacked summary
-	from := 0
-	if len(summaries) > 0 {
-		tailBudget := total - entries[summaries[0]].Tokens - reserve
-		if tailBudget >= max(s.cfg.MinSummaryTokens, total/5) {
-			from, p.budget = 1, tailBudget
+	reserve := total / 10 // room for the next stacked summary
+	shed := existing + stacked + reserve - total
+	from, merged := len(summaries), stacked
+	for from > 0 && merged < 2*shed {
+		from--
+		merged += entries[summaries[from]].Tokens
+	}
+	frozen := existing - (merged - stacked)
+	visible := policies.StaysVisible(entries)
+	if from > 0 && frozen <= total*85/100 {
+		p.budget = total - frozen - reserve
+		for _, i := range summaries[from:] {
+			p.remove[i] = true
+		}
+		p.reset()
+		s.collect(w, p, visible)
+		_, lost := s.det.fit(SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter})
+		if lost < factWeight {
+			return
 		}
 	}
-	if from == 0 {
-		p.budget = int(float64(total) * s.cfg.MergeFillRatio)
-	}
-	for _, i := range summaries[from:] {
+	p.budget = int(float64(total) * s.cfg.MergeFillRatio)
+	for _, i := range summaries {
 		p.remove[i] = true
 	}
-	visible := policies.StaysVisible(entries)
 	p.reset()
 	s.collect(w, p, visible)
 }

@@ -124,6 +124,17 @@ type DeterministicSummarizer struct {
 
 // Summarize implements Summarizer.
 func (d DeterministicSummarizer) Summarize(_ context.Context, req SummaryRequest) (string, error) {
+	text, _ := d.fit(req)
+	return text, nil
+}
+
+// factWeight is the least weight of an item that holds a fact: resolved
+// errors and everything above them (constraints, open errors, decisions, what
+// the user stated).
+const factWeight = 75
+
+// fit writes the summary and says the heaviest weight it left out.
+func (d DeterministicSummarizer) fit(req SummaryRequest) (string, int) {
 	b := newSummaryBuilder(req)
 	b.memo = d.Memo
 	for _, text := range req.Merge {
@@ -132,11 +143,14 @@ func (d DeterministicSummarizer) Summarize(_ context.Context, req SummaryRequest
 	b.read(req.Span)
 	b.resolveEarlier(req.Earlier)
 	b.dropKnown(req.Earlier)
-	return b.render(req.BudgetTokens), nil
+	text := b.render(req.BudgetTokens)
+	return text, b.droppedWeight
 }
 
 type summaryBuilder struct {
-	memo     *Memo
+	memo *Memo
+	// droppedWeight is the heaviest weight render left out.
+	droppedWeight int
 	counter  policies.TokenCounter
 	messages int
 	first    string
@@ -565,6 +579,7 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 		if cost > room && c.section != secOpenErrors {
 			omitted[c.section]++
 			omittedTokens += cost
+			b.droppedWeight = max(b.droppedWeight, c.weight)
 			continue
 		}
 		room -= cost
