@@ -151,12 +151,12 @@ type summaryBuilder struct {
 	memo *Memo
 	// droppedWeight is the heaviest weight render left out.
 	droppedWeight int
-	counter  policies.TokenCounter
-	messages int
-	first    string
-	last     string
-	items    map[string][]string
-	seen     map[string]map[string]bool
+	counter       policies.TokenCounter
+	messages      int
+	first         string
+	last          string
+	items         map[string][]string
+	seen          map[string]map[string]bool
 	// failures by call id, in order; a later success of the same tool
 	// resolves the earlier ones (as policies.UnresolvedFailures does).
 	failures  []*failure
