@@ -39,7 +39,16 @@ type anthropicBlock struct {
 	// Content of a tool_result: a string, or text blocks on import.
 	Content json.RawMessage `json:"content,omitempty"`
 	IsError bool            `json:"is_error,omitempty"`
+	// CacheControl marks a prompt-cache breakpoint after this block.
+	CacheControl *anthropicCacheControl `json:"cache_control,omitempty"`
 }
+
+type anthropicCacheControl struct {
+	Type string `json:"type"`
+}
+
+// maxCacheBreakpoints is how many blocks a request may mark with cache_control.
+const maxCacheBreakpoints = 4
 
 type anthropicSource struct {
 	Type      string `json:"type"`
@@ -81,6 +90,7 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 		c.notes.add("response format(s) omitted (the Messages API has no response_format)", 1)
 	}
 	var turns []anthropicTurn
+	stableTurn := -1 // the turn holding the last message of the stable prefix
 	appendTurn := func(t anthropicTurn) {
 		if len(t.thinking)+len(t.blocks) == 0 {
 			return
@@ -135,15 +145,34 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 			}
 		}
 		appendTurn(t)
+		if i+1 == c.stable {
+			stableTurn = len(turns) - 1
+		}
 	}
 	if len(turns) > 0 && turns[0].role == "assistant" {
 		text := LeadingUserText
 		turns = append([]anthropicTurn{{role: "user", blocks: []anthropicBlock{{Type: "text", Text: &text}}}}, turns...)
+		if stableTurn >= 0 {
+			stableTurn++
+		}
 	}
+	// Prompt-cache breakpoints: at the end of the stable prefix, which later
+	// compiles send again byte for byte, and at the end of the request, so
+	// the next call (which appends) reads all of this one from the cache.
+	cacheAfter(turns, stableTurn)
+	cacheAfter(turns, len(turns)-1)
 	for _, t := range turns {
 		req.Messages = append(req.Messages, anthropicMessage{Role: t.role, Content: rawJSON(append(t.thinking, t.blocks...))})
 	}
 	return encodeJSON(req)
+}
+
+// cacheAfter marks the last block of turns[i] as a cache breakpoint.
+func cacheAfter(turns []anthropicTurn, i int) {
+	if i < 0 || i >= len(turns) || len(turns[i].blocks) == 0 {
+		return
+	}
+	turns[i].blocks[len(turns[i].blocks)-1].CacheControl = &anthropicCacheControl{Type: "ephemeral"}
 }
 
 // ValidateAnthropic checks the Messages API rules a rendered body must meet:
@@ -180,6 +209,9 @@ func ValidateAnthropic(body []byte) error {
 	for id := range v.open {
 		v.fail("tool_use %q of the last message has no tool_result", id)
 	}
+	if v.breakpoints > maxCacheBreakpoints {
+		v.fail("%d blocks carry cache_control; at most %d may", v.breakpoints, maxCacheBreakpoints)
+	}
 	return v.err("anthropic")
 }
 
@@ -188,6 +220,7 @@ func ValidateAnthropic(body []byte) error {
 // tool_result at the start of the next message.
 type anthropicValidator struct {
 	checker
+	breakpoints int
 	// ids holds every tool_use id so far; open, those of the previous
 	// assistant message.
 	ids, open map[string]bool
@@ -209,6 +242,12 @@ func (v *anthropicValidator) message(i int, m anthropicMessage) {
 	answered := make(map[string]bool)
 	leading := true // only thinking and tool_result blocks so far
 	for j, b := range blocks {
+		if b.CacheControl != nil {
+			v.breakpoints++
+			if b.CacheControl.Type != "ephemeral" || b.Type == "thinking" || b.Type == "redacted_thinking" {
+				v.fail("messages[%d].content[%d]: cache_control must be {\"type\":\"ephemeral\"} on a block other than thinking", i, j)
+			}
+		}
 		v.block(i, j, m.Role, b, leading, answered)
 		if b.Type != "thinking" && b.Type != "redacted_thinking" && b.Type != "tool_result" {
 			leading = false

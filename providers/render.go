@@ -39,7 +39,8 @@ type Input struct {
 	// Budget, when set, gives the window and the output reservation, which
 	// win over the model's.
 	Budget *policies.Budget
-	// View is the compiled context, in order.
+	// View is the compiled context, in order. An entry marked Unsettled ends
+	// the stable prefix, where Anthropic's body places its cache breakpoint.
 	View []policies.Entry
 }
 
@@ -143,6 +144,8 @@ type conversation struct {
 	contextWindow  int
 	maxTokens      int
 	notes          notes
+	// stable is how many of messages come from the stable prefix of the view.
+	stable int
 }
 
 // prepare copies what the renderers need out of in. Calls without a result
@@ -186,7 +189,9 @@ func prepare(in Input) (*conversation, error) {
 		}
 	}
 	c.messages = make([]policies.Message, 0, len(in.View))
+	settled := true
 	for i := range in.View {
+		settled = settled && !in.View[i].Unsettled
 		m := in.View[i].Message
 		pending := 0
 		for _, p := range m.Parts {
@@ -206,6 +211,9 @@ func prepare(in Input) (*conversation, error) {
 		}
 		if len(m.Parts) > 0 {
 			c.messages = append(c.messages, m)
+			if settled {
+				c.stable = len(c.messages)
+			}
 		}
 	}
 	return c, nil

@@ -1,11 +1,14 @@
 package providers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/statetest"
@@ -163,5 +166,68 @@ func ExampleRender() {
 	}
 	body, _, err := Render(policies.RenderAnthropic, in)
 	fmt.Println(string(body), err)
-	// Output: {"model":"claude-sonnet-4-5","system":"Be brief.","max_tokens":1024,"messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}]} <nil>
+	// Output: {"model":"claude-sonnet-4-5","system":"Be brief.","max_tokens":1024,"messages":[{"role":"user","content":[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"}}]}]} <nil>
+}
+
+// TestAnthropicCacheBreakpoints: the body marks the end of the stable prefix
+// (the entry before the first Unsettled one) and the end of the request, on
+// the last block of each turn, and never more than the API allows.
+func TestAnthropicCacheBreakpoints(t *testing.T) {
+	view := policies.EntriesFromLog([]policies.Message{
+		msg("u1", policies.RoleUser, text("Fix the build.")),
+		msg("a1", policies.RoleAssistant, text("Done.")),
+		msg("u2", policies.RoleUser, text("Now the tests.")),
+		msg("a2", policies.RoleAssistant, text("Running them.")),
+		msg("u3", policies.RoleUser, text("And the docs.")),
+	})
+	marked := func(t *testing.T, body []byte) []string {
+		t.Helper()
+		var req anthropicRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for i, m := range req.Messages {
+			var blocks []anthropicBlock
+			if err := json.Unmarshal(m.Content, &blocks); err != nil {
+				t.Fatal(err)
+			}
+			for j, b := range blocks {
+				if b.CacheControl != nil {
+					out = append(out, fmt.Sprintf("messages[%d].content[%d] %s", i, j, *b.Text))
+				}
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		unsettled int // index of the first Unsettled entry; -1 for none
+		want      []string
+	}{
+		{"all stable: the end only", -1, []string{"messages[4].content[0] And the docs."}},
+		{"unsettled from a2", 3, []string{"messages[2].content[0] Now the tests.", "messages[4].content[0] And the docs."}},
+		{"nothing stable", 0, []string{"messages[4].content[0] And the docs."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := append([]policies.Entry(nil), view...)
+			if tt.unsettled >= 0 {
+				v[tt.unsettled].Unsettled = true
+			}
+			body, _, err := Render(policies.RenderAnthropic, Input{Model: policies.ModelInfo{Name: "claude-sonnet-4-5", MaxOutputTokens: 1024}, View: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, marked(t, body)); diff != "" {
+				t.Errorf("breakpoints (-want +got):\n%s", diff)
+			}
+		})
+	}
+	tooMany := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[` +
+		strings.Repeat(`{"type":"text","text":"x","cache_control":{"type":"ephemeral"}},`, 4) +
+		`{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}]}`
+	if err := ValidateAnthropic([]byte(tooMany)); err == nil || !strings.Contains(err.Error(), "at most 4") {
+		t.Errorf("five breakpoints: %v", err)
+	}
 }

@@ -447,6 +447,7 @@ func reportToProto(r *policies.Report) *ctxcv1.CompileReport {
 				TokensIn: u32(s.TokensIn), TokensOut: u32(s.TokensOut),
 				MessagesAffected: u32(s.MessagesAffected),
 				Degraded:         s.Degraded, DegradedReason: s.DegradedReason, Skipped: s.Skipped,
+				Detail: s.Detail, CompactionPoint: u32(s.CompactionPoint),
 			}
 		}
 	}
@@ -467,6 +468,26 @@ func reportToProto(r *policies.Report) *ctxcv1.CompileReport {
 	}
 	if c := r.Cache; c != (policies.CacheStats{}) {
 		out.Cache = &ctxcv1.CacheStats{HitCount: u32(c.Hits), MissCount: u32(c.Misses), ErrorCount: u32(c.Errors)}
+	}
+	out.Compaction = compactionToProto(&r.Compaction)
+	return out
+}
+
+// compactionToProto converts the compaction report; nil for a profile that
+// has no compaction policies (nothing was measured against a trigger).
+func compactionToProto(c *policies.CompactionReport) *ctxcv1.CompactionReport {
+	if c.TriggerTokens == 0 && c.TargetTokens == 0 && len(c.Points) == 0 && !c.Forced {
+		return nil
+	}
+	out := &ctxcv1.CompactionReport{
+		TriggerTokenCount: u32(c.TriggerTokens), TargetTokenCount: u32(c.TargetTokens), ReachedTokenCount: u32(c.ReachedTokens),
+		TriggerFired: c.TriggerFired, Forced: c.Forced,
+	}
+	for _, p := range c.Points {
+		out.Points = append(out.Points, &ctxcv1.CompactionPoint{
+			AfterMessageId: p.AfterMessageID, Reason: p.Reason, Intake: p.Intake,
+			TokenCountBefore: u32(p.TokensBefore), TokenCountAfter: u32(p.TokensAfter), TargetTokenCount: u32(p.TargetTokens), Stable: p.Stable,
+		})
 	}
 	return out
 }

@@ -1136,9 +1136,15 @@ type StageReport struct {
 	// Why the stage degraded.
 	DegradedReason string `protobuf:"bytes,10,opt,name=degraded_reason,json=degradedReason,proto3" json:"degraded_reason,omitempty"`
 	// The stage ran but had nothing to do (target already met, nothing eligible).
-	Skipped       bool `protobuf:"varint,11,opt,name=skipped,proto3" json:"skipped,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Skipped bool `protobuf:"varint,11,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	// What the step did beyond these counts, in words (for instance what the
+	// LLM summarizer's verify pass added to the model's summary).
+	Detail string `protobuf:"bytes,12,opt,name=detail,proto3" json:"detail,omitempty"`
+	// For a compaction step, the 1-based index in CompileReport.compaction.points
+	// of the compaction point it ran at; 0 for steps outside compaction.
+	CompactionPoint uint32 `protobuf:"varint,13,opt,name=compaction_point,json=compactionPoint,proto3" json:"compaction_point,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *StageReport) Reset() {
@@ -1248,6 +1254,20 @@ func (x *StageReport) GetSkipped() bool {
 	return false
 }
 
+func (x *StageReport) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+func (x *StageReport) GetCompactionPoint() uint32 {
+	if x != nil {
+		return x.CompactionPoint
+	}
+	return 0
+}
+
 // Repair records one structural fix made by normalization.
 type Repair struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1327,9 +1347,15 @@ type CompileReport struct {
 	Repairs []*Repair `protobuf:"bytes,4,rep,name=repairs,proto3" json:"repairs,omitempty"`
 	// Things a caller should know ("window exceeded; truncation fallback applied").
 	Warnings []string `protobuf:"bytes,5,rep,name=warnings,proto3" json:"warnings,omitempty"`
-	// Index in CompileResponse.messages of the first message that differs from the
-	// log (system prompt included at index 0): everything before it is a stable
-	// prefix, the place for a prompt-cache breakpoint.
+	// End of the stable prefix, as an index in CompileResponse.messages (system
+	// prompt included at index 0): the messages before it are shown exactly as
+	// later compiles of this log, grown by appends, will show them until the
+	// next compaction point, so a prompt cache written now is read then; the
+	// place for a prompt-cache breakpoint. Compaction at a compaction point
+	// (a user turn boundary or an execution end) is repeated identically by later
+	// compiles and counts as stable; a fit made in the middle of a turn because
+	// the window was exceeded does not. For the leading messages that are the
+	// log's own, unchanged, see omit_stable_prefix.
 	FirstChangedIndex uint32 `protobuf:"varint,6,opt,name=first_changed_index,json=firstChangedIndex,proto3" json:"first_changed_index,omitempty"`
 	// Whether the compaction stage ran and changed the context.
 	Compacted bool `protobuf:"varint,7,opt,name=compacted,proto3" json:"compacted,omitempty"`
@@ -1342,7 +1368,11 @@ type CompileReport struct {
 	// Summary cache hits and misses during this call.
 	Cache *CacheStats `protobuf:"bytes,11,opt,name=cache,proto3" json:"cache,omitempty"`
 	// Total cost in US dollars of the model calls ctxc made for this request.
-	TotalCostUsd  float64 `protobuf:"fixed64,12,opt,name=total_cost_usd,json=totalCostUsd,proto3" json:"total_cost_usd,omitempty"`
+	TotalCostUsd float64 `protobuf:"fixed64,12,opt,name=total_cost_usd,json=totalCostUsd,proto3" json:"total_cost_usd,omitempty"`
+	// What compaction did: the levels it works between and each compaction
+	// point that changed the context. Unset when the profile has no compaction
+	// policies.
+	Compaction    *CompactionReport `protobuf:"bytes,13,opt,name=compaction,proto3" json:"compaction,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1461,6 +1491,213 @@ func (x *CompileReport) GetTotalCostUsd() float64 {
 	return 0
 }
 
+func (x *CompileReport) GetCompaction() *CompactionReport {
+	if x != nil {
+		return x.Compaction
+	}
+	return nil
+}
+
+// CompactionReport describes the compaction schedule of a call. Compaction
+// starts when the context reaches the trigger and stops at the target (the
+// low-water mark); between the two, later turns only append, so the compiled
+// prefix stays cacheable. Every compile replays the log's compaction points in
+// order, so the same log always compacts the same way.
+type CompactionReport struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Used-token count at which compaction starts: the decide stage's trigger
+	// point, or the usable window for a profile without a trigger; 0 when the
+	// trigger is not a token count (a message count).
+	TriggerTokenCount uint32 `protobuf:"varint,1,opt,name=trigger_token_count,json=triggerTokenCount,proto3" json:"trigger_token_count,omitempty"`
+	// Used-token count compaction aims at when it runs (the low-water mark).
+	TargetTokenCount uint32 `protobuf:"varint,2,opt,name=target_token_count,json=targetTokenCount,proto3" json:"target_token_count,omitempty"`
+	// Used tokens of the compiled context, by ctxc's own count.
+	ReachedTokenCount uint32 `protobuf:"varint,3,opt,name=reached_token_count,json=reachedTokenCount,proto3" json:"reached_token_count,omitempty"`
+	// Whether the trigger fired on the context this call compiled (as compacted
+	// at the earlier points of its log).
+	TriggerFired bool `protobuf:"varint,4,opt,name=trigger_fired,json=triggerFired,proto3" json:"trigger_fired,omitempty"`
+	// Whether the Compact RPC compacted although no trigger fired.
+	Forced bool `protobuf:"varint,5,opt,name=forced,proto3" json:"forced,omitempty"`
+	// The compaction points that changed the context, oldest first.
+	Points        []*CompactionPoint `protobuf:"bytes,6,rep,name=points,proto3" json:"points,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompactionReport) Reset() {
+	*x = CompactionReport{}
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompactionReport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompactionReport) ProtoMessage() {}
+
+func (x *CompactionReport) ProtoReflect() protoreflect.Message {
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompactionReport.ProtoReflect.Descriptor instead.
+func (*CompactionReport) Descriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CompactionReport) GetTriggerTokenCount() uint32 {
+	if x != nil {
+		return x.TriggerTokenCount
+	}
+	return 0
+}
+
+func (x *CompactionReport) GetTargetTokenCount() uint32 {
+	if x != nil {
+		return x.TargetTokenCount
+	}
+	return 0
+}
+
+func (x *CompactionReport) GetReachedTokenCount() uint32 {
+	if x != nil {
+		return x.ReachedTokenCount
+	}
+	return 0
+}
+
+func (x *CompactionReport) GetTriggerFired() bool {
+	if x != nil {
+		return x.TriggerFired
+	}
+	return false
+}
+
+func (x *CompactionReport) GetForced() bool {
+	if x != nil {
+		return x.Forced
+	}
+	return false
+}
+
+func (x *CompactionReport) GetPoints() []*CompactionPoint {
+	if x != nil {
+		return x.Points
+	}
+	return nil
+}
+
+// CompactionPoint is one place in the log where compaction ran.
+type CompactionPoint struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The log message the point follows: the user message that opens a turn,
+	// or the answer that ended an execution.
+	AfterMessageId string `protobuf:"bytes,1,opt,name=after_message_id,json=afterMessageId,proto3" json:"after_message_id,omitempty"`
+	// Why compaction ran there.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Only messages that had just left the recency window were edited in place
+	// (tool outputs masked), to stay under the trigger: nothing cached changed.
+	Intake bool `protobuf:"varint,3,opt,name=intake,proto3" json:"intake,omitempty"`
+	// Used tokens of the context up to the point, before and after compaction.
+	TokenCountBefore uint32 `protobuf:"varint,4,opt,name=token_count_before,json=tokenCountBefore,proto3" json:"token_count_before,omitempty"`
+	TokenCountAfter  uint32 `protobuf:"varint,5,opt,name=token_count_after,json=tokenCountAfter,proto3" json:"token_count_after,omitempty"`
+	// What compaction aimed at there.
+	TargetTokenCount uint32 `protobuf:"varint,6,opt,name=target_token_count,json=targetTokenCount,proto3" json:"target_token_count,omitempty"`
+	// Later compiles of the log, grown by appends, repeat this point
+	// identically; false for a fit made in the middle of a turn.
+	Stable        bool `protobuf:"varint,7,opt,name=stable,proto3" json:"stable,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompactionPoint) Reset() {
+	*x = CompactionPoint{}
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompactionPoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompactionPoint) ProtoMessage() {}
+
+func (x *CompactionPoint) ProtoReflect() protoreflect.Message {
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompactionPoint.ProtoReflect.Descriptor instead.
+func (*CompactionPoint) Descriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CompactionPoint) GetAfterMessageId() string {
+	if x != nil {
+		return x.AfterMessageId
+	}
+	return ""
+}
+
+func (x *CompactionPoint) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *CompactionPoint) GetIntake() bool {
+	if x != nil {
+		return x.Intake
+	}
+	return false
+}
+
+func (x *CompactionPoint) GetTokenCountBefore() uint32 {
+	if x != nil {
+		return x.TokenCountBefore
+	}
+	return 0
+}
+
+func (x *CompactionPoint) GetTokenCountAfter() uint32 {
+	if x != nil {
+		return x.TokenCountAfter
+	}
+	return 0
+}
+
+func (x *CompactionPoint) GetTargetTokenCount() uint32 {
+	if x != nil {
+		return x.TargetTokenCount
+	}
+	return 0
+}
+
+func (x *CompactionPoint) GetStable() bool {
+	if x != nil {
+		return x.Stable
+	}
+	return false
+}
+
 // ArtifactUsage records what happened to one artifact.
 type ArtifactUsage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1484,7 +1721,7 @@ type ArtifactUsage struct {
 
 func (x *ArtifactUsage) Reset() {
 	*x = ArtifactUsage{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1496,7 +1733,7 @@ func (x *ArtifactUsage) String() string {
 func (*ArtifactUsage) ProtoMessage() {}
 
 func (x *ArtifactUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1509,7 +1746,7 @@ func (x *ArtifactUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactUsage.ProtoReflect.Descriptor instead.
 func (*ArtifactUsage) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{10}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ArtifactUsage) GetArtifactId() string {
@@ -1582,7 +1819,7 @@ type ModelUsage struct {
 
 func (x *ModelUsage) Reset() {
 	*x = ModelUsage{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1594,7 +1831,7 @@ func (x *ModelUsage) String() string {
 func (*ModelUsage) ProtoMessage() {}
 
 func (x *ModelUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1607,7 +1844,7 @@ func (x *ModelUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelUsage.ProtoReflect.Descriptor instead.
 func (*ModelUsage) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{11}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ModelUsage) GetTask() string {
@@ -1667,7 +1904,7 @@ type CacheStats struct {
 
 func (x *CacheStats) Reset() {
 	*x = CacheStats{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1679,7 +1916,7 @@ func (x *CacheStats) String() string {
 func (*CacheStats) ProtoMessage() {}
 
 func (x *CacheStats) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1692,7 +1929,7 @@ func (x *CacheStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CacheStats.ProtoReflect.Descriptor instead.
 func (*CacheStats) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{12}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CacheStats) GetHitCount() uint32 {
@@ -1748,7 +1985,7 @@ type RouteRequest struct {
 
 func (x *RouteRequest) Reset() {
 	*x = RouteRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1760,7 +1997,7 @@ func (x *RouteRequest) String() string {
 func (*RouteRequest) ProtoMessage() {}
 
 func (x *RouteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1773,7 +2010,7 @@ func (x *RouteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteRequest.ProtoReflect.Descriptor instead.
 func (*RouteRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{13}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RouteRequest) GetState() *AgentState {
@@ -1891,7 +2128,7 @@ type UserTurn struct {
 
 func (x *UserTurn) Reset() {
 	*x = UserTurn{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1903,7 +2140,7 @@ func (x *UserTurn) String() string {
 func (*UserTurn) ProtoMessage() {}
 
 func (x *UserTurn) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1916,7 +2153,7 @@ func (x *UserTurn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserTurn.ProtoReflect.Descriptor instead.
 func (*UserTurn) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{14}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UserTurn) GetMessages() []*Message {
@@ -1950,7 +2187,7 @@ type AgentStep struct {
 
 func (x *AgentStep) Reset() {
 	*x = AgentStep{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2199,7 @@ func (x *AgentStep) String() string {
 func (*AgentStep) ProtoMessage() {}
 
 func (x *AgentStep) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2212,7 @@ func (x *AgentStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentStep.ProtoReflect.Descriptor instead.
 func (*AgentStep) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{15}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AgentStep) GetMessages() []*Message {
@@ -2021,7 +2258,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2033,7 +2270,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2046,7 +2283,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{16}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Event) GetText() string {
@@ -2098,7 +2335,7 @@ type RouteResponse struct {
 
 func (x *RouteResponse) Reset() {
 	*x = RouteResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2110,7 +2347,7 @@ func (x *RouteResponse) String() string {
 func (*RouteResponse) ProtoMessage() {}
 
 func (x *RouteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2123,7 +2360,7 @@ func (x *RouteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteResponse.ProtoReflect.Descriptor instead.
 func (*RouteResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{17}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RouteResponse) GetState() *AgentState {
@@ -2197,7 +2434,7 @@ type CompactRequest struct {
 
 func (x *CompactRequest) Reset() {
 	*x = CompactRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2209,7 +2446,7 @@ func (x *CompactRequest) String() string {
 func (*CompactRequest) ProtoMessage() {}
 
 func (x *CompactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2222,7 +2459,7 @@ func (x *CompactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactRequest.ProtoReflect.Descriptor instead.
 func (*CompactRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{18}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CompactRequest) GetState() *AgentState {
@@ -2263,7 +2500,7 @@ type CompactResponse struct {
 
 func (x *CompactResponse) Reset() {
 	*x = CompactResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2275,7 +2512,7 @@ func (x *CompactResponse) String() string {
 func (*CompactResponse) ProtoMessage() {}
 
 func (x *CompactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2288,7 +2525,7 @@ func (x *CompactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactResponse.ProtoReflect.Descriptor instead.
 func (*CompactResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{19}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CompactResponse) GetState() *AgentState {
@@ -2334,7 +2571,7 @@ type BudgetRequest struct {
 
 func (x *BudgetRequest) Reset() {
 	*x = BudgetRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2346,7 +2583,7 @@ func (x *BudgetRequest) String() string {
 func (*BudgetRequest) ProtoMessage() {}
 
 func (x *BudgetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2359,7 +2596,7 @@ func (x *BudgetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BudgetRequest.ProtoReflect.Descriptor instead.
 func (*BudgetRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{20}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *BudgetRequest) GetState() *AgentState {
@@ -2398,7 +2635,7 @@ type BudgetResponse struct {
 
 func (x *BudgetResponse) Reset() {
 	*x = BudgetResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2410,7 +2647,7 @@ func (x *BudgetResponse) String() string {
 func (*BudgetResponse) ProtoMessage() {}
 
 func (x *BudgetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2423,7 +2660,7 @@ func (x *BudgetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BudgetResponse.ProtoReflect.Descriptor instead.
 func (*BudgetResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{21}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *BudgetResponse) GetBudget() *TokenBudget {
@@ -2467,7 +2704,7 @@ type CountTokensRequest struct {
 
 func (x *CountTokensRequest) Reset() {
 	*x = CountTokensRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2479,7 +2716,7 @@ func (x *CountTokensRequest) String() string {
 func (*CountTokensRequest) ProtoMessage() {}
 
 func (x *CountTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2492,7 +2729,7 @@ func (x *CountTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CountTokensRequest.ProtoReflect.Descriptor instead.
 func (*CountTokensRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{22}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CountTokensRequest) GetCounter() isCountTokensRequest_Counter {
@@ -2565,7 +2802,7 @@ type TokenCount struct {
 
 func (x *TokenCount) Reset() {
 	*x = TokenCount{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2577,7 +2814,7 @@ func (x *TokenCount) String() string {
 func (*TokenCount) ProtoMessage() {}
 
 func (x *TokenCount) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2590,7 +2827,7 @@ func (x *TokenCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenCount.ProtoReflect.Descriptor instead.
 func (*TokenCount) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{23}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TokenCount) GetTokenCount() uint32 {
@@ -2626,7 +2863,7 @@ type CountTokensResponse struct {
 
 func (x *CountTokensResponse) Reset() {
 	*x = CountTokensResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2638,7 +2875,7 @@ func (x *CountTokensResponse) String() string {
 func (*CountTokensResponse) ProtoMessage() {}
 
 func (x *CountTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2651,7 +2888,7 @@ func (x *CountTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CountTokensResponse.ProtoReflect.Descriptor instead.
 func (*CountTokensResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{24}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CountTokensResponse) GetTexts() []*TokenCount {
@@ -2698,7 +2935,7 @@ type ListProfilesRequest struct {
 
 func (x *ListProfilesRequest) Reset() {
 	*x = ListProfilesRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2710,7 +2947,7 @@ func (x *ListProfilesRequest) String() string {
 func (*ListProfilesRequest) ProtoMessage() {}
 
 func (x *ListProfilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2723,7 +2960,7 @@ func (x *ListProfilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProfilesRequest.ProtoReflect.Descriptor instead.
 func (*ListProfilesRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{25}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{27}
 }
 
 // ProfileStage is one stage of a profile.
@@ -2741,7 +2978,7 @@ type ProfileStage struct {
 
 func (x *ProfileStage) Reset() {
 	*x = ProfileStage{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2753,7 +2990,7 @@ func (x *ProfileStage) String() string {
 func (*ProfileStage) ProtoMessage() {}
 
 func (x *ProfileStage) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2766,7 +3003,7 @@ func (x *ProfileStage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileStage.ProtoReflect.Descriptor instead.
 func (*ProfileStage) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{26}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ProfileStage) GetStage() string {
@@ -2815,7 +3052,7 @@ type Profile struct {
 
 func (x *Profile) Reset() {
 	*x = Profile{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2827,7 +3064,7 @@ func (x *Profile) String() string {
 func (*Profile) ProtoMessage() {}
 
 func (x *Profile) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2840,7 +3077,7 @@ func (x *Profile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Profile.ProtoReflect.Descriptor instead.
 func (*Profile) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{27}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Profile) GetName() string {
@@ -2910,7 +3147,7 @@ type ListProfilesResponse struct {
 
 func (x *ListProfilesResponse) Reset() {
 	*x = ListProfilesResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2922,7 +3159,7 @@ func (x *ListProfilesResponse) String() string {
 func (*ListProfilesResponse) ProtoMessage() {}
 
 func (x *ListProfilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2935,7 +3172,7 @@ func (x *ListProfilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProfilesResponse.ProtoReflect.Descriptor instead.
 func (*ListProfilesResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{28}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListProfilesResponse) GetProfiles() []*Profile {
@@ -3023,7 +3260,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"provenance\x18\x04 \x01(\x0e2\x1d.ctxc.v1.TokenCountProvenanceR\n" +
 	"provenance\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x16\n" +
-	"\x06policy\x18\x06 \x01(\tR\x06policy\"\xf0\x02\n" +
+	"\x06policy\x18\x06 \x01(\tR\x06policy\"\xb3\x03\n" +
 	"\vStageReport\x12\x14\n" +
 	"\x05stage\x18\x01 \x01(\tR\x05stage\x12\x16\n" +
 	"\x06policy\x18\x02 \x01(\tR\x06policy\x12'\n" +
@@ -3038,12 +3275,14 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\bdegraded\x18\t \x01(\bR\bdegraded\x12'\n" +
 	"\x0fdegraded_reason\x18\n" +
 	" \x01(\tR\x0edegradedReason\x12\x18\n" +
-	"\askipped\x18\v \x01(\bR\askipped\"S\n" +
+	"\askipped\x18\v \x01(\bR\askipped\x12\x16\n" +
+	"\x06detail\x18\f \x01(\tR\x06detail\x12)\n" +
+	"\x10compaction_point\x18\r \x01(\rR\x0fcompactionPoint\"S\n" +
 	"\x06Repair\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x02 \x01(\tR\tmessageId\x12\x16\n" +
-	"\x06detail\x18\x03 \x01(\tR\x06detail\"\x82\x04\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail\"\xbd\x04\n" +
 	"\rCompileReport\x12\x18\n" +
 	"\aprofile\x18\x01 \x01(\tR\aprofile\x12,\n" +
 	"\x06stages\x18\x02 \x03(\v2\x14.ctxc.v1.StageReportR\x06stages\x122\n" +
@@ -3058,7 +3297,25 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	" \x03(\v2\x13.ctxc.v1.ModelUsageR\n" +
 	"modelUsage\x12)\n" +
 	"\x05cache\x18\v \x01(\v2\x13.ctxc.v1.CacheStatsR\x05cache\x12$\n" +
-	"\x0etotal_cost_usd\x18\f \x01(\x01R\ftotalCostUsd\"\xf2\x01\n" +
+	"\x0etotal_cost_usd\x18\f \x01(\x01R\ftotalCostUsd\x129\n" +
+	"\n" +
+	"compaction\x18\r \x01(\v2\x19.ctxc.v1.CompactionReportR\n" +
+	"compaction\"\x8f\x02\n" +
+	"\x10CompactionReport\x12.\n" +
+	"\x13trigger_token_count\x18\x01 \x01(\rR\x11triggerTokenCount\x12,\n" +
+	"\x12target_token_count\x18\x02 \x01(\rR\x10targetTokenCount\x12.\n" +
+	"\x13reached_token_count\x18\x03 \x01(\rR\x11reachedTokenCount\x12#\n" +
+	"\rtrigger_fired\x18\x04 \x01(\bR\ftriggerFired\x12\x16\n" +
+	"\x06forced\x18\x05 \x01(\bR\x06forced\x120\n" +
+	"\x06points\x18\x06 \x03(\v2\x18.ctxc.v1.CompactionPointR\x06points\"\x8b\x02\n" +
+	"\x0fCompactionPoint\x12(\n" +
+	"\x10after_message_id\x18\x01 \x01(\tR\x0eafterMessageId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x16\n" +
+	"\x06intake\x18\x03 \x01(\bR\x06intake\x12,\n" +
+	"\x12token_count_before\x18\x04 \x01(\rR\x10tokenCountBefore\x12*\n" +
+	"\x11token_count_after\x18\x05 \x01(\rR\x0ftokenCountAfter\x12,\n" +
+	"\x12target_token_count\x18\x06 \x01(\rR\x10targetTokenCount\x12\x16\n" +
+	"\x06stable\x18\a \x01(\bR\x06stable\"\xf2\x01\n" +
 	"\rArtifactUsage\x12\x1f\n" +
 	"\vartifact_id\x18\x01 \x01(\tR\n" +
 	"artifactId\x12\x16\n" +
@@ -3232,7 +3489,7 @@ func file_ctxc_v1_compiler_service_proto_rawDescGZIP() []byte {
 }
 
 var file_ctxc_v1_compiler_service_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_ctxc_v1_compiler_service_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_ctxc_v1_compiler_service_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_ctxc_v1_compiler_service_proto_goTypes = []any{
 	(View)(0),                    // 0: ctxc.v1.View
 	(RenderFormat)(0),            // 1: ctxc.v1.RenderFormat
@@ -3250,43 +3507,45 @@ var file_ctxc_v1_compiler_service_proto_goTypes = []any{
 	(*StageReport)(nil),          // 13: ctxc.v1.StageReport
 	(*Repair)(nil),               // 14: ctxc.v1.Repair
 	(*CompileReport)(nil),        // 15: ctxc.v1.CompileReport
-	(*ArtifactUsage)(nil),        // 16: ctxc.v1.ArtifactUsage
-	(*ModelUsage)(nil),           // 17: ctxc.v1.ModelUsage
-	(*CacheStats)(nil),           // 18: ctxc.v1.CacheStats
-	(*RouteRequest)(nil),         // 19: ctxc.v1.RouteRequest
-	(*UserTurn)(nil),             // 20: ctxc.v1.UserTurn
-	(*AgentStep)(nil),            // 21: ctxc.v1.AgentStep
-	(*Event)(nil),                // 22: ctxc.v1.Event
-	(*RouteResponse)(nil),        // 23: ctxc.v1.RouteResponse
-	(*CompactRequest)(nil),       // 24: ctxc.v1.CompactRequest
-	(*CompactResponse)(nil),      // 25: ctxc.v1.CompactResponse
-	(*BudgetRequest)(nil),        // 26: ctxc.v1.BudgetRequest
-	(*BudgetResponse)(nil),       // 27: ctxc.v1.BudgetResponse
-	(*CountTokensRequest)(nil),   // 28: ctxc.v1.CountTokensRequest
-	(*TokenCount)(nil),           // 29: ctxc.v1.TokenCount
-	(*CountTokensResponse)(nil),  // 30: ctxc.v1.CountTokensResponse
-	(*ListProfilesRequest)(nil),  // 31: ctxc.v1.ListProfilesRequest
-	(*ProfileStage)(nil),         // 32: ctxc.v1.ProfileStage
-	(*Profile)(nil),              // 33: ctxc.v1.Profile
-	(*ListProfilesResponse)(nil), // 34: ctxc.v1.ListProfilesResponse
-	nil,                          // 35: ctxc.v1.CompileOptions.TemplateVariablesEntry
-	nil,                          // 36: ctxc.v1.Event.MetadataEntry
-	(*AgentState)(nil),           // 37: ctxc.v1.AgentState
-	(*ModelSpec)(nil),            // 38: ctxc.v1.ModelSpec
-	(*Message)(nil),              // 39: ctxc.v1.Message
-	(*Usage)(nil),                // 40: ctxc.v1.Usage
-	(Role)(0),                    // 41: ctxc.v1.Role
+	(*CompactionReport)(nil),     // 16: ctxc.v1.CompactionReport
+	(*CompactionPoint)(nil),      // 17: ctxc.v1.CompactionPoint
+	(*ArtifactUsage)(nil),        // 18: ctxc.v1.ArtifactUsage
+	(*ModelUsage)(nil),           // 19: ctxc.v1.ModelUsage
+	(*CacheStats)(nil),           // 20: ctxc.v1.CacheStats
+	(*RouteRequest)(nil),         // 21: ctxc.v1.RouteRequest
+	(*UserTurn)(nil),             // 22: ctxc.v1.UserTurn
+	(*AgentStep)(nil),            // 23: ctxc.v1.AgentStep
+	(*Event)(nil),                // 24: ctxc.v1.Event
+	(*RouteResponse)(nil),        // 25: ctxc.v1.RouteResponse
+	(*CompactRequest)(nil),       // 26: ctxc.v1.CompactRequest
+	(*CompactResponse)(nil),      // 27: ctxc.v1.CompactResponse
+	(*BudgetRequest)(nil),        // 28: ctxc.v1.BudgetRequest
+	(*BudgetResponse)(nil),       // 29: ctxc.v1.BudgetResponse
+	(*CountTokensRequest)(nil),   // 30: ctxc.v1.CountTokensRequest
+	(*TokenCount)(nil),           // 31: ctxc.v1.TokenCount
+	(*CountTokensResponse)(nil),  // 32: ctxc.v1.CountTokensResponse
+	(*ListProfilesRequest)(nil),  // 33: ctxc.v1.ListProfilesRequest
+	(*ProfileStage)(nil),         // 34: ctxc.v1.ProfileStage
+	(*Profile)(nil),              // 35: ctxc.v1.Profile
+	(*ListProfilesResponse)(nil), // 36: ctxc.v1.ListProfilesResponse
+	nil,                          // 37: ctxc.v1.CompileOptions.TemplateVariablesEntry
+	nil,                          // 38: ctxc.v1.Event.MetadataEntry
+	(*AgentState)(nil),           // 39: ctxc.v1.AgentState
+	(*ModelSpec)(nil),            // 40: ctxc.v1.ModelSpec
+	(*Message)(nil),              // 41: ctxc.v1.Message
+	(*Usage)(nil),                // 42: ctxc.v1.Usage
+	(Role)(0),                    // 43: ctxc.v1.Role
 }
 var file_ctxc_v1_compiler_service_proto_depIdxs = []int32{
 	0,  // 0: ctxc.v1.CompileOptions.view:type_name -> ctxc.v1.View
 	1,  // 1: ctxc.v1.CompileOptions.render:type_name -> ctxc.v1.RenderFormat
-	35, // 2: ctxc.v1.CompileOptions.template_variables:type_name -> ctxc.v1.CompileOptions.TemplateVariablesEntry
-	37, // 3: ctxc.v1.CompileRequest.state:type_name -> ctxc.v1.AgentState
+	37, // 2: ctxc.v1.CompileOptions.template_variables:type_name -> ctxc.v1.CompileOptions.TemplateVariablesEntry
+	39, // 3: ctxc.v1.CompileRequest.state:type_name -> ctxc.v1.AgentState
 	6,  // 4: ctxc.v1.CompileRequest.options:type_name -> ctxc.v1.CompileOptions
-	38, // 5: ctxc.v1.CompileRequest.model:type_name -> ctxc.v1.ModelSpec
+	40, // 5: ctxc.v1.CompileRequest.model:type_name -> ctxc.v1.ModelSpec
 	2,  // 6: ctxc.v1.CompileRequest.input_format:type_name -> ctxc.v1.InputFormat
 	7,  // 7: ctxc.v1.CompileRequest.attachments:type_name -> ctxc.v1.Attachment
-	39, // 8: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
+	41, // 8: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
 	10, // 9: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
 	15, // 10: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
 	3,  // 11: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
@@ -3296,57 +3555,59 @@ var file_ctxc_v1_compiler_service_proto_depIdxs = []int32{
 	13, // 15: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
 	12, // 16: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
 	14, // 17: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
-	16, // 18: ctxc.v1.CompileReport.artifacts:type_name -> ctxc.v1.ArtifactUsage
-	17, // 19: ctxc.v1.CompileReport.model_usage:type_name -> ctxc.v1.ModelUsage
-	18, // 20: ctxc.v1.CompileReport.cache:type_name -> ctxc.v1.CacheStats
-	37, // 21: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
-	20, // 22: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
-	21, // 23: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
-	22, // 24: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
-	38, // 25: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
-	39, // 26: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
-	39, // 27: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
-	5,  // 28: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
-	40, // 29: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
-	41, // 30: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
-	36, // 31: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
-	37, // 32: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
-	15, // 33: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
-	37, // 34: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
-	6,  // 35: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
-	37, // 36: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
-	10, // 37: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
-	10, // 38: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
-	15, // 39: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
-	37, // 40: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
-	6,  // 41: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
-	10, // 42: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
-	12, // 43: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
-	15, // 44: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
-	39, // 45: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
-	3,  // 46: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	29, // 47: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
-	29, // 48: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
-	3,  // 49: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	32, // 50: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
-	33, // 51: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
-	8,  // 52: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
-	19, // 53: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
-	24, // 54: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
-	26, // 55: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
-	28, // 56: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
-	31, // 57: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
-	9,  // 58: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
-	23, // 59: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
-	25, // 60: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
-	27, // 61: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
-	30, // 62: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
-	34, // 63: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
-	58, // [58:64] is the sub-list for method output_type
-	52, // [52:58] is the sub-list for method input_type
-	52, // [52:52] is the sub-list for extension type_name
-	52, // [52:52] is the sub-list for extension extendee
-	0,  // [0:52] is the sub-list for field type_name
+	18, // 18: ctxc.v1.CompileReport.artifacts:type_name -> ctxc.v1.ArtifactUsage
+	19, // 19: ctxc.v1.CompileReport.model_usage:type_name -> ctxc.v1.ModelUsage
+	20, // 20: ctxc.v1.CompileReport.cache:type_name -> ctxc.v1.CacheStats
+	16, // 21: ctxc.v1.CompileReport.compaction:type_name -> ctxc.v1.CompactionReport
+	17, // 22: ctxc.v1.CompactionReport.points:type_name -> ctxc.v1.CompactionPoint
+	39, // 23: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
+	22, // 24: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
+	23, // 25: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
+	24, // 26: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
+	40, // 27: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
+	41, // 28: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
+	41, // 29: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
+	5,  // 30: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
+	42, // 31: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
+	43, // 32: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
+	38, // 33: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
+	39, // 34: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
+	15, // 35: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
+	39, // 36: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 37: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
+	39, // 38: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
+	10, // 39: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
+	10, // 40: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
+	15, // 41: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
+	39, // 42: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 43: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
+	10, // 44: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
+	12, // 45: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
+	15, // 46: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
+	41, // 47: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
+	3,  // 48: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	31, // 49: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
+	31, // 50: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
+	3,  // 51: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	34, // 52: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
+	35, // 53: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
+	8,  // 54: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
+	21, // 55: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
+	26, // 56: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
+	28, // 57: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
+	30, // 58: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
+	33, // 59: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
+	9,  // 60: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
+	25, // 61: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
+	27, // 62: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
+	29, // 63: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
+	32, // 64: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
+	36, // 65: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
+	60, // [60:66] is the sub-list for method output_type
+	54, // [54:60] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_ctxc_v1_compiler_service_proto_init() }
@@ -3356,12 +3617,12 @@ func file_ctxc_v1_compiler_service_proto_init() {
 	}
 	file_ctxc_v1_agent_state_proto_init()
 	file_ctxc_v1_compiler_service_proto_msgTypes[0].OneofWrappers = []any{}
-	file_ctxc_v1_compiler_service_proto_msgTypes[13].OneofWrappers = []any{
+	file_ctxc_v1_compiler_service_proto_msgTypes[15].OneofWrappers = []any{
 		(*RouteRequest_UserTurn)(nil),
 		(*RouteRequest_Step)(nil),
 		(*RouteRequest_Event)(nil),
 	}
-	file_ctxc_v1_compiler_service_proto_msgTypes[22].OneofWrappers = []any{
+	file_ctxc_v1_compiler_service_proto_msgTypes[24].OneofWrappers = []any{
 		(*CountTokensRequest_Model)(nil),
 		(*CountTokensRequest_Encoding)(nil),
 	}
@@ -3371,7 +3632,7 @@ func file_ctxc_v1_compiler_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ctxc_v1_compiler_service_proto_rawDesc), len(file_ctxc_v1_compiler_service_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   31,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
