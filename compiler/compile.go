@@ -186,6 +186,9 @@ func (s *Service) Compact(ctx context.Context, req Request) (*CompactResult, err
 	if err != nil {
 		return nil, err
 	}
+	// An explicit Compact compacts even when no trigger fired; its report
+	// says which (CompactionReport.Forced).
+	run.Force = true
 	res, err := s.catalog.Compact(ctx, run)
 	if err != nil {
 		return nil, err

@@ -29,6 +29,9 @@ type RouteRequest struct {
 	Source StateSource
 	// Profile names the profile whose compaction runs when an execution ends.
 	Profile string
+	// Options are the compile options that compaction uses (the window,
+	// reserved output, soft threshold), as the runtime passes them to Compile.
+	Options policies.Options
 	Input   RouteInput
 }
 
@@ -46,8 +49,11 @@ type RouteResult struct {
 }
 
 // Route appends a user turn, a step's output or an event to the log. When the
-// input ends an execution and the profile asks for it, the new state is
-// compacted before it is returned.
+// input ends an execution with a final answer (or, if the profile says so,
+// with an error) and the profile compacts on execution end, the profile's
+// compaction schedule runs on the new state, and what it decided is persisted
+// into the returned state only when its trigger fired (seed 002: the trigger
+// decides, the strategy compacts).
 func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, error) {
 	in, err := load(req.Source)
 	if err != nil {
@@ -62,8 +68,9 @@ func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, er
 		return nil, err
 	}
 	out := &RouteResult{Result: *res, HistoryDiscarded: in.discarded}
-	if res.ExecutionEnded && profile.CompactOnExecutionEnd {
-		out.State, out.Compaction = s.compactAtBoundary(ctx, profile.Name, res.State)
+	failed := res.State.Execution.Status == policies.ExecutionFailed
+	if res.ExecutionEnded && ((!failed && profile.CompactOnExecutionEnd) || (failed && profile.CompactOnExecutionError)) {
+		out.State, out.Compaction = s.compactAtBoundary(ctx, profile.Name, res.State, req.Options)
 	}
 	return out, nil
 }
@@ -71,8 +78,8 @@ func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, er
 // compactAtBoundary runs the profile's compaction on a state whose execution
 // just ended. Appending is what the caller asked for, so a compaction that
 // cannot fit the window does not fail the call: the report says why.
-func (s *Service) compactAtBoundary(ctx context.Context, profile string, st *policies.State) (*policies.State, *policies.Report) {
-	res, err := s.catalog.Compact(ctx, pipeline.Request{Profile: profile, State: st})
+func (s *Service) compactAtBoundary(ctx context.Context, profile string, st *policies.State, opts policies.Options) (*policies.State, *policies.Report) {
+	res, err := s.catalog.Compact(ctx, pipeline.Request{Profile: profile, State: st, Options: opts})
 	if err != nil {
 		var irreducible *policies.IrreducibleError
 		if !errors.As(err, &irreducible) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
@@ -338,5 +339,72 @@ func TestIrreducibleContextIsRefusedInOneCall(t *testing.T) {
 		if info.GetMetadata()["needed_tokens"] == "" || info.GetMetadata()["available_tokens"] != "300" {
 			t.Errorf("%s: metadata %v, want needed_tokens and available_tokens=300 (400 minus 100 reserved for output)", profile, info.GetMetadata())
 		}
+	}
+}
+
+// TestRouteCompactsOnlyWhenTheTriggerFires: the built-in budget-aware profile
+// compacts at an execution's end (seed 002), but only when its trigger fires
+// for the window the runtime compiles with (RouteRequest.options); an
+// execution that ends with an error does not compact unless the profile says
+// so; and the Compact RPC may force compaction, saying it did.
+func TestRouteCompactsOnlyWhenTheTriggerFires(t *testing.T) {
+	s := startServer(t)
+	client := s.client()
+	ctx := context.Background()
+	st := readExample(t, "coding-agent.json").GetState() // exec-2 is running
+	final := &ctxcv1.RouteRequest_Step{Step: &ctxcv1.AgentStep{
+		FinishReason: ctxcv1.FinishReason_FINISH_REASON_STOP,
+		Messages:     []*ctxcv1.Message{{Role: ctxcv1.Role_ROLE_ASSISTANT, Parts: []*ctxcv1.Part{text("Fixed; the package passes.")}}},
+	}}
+	failed := &ctxcv1.RouteRequest_Step{Step: &ctxcv1.AgentStep{FinishReason: ctxcv1.FinishReason_FINISH_REASON_ERROR, Error: "the model call timed out"}}
+
+	// The whole example fits gpt-4o's window: the trigger does not fire, the
+	// log only gains the answer.
+	roomy, err := client.Route(ctx, &ctxcv1.RouteRequest{State: st, Profile: "budget-aware", Input: final})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := roomy.GetCompactionReport().GetCompaction(); !roomy.GetExecutionEnded() || got.GetTriggerFired() || len(got.GetPoints()) != 0 {
+		t.Errorf("roomy window: ended %v, compaction %v", roomy.GetExecutionEnded(), got)
+	}
+	if n, want := len(roomy.GetState().GetContext().GetMessages()), len(st.GetContext().GetMessages())+1; n != want {
+		t.Errorf("roomy window: log of %d messages, want %d (nothing persisted)", n, want)
+	}
+
+	// In an 8,000-token window the trigger fires at a compaction point of the
+	// log: what it compacted there is persisted.
+	tight := &ctxcv1.CompileOptions{MaxContextTokenCount: proto.Uint32(8000)}
+	cramped, err := client.Route(ctx, &ctxcv1.RouteRequest{State: st, Profile: "budget-aware", Input: final, Options: tight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := cramped.GetCompactionReport()
+	if !report.GetCompacted() || len(report.GetCompaction().GetPoints()) == 0 || report.GetCompaction().GetForced() {
+		t.Fatalf("8,000-token window: %v", report.GetCompaction())
+	}
+	persisted := false
+	for _, m := range cramped.GetState().GetContext().GetMessages() {
+		persisted = persisted || m.GetMask() != nil || m.GetKind() == ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY
+	}
+	if !persisted {
+		t.Error("8,000-token window: no mask or summary persisted")
+	}
+
+	// An execution that fails does not compact under budget-aware.
+	errored, err := client.Route(ctx, &ctxcv1.RouteRequest{State: st, Profile: "budget-aware", Input: failed, Options: tight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errored.GetExecutionEnded() || errored.GetCompactionReport() != nil {
+		t.Errorf("failed execution: ended %v, report %v", errored.GetExecutionEnded(), errored.GetCompactionReport())
+	}
+
+	// Compact with nothing to do: forced, and it says so.
+	forced, err := client.Compact(ctx, &ctxcv1.CompactRequest{State: roomy.GetState(), Profile: "budget-aware"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := forced.GetReport().GetCompaction(); !c.GetForced() || c.GetTriggerFired() {
+		t.Errorf("Compact in a roomy window: %v, want forced and no trigger", c)
 	}
 }

@@ -142,6 +142,7 @@ func (d *decoder) attachments(path string, in []*ctxcv1.Attachment) []policies.A
 // gives them stable ones) and whose violations are INVALID_ROUTE_INPUT.
 func (d *decoder) routeRequest(req *ctxcv1.RouteRequest) (compiler.RouteRequest, error) {
 	src, err := d.source(req.GetState(), req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
+	options := d.options("options", req.GetOptions())
 	if err == nil {
 		err = d.err()
 	}
@@ -149,7 +150,7 @@ func (d *decoder) routeRequest(req *ctxcv1.RouteRequest) (compiler.RouteRequest,
 		return compiler.RouteRequest{}, err
 	}
 	in := &decoder{limits: d.limits, idsOptional: true}
-	out := compiler.RouteRequest{Source: src, Profile: req.GetProfile(), Input: in.routeInput(req)}
+	out := compiler.RouteRequest{Source: src, Profile: req.GetProfile(), Options: options, Input: in.routeInput(req)}
 	if err := in.err(); err != nil {
 		var invalid *policies.InvalidArgumentError
 		if errors.As(err, &invalid) {

@@ -159,7 +159,7 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 		}
 	}
 	p := &profile{info: ProfileInfo{Name: spec.Name, Description: spec.Description, Source: source, RecentTurns: recent, FitTargetRatio: fit,
-		BoundedLog: spec.BoundedLog, CompactOnExecutionEnd: spec.CompactOnExecutionEnd}}
+		BoundedLog: spec.BoundedLog, CompactOnExecutionEnd: spec.CompactOnExecutionEnd, CompactOnExecutionError: spec.CompactOnExecutionError}}
 	var last policies.Stage
 	declared := map[policies.Stage]bool{}
 	for i, s := range spec.Stages {

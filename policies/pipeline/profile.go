@@ -32,10 +32,14 @@ type ProfileSpec struct {
 	// returned log, for clients that want the log to stop growing. Default false:
 	// the canonical log keeps every message.
 	BoundedLog bool `yaml:"bounded_log" json:"bounded_log"`
-	// CompactOnExecutionEnd makes Route run this profile's compaction when a step
-	// ends an execution (seed 002: after a completed answer, never inside a
-	// running tool loop).
+	// CompactOnExecutionEnd makes Route run this profile's compaction
+	// schedule when a step ends an execution with a final answer, and persist
+	// what it decided when the trigger fired (seed 002: after a completed
+	// answer, never inside a running tool loop; the trigger decides).
 	CompactOnExecutionEnd bool `yaml:"compact_on_execution_end" json:"compact_on_execution_end"`
+	// CompactOnExecutionError does the same when an execution ends with an
+	// error. Default false.
+	CompactOnExecutionError bool `yaml:"compact_on_execution_error" json:"compact_on_execution_error"`
 	// Stages lists the policies in run order; their stages must follow the fixed
 	// stage order (normalize, project, isolate, estimate, budget, decide, compact, render).
 	Stages []StepSpec `yaml:"stages" json:"stages"`
@@ -69,8 +73,9 @@ type ProfileInfo struct {
 	// FitTargetRatio: see ProfileSpec.
 	FitTargetRatio float64
 	BoundedLog     bool
-	// CompactOnExecutionEnd: Route compacts when an execution ends.
-	CompactOnExecutionEnd bool
+	// CompactOnExecutionEnd and CompactOnExecutionError: see ProfileSpec.
+	CompactOnExecutionEnd   bool
+	CompactOnExecutionError bool
 	Stages                []StepInfo
 }
 

@@ -21,8 +21,8 @@ const (
 	SegmentCompile Segment = iota
 	// SegmentBudget stops after the stage that measures the budget (Budget).
 	SegmentBudget
-	// SegmentCompact runs through the compact stage, compacting at the end of
-	// the log even when no trigger fired, and skips the final stages (Compact).
+	// SegmentCompact runs through the compact stage and skips the final
+	// stages (Compact, and Route's compaction at an execution end).
 	SegmentCompact
 )
 
@@ -36,6 +36,9 @@ type Request struct {
 	Options policies.Options
 	// Segment says how far to run.
 	Segment Segment
+	// Force makes the compact stage compact the end of the log even when no
+	// trigger fired (the Compact RPC).
+	Force bool
 	// Attachments are documents attached to the call.
 	Attachments []policies.Attachment
 }
@@ -94,7 +97,7 @@ func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
 		RecentTurns: p.info.RecentTurns,
 		Attachments: req.Attachments,
 	}
-	if req.Segment == SegmentCompact {
+	if req.Force {
 		w.CompactionRequested = true
 		w.DecisionReason = "Compact RPC"
 	}

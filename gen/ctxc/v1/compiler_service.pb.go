@@ -1979,6 +1979,10 @@ type RouteRequest struct {
 	// Return the new state as state_blob instead of state. Implied when the request
 	// sends state_blob; a thin client sets it on its first call, when it has no blob yet.
 	WantStateBlob bool `protobuf:"varint,9,opt,name=want_state_blob,json=wantStateBlob,proto3" json:"want_state_blob,omitempty"`
+	// Options for the compaction Route runs when an execution ends (the window,
+	// reserved output, soft threshold), as the runtime passes them to Compile,
+	// so that the persisted compaction matches what its compiles use.
+	Options       *CompileOptions `protobuf:"bytes,10,opt,name=options,proto3" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2087,6 +2091,13 @@ func (x *RouteRequest) GetWantStateBlob() bool {
 		return x.WantStateBlob
 	}
 	return false
+}
+
+func (x *RouteRequest) GetOptions() *CompileOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
 }
 
 type isRouteRequest_Input interface {
@@ -3044,10 +3055,16 @@ type Profile struct {
 	RecentTurns uint32 `protobuf:"varint,6,opt,name=recent_turns,json=recentTurns,proto3" json:"recent_turns,omitempty"`
 	// Compact removes the messages a summary covers from the returned log.
 	BoundedLog bool `protobuf:"varint,7,opt,name=bounded_log,json=boundedLog,proto3" json:"bounded_log,omitempty"`
-	// Route compacts the state when an execution ends.
+	// Route compacts the state when an execution ends with a final answer and
+	// the profile's trigger fires.
 	CompactOnExecutionEnd bool `protobuf:"varint,8,opt,name=compact_on_execution_end,json=compactOnExecutionEnd,proto3" json:"compact_on_execution_end,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// Route compacts also when an execution ends with an error.
+	CompactOnExecutionError bool `protobuf:"varint,9,opt,name=compact_on_execution_error,json=compactOnExecutionError,proto3" json:"compact_on_execution_error,omitempty"`
+	// Share of the usable window compaction aims at when it runs only because
+	// the context does not fit (or the trigger names no target).
+	FitTargetRatio float64 `protobuf:"fixed64,10,opt,name=fit_target_ratio,json=fitTargetRatio,proto3" json:"fit_target_ratio,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Profile) Reset() {
@@ -3134,6 +3151,20 @@ func (x *Profile) GetCompactOnExecutionEnd() bool {
 		return x.CompactOnExecutionEnd
 	}
 	return false
+}
+
+func (x *Profile) GetCompactOnExecutionError() bool {
+	if x != nil {
+		return x.CompactOnExecutionError
+	}
+	return false
+}
+
+func (x *Profile) GetFitTargetRatio() float64 {
+	if x != nil {
+		return x.FitTargetRatio
+	}
+	return 0
 }
 
 // ListProfilesResponse lists the profiles.
@@ -3340,7 +3371,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\n" +
 	"miss_count\x18\x02 \x01(\rR\tmissCount\x12\x1f\n" +
 	"\verror_count\x18\x03 \x01(\rR\n" +
-	"errorCount\"\xf6\x02\n" +
+	"errorCount\"\xa9\x03\n" +
 	"\fRouteRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x120\n" +
@@ -3351,7 +3382,9 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"state_blob\x18\x06 \x01(\fR\tstateBlob\x12(\n" +
 	"\x05model\x18\a \x01(\v2\x12.ctxc.v1.ModelSpecR\x05model\x12#\n" +
 	"\rreset_history\x18\b \x01(\bR\fresetHistory\x12&\n" +
-	"\x0fwant_state_blob\x18\t \x01(\bR\rwantStateBlobB\a\n" +
+	"\x0fwant_state_blob\x18\t \x01(\bR\rwantStateBlob\x121\n" +
+	"\aoptions\x18\n" +
+	" \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptionsB\a\n" +
 	"\x05input\"[\n" +
 	"\bUserTurn\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12!\n" +
@@ -3420,7 +3453,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\fProfileStage\x12\x14\n" +
 	"\x05stage\x18\x01 \x01(\tR\x05stage\x12\x16\n" +
 	"\x06policy\x18\x02 \x01(\tR\x06policy\x12#\n" +
-	"\rsettings_json\x18\x03 \x01(\tR\fsettingsJson\"\x9d\x02\n" +
+	"\rsettings_json\x18\x03 \x01(\tR\fsettingsJson\"\x84\x03\n" +
 	"\aProfile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12-\n" +
@@ -3430,7 +3463,10 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\frecent_turns\x18\x06 \x01(\rR\vrecentTurns\x12\x1f\n" +
 	"\vbounded_log\x18\a \x01(\bR\n" +
 	"boundedLog\x127\n" +
-	"\x18compact_on_execution_end\x18\b \x01(\bR\x15compactOnExecutionEnd\"D\n" +
+	"\x18compact_on_execution_end\x18\b \x01(\bR\x15compactOnExecutionEnd\x12;\n" +
+	"\x1acompact_on_execution_error\x18\t \x01(\bR\x17compactOnExecutionError\x12(\n" +
+	"\x10fit_target_ratio\x18\n" +
+	" \x01(\x01R\x0efitTargetRatio\"D\n" +
 	"\x14ListProfilesResponse\x12,\n" +
 	"\bprofiles\x18\x01 \x03(\v2\x10.ctxc.v1.ProfileR\bprofiles*G\n" +
 	"\x04View\x12\x14\n" +
@@ -3565,49 +3601,50 @@ var file_ctxc_v1_compiler_service_proto_depIdxs = []int32{
 	23, // 25: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
 	24, // 26: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
 	40, // 27: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
-	41, // 28: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
-	41, // 29: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
-	5,  // 30: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
-	42, // 31: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
-	43, // 32: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
-	38, // 33: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
-	39, // 34: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
-	15, // 35: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
-	39, // 36: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
-	6,  // 37: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
-	39, // 38: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
-	10, // 39: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
-	10, // 40: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
-	15, // 41: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
-	39, // 42: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
-	6,  // 43: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
-	10, // 44: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
-	12, // 45: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
-	15, // 46: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
-	41, // 47: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
-	3,  // 48: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	31, // 49: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
-	31, // 50: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
-	3,  // 51: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	34, // 52: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
-	35, // 53: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
-	8,  // 54: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
-	21, // 55: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
-	26, // 56: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
-	28, // 57: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
-	30, // 58: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
-	33, // 59: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
-	9,  // 60: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
-	25, // 61: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
-	27, // 62: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
-	29, // 63: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
-	32, // 64: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
-	36, // 65: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
-	60, // [60:66] is the sub-list for method output_type
-	54, // [54:60] is the sub-list for method input_type
-	54, // [54:54] is the sub-list for extension type_name
-	54, // [54:54] is the sub-list for extension extendee
-	0,  // [0:54] is the sub-list for field type_name
+	6,  // 28: ctxc.v1.RouteRequest.options:type_name -> ctxc.v1.CompileOptions
+	41, // 29: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
+	41, // 30: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
+	5,  // 31: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
+	42, // 32: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
+	43, // 33: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
+	38, // 34: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
+	39, // 35: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
+	15, // 36: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
+	39, // 37: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 38: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
+	39, // 39: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
+	10, // 40: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
+	10, // 41: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
+	15, // 42: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
+	39, // 43: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 44: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
+	10, // 45: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
+	12, // 46: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
+	15, // 47: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
+	41, // 48: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
+	3,  // 49: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	31, // 50: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
+	31, // 51: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
+	3,  // 52: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	34, // 53: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
+	35, // 54: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
+	8,  // 55: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
+	21, // 56: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
+	26, // 57: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
+	28, // 58: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
+	30, // 59: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
+	33, // 60: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
+	9,  // 61: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
+	25, // 62: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
+	27, // 63: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
+	29, // 64: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
+	32, // 65: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
+	36, // 66: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
+	61, // [61:67] is the sub-list for method output_type
+	55, // [55:61] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_ctxc_v1_compiler_service_proto_init() }
