@@ -76,7 +76,7 @@ type ProfileInfo struct {
 	// CompactOnExecutionEnd and CompactOnExecutionError: see ProfileSpec.
 	CompactOnExecutionEnd   bool
 	CompactOnExecutionError bool
-	Stages                []StepInfo
+	Stages                  []StepInfo
 }
 
 // StepInfo describes one step of a built profile.
