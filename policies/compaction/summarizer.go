@@ -205,6 +205,9 @@ func (b *summaryBuilder) add(section, item string) {
 // resolved stays resolved.
 func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) {
 	item = strings.Join(strings.Fields(item), " ")
+	for strings.HasSuffix(item, resolvedMark) {
+		item, resolved = strings.TrimSuffix(item, resolvedMark), true
+	}
 	key := call
 	if key == "" {
 		key = "\x00" + item // a compact resolved item: known by its text

@@ -174,13 +174,17 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	if !fired || r.trigger == nil {
 		v.Point = 0 // compact: an intake pass could not answer why
 	}
-	if err := r.compactAt(ctx, chain, v, intakeFrom, stable, true); err != nil {
+	// What Compact persists is no context sent to a model: its end is
+	// compacted like any point inside the log, and the compile that sends it
+	// makes it fit.
+	sends := r.seg == SegmentCompile
+	if err := r.compactAt(ctx, chain, v, intakeFrom, stable, sends); err != nil {
 		return err
 	}
 	if err := r.remeasure(ctx); err != nil {
 		return err
 	}
-	if w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
+	if sends && w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
 		return &policies.IrreducibleError{
 			NeededTokens:    w.UsedTokens(),
 			AvailableTokens: w.HardLimit,
