@@ -563,17 +563,83 @@ func headAndTail(lines []string, head, tail int) []string {
 }
 
 // hasCode reports whether a line holds an error-like identifier (not just a
-// path or a version).
+// path or a version): a code with capitals and digits (E1234, TS2304,
+// ORA-00942, 55P03), a constant-style name (ERR_CONN_RESET), an errno
+// (ECONNREFUSED), an exception type (ModuleNotFoundError), SQLSTATE or a
+// status phrase with its number (HTTP 503, exit code 2). It scans words by
+// hand: it runs on every line of every tool output.
 func hasCode(line string) bool {
 	if !mayHold(line, false) {
 		return false
 	}
-	for _, re := range identifierPatterns[:6] {
-		if re.MatchString(line) {
+	prev := ""
+	for _, w := range strings.FieldsFunc(line, func(r rune) bool {
+		return !(r == '_' || r == '-' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	}) {
+		w = strings.Trim(w, ".-")
+		if codeWord(w) || (isNumber(w) && statusWord(prev)) {
+			return true
+		}
+		prev = w
+	}
+	return false
+}
+
+// codeWord reports whether a word is an error code, constant or type name.
+func codeWord(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	upper, lower, digits, underscore := 0, 0, 0, false
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'A' && c <= 'Z':
+			upper++
+		case c >= 'a' && c <= 'z':
+			lower++
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '_':
+			underscore = true
+		}
+	}
+	switch {
+	case w == "SQLSTATE":
+		return true
+	case upper > 0 && digits >= 2 && lower <= upper: // E1234, TS2304, ORA-00942, 55P03
+		return isUpper(w[0]) || (w[0] >= '0' && w[0] <= '9')
+	case underscore && lower == 0 && upper >= 2: // ERR_CONN_RESET
+		return true
+	case w[0] == 'E' && lower == 0 && digits == 0 && upper >= 5: // ECONNREFUSED
+		return true
+	}
+	for _, suffix := range []string{"Error", "Exception", "Fault", "Killed", "Panic"} {
+		if strings.HasSuffix(w, suffix) && len(w) > len(suffix) {
 			return true
 		}
 	}
 	return false
+}
+
+func isNumber(w string) bool {
+	if w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// statusWord is a word a status number follows ("HTTP 503", "exit code 2").
+func statusWord(w string) bool {
+	switch strings.ToLower(w) {
+	case "http", "status", "code", "exit", "errno":
+		return true
+	}
+	return strings.HasPrefix(w, "HTTP/")
 }
 
 // shorten cuts s to n runes, marking the cut.
