@@ -139,9 +139,12 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	}
 	r.compaction.TriggerTokens, r.compaction.TargetTokens, r.compaction.TriggerFired = v.Point, v.Target, fired
 	stable := atPoint
+	// By ctxc's own count, like every decision of the schedule; a count
+	// anchored on provider usage only reports.
+	w.HardLimitExceeded = w.HardLimit > 0 && w.UsedTokens() > w.HardLimit
 	if w.HardLimitExceeded {
 		w.Warn(fmt.Sprintf("context of %d tokens exceeds the usable window of %d tokens (window %d minus %d reserved for output); compacting to fit",
-			w.Budget.Used, w.HardLimit, w.Budget.ContextWindow, w.Budget.ReservedOutput))
+			w.UsedTokens(), w.HardLimit, w.Budget.ContextWindow, w.Budget.ReservedOutput))
 	}
 	switch {
 	case fired:
