@@ -10,7 +10,7 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 
-import { compileLog, parseArguments, systemMessageId, uniqueIds, type AdapterOptions } from "./adapter.js";
+import { compileLog, parseArguments, systemMessageId, type AdapterOptions } from "./adapter.js";
 import { Role, type Message, type Part } from "./gen/ctxc/v1/agent_state_pb.js";
 import { message, text, toolCall, toolResult, type MessageInit, type PartInit, type ToolDefinitionInit } from "./messages.js";
 
@@ -40,28 +40,69 @@ async function compilePrompt(params: LanguageModelV3CallOptions, model: Language
   const prompt = params.prompt;
   const system = prompt.length > 0 && prompt[0].role === "system" ? prompt[0] : undefined;
   const log = system ? prompt.slice(1) : prompt;
-  const ids = uniqueIds(log.map(() => undefined), "m");
-  const byId = new Map(log.map((m, i) => [ids[i], m]));
+  const at = (i: number) => `prompt[${system ? i + 1 : i}]`;
+  // A tool message with several results becomes one ctxc message per result,
+  // so each is judged on its own; they are joined again on the way back.
+  const entries: { init: MessageInit; origin: number; part: number }[] = [];
+  log.forEach((m, i) => {
+    if (m.role === "tool") {
+      m.content.forEach((p, j) => entries.push({ init: toolResultMessage(p, `m${i}.${j}`, `${at(i)}.content[${j}]`), origin: i, part: j }));
+    } else {
+      entries.push({ init: toCtxc(m, `m${i}`, at(i)), origin: i, part: -1 });
+    }
+  });
+  const byId = new Map(entries.map((e) => [e.init.id, e]));
   const tools: ToolDefinitionInit[] = (params.tools ?? []).flatMap((t) =>
     t.type === "function" ? [{ name: t.name, description: t.description ?? "", parametersJson: JSON.stringify(t.inputSchema) }] : [],
   );
   const spec = options.model ?? { name: model.modelId, provider: model.provider.split(".")[0] };
   const systemPrompt = system?.content ?? "";
-  const compiled = await compileLog(options, spec, systemPrompt, log.map((m, i) => toCtxc(m, ids[i], system ? i + 1 : i)), tools);
-  return compiled.messages.flatMap((m): LanguageModelV3Message[] => {
+  const compiled = await compileLog(options, spec, systemPrompt, entries.map((e) => e.init), tools);
+
+  const out: LanguageModelV3Message[] = [];
+  // The tool message being joined again: its origin and how many of its parts came back as they were.
+  let joining: { origin: number; unchanged: number } | undefined;
+  for (const m of compiled.messages) {
+    const entry = byId.get(m.id);
+    if (entry && entry.part >= 0) {
+      const own = log[entry.origin] as ToolMessage;
+      const unchanged = compiled.unchanged(m);
+      const part = unchanged ? own.content[entry.part] : (fromCtxc(m, own) as ToolMessage).content[0];
+      if (joining?.origin === entry.origin) {
+        (out.at(-1) as ToolMessage).content.push(part);
+      } else {
+        out.push({ role: "tool", content: [part], ...(own.providerOptions ? { providerOptions: own.providerOptions } : {}) });
+        joining = { origin: entry.origin, unchanged: 0 };
+      }
+      joining.unchanged += unchanged ? 1 : 0;
+      if (joining.unchanged === own.content.length) {
+        out[out.length - 1] = own;
+      }
+      continue;
+    }
+    joining = undefined;
     if (m.id === systemMessageId && system && textOf(m.parts) === systemPrompt) {
-      return [system];
+      out.push(system);
+    } else if (entry && compiled.unchanged(m)) {
+      out.push(log[entry.origin]);
+    } else {
+      out.push(fromCtxc(m, entry && log[entry.origin]));
     }
-    const own = byId.get(m.id);
-    if (own && compiled.unchanged(m)) {
-      return [own];
-    }
-    return [fromCtxc(m, own)];
-  });
+  }
+  return out;
 }
 
-function toCtxc(m: LanguageModelV3Message, id: string, index: number): MessageInit {
-  const where = `prompt[${index}]`;
+type ToolMessage = Extract<LanguageModelV3Message, { role: "tool" }>;
+
+function toolResultMessage(p: ToolMessage["content"][number], id: string, where: string): MessageInit {
+  if (p.type !== "tool-result") {
+    throw new Error(`${where}: ctxc cannot compile a "${p.type}" part`);
+  }
+  const [content, isError] = outputText(p.output);
+  return message(id, Role.TOOL, toolResult(p.toolCallId, p.toolName, content, isError));
+}
+
+function toCtxc(m: Exclude<LanguageModelV3Message, ToolMessage>, id: string, where: string): MessageInit {
   switch (m.role) {
     case "system":
       return message(id, Role.SYSTEM, text(m.content));
@@ -95,18 +136,6 @@ function toCtxc(m: LanguageModelV3Message, id: string, index: number): MessageIn
       });
       return message(id, m.role === "user" ? Role.USER : Role.ASSISTANT, ...(parts.length > 0 ? parts : [text("")]));
     }
-    case "tool":
-      return message(
-        id,
-        Role.TOOL,
-        ...m.content.map((p, j) => {
-          if (p.type !== "tool-result") {
-            throw new Error(`${where}.content[${j}]: ctxc cannot compile a "${p.type}" part`);
-          }
-          const [content, isError] = outputText(p.output);
-          return toolResult(p.toolCallId, p.toolName, content, isError);
-        }),
-      );
   }
 }
 
