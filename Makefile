@@ -45,18 +45,18 @@ deps:
 grpcurl: $(BIN)/grpcurl
 tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/grpcurl
 
-generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway
+generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway python-stubs
 	rm -rf gen/ctxc
 	$(BIN)/buf generate
 
-# Python client stubs for the sidecar example and its integration test, generated
-# at build time with Debian's protoc and grpc_python_plugin (scripts/deps.sh)
-# so that they match Debian's python3-grpcio and python3-protobuf; the
-# well-known types come from libprotobuf-dev's /usr/include.
-PY_STUBS := build/python
+# Python stubs of the ctxc Python package (clients/python), generated with
+# Debian's protoc and grpc_python_plugin (scripts/deps.sh; the well-known types
+# come from libprotobuf-dev's /usr/include) and committed, so `pip install
+# clients/python` needs no protoc; the examples import them too.
+PY_STUBS := clients/python/src
 python-stubs: deps
-	rm -rf $(PY_STUBS) && mkdir -p $(PY_STUBS)
-	protoc -I proto -I /usr/include --python_out=$(PY_STUBS) --grpc_python_out=$(PY_STUBS) \
+	rm -f $(PY_STUBS)/ctxc/v1/*_pb2*.py $(PY_STUBS)/ctxc/v1/*_pb2*.pyi
+	protoc -I proto -I /usr/include --python_out=$(PY_STUBS) --pyi_out=$(PY_STUBS) --grpc_python_out=$(PY_STUBS) \
 		--plugin=protoc-gen-grpc_python=$$(command -v grpc_python_plugin) ctxc/v1/agent_state.proto ctxc/v1/compiler_service.proto
 
 lint: $(BIN)/buf
