@@ -1,7 +1,7 @@
 // A coding agent's conversation in LangChain messages, the same for the tests
 // and the benchmark: each turn a user request, an assistant message with two
 // parallel tool calls (a file read and a failing test run), a fix, a passing
-// test run and the assistant's answer: 10 messages a turn. Deterministic for a
+// test run and the assistant's answer: 9 messages a turn. Deterministic for a
 // given turn count.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 
