@@ -61,7 +61,10 @@ async function compile(messages: BaseMessage[], options: CompileMessagesFields):
     parametersJson: t.schema === undefined ? "" : JSON.stringify(t.schema),
   }));
   const systemPrompt = system ? textOf(system.content, "messages[0]") : "";
-  const compiled = await compileLog(options, options.model, systemPrompt, log.map((m, i) => toCtxc(m, ids[i], system ? i + 1 : i)), tools);
+  // A ToolMessage without a name takes its call's, as ctxc would otherwise fill it in as a repair.
+  const callNames = new Map(log.flatMap((m) => (m.getType() === "ai" ? ((m as AIMessage).tool_calls ?? []).map((c) => [c.id, c.name] as const) : [])));
+  const converted = log.map((m, i) => toCtxc(m, ids[i], system ? i + 1 : i, callNames));
+  const compiled = await compileLog(options, options.model, systemPrompt, converted, tools);
   return compiled.messages.flatMap((m): BaseMessage[] => {
     if (m.id === systemMessageId && system && textOfParts(m.parts) === systemPrompt) {
       return [system];
@@ -74,7 +77,7 @@ async function compile(messages: BaseMessage[], options: CompileMessagesFields):
   });
 }
 
-function toCtxc(m: BaseMessage, id: string, index: number): MessageInit {
+function toCtxc(m: BaseMessage, id: string, index: number, callNames: Map<string | undefined, string>): MessageInit {
   const where = `messages[${index}]`;
   switch (m.getType()) {
     case "human":
@@ -94,7 +97,8 @@ function toCtxc(m: BaseMessage, id: string, index: number): MessageInit {
     }
     case "tool": {
       const t = m as ToolMessage;
-      return message(id, Role.TOOL, toolResult(t.tool_call_id, t.name ?? "", textOf(t.content, where), t.status === "error"));
+      const name = t.name ?? callNames.get(t.tool_call_id) ?? "";
+      return message(id, Role.TOOL, toolResult(t.tool_call_id, name, textOf(t.content, where), t.status === "error"));
     }
     default:
       throw new Error(`${where}: ctxc cannot compile a "${m.getType()}" message (use human, ai, system and tool messages)`);

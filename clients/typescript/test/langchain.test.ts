@@ -89,6 +89,8 @@ describe("LangChain.js compileMessages against ctxc serve", () => {
       new HumanMessage("List the files."),
       new AIMessage({ content: "", tool_calls: [{ type: "tool_call", id: "call_ls", name: "ls", args: {} }] }),
       new HumanMessage("Never mind, stop."),
+      new AIMessage({ content: "", tool_calls: [{ type: "tool_call", id: "call_pwd", name: "pwd", args: {} }] }),
+      new ToolMessage({ content: "/src", tool_call_id: "call_pwd" }),
     ];
     const out = await compileMessages(conversation, { client, model: "gpt-4o" });
     assert.equal(out[0], conversation[0]);
@@ -100,6 +102,9 @@ describe("LangChain.js compileMessages against ctxc serve", () => {
     assert.equal(repaired.tool_call_id, "call_ls");
     assert.match(repaired.id ?? "", /^ctxc-/);
     assert.equal(out[4], conversation[3]);
+    // A ToolMessage without a name is sent as it is: the name comes from its call.
+    assert.equal(out[5], conversation[4]);
+    assert.equal(out[6], conversation[5]);
   });
 
   it("fails with the server's reason for a model it does not know", async () => {
