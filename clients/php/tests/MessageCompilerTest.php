@@ -1,0 +1,77 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Ctxc\Client\Tests;
+
+use Ctxc\Client\Client;
+use Ctxc\Client\Contracts\CanCompileMessages;
+use Ctxc\Client\MessageCompiler;
+use PHPUnit\Framework\TestCase;
+
+final class MessageCompilerTest extends TestCase
+{
+    private static Server $server;
+
+    public static function setUpBeforeClass(): void
+    {
+        self::$server = new Server();
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::$server->stop();
+    }
+
+    private function compiler(string $profile, array $options = []): CanCompileMessages
+    {
+        return new MessageCompiler(new Client(self::$server->httpUrl), $profile, $options);
+    }
+
+    public function testSmallStateComesBackWhole(): void
+    {
+        $state = Conversation::state(2);
+        $messages = $this->compiler('pragmatic')->compile($state);
+        $this->assertSame(['role' => 'ROLE_SYSTEM', 'text' => Conversation::SYSTEM_PROMPT], ['role' => $messages[0]['role'], 'text' => $messages[0]['parts'][0]['text']]);
+        $this->assertSame(array_column($state['context']['messages'], 'id'), array_column(array_slice($messages, 1), 'id'));
+        $this->assertSame($state['context']['messages'], array_slice($messages, 1));
+    }
+
+    public function testLongToolUsingConversationIsMaskedKeepingPairsAndIds(): void
+    {
+        $state = Conversation::state(12);
+        $compiler = new MessageCompiler(new Client(self::$server->httpUrl), 'budget-aware', ['maxContextTokenCount' => 16000, 'reservedOutputTokenCount' => 500]);
+        $messages = $compiler->compile($state);
+
+        $this->assertSame('ctxc-system', $messages[0]['id']);
+        $this->assertSame(Conversation::SYSTEM_PROMPT, $messages[0]['parts'][0]['text']);
+        Conversation::assertToolPairing($messages);
+        $this->assertSame(array_column($state['context']['messages'], 'id'), array_column(array_slice($messages, 1), 'id'), 'budget-aware drops nothing here');
+        $own = array_column($state['context']['messages'], null, 'id');
+        $changed = [];
+        foreach (array_slice($messages, 1) as $m) {
+            if ($m !== $own[$m['id']]) {
+                $changed[] = $m['id'];
+                $result = $m['parts'][0]['toolResult'];
+                $this->assertSame($own[$m['id']]['parts'][0]['toolResult']['toolCallId'], $result['toolCallId']);
+                $this->assertStringStartsWith('[output masked: message ' . $m['id'], $result['content']);
+            }
+        }
+        $this->assertSame(array_map(static fn($t) => "t{$t}r", range(1, 11)), $changed);
+        $budget = $compiler->lastResponse()['budget'];
+        $this->assertLessThanOrEqual(16000 - 500, $budget['usedTokenCount']);
+        $masked = array_filter($compiler->lastResponse()['report']['messages'], static fn($r) => $r['disposition'] === 'DISPOSITION_MASKED');
+        $this->assertCount(11, $masked);
+    }
+
+    public function testPolicyDrivenSummarizes(): void
+    {
+        $messages = $this->compiler('policy-driven', ['maxContextTokenCount' => 4000, 'reservedOutputTokenCount' => 500])->compile(Conversation::state(12));
+        $this->assertSame('ctxc-system', $messages[0]['id']);
+        $this->assertSame('u1', $messages[1]['id']);
+        $this->assertStringStartsWith('ctxc-summary-', $messages[2]['id']);
+        $this->assertSame('MESSAGE_KIND_SUMMARY', $messages[2]['kind']);
+        $this->assertSame('u-last', $messages[3]['id']);
+        Conversation::assertToolPairing($messages);
+    }
+}
