@@ -24,6 +24,7 @@ final class Server
     {
         $root = dirname(__DIR__, 3);
         $binary = getenv('CTXC_BIN') ?: "$root/bin/ctxc";
+        $binary = realpath($binary) ?: $binary;
         if (!is_executable($binary)) {
             throw new RuntimeException("ctxc binary not found at $binary: run `make build` in the repository root or set CTXC_BIN");
         }

@@ -14,7 +14,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 
 class Server:
     def __init__(self, *args: str):
-        binary = os.environ.get("CTXC_BIN") or str(REPO_ROOT / "bin" / "ctxc")
+        binary = os.path.abspath(os.environ.get("CTXC_BIN") or REPO_ROOT / "bin" / "ctxc")
         if not os.path.exists(binary):
             raise RuntimeError(f"ctxc binary not found at {binary}: run `make build` in the repository root or set CTXC_BIN")
         env = dict(os.environ, OTEL_TRACES_EXPORTER="", OTEL_EXPORTER_OTLP_ENDPOINT="")

@@ -3,6 +3,7 @@
 // fails the tests; nothing here skips.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -15,7 +16,7 @@ export interface RunningServer {
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 
 export async function startServer(...args: string[]): Promise<RunningServer> {
-  const bin = process.env.CTXC_BIN || `${repoRoot}bin/ctxc`;
+  const bin = resolve(process.env.CTXC_BIN || `${repoRoot}bin/ctxc`);
   if (!existsSync(bin)) {
     throw new Error(`ctxc binary not found at ${bin}: run \`make build\` in the repository root or set CTXC_BIN`);
   }
@@ -27,6 +28,10 @@ export async function startServer(...args: string[]): Promise<RunningServer> {
   const logs: string[] = [];
   const addr = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`ctxc serve did not start in 60s:\n${logs.join("\n")}`)), 60_000);
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`ctxc serve exited (${code}) before serving:\n${logs.join("\n")}`));
