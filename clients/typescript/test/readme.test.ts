@@ -2,7 +2,7 @@
 // package imports point at this build and the address at the test server).
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { after, before, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -25,7 +25,9 @@ it("runs the README's quick start", async () => {
     .replace('"@ctxc/client/langchain"', JSON.stringify(`${packageDir}build/src/langchain.js`))
     .replace('"@ctxc/client"', JSON.stringify(`${packageDir}build/src/index.js`))
     .replace("127.0.0.1:50051", server.addr);
-  const file = `${packageDir}build/test/readme-quick-start.mjs`;
+  // Inside the package, so its imports resolve from node_modules; outside build/test, so it is no test file.
+  mkdirSync(`${packageDir}build/readme`, { recursive: true });
+  const file = `${packageDir}build/readme/quick-start.mjs`;
   writeFileSync(file, script);
   const { stdout } = await promisify(execFile)(process.execPath, [file], { cwd: packageDir });
   assert.match(stdout, /^2 \d+\n$/);
