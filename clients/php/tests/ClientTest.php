@@ -7,26 +7,14 @@ namespace Ctxc\Client\Tests;
 use Ctxc\Client\Client;
 use Ctxc\Client\CtxcException;
 use Ctxc\Client\Messages as M;
-use PHPUnit\Framework\TestCase;
 
-final class ClientTest extends TestCase
+final class ClientTest extends ServerTestCase
 {
-    private static Server $server;
     private Client $client;
-
-    public static function setUpBeforeClass(): void
-    {
-        self::$server = new Server();
-    }
-
-    public static function tearDownAfterClass(): void
-    {
-        self::$server->stop();
-    }
 
     protected function setUp(): void
     {
-        $this->client = new Client(self::$server->httpUrl);
+        $this->client = new Client(static::$server->httpUrl);
     }
 
     public function testCompile(): void

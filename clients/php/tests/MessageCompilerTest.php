@@ -7,25 +7,13 @@ namespace Ctxc\Client\Tests;
 use Ctxc\Client\Client;
 use Ctxc\Client\Contracts\CanCompileMessages;
 use Ctxc\Client\MessageCompiler;
-use PHPUnit\Framework\TestCase;
 
-final class MessageCompilerTest extends TestCase
+final class MessageCompilerTest extends ServerTestCase
 {
-    private static Server $server;
-
-    public static function setUpBeforeClass(): void
-    {
-        self::$server = new Server();
-    }
-
-    public static function tearDownAfterClass(): void
-    {
-        self::$server->stop();
-    }
 
     private function compiler(string $profile, array $options = []): CanCompileMessages
     {
-        return new MessageCompiler(new Client(self::$server->httpUrl), $profile, $options);
+        return new MessageCompiler(new Client(static::$server->httpUrl), $profile, $options);
     }
 
     public function testSmallStateComesBackWhole(): void
@@ -40,7 +28,7 @@ final class MessageCompilerTest extends TestCase
     public function testLongToolUsingConversationIsMaskedKeepingPairsAndIds(): void
     {
         $state = Conversation::state(12);
-        $compiler = new MessageCompiler(new Client(self::$server->httpUrl), 'budget-aware', ['maxContextTokenCount' => 16000, 'reservedOutputTokenCount' => 500]);
+        $compiler = new MessageCompiler(new Client(static::$server->httpUrl), 'budget-aware', ['maxContextTokenCount' => 16000, 'reservedOutputTokenCount' => 500]);
         $messages = $compiler->compile($state);
 
         $this->assertSame('ctxc-system', $messages[0]['id']);

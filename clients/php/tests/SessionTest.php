@@ -7,25 +7,13 @@ namespace Ctxc\Client\Tests;
 use Ctxc\Client\Client;
 use Ctxc\Client\CtxcException;
 use Ctxc\Client\Messages as M;
-use PHPUnit\Framework\TestCase;
 
-final class SessionTest extends TestCase
+final class SessionTest extends ServerTestCase
 {
-    private static Server $server;
-
-    public static function setUpBeforeClass(): void
-    {
-        self::$server = new Server();
-    }
-
-    public static function tearDownAfterClass(): void
-    {
-        self::$server->stop();
-    }
 
     public function testSessionWithToolsAnEventAndASecondTurn(): void
     {
-        $client = new Client(self::$server->httpUrl);
+        $client = new Client(static::$server->httpUrl);
         $s = $client->session('gpt-4o', agentId: 'php-test');
         $r = $s->user(M::system('You are a careful coding agent.'), 'The tests in ./store fail. Fix them.');
         $this->assertSame(['exec-1-u1'], $r['appendedMessageIds']);
@@ -57,6 +45,6 @@ final class SessionTest extends TestCase
     public function testEmptySessionCannotCompile(): void
     {
         $this->expectException(\LogicException::class);
-        (new Client(self::$server->httpUrl))->session('gpt-4o')->compile();
+        (new Client(static::$server->httpUrl))->session('gpt-4o')->compile();
     }
 }
