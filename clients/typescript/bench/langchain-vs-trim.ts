@@ -17,7 +17,7 @@ import { startServer } from "../test/server.js";
 
 const turns = Number(process.env.BENCH_TURNS ?? 40);
 const window = Number(process.env.BENCH_WINDOW ?? 32_000);
-const defaultIterations = Number(process.env.BENCH_ITERATIONS ?? 30);
+const iterations = Number(process.env.BENCH_ITERATIONS ?? 30);
 
 const encoding = new Tiktoken(o200k_base);
 // trimMessages copies the messages it is given, then calls the counter on
@@ -83,55 +83,71 @@ function kept(conversation: BaseMessage[], out: BaseMessage[]): Kept {
   };
 }
 
-async function measure(name: string, run: () => Promise<BaseMessage[]>, conversation: BaseMessage[], iterations = defaultIterations, warmUps = 3) {
-  for (let i = 0; i < warmUps; i++) {
-    await run(); // warm up: JIT, connection, server token cache
+interface Call {
+  name: string;
+  run: () => Promise<BaseMessage[]>;
+}
+
+// sideBySide makes one call of each kind per iteration, in an order that
+// rotates every iteration, so every call runs under the same load (the
+// machine is shared) and no call always follows the same other one.
+async function sideBySide(calls: Call[], conversation: BaseMessage[], iterations: number) {
+  const outs: BaseMessage[][] = [];
+  for (const c of calls) {
+    for (let i = 0; i < 3; i++) {
+      outs[calls.indexOf(c)] = await c.run(); // warm up: JIT, connection, server token cache
+    }
   }
-  const times: number[] = [];
-  let out: BaseMessage[] = [];
+  const times: number[][] = calls.map(() => []);
   for (let i = 0; i < iterations; i++) {
-    const start = performance.now();
-    out = await run();
-    times.push(performance.now() - start);
+    for (let k = 0; k < calls.length; k++) {
+      const j = (i + k) % calls.length;
+      const start = performance.now();
+      outs[j] = await calls[j].run();
+      times[j].push(performance.now() - start);
+    }
   }
-  times.sort((a, b) => a - b);
-  return { name, medianMs: times[Math.floor(times.length / 2)], p90Ms: times[Math.floor(times.length * 0.9)], ...kept(conversation, out) };
+  const total = (ts: number[]) => ts.reduce((a, b) => a + b, 0);
+  return calls.map((c, j) => {
+    const sorted = [...times[j]].sort((a, b) => a - b);
+    return {
+      name: c.name,
+      medianMs: sorted[Math.floor(sorted.length / 2)],
+      p90Ms: sorted[Math.floor(sorted.length * 0.9)],
+      ratio: total(times[j]) / total(times[0]),
+      ...kept(conversation, outs[j]),
+    };
+  });
 }
 
 const server = await startServer();
 try {
   const client = new CtxcClient({ address: server.addr });
   const conversation = codingConversation(turns);
-  const rows: Awaited<ReturnType<typeof measure>>[] = [
-    await measure(
-      "trimMessages (last, includeSystem, startOn human)",
-      () => trimMessages(conversation, { maxTokens: window, tokenCounter: countTokens, strategy: "last", includeSystem: true, startOn: "human" }),
-      conversation,
-    ),
-    await measure("compileMessages, budget-aware", () => compileMessages(conversation, { client, model: "gpt-4o", profile: "budget-aware", maxTokens: window }), conversation),
-    await measure("compileMessages, policy-driven", () => compileMessages(conversation, { client, model: "gpt-4o", profile: "policy-driven", maxTokens: window }), conversation),
-  ];
-  if (process.env.BENCH_UNCACHED) {
-    // Tens of seconds a call on a long conversation: one call, no warm-up.
-    rows.splice(
-      1,
-      0,
-      await measure(
-        "trimMessages, the same counter without a cache",
-        () => trimMessages(conversation, { maxTokens: window, tokenCounter: countTokensUncached, strategy: "last", includeSystem: true, startOn: "human" }),
-        conversation,
-        1,
-        0,
-      ),
-    );
-  }
-  console.log(`${conversation.length} messages (${turns} turns), ${countTokens(conversation)} tokens (o200k_base); window ${window}; ${defaultIterations} calls each after 3 warm-up calls (the uncached counter: one call)`);
-  console.log("| call | median ms | p90 ms | messages kept | tokens | user turns kept | first task | tool outputs verbatim / masked | summaries | tool pairs intact |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  const trim = (tokenCounter: (ms: BaseMessage[]) => number) => () =>
+    trimMessages(conversation, { maxTokens: window, tokenCounter, strategy: "last", includeSystem: true, startOn: "human" });
+  const rows = await sideBySide(
+    [
+      { name: "trimMessages (last, includeSystem, startOn human)", run: trim(countTokens) },
+      { name: "compileMessages, budget-aware", run: () => compileMessages(conversation, { client, model: "gpt-4o", profile: "budget-aware", maxTokens: window }) },
+      { name: "compileMessages, policy-driven", run: () => compileMessages(conversation, { client, model: "gpt-4o", profile: "policy-driven", maxTokens: window }) },
+    ],
+    conversation,
+    iterations,
+  );
+  console.log(`${conversation.length} messages (${turns} turns), ${countTokens(conversation)} tokens (o200k_base); window ${window}; ${iterations} iterations of one call each, order rotating, after 3 warm-up calls each`);
+  console.log("| call | median ms | p90 ms | summed time / trimMessages' | messages kept | tokens | user turns kept | first task | tool outputs verbatim / masked | summaries | tool pairs intact |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(
-      `| ${r.name} | ${r.medianMs.toFixed(2)} | ${r.p90Ms.toFixed(2)} | ${r.messages} | ${r.tokens} | ${r.userTurns} of ${turns + 1} | ${r.firstTaskKept ? "kept" : "lost"} | ${r.toolOutputsVerbatim} / ${r.toolOutputsMasked} | ${r.summaries} | ${r.pairsIntact ? "yes" : "no"} |`,
+      `| ${r.name} | ${r.medianMs.toFixed(2)} | ${r.p90Ms.toFixed(2)} | ${r.ratio.toFixed(2)}x | ${r.messages} | ${r.tokens} | ${r.userTurns} of ${turns + 1} | ${r.firstTaskKept ? "kept" : "lost"} | ${r.toolOutputsVerbatim} / ${r.toolOutputsMasked} | ${r.summaries} | ${r.pairsIntact ? "yes" : "no"} |`,
     );
+  }
+  if (process.env.BENCH_UNCACHED) {
+    // Minutes a call on a long conversation: one call, no warm-up.
+    const start = performance.now();
+    const out = await trim(countTokensUncached)();
+    console.log(`trimMessages with the counter uncached: one call ${((performance.now() - start) / 1000).toFixed(1)} s, ${out.length} messages kept`);
   }
 } finally {
   await server.stop();
