@@ -6,31 +6,25 @@ import { createOpenAI } from "@ai-sdk/openai";
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { generateText, wrapLanguageModel, type ModelMessage } from "ai";
 
-import { CtxcClient, CtxcError } from "../src/index.js";
+import { CtxcError } from "../src/index.js";
 import { ctxcMiddleware } from "../src/ai-sdk.js";
 import { codingConversation, systemPrompt } from "./conversation.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./openai-server.js";
-import { startServer, type RunningServer } from "./server.js";
+import { serverForSuite } from "./server.js";
 
 describe("AI SDK ctxcMiddleware against ctxc serve", () => {
-  let server: RunningServer;
+  const ctxc = serverForSuite();
   let llm: FakeOpenAI;
-  let client: CtxcClient;
   before(async () => {
-    server = await startServer();
     llm = await startFakeOpenAI("All twelve steps are fixed.");
-    client = new CtxcClient({ address: server.addr });
   });
-  after(async () => {
-    await llm.close();
-    await server.stop();
-  });
+  after(() => llm.close());
 
   it("compiles the prompt of generateText before the model sees it", async () => {
     const openai = createOpenAI({ baseURL: llm.baseURL, apiKey: "test-key" });
     const model = wrapLanguageModel({
       model: openai.chat("gpt-4o"),
-      middleware: ctxcMiddleware({ client, profile: "budget-aware", maxTokens: 16_000, reservedOutputTokens: 500 }),
+      middleware: ctxcMiddleware({ client: ctxc.client, profile: "budget-aware", maxTokens: 16_000, reservedOutputTokens: 500 }),
     });
     const messages = toModelMessages(codingConversation(12));
     const result = await generateText({ model, messages, allowSystemInMessages: true });
@@ -62,7 +56,7 @@ describe("AI SDK ctxcMiddleware against ctxc serve", () => {
   });
 
   it("hands on the prompt's own message objects, rebuilding only what changed", async () => {
-    const middleware = ctxcMiddleware({ client, model: "gpt-4o", profile: "budget-aware", maxTokens: 16_000, reservedOutputTokens: 500 });
+    const middleware = ctxcMiddleware({ client: ctxc.client, model: "gpt-4o", profile: "budget-aware", maxTokens: 16_000, reservedOutputTokens: 500 });
     const prompt = toPrompt(codingConversation(12));
     const params = await middleware.transformParams!({ type: "generate", params: { prompt }, model: fakeModel });
     const out = params.prompt;
@@ -88,7 +82,7 @@ describe("AI SDK ctxcMiddleware against ctxc serve", () => {
   });
 
   it("summarizes with policy-driven: a user message after the first task", async () => {
-    const middleware = ctxcMiddleware({ client, model: "gpt-4o", profile: "policy-driven", maxTokens: 4000, reservedOutputTokens: 500 });
+    const middleware = ctxcMiddleware({ client: ctxc.client, model: "gpt-4o", profile: "policy-driven", maxTokens: 4000, reservedOutputTokens: 500 });
     const prompt = toPrompt(codingConversation(12));
     const out = (await middleware.transformParams!({ type: "generate", params: { prompt }, model: fakeModel })).prompt;
     assert.equal(out[0], prompt[0]);
@@ -101,7 +95,7 @@ describe("AI SDK ctxcMiddleware against ctxc serve", () => {
   });
 
   it("takes the model from the wrapped model and fails with the server's reason for one it does not know", async () => {
-    const middleware = ctxcMiddleware({ client });
+    const middleware = ctxcMiddleware({ client: ctxc.client });
     const prompt = toPrompt(codingConversation(1));
     const err = await middleware.transformParams!({ type: "generate", params: { prompt }, model: { ...fakeModel, modelId: "no-such-model" } }).then(
       () => assert.fail("an unknown model was accepted"),

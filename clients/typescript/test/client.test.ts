@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
@@ -20,21 +20,15 @@ import {
   toolResult,
   user,
 } from "../src/index.js";
-import { startServer, type RunningServer } from "./server.js";
+import { serverForSuite, startServer } from "./server.js";
 
 const examples = fileURLToPath(new URL("../../../../examples/", import.meta.url));
 
 describe("CtxcClient against ctxc serve", () => {
-  let server: RunningServer;
-  let client: CtxcClient;
-  before(async () => {
-    server = await startServer();
-    client = new CtxcClient({ address: server.addr });
-  });
-  after(() => server.stop());
+  const ctxc = serverForSuite();
 
   it("compiles a state: system prompt first, budget counted", async () => {
-    const reply = await client.compile({
+    const reply = await ctxc.client.compile({
       state: { model: { name: "gpt-4o" }, context: { systemPrompt: "You are helpful.", messages: [user("u1", "Hello!")] } },
     });
     assert.deepEqual(
@@ -50,14 +44,14 @@ describe("CtxcClient against ctxc serve", () => {
 
   it("compacts the repository's coding-agent example and persists masks", async () => {
     const example = fromJson(CompileRequestSchema, JSON.parse(readFileSync(`${examples}coding-agent.json`, "utf8")) as JsonValue);
-    const reply = await client.compact({ state: example.state, profile: "policy-driven", options: { maxContextTokenCount: 2000 } });
+    const reply = await ctxc.client.compact({ state: example.state, profile: "policy-driven", options: { maxContextTokenCount: 2000 } });
     const masked = reply.state?.context?.messages.filter((m) => m.mask).map((m) => m.id);
     assert.deepEqual(masked, ["t1", "t3"]);
     assert.ok(reply.budgetAfter!.usedTokenCount < reply.budgetBefore!.usedTokenCount);
   });
 
   it("budgets a state: remaining is window minus used minus reserved", async () => {
-    const reply = await client.budget({ state: { model: { name: "gpt-4o" }, context: { messages: [user("u1", "How many tokens?")] } } });
+    const reply = await ctxc.client.budget({ state: { model: { name: "gpt-4o" }, context: { messages: [user("u1", "How many tokens?")] } } });
     const b = reply.budget!;
     assert.equal(b.remainingTokenCount, b.contextWindowTokenCount - b.usedTokenCount - b.reservedOutputTokenCount);
     assert.equal(b.provenance, TokenCountProvenance.EXACT);
@@ -68,13 +62,13 @@ describe("CtxcClient against ctxc serve", () => {
   });
 
   it("counts tokens exactly for an OpenAI model", async () => {
-    const reply = await client.countTokens({ counter: { case: "model", value: "gpt-4o" }, texts: ["Hello, world!"] });
+    const reply = await ctxc.client.countTokens({ counter: { case: "model", value: "gpt-4o" }, texts: ["Hello, world!"] });
     assert.equal(reply.counter, "o200k_base");
     assert.equal(reply.totalTokenCount, 4);
   });
 
   it("lists the built-in profiles with pragmatic as the default", async () => {
-    const reply = await client.listProfiles();
+    const reply = await ctxc.client.listProfiles();
     assert.deepEqual(
       reply.profiles.filter((p) => p.default).map((p) => p.name),
       ["pragmatic"],
@@ -83,14 +77,14 @@ describe("CtxcClient against ctxc serve", () => {
   });
 
   it("routes a session kept as an opaque blob", async () => {
-    const first = await client.route({
+    const first = await ctxc.client.route({
       state: { agentId: "ts-test", model: { name: "gpt-4o", provider: "openai" } },
       wantStateBlob: true,
       input: { case: "userTurn", value: { messages: [user("", "Fix the tests.")] } },
     });
     assert.deepEqual(first.appendedMessageIds, ["exec-1-u0"]);
     assert.ok(first.stateBlob.length > 0);
-    const step = await client.route({
+    const step = await ctxc.client.route({
       stateBlob: first.stateBlob,
       input: {
         case: "step",
@@ -102,7 +96,7 @@ describe("CtxcClient against ctxc serve", () => {
     });
     assert.deepEqual(step.appendedMessageIds, ["exec-1-s0-0", "exec-1-s0-1"]);
     assert.equal(step.executionEnded, false);
-    const compiled = await client.compile({ stateBlob: step.stateBlob });
+    const compiled = await ctxc.client.compile({ stateBlob: step.stateBlob });
     assert.deepEqual(
       compiled.messages.map((m) => m.id),
       ["exec-1-u0", "exec-1-s0-0", "exec-1-s0-1"],
@@ -110,7 +104,7 @@ describe("CtxcClient against ctxc serve", () => {
   });
 
   it("throws CtxcError with the reason and the bad field", async () => {
-    const err = await client
+    const err = await ctxc.client
       .compile({ state: { model: { name: "gpt-4o" }, context: { messages: [tool("t1", toolResult("", "", "ok"))] } } })
       .then(() => assert.fail("a tool result without a call id was accepted"), (e: unknown) => e);
     assert.ok(err instanceof CtxcError, `got ${String(err)}`);
@@ -124,7 +118,7 @@ describe("CtxcClient against ctxc serve", () => {
   });
 
   it("names the known profiles of an unknown one in the error metadata", async () => {
-    const err = await client.compile({ state: { model: { name: "gpt-4o" } }, profile: "no-such-profile" }).catch((e: unknown) => e);
+    const err = await ctxc.client.compile({ state: { model: { name: "gpt-4o" } }, profile: "no-such-profile" }).catch((e: unknown) => e);
     assert.ok(err instanceof CtxcError);
     assert.equal(err.reason, "UNKNOWN_PROFILE");
     assert.match(err.errorMetadata.known_profiles ?? "", /pragmatic/);

@@ -1,27 +1,21 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 
-import { CtxcClient, CtxcError } from "../src/index.js";
+import { CtxcError } from "../src/index.js";
 import { compileMessages } from "../src/langchain.js";
 import { codingConversation } from "./conversation.js";
 import { assertToolPairing } from "./pairing.js";
-import { startServer, type RunningServer } from "./server.js";
+import { serverForSuite } from "./server.js";
 
 describe("LangChain.js compileMessages against ctxc serve", () => {
-  let server: RunningServer;
-  let client: CtxcClient;
-  before(async () => {
-    server = await startServer();
-    client = new CtxcClient({ address: server.addr });
-  });
-  after(() => server.stop());
+  const ctxc = serverForSuite();
 
   it("returns the caller's own objects when nothing needs compacting", async () => {
     const conversation = codingConversation(3);
-    const out = await compileMessages(conversation, { client, model: "gpt-4o" });
+    const out = await compileMessages(conversation, { client: ctxc.client, model: "gpt-4o" });
     assert.equal(out.length, conversation.length);
     out.forEach((m, i) => assert.equal(m, conversation[i], `message ${i} is not the object passed in`));
   });
@@ -29,7 +23,7 @@ describe("LangChain.js compileMessages against ctxc serve", () => {
   it("compacts a long tool-using conversation into a window, keeping pairs, ids and the system message", async () => {
     const conversation = codingConversation(12);
     const byId = new Map(conversation.map((m) => [m.id, m]));
-    const out = await compileMessages(conversation, { client, model: "gpt-4o", profile: "budget-aware", maxTokens: 16_000, reservedOutputTokens: 500 });
+    const out = await compileMessages(conversation, { client: ctxc.client, model: "gpt-4o", profile: "budget-aware", maxTokens: 16_000, reservedOutputTokens: 500 });
 
     assert.ok(out[0] instanceof SystemMessage);
     assert.equal(out[0], conversation[0], "the system message is the caller's own");
@@ -67,7 +61,7 @@ describe("LangChain.js compileMessages against ctxc serve", () => {
 
   it("summarizes what does not fit with policy-driven: a HumanMessage with a ctxc- id, pairs intact", async () => {
     const conversation = codingConversation(12);
-    const out = await compileMessages(conversation, { client, model: "gpt-4o", profile: "policy-driven", maxTokens: 4000, reservedOutputTokens: 500 });
+    const out = await compileMessages(conversation, { client: ctxc.client, model: "gpt-4o", profile: "policy-driven", maxTokens: 4000, reservedOutputTokens: 500 });
     assert.equal(out[0], conversation[0]);
     assert.equal(out[1], conversation[1], "the first task is kept");
     const summary = out[2];
@@ -82,7 +76,7 @@ describe("LangChain.js compileMessages against ctxc serve", () => {
 
   it("works as a Runnable, like trimMessages without messages", async () => {
     const conversation = codingConversation(2);
-    const chain = compileMessages({ client, model: "gpt-4o" }).pipe(RunnableLambda.from((ms: BaseMessage[]) => ms.map((m) => m.getType())));
+    const chain = compileMessages({ client: ctxc.client, model: "gpt-4o" }).pipe(RunnableLambda.from((ms: BaseMessage[]) => ms.map((m) => m.getType())));
     assert.deepEqual(await chain.invoke(conversation), conversation.map((m) => m.getType()));
   });
 
@@ -95,7 +89,7 @@ describe("LangChain.js compileMessages against ctxc serve", () => {
       new AIMessage({ content: "", tool_calls: [{ type: "tool_call", id: "call_pwd", name: "pwd", args: {} }] }),
       new ToolMessage({ content: "/src", tool_call_id: "call_pwd" }),
     ];
-    const out = await compileMessages(conversation, { client, model: "gpt-4o" });
+    const out = await compileMessages(conversation, { client: ctxc.client, model: "gpt-4o" });
     assert.equal(out[0], conversation[0]);
     assert.equal(out[1], conversation[1]);
     assert.equal(out[2], conversation[2]);
@@ -111,7 +105,7 @@ describe("LangChain.js compileMessages against ctxc serve", () => {
   });
 
   it("fails with the server's reason for a model it does not know", async () => {
-    const err = await compileMessages(codingConversation(1), { client, model: "no-such-model" }).catch((e: unknown) => e);
+    const err = await compileMessages(codingConversation(1), { client: ctxc.client, model: "no-such-model" }).catch((e: unknown) => e);
     assert.ok(err instanceof CtxcError);
     assert.equal(err.reason, "UNKNOWN_MODEL");
   });
@@ -120,7 +114,7 @@ describe("LangChain.js compileMessages against ctxc serve", () => {
     const conversation = codingConversation(12);
     const tokenCounter = (ms: BaseMessage[]) => ms.reduce((n, m) => n + String(m.content).length / 4, 0);
     const trimmed = await trimMessages(conversation, { maxTokens: 15_500, tokenCounter, strategy: "last", includeSystem: true, startOn: "human" });
-    const compiled = await compileMessages(conversation, { client, model: "gpt-4o", profile: "budget-aware", maxTokens: 16_000, reservedOutputTokens: 500 });
+    const compiled = await compileMessages(conversation, { client: ctxc.client, model: "gpt-4o", profile: "budget-aware", maxTokens: 16_000, reservedOutputTokens: 500 });
     assert.equal(trimmed[0].id, "sys");
     assert.equal(compiled[0], conversation[0]);
     // trimMessages keeps the newest turns whole and loses the task's beginning;

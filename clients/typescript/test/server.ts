@@ -5,7 +5,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
+
+import { CtxcClient } from "../src/index.js";
 
 export interface RunningServer {
   /** The gRPC address, host:port. */
@@ -50,6 +53,20 @@ export async function startServer(...args: string[]): Promise<RunningServer> {
     });
   });
   return { addr, stop: () => stop(child) };
+}
+
+/**
+ * serverForSuite starts a server before the enclosing suite's tests and stops
+ * it after them; inside the tests, fixture.client calls it.
+ */
+export function serverForSuite(...args: string[]): { server: RunningServer; client: CtxcClient } {
+  const fixture = {} as { server: RunningServer; client: CtxcClient };
+  before(async () => {
+    fixture.server = await startServer(...args);
+    fixture.client = new CtxcClient({ address: fixture.server.addr });
+  });
+  after(() => fixture.server.stop());
+  return fixture;
 }
 
 function stop(child: ChildProcess): Promise<void> {
