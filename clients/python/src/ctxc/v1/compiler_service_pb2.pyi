@@ -132,6 +132,40 @@ class CompactResponse(_message.Message):
     state: _agent_state_pb2.AgentState
     def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., budget_before: _Optional[_Union[TokenBudget, _Mapping]] = ..., budget_after: _Optional[_Union[TokenBudget, _Mapping]] = ..., report: _Optional[_Union[CompileReport, _Mapping]] = ...) -> None: ...
 
+class CompactionPoint(_message.Message):
+    __slots__ = ["after_message_id", "intake", "reason", "stable", "target_token_count", "token_count_after", "token_count_before"]
+    AFTER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    INTAKE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    STABLE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_TOKEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_COUNT_AFTER_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_COUNT_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    after_message_id: str
+    intake: bool
+    reason: str
+    stable: bool
+    target_token_count: int
+    token_count_after: int
+    token_count_before: int
+    def __init__(self, after_message_id: _Optional[str] = ..., reason: _Optional[str] = ..., intake: bool = ..., token_count_before: _Optional[int] = ..., token_count_after: _Optional[int] = ..., target_token_count: _Optional[int] = ..., stable: bool = ...) -> None: ...
+
+class CompactionReport(_message.Message):
+    __slots__ = ["forced", "points", "reached_token_count", "target_token_count", "trigger_fired", "trigger_token_count"]
+    FORCED_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    REACHED_TOKEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_TOKEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_FIRED_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_TOKEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    forced: bool
+    points: _containers.RepeatedCompositeFieldContainer[CompactionPoint]
+    reached_token_count: int
+    target_token_count: int
+    trigger_fired: bool
+    trigger_token_count: int
+    def __init__(self, trigger_token_count: _Optional[int] = ..., target_token_count: _Optional[int] = ..., reached_token_count: _Optional[int] = ..., trigger_fired: bool = ..., forced: bool = ..., points: _Optional[_Iterable[_Union[CompactionPoint, _Mapping]]] = ...) -> None: ...
+
 class CompileOptions(_message.Message):
     __slots__ = ["max_context_token_count", "render", "reserved_output_token_count", "soft_threshold_ratio", "template_variables", "view"]
     class TemplateVariablesEntry(_message.Message):
@@ -156,10 +190,11 @@ class CompileOptions(_message.Message):
     def __init__(self, view: _Optional[_Union[View, str]] = ..., reserved_output_token_count: _Optional[int] = ..., soft_threshold_ratio: _Optional[float] = ..., max_context_token_count: _Optional[int] = ..., render: _Optional[_Union[RenderFormat, str]] = ..., template_variables: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class CompileReport(_message.Message):
-    __slots__ = ["artifacts", "cache", "compacted", "first_changed_index", "messages", "model_usage", "planning_used", "profile", "repairs", "stages", "total_cost_usd", "warnings"]
+    __slots__ = ["artifacts", "cache", "compacted", "compaction", "first_changed_index", "messages", "model_usage", "planning_used", "profile", "repairs", "stages", "total_cost_usd", "warnings"]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     CACHE_FIELD_NUMBER: _ClassVar[int]
     COMPACTED_FIELD_NUMBER: _ClassVar[int]
+    COMPACTION_FIELD_NUMBER: _ClassVar[int]
     FIRST_CHANGED_INDEX_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     MODEL_USAGE_FIELD_NUMBER: _ClassVar[int]
@@ -172,6 +207,7 @@ class CompileReport(_message.Message):
     artifacts: _containers.RepeatedCompositeFieldContainer[ArtifactUsage]
     cache: CacheStats
     compacted: bool
+    compaction: CompactionReport
     first_changed_index: int
     messages: _containers.RepeatedCompositeFieldContainer[MessageReport]
     model_usage: _containers.RepeatedCompositeFieldContainer[ModelUsage]
@@ -181,7 +217,7 @@ class CompileReport(_message.Message):
     stages: _containers.RepeatedCompositeFieldContainer[StageReport]
     total_cost_usd: float
     warnings: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, profile: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[StageReport, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[MessageReport, _Mapping]]] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., first_changed_index: _Optional[int] = ..., compacted: bool = ..., planning_used: bool = ..., artifacts: _Optional[_Iterable[_Union[ArtifactUsage, _Mapping]]] = ..., model_usage: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., cache: _Optional[_Union[CacheStats, _Mapping]] = ..., total_cost_usd: _Optional[float] = ...) -> None: ...
+    def __init__(self, profile: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[StageReport, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[MessageReport, _Mapping]]] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., first_changed_index: _Optional[int] = ..., compacted: bool = ..., planning_used: bool = ..., artifacts: _Optional[_Iterable[_Union[ArtifactUsage, _Mapping]]] = ..., model_usage: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., cache: _Optional[_Union[CacheStats, _Mapping]] = ..., total_cost_usd: _Optional[float] = ..., compaction: _Optional[_Union[CompactionReport, _Mapping]] = ...) -> None: ...
 
 class CompileRequest(_message.Message):
     __slots__ = ["attachments", "input_format", "input_json", "model", "omit_stable_prefix", "options", "profile", "reset_history", "state", "state_blob"]
@@ -309,24 +345,28 @@ class ModelUsage(_message.Message):
     def __init__(self, task: _Optional[str] = ..., model: _Optional[str] = ..., call_count: _Optional[int] = ..., input_token_count: _Optional[int] = ..., output_token_count: _Optional[int] = ..., cost_usd: _Optional[float] = ...) -> None: ...
 
 class Profile(_message.Message):
-    __slots__ = ["bounded_log", "compact_on_execution_end", "default", "description", "name", "recent_turns", "source", "stages"]
+    __slots__ = ["bounded_log", "compact_on_execution_end", "compact_on_execution_error", "default", "description", "fit_target_ratio", "name", "recent_turns", "source", "stages"]
     BOUNDED_LOG_FIELD_NUMBER: _ClassVar[int]
     COMPACT_ON_EXECUTION_END_FIELD_NUMBER: _ClassVar[int]
+    COMPACT_ON_EXECUTION_ERROR_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    FIT_TARGET_RATIO_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     RECENT_TURNS_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     STAGES_FIELD_NUMBER: _ClassVar[int]
     bounded_log: bool
     compact_on_execution_end: bool
+    compact_on_execution_error: bool
     default: bool
     description: str
+    fit_target_ratio: float
     name: str
     recent_turns: int
     source: str
     stages: _containers.RepeatedCompositeFieldContainer[ProfileStage]
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[ProfileStage, _Mapping]]] = ..., default: bool = ..., source: _Optional[str] = ..., recent_turns: _Optional[int] = ..., bounded_log: bool = ..., compact_on_execution_end: bool = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[ProfileStage, _Mapping]]] = ..., default: bool = ..., source: _Optional[str] = ..., recent_turns: _Optional[int] = ..., bounded_log: bool = ..., compact_on_execution_end: bool = ..., compact_on_execution_error: bool = ..., fit_target_ratio: _Optional[float] = ...) -> None: ...
 
 class ProfileStage(_message.Message):
     __slots__ = ["policy", "settings_json", "stage"]
@@ -349,9 +389,10 @@ class Repair(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., message_id: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class RouteRequest(_message.Message):
-    __slots__ = ["event", "model", "profile", "reset_history", "state", "state_blob", "step", "user_turn", "want_state_blob"]
+    __slots__ = ["event", "model", "options", "profile", "reset_history", "state", "state_blob", "step", "user_turn", "want_state_blob"]
     EVENT_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     RESET_HISTORY_FIELD_NUMBER: _ClassVar[int]
     STATE_BLOB_FIELD_NUMBER: _ClassVar[int]
@@ -361,6 +402,7 @@ class RouteRequest(_message.Message):
     WANT_STATE_BLOB_FIELD_NUMBER: _ClassVar[int]
     event: Event
     model: _agent_state_pb2.ModelSpec
+    options: CompileOptions
     profile: str
     reset_history: bool
     state: _agent_state_pb2.AgentState
@@ -368,7 +410,7 @@ class RouteRequest(_message.Message):
     step: AgentStep
     user_turn: UserTurn
     want_state_blob: bool
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., user_turn: _Optional[_Union[UserTurn, _Mapping]] = ..., step: _Optional[_Union[AgentStep, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., want_state_blob: bool = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., user_turn: _Optional[_Union[UserTurn, _Mapping]] = ..., step: _Optional[_Union[AgentStep, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., want_state_blob: bool = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
     __slots__ = ["appended_message_ids", "compaction_report", "execution_ended", "history_discarded", "interrupted_execution_id", "state", "state_blob", "system_prompt_replaced"]
@@ -391,9 +433,11 @@ class RouteResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., appended_message_ids: _Optional[_Iterable[str]] = ..., execution_ended: bool = ..., compaction_report: _Optional[_Union[CompileReport, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., history_discarded: bool = ..., interrupted_execution_id: _Optional[str] = ..., system_prompt_replaced: bool = ...) -> None: ...
 
 class StageReport(_message.Message):
-    __slots__ = ["degraded", "degraded_reason", "duration_micros", "messages_affected", "messages_in", "messages_out", "policy", "skipped", "stage", "tokens_in", "tokens_out"]
+    __slots__ = ["compaction_point", "degraded", "degraded_reason", "detail", "duration_micros", "messages_affected", "messages_in", "messages_out", "policy", "skipped", "stage", "tokens_in", "tokens_out"]
+    COMPACTION_POINT_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_REASON_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
     DURATION_MICROS_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_AFFECTED_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_IN_FIELD_NUMBER: _ClassVar[int]
@@ -403,8 +447,10 @@ class StageReport(_message.Message):
     STAGE_FIELD_NUMBER: _ClassVar[int]
     TOKENS_IN_FIELD_NUMBER: _ClassVar[int]
     TOKENS_OUT_FIELD_NUMBER: _ClassVar[int]
+    compaction_point: int
     degraded: bool
     degraded_reason: str
+    detail: str
     duration_micros: int
     messages_affected: int
     messages_in: int
@@ -414,7 +460,7 @@ class StageReport(_message.Message):
     stage: str
     tokens_in: int
     tokens_out: int
-    def __init__(self, stage: _Optional[str] = ..., policy: _Optional[str] = ..., duration_micros: _Optional[int] = ..., messages_in: _Optional[int] = ..., messages_out: _Optional[int] = ..., tokens_in: _Optional[int] = ..., tokens_out: _Optional[int] = ..., messages_affected: _Optional[int] = ..., degraded: bool = ..., degraded_reason: _Optional[str] = ..., skipped: bool = ...) -> None: ...
+    def __init__(self, stage: _Optional[str] = ..., policy: _Optional[str] = ..., duration_micros: _Optional[int] = ..., messages_in: _Optional[int] = ..., messages_out: _Optional[int] = ..., tokens_in: _Optional[int] = ..., tokens_out: _Optional[int] = ..., messages_affected: _Optional[int] = ..., degraded: bool = ..., degraded_reason: _Optional[str] = ..., skipped: bool = ..., detail: _Optional[str] = ..., compaction_point: _Optional[int] = ...) -> None: ...
 
 class TokenBreakdown(_message.Message):
     __slots__ = ["conversation_token_count", "pinned_token_count", "summaries_token_count", "system_prompt_token_count", "tool_trace_token_count", "tools_token_count"]
