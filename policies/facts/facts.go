@@ -379,6 +379,9 @@ func Classify(sentence string, user bool) Class {
 		}
 		return Other
 	}
+	if narration(ws) && !Specific(strings.Join(ws[1:], " ")) {
+		return Filler
+	}
 	if narration(ws) {
 		return Other
 	}
@@ -466,20 +469,35 @@ func isPlainNumber(s string) bool {
 	return strings.Count(s, ".") <= 1
 }
 
-// errorWords mark a line that reports something going wrong.
-var errorWords = []string{"error", "fail", "panic", "exception", "denied", "refused", "timeout", "timed out", "fatal",
-	"crash", "backoff", "killed", "unavailable", "unreachable", "invalid", "forbidden", "unauthorized", "conflict",
-	"not found", "no such", "does not exist", "doesn't exist", "cannot", "can't", "unable", "exceeded", "overflow",
-	"out of range", "nil pointer", "segmentation", "aborted", "rejected", "deadlock", "no space", "traceback",
-	"undefined", "unexpected", "mismatch", "violat", "corrupt", "warning"}
+// errorStems start a word that reports something going wrong ("failed",
+// "errors", "panicked"); errorPhrases are whole phrases.
+var (
+	errorStems = []string{"error", "err", "fail", "panic", "exception", "denied", "refused", "timeout", "fatal", "crash",
+		"backoff", "killed", "unavailable", "unreachable", "invalid", "forbidden", "unauthorized", "conflict", "cannot",
+		"can't", "unable", "exceeded", "overflow", "segmentation", "segfault", "abort", "rejected", "deadlock",
+		"traceback", "undefined", "unexpected", "mismatch", "violat", "corrupt", "oomkilled", "crashloopbackoff"}
+	errorPhrases = []string{"timed out", "not found", "no such", "does not exist", "doesn't exist", "out of range",
+		"nil pointer", "no space", "out of memory", "permission denied", "connection reset"}
+)
 
-// ErrorLine reports whether a line reports an error: an error word, or an
+// ErrorLine reports whether a line reports an error: a word that starts like
+// an error word ("failed", but not "WithTimeout"), an error phrase, or an
 // error-like identifier (a code, a constant-style name, an exception type).
 func ErrorLine(line string) bool {
-	lower := strings.ToLower(line)
-	for _, w := range errorWords {
-		if strings.Contains(lower, w) {
-			return true
+	ws := strings.FieldsFunc(strings.ToLower(line), func(r rune) bool { return !(unicode.IsLetter(r) || r == '\'') })
+	for _, w := range ws {
+		for _, stem := range errorStems {
+			if strings.HasPrefix(w, stem) && (len(stem) > 3 || w == stem) {
+				return true
+			}
+		}
+	}
+	if len(ws) > 1 {
+		joined := " " + strings.Join(ws, " ") + " "
+		for _, p := range errorPhrases {
+			if strings.Contains(joined, " "+p+" ") {
+				return true
+			}
 		}
 	}
 	return hasCode(line)
@@ -607,7 +625,8 @@ func codeWord(w string) bool {
 	case w == "SQLSTATE":
 		return true
 	case upper > 0 && digits >= 2 && lower <= upper: // E1234, TS2304, ORA-00942, 55P03
-		return isUpper(w[0]) || (w[0] >= '0' && w[0] <= '9')
+		// Not a timestamp or a hash: a letter leads, or it is SQLSTATE-sized.
+		return isUpper(w[0]) || (len(w) == 5 && w[0] >= '0' && w[0] <= '9')
 	case underscore && lower == 0 && upper >= 2: // ERR_CONN_RESET
 		return true
 	case w[0] == 'E' && lower == 0 && digits == 0 && upper >= 5: // ECONNREFUSED

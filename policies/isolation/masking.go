@@ -219,7 +219,15 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt 
 		if exempt[p.ToolResult.Name] {
 			return c, false
 		}
-		ph := placeholder(w, m.ID, &p.ToolResult, cfg.PreviewChars)
+		// An output clamped earlier in the chain is described by its log
+		// original: its size and error lines are what the model should know.
+		original := p.ToolResult
+		if e.Changed {
+			if c, ok := logResult(w, e.SourceID, p.ToolResult.ToolCallID); ok {
+				original.Content = c
+			}
+		}
+		ph := placeholder(w, m.ID, &original, cfg.PreviewChars)
 		p.ToolResult.Content = ph
 		c.parts = append(c.parts, p)
 		placeholders = append(placeholders, ph)
@@ -241,6 +249,27 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt 
 	c.placeholder = strings.Join(placeholders, "\n")
 	c.tools = strings.Join(tools, ", ")
 	return c, true
+}
+
+// logResult finds the content of a tool result in the request's log. Only
+// changed entries need it, so a linear scan (from the newest) is enough.
+func logResult(w *policies.Work, messageID, callID string) (string, bool) {
+	if w.State == nil || messageID == "" {
+		return "", false
+	}
+	for i := len(w.State.Context.Messages) - 1; i >= 0; i-- {
+		m := &w.State.Context.Messages[i]
+		if m.ID != messageID {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Kind == policies.PartToolResult && p.ToolResult.ToolCallID == callID {
+				return p.ToolResult.Content, true
+			}
+		}
+		return "", false
+	}
+	return "", false
 }
 
 func countMessage(w *policies.Work, m *policies.Message) int {
