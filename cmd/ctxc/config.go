@@ -331,13 +331,14 @@ func (e *configFileError) Unwrap() error { return e.err }
 // setUp reads the configuration and builds the engine from it, returning every
 // problem of both at once (a bad setting, model registry entry, helper model,
 // cache or profile), so that one run lists them all.
-func setUp(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), tp trace.TracerProvider) (Config, *engine, error) {
+// The engine's parts (helper model clients, the Redis client) log to logTo.
+func setUp(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), tp trace.TracerProvider, logTo io.Writer) (Config, *engine, error) {
 	cfg, err := cf.load(fs, lookupEnv)
 	var fileErr *configFileError
 	if errors.As(err, &fileErr) {
 		return cfg, nil, err
 	}
-	eng, engErr := newEngine(cfg, tp)
+	eng, engErr := newEngine(cfg, tp, newLogger(logTo, cfg))
 	if err != nil || engErr != nil {
 		if eng != nil {
 			eng.close()

@@ -17,8 +17,7 @@ import (
 // TLS, tokens, the refusal to serve in the open, limits and the gateway's
 // browser rules.
 
-// validateSecurity checks TLS and authentication, and refuses a
-// non-loopback address with neither unless insecure is set.
+// validateSecurity checks the TLS and token settings.
 func (c *Config) validateSecurity() []error {
 	var problems []error
 	bad := func(key, format string, args ...any) {
@@ -38,12 +37,19 @@ func (c *Config) validateSecurity() []error {
 			bad(f.key, "%v", err)
 		}
 	}
+	return problems
+}
+
+// validateExposure refuses a non-loopback address with neither TLS nor
+// authentication, unless insecure is set.
+func (c *Config) validateExposure() []error {
 	if c.TLSCert != "" || c.AuthTokenFile != "" || c.Insecure {
-		return problems
+		return nil
 	}
+	var problems []error
 	for _, l := range []struct{ key, addr string }{{"listen", c.Listen}, {"http_listen", c.HTTPListen}} {
 		if l.addr != "" && !localAddress(l.addr) {
-			bad(l.key, "refusing to serve on %s without TLS or authentication: other machines could call it; set tls_cert and tls_key, or auth_token_file, or insecure to serve it in the open anyway", l.addr)
+			problems = append(problems, fmt.Errorf("%s: refusing to serve on %s without TLS or authentication: other machines could call it; set tls_cert and tls_key, or auth_token_file, or insecure to serve it in the open anyway", l.key, l.addr))
 		}
 	}
 	return problems

@@ -22,8 +22,12 @@ import (
 func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
 	fs := newFlagSet(io, "serve", "[--config FILE] [flags]",
 		"Serve the gRPC API (ctxc.v1.ContextCompilerService, grpc.health.v1, reflection) until SIGTERM\n"+
-			"or SIGINT, then stop gracefully: health turns NOT_SERVING, new calls are refused and\n"+
-			"in-flight calls get --grace-period to finish.\n\n"+
+			"or SIGINT, then stop gracefully: health turns NOT_SERVING while calls are still served for\n"+
+			"--drain-delay, then new calls are refused and in-flight calls get --grace-period to finish.\n\n"+
+			"On an address other than loopback or a Unix socket it needs TLS (--tls-cert, --tls-key;\n"+
+			"--tls-client-ca for mTLS) or bearer tokens (--auth-token-file), or --insecure. Calls are\n"+
+			"admitted within --max-concurrent-calls and --max-inflight-bytes, and refused with\n"+
+			"RESOURCE_EXHAUSTED and a retry hint beyond them.\n\n"+
 			"With --http-listen, the same API is served as HTTP/JSON on its own port: every RPC as\n"+
 			"POST /ctxc.v1.ContextCompilerService/<Method> with the request as the JSON body, health\n"+
 			"at GET /healthz. On SIGTERM the HTTP requests in flight finish first, then the gRPC server\n"+
@@ -43,8 +47,9 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 	if tracingErr != nil {
 		tp, shutdownTracing = noop.NewTracerProvider(), func(context.Context) error { return nil }
 	}
-	cfg, eng, err := setUp(fs, cf, lookupEnv, tp)
-	if err := errors.Join(tracingErr, err); err != nil {
+	cfg, eng, err := setUp(fs, cf, lookupEnv, tp, io.err)
+	// Only a server is refused for listening in the open.
+	if err := errors.Join(tracingErr, err, errors.Join(cfg.validateExposure()...)); err != nil {
 		printProblems(io.err, "invalid configuration", err)
 		_ = shutdownTracing(context.Background())
 		return exitError

@@ -28,7 +28,7 @@ func (s *Server) Client(t testing.TB, model string, change func(*llm.Config)) *l
 // MemoryCache returns an in-memory summary cache with the default settings.
 func MemoryCache(t testing.TB) *summarycache.Cache {
 	t.Helper()
-	cache, err := summarycache.New(summarycache.DefaultConfig())
+	cache, err := summarycache.New(summarycache.DefaultConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
