@@ -142,7 +142,9 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		recovery.StreamServerInterceptor(recoverOpts...))
 
 	lim := cfg.Limits
+	codec := newDecodeCodec()
 	gs := grpc.NewServer(
+		grpc.ForceServerCodecV2(codec),
 		grpc.Creds(newServerCredentials(cfg.TLS)),
 		grpc.InTapHandle(adm.tap),
 		grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
@@ -167,7 +169,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 			Timeout:               20 * time.Second,
 		}),
 	)
-	gs.RegisterService(apiServiceDesc(log), svc)
+	gs.RegisterService(apiServiceDesc(codec, log), svc)
 	hs := health.NewServer()
 	for _, name := range healthServices {
 		hs.SetServingStatus(name, healthpb.HealthCheckResponse_NOT_SERVING)
