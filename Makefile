@@ -74,8 +74,10 @@ test: deps build $(BIN)/grpcurl python-stubs
 test-short:
 	$(GO) test -short ./...
 
+# The benchmarks, then the load test of `make test` as a 60s soak.
 bench: $(BIN)/grpcurl
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
+	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ctxc ./cmd/ctxc
