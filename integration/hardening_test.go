@@ -290,7 +290,7 @@ func TestHelperModelFailuresFallBack(t *testing.T) {
 	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Status: http.StatusBadGateway} })
 	reason, err = compactDegraded(t, s, context.Background(), "502")
 	reasons = append(reasons, reason)
-	if err != nil || !strings.Contains(reason, "gpt-4o-mini server_error (HTTP 502)") {
+	if err != nil || !strings.Contains(reason, "gpt-4o-mini server_error after 1 attempt(s) (HTTP 502)") {
 		t.Errorf("a 502: %v, reason %q", err, reason)
 	}
 	fake.Close()
