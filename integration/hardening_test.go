@@ -209,9 +209,10 @@ func TestLargeCountTokensDoNotStarveSmallCalls(t *testing.T) {
 	}
 }
 
-// llmConfig writes a config whose summarizer is at url and whose profile
-// "llm-compact" uses it.
-func llmConfig(t *testing.T, url, extra string) string {
+// llmConfig writes a config whose summarizer is at url (with the call
+// timeout and retries given) and whose profile "llm-compact" uses it; extra
+// is more of the file.
+func llmConfig(t *testing.T, url, timeout string, retries int, extra string) string {
 	t.Helper()
 	config := filepath.Join(t.TempDir(), "ctxc.yaml")
 	if err := os.WriteFile(config, []byte(`
@@ -219,8 +220,8 @@ models:
   summarizer:
     model: gpt-4o-mini
     base_url: `+url+`
-    timeout: 30s
-    max_retries: 0
+    timeout: `+timeout+`
+    max_retries: `+strconv.Itoa(retries)+`
 `+extra+`
 profiles:
   - name: llm-compact
@@ -264,7 +265,7 @@ func compactDegraded(t *testing.T, s *server, ctx context.Context, tag string) (
 // deterministic fallback, and the reason names the failure only.
 func TestHelperModelFailuresFallBack(t *testing.T) {
 	fake := llmtest.NewServer(t)
-	s := startServer(t, "--config", llmConfig(t, fake.URL, ""))
+	s := startServer(t, "--config", llmConfig(t, fake.URL, "30s", 0, ""))
 	host := strings.TrimPrefix(strings.TrimSuffix(fake.URL, "/v1"), "http://")
 
 	var reasons []string
@@ -330,7 +331,7 @@ func TestRedisOutageDoesNotMultiplyModelCalls(t *testing.T) {
 	redis := redistest.Start(t)
 	fake := llmtest.NewServer(t)
 	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Content: "## Goal\nFix TestReserveStock."} })
-	s := startServer(t, "--config", llmConfig(t, fake.URL, "summary_cache:\n  redis_url: "+redis.URL+"\n"))
+	s := startServer(t, "--config", llmConfig(t, fake.URL, "30s", 0, "summary_cache:\n  redis_url: "+redis.URL+"\n"))
 	for range 3 {
 		if reason, err := compactDegraded(t, s, context.Background(), "same"); err != nil || reason != "" {
 			t.Fatalf("%v %q", err, reason)

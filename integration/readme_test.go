@@ -43,6 +43,9 @@ var readmeSectionsCheckedApart = map[string]string{
 		"the benchmark and start-up figures are wall-clock times, which no test asserts",
 	"## Measuring long sessions": "cmd/ctxc's TestReadmeEvalTableMatches compares the session line and the table " +
 		"with what ctxc eval prints",
+	"## Running it safely": "cmd/ctxc's TestReadmeLimitsTable compares the limits table, the token length and the retry hint " +
+		"with the code; TestReadmeSharedServiceConfigLoads loads its configuration; the behaviour it describes is " +
+		"tested through the binary (security_test.go, hardening_test.go, connections_test.go)",
 }
 
 func readReadme(t *testing.T) *readme {

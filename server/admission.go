@@ -83,8 +83,8 @@ func DefaultLimits() Limits {
 	}
 }
 
-// retryDelay is the RetryInfo hint of a call refused because the server is busy.
-const retryDelay = time.Second
+// RetryDelay is the RetryInfo hint of a call refused because the server is busy.
+const RetryDelay = time.Second
 
 // reasonOverloaded is the ErrorInfo reason of a call refused by admission control.
 const reasonOverloaded = "OVERLOADED"
@@ -225,10 +225,10 @@ func peerAddress(ctx context.Context) string {
 // overloaded is the status of a call refused for a limit: RESOURCE_EXHAUSTED
 // with the limit named and a retry hint.
 func overloaded(limit string, value int64) error {
-	st := status.New(codes.ResourceExhausted, fmt.Sprintf("server busy (%s %d reached); retry after %s", limit, value, retryDelay))
+	st := status.New(codes.ResourceExhausted, fmt.Sprintf("server busy (%s %d reached); retry after %s", limit, value, RetryDelay))
 	withDetails, err := st.WithDetails(
 		&errdetails.ErrorInfo{Reason: reasonOverloaded, Domain: ErrorDomain, Metadata: map[string]string{"limit": limit}},
-		&errdetails.RetryInfo{RetryDelay: durationpb.New(retryDelay)})
+		&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryDelay)})
 	if err != nil {
 		return st.Err()
 	}

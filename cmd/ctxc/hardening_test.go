@@ -10,6 +10,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/compiler"
 	"github.com/contextcompiler/ctxc/llm"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {
@@ -114,6 +115,15 @@ func TestReadmeLimitsTable(t *testing.T) {
 	for _, row := range rows {
 		if !strings.Contains(section, row) {
 			t.Errorf("the limits table lacks the row starting %s", row)
+		}
+	}
+	safely, _, _ := strings.Cut(string(readme[strings.Index(string(readme), "\n## Running it safely\n"):]), "\n### Limits\n")
+	for _, quote := range []string{
+		"`<name> <token>` (at least " + strconv.Itoa(server.MinTokenLength) + " characters;",
+		"`google.rpc.RetryInfo` of " + server.RetryDelay.String() + " (HTTP 429 with `Retry-After: " + strconv.Itoa(int(server.RetryDelay.Seconds())) + "`)",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(safely), " "), quote) {
+			t.Errorf("Running it safely does not say %q", quote)
 		}
 	}
 }
