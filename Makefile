@@ -84,8 +84,10 @@ test-clients: deps build
 test-short:
 	$(GO) test -short ./...
 
+# The benchmarks, the load test of `make test` as a 60s soak, then the clients side by side.
 bench: $(BIN)/grpcurl bench-clients
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
+	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
 
 # LangChain.js: compileMessages through ctxc against trimMessages, side by side.
 bench-clients: deps build

@@ -46,6 +46,9 @@ var readmeSectionsCheckedApart = map[string]string{
 	"## Client libraries": "the packages' requirements are their manifests' (client/version_test.go checks their versions); " +
 		"the side-by-side figures are what `make bench-clients` measured (times, and what each call keeps, which " +
 		"moves with the compaction policies); no test asserts them",
+	"## Running it safely": "cmd/ctxc's TestReadmeLimitsTable compares the limits table, the token length and the retry hint " +
+		"with the code; TestReadmeSharedServiceConfigLoads loads its configuration; the behaviour it describes is " +
+		"tested through the binary (security_test.go, hardening_test.go, connections_test.go)",
 }
 
 func readReadme(t *testing.T) *readme {
