@@ -84,7 +84,8 @@ test-clients: deps build
 test-short:
 	$(GO) test -short ./...
 
-# The benchmarks, the load test of `make test` as a 60s soak, then the clients side by side.
+# The clients side by side (a prerequisite, so first), the benchmarks, then the
+# load test of `make test` as a 60s soak.
 bench: $(BIN)/grpcurl bench-clients
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
 	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
