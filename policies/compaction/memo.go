@@ -72,8 +72,9 @@ func (m *Memo) classified(text string, user bool) []sentence {
 		}
 	}
 	var out []sentence
-	for _, s := range facts.Sentences(text) {
-		out = append(out, sentence{s, facts.Classify(s, user), facts.Specific(s)})
+	ss := facts.Sentences(text)
+	for i, c := range facts.ClassifyAll(ss, user) {
+		out = append(out, sentence{ss[i], c, facts.Specific(ss[i])})
 	}
 	if m != nil {
 		m.sentences.Add(key, out)
@@ -91,8 +92,11 @@ func (m *Memo) output(content string) outputLines {
 	}
 	var out outputLines
 	out.errors = facts.ErrorLines(content, 2, 160)
-	if lines := facts.ErrorLines(content, 1, 200); len(lines) > 0 && facts.ErrorLine(lines[0]) {
-		out.observed = lines[0]
+	for _, line := range facts.ErrorLines(content, 3, 200) {
+		if facts.Trouble(line) {
+			out.observed = line
+			break
+		}
 	}
 	if m != nil {
 		m.outputs.Add(key, out)

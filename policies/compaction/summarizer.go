@@ -211,9 +211,9 @@ func (b *summaryBuilder) add(section, item string) {
 	b.items[section] = append(b.items[section], item)
 }
 
-// addFailure records a failed call once, by call id; a failure known as
-// resolved stays resolved.
-func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) {
+// addFailure records a failed call once, by call id (or by its text when it
+// has none); a failure known as resolved stays resolved.
+func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) *failure {
 	item = strings.Join(strings.Fields(item), " ")
 	for strings.HasSuffix(item, resolvedMark) {
 		item, resolved = strings.TrimSuffix(item, resolvedMark), true
@@ -224,11 +224,12 @@ func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) {
 	}
 	if f, ok := b.byCall[key]; ok {
 		f.resolved = f.resolved || resolved
-		return
+		return f
 	}
 	f := &failure{tool: tool, call: call, item: item, resolved: resolved}
 	b.failures = append(b.failures, f)
 	b.byCall[key] = f
+	return f
 }
 
 // merge carries the facts of an earlier summary into this one.
@@ -287,10 +288,21 @@ func (b *summaryBuilder) read(span []policies.Message) {
 	calls := map[string]policies.ToolCall{}
 	keys := pathKeys()
 	lastRequest, answered := "", true
+	var eventFailures []*failure
 	for i := range span {
 		m := &span[i]
 		switch {
 		case m.Kind == policies.KindEvent:
+			// An event that reports an error (a failed agent step, a provider
+			// error) is a failure like a tool's: the agent going on after it
+			// resolved it.
+			if text := strings.TrimSpace(m.Text()); facts.Trouble(text) {
+				f := b.addFailure("", "", facts.Elide(strings.Join(strings.Fields(text), " "), 240), false)
+				if !f.resolved {
+					eventFailures = append(eventFailures, f)
+				}
+				continue
+			}
 			for _, s := range facts.Sentences(m.Text()) {
 				if facts.Classify(s, false) != facts.Filler {
 					b.add(secEvents, s)
@@ -311,6 +323,10 @@ func (b *summaryBuilder) read(span []policies.Message) {
 				b.add(secUserNotes, line)
 			}
 		case m.Role == policies.RoleAssistant:
+			for _, f := range eventFailures {
+				f.resolved = true
+			}
+			eventFailures = nil
 			for _, p := range m.Parts {
 				if p.Kind != policies.PartToolCall {
 					continue
@@ -548,9 +564,16 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 		b.items[secTools] = []string{t}
 	}
 	b.items[secOpenErrors], b.items[secResolved] = nil, nil
+	resolved := map[string]bool{}
 	for _, f := range b.failures {
 		if f.resolved {
-			b.items[secResolved] = append(b.items[secResolved], compactFailure(f)+resolvedMark)
+			// The same error of the same tool, resolved again, is one item:
+			// without its call id nothing tells the two apart.
+			item := compactFailure(f) + resolvedMark
+			if !resolved[item] {
+				resolved[item] = true
+				b.items[secResolved] = append(b.items[secResolved], item)
+			}
 		} else {
 			b.items[secOpenErrors] = append(b.items[secOpenErrors], f.item)
 		}

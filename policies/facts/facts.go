@@ -198,13 +198,87 @@ var (
 	)
 )
 
+// infoLeadIns open a sentence that tells rather than asks ("Also good to
+// know: the load test tenant is t_loadtest_50", "FYI: Dmitri owns
+// billing-svc"): it is a note, or a constraint when it says so in strong
+// words, never a request.
+var infoLeadIns = cueSet("fyi", "btw", "by the way", "for the record", "for context", "for reference", "for your information",
+	"good to know", "also good to know", "also fyi", "also for the record", "also note", "also note that", "note", "note that",
+	"heads up", "heads-up", "just so you know", "just fyi", "keep in mind", "bear in mind", "context", "background",
+	"worth knowing", "worth noting", "side note", "ps", "p.s", "one more thing", "useful to know", "also useful to know")
+
+// endorsements are short sentences that only point back: "That's the
+// approach." makes the sentence before it the decision.
+var endorsementOpeners = cueSet("that's", "that is", "this is", "which is", "it's", "so that's", "ok that's", "okay that's")
+
+var endorsementNouns = cueSet("approach", "plan", "decision", "way forward", "fix", "call", "choice", "conclusion",
+	"direction", "route", "path forward", "solution", "option we take", "one")
+
+var endorsementPhrases = cueSet("agreed", "let's go with that", "let's do that", "go with that", "going with that", "decision made",
+	"settled", "so be it", "that settles it", "we'll do that", "we'll go with that", "i'll go with that", "let's go with it",
+	"sounds like the way", "that's what we'll do", "that's what i'll do", "that's the one")
+
+// Endorses reports whether a sentence only endorses the one before it
+// ("That's the approach.", "Agreed.", "Let's go with that."): the sentence
+// before is then a decision, and this one carries nothing of its own.
+func Endorses(sentence string) bool {
+	ws := words(sentence)
+	if len(ws) == 0 || len(ws) > 7 || len(Identifiers(sentence)) > 0 {
+		return false
+	}
+	if endorsementPhrases[strings.Join(ws, " ")] {
+		return true
+	}
+	for n := 1; n <= 3 && n < len(ws); n++ {
+		if !endorsementOpeners[strings.Join(ws[:n], " ")] {
+			continue
+		}
+		rest := ws[n:]
+		for len(rest) > 0 && (rest[0] == "the" || rest[0] == "our" || rest[0] == "my" || rest[0] == "what" || rest[0] == "a" || rest[0] == "your") {
+			rest = rest[1:]
+		}
+		for k := 1; k <= 3 && k <= len(rest); k++ {
+			if endorsementNouns[strings.Join(rest[:k], " ")] && k >= len(rest)-1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ClassifyAll classifies the sentences of one message in order, reading
+// endorsements back: the sentence an endorsement points to is a decision (a
+// constraint when the user wrote it), and the endorsement itself is filler.
+func ClassifyAll(sentences []string, user bool) []Class {
+	out := make([]Class, len(sentences))
+	for i, s := range sentences {
+		out[i] = Classify(s, user)
+		if !Endorses(s) {
+			continue
+		}
+		out[i] = Filler
+		for k := i - 1; k >= 0; k-- {
+			if out[k] == Filler {
+				continue
+			}
+			promoted := Decision
+			if user {
+				promoted = Constraint
+			}
+			out[k] = max(out[k], promoted)
+			break
+		}
+	}
+	return out
+}
+
 // politeRequest cues make a request wherever they stand.
 var politeRequest = cueSet("can you", "could you", "would you", "please", "i need you", "we need you", "i'd like you", "i want you")
 
-// obligation cues make a sentence about the speaker a rule after all ("I
-// don't want any new dependencies").
-var obligation = cueSet("must", "have to", "has to", "need", "needs", "should", "can't", "cannot", "don't", "do not",
-	"never", "always", "only", "want", "prefer", "require", "won't")
+// speakerRule cues make "I ..." a rule; "never", "always" and "only" alone do
+// not ("I always forget the flag").
+var speakerRule = cueSet("must", "have to", "has to", "need", "needs", "should", "can't", "cannot", "don't", "do not",
+	"want", "prefer", "require", "won't", "expect", "insist")
 
 // narrationOpeners and narrationVerbs make "Let me read the file" or "I'll run
 // the tests again": an assistant saying what it is about to look at, which is
@@ -363,10 +437,20 @@ func Classify(sentence string, user bool) Class {
 	if fillerOpeners.opens(ws) && len(ws) <= 8 && !hasID && !constraintCues.matchAny(ws[1:]) {
 		return Filler
 	}
+	if Endorses(sentence) {
+		return Filler
+	}
+	if user && infoLeadIns.opens(ws) {
+		if strongConstraint.matchAny(ws) {
+			return Constraint
+		}
+		return Other
+	}
 	if user {
 		if constraintCues.matchAny(ws) || imperativeOpeners.opens(ws) {
-			// "I never understood it": a remark about the speaker, not a rule.
-			if ws[0] == "i" && !obligation.matchAny(ws) && !Specific(sentence) {
+			// "I never understood it": a remark about the speaker, not a rule;
+			// "I never want a force-push" is one.
+			if ws[0] == "i" && !Specific(sentence) && !speakerRule.matchAny(ws) {
 				return Other
 			}
 			return Constraint
@@ -379,10 +463,10 @@ func Classify(sentence string, user bool) Class {
 		}
 		return Other
 	}
-	if narration(ws) && !Specific(strings.Join(ws[1:], " ")) {
-		return Filler
-	}
-	if narration(ws) {
+	if narration(ws) && !strongDecision.matchAny(ws) {
+		if !Specific(strings.Join(ws[1:], " ")) {
+			return Filler
+		}
 		return Other
 	}
 	if decisionCues.matchAny(ws) {
@@ -470,25 +554,51 @@ func isPlainNumber(s string) bool {
 }
 
 // errorStems start a word that reports something going wrong ("failed",
-// "errors", "panicked"); errorPhrases are whole phrases.
+// "errors", "panicked"); weakErrorStems too, but they also describe what a
+// passing test checks ("rejects invalid cursor"); errorPhrases are whole
+// phrases.
 var (
 	errorStems = []string{"error", "err", "fail", "panic", "exception", "denied", "refused", "timeout", "fatal", "crash",
-		"backoff", "killed", "unavailable", "unreachable", "invalid", "forbidden", "unauthorized", "conflict", "cannot",
-		"can't", "unable", "exceeded", "overflow", "segmentation", "segfault", "abort", "rejected", "deadlock",
-		"traceback", "undefined", "unexpected", "mismatch", "violat", "corrupt", "oomkilled", "crashloopbackoff"}
-	errorPhrases = []string{"timed out", "not found", "no such", "does not exist", "doesn't exist", "out of range",
-		"nil pointer", "no space", "out of memory", "permission denied", "connection reset"}
+		"backoff", "killed", "unavailable", "unreachable", "forbidden", "unauthorized", "exceeded", "overflow",
+		"segmentation", "segfault", "abort", "deadlock", "traceback", "violat", "corrupt", "oomkilled", "crashloopbackoff"}
+	weakErrorStems = []string{"invalid", "conflict", "cannot", "can't", "unable", "rejected", "undefined", "unexpected", "mismatch"}
+	errorPhrases   = []string{"timed out", "not found", "no such", "does not exist", "doesn't exist", "out of range",
+		"nil pointer", "no space", "out of memory", "permission denied", "connection reset", "too many", "declared and not used"}
 )
+
+// successMarks open a line that reports something that went right.
+var successMarks = []string{"✓", "✔", "√", "ok ", "ok\t", "pass", "--- pass", "passed", "success"}
 
 // ErrorLine reports whether a line reports an error: a word that starts like
 // an error word ("failed", but not "WithTimeout"), an error phrase, or an
 // error-like identifier (a code, a constant-style name, an exception type).
-func ErrorLine(line string) bool {
-	ws := strings.FieldsFunc(strings.ToLower(line), func(r rune) bool { return !(unicode.IsLetter(r) || r == '\'') })
+func ErrorLine(line string) bool { return errorScore(line) > 0 }
+
+// errorScore ranks how plainly a line reports an error: 3 with an error code,
+// 2 with an error word or phrase, 1 with a word that only may report one
+// ("invalid"), 0 for none or a line that reports a success ("✓ rejects
+// invalid cursor").
+func errorScore(line string) int {
+	lower := strings.ToLower(strings.TrimSpace(line))
+	for _, m := range successMarks {
+		if strings.HasPrefix(lower, m) {
+			return 0
+		}
+	}
+	if hasCode(line) {
+		return 3
+	}
+	ws := strings.FieldsFunc(lower, func(r rune) bool { return !(unicode.IsLetter(r) || r == '\'') })
+	score := 0
 	for _, w := range ws {
 		for _, stem := range errorStems {
 			if strings.HasPrefix(w, stem) && (len(stem) > 3 || w == stem) {
-				return true
+				return 2
+			}
+		}
+		for _, stem := range weakErrorStems {
+			if strings.HasPrefix(w, stem) {
+				score = 1
 			}
 		}
 	}
@@ -496,48 +606,94 @@ func ErrorLine(line string) bool {
 		joined := " " + strings.Join(ws, " ") + " "
 		for _, p := range errorPhrases {
 			if strings.Contains(joined, " "+p+" ") {
-				return true
+				return 2
 			}
 		}
 	}
-	return hasCode(line)
+	return score
 }
 
 // ErrorLines returns the lines of a failed tool's output worth keeping when
-// the output itself goes, at most max, each cut to maxLine runes: the lines
-// that report an error (ErrorLine), those with an error code first; the first
-// non-empty line when none does.
+// the output itself goes, at most max, each cut to maxLine runes (Elide): the
+// lines that report an error, those with an error code first, then those
+// with an error word, then those that only may report one; the last
+// non-empty line (where a run says how it ended) when none does.
 func ErrorLines(content string, max, maxLine int) []string {
-	var coded, worded []string
-	first := ""
+	var ranked [4][]string
+	last := ""
 	seen := map[string]bool{}
 	for _, l := range headAndTail(strings.Split(content, "\n"), errorScanHead, errorScanTail) {
 		l = strings.TrimSpace(l)
-		if l == "" || seen[l] {
+		if l == "" {
+			continue
+		}
+		last = l
+		if seen[l] {
 			continue
 		}
 		seen[l] = true
-		if first == "" {
-			first = l
-		}
-		switch {
-		case hasCode(l):
-			coded = append(coded, l)
-		case ErrorLine(l):
-			worded = append(worded, l)
+		if score := errorScore(l); score > 0 {
+			ranked[score] = append(ranked[score], l)
 		}
 	}
 	var out []string
-	for _, l := range append(coded, worded...) {
-		if len(out) == max {
-			break
+	for score := 3; score > 0; score-- {
+		for _, l := range ranked[score] {
+			if len(out) == max {
+				return out
+			}
+			out = append(out, Elide(l, maxLine))
 		}
-		out = append(out, shorten(l, maxLine))
 	}
-	if len(out) == 0 && first != "" && max > 0 {
-		out = append(out, shorten(first, maxLine))
+	if len(out) == 0 && last != "" && max > 0 {
+		out = append(out, Elide(last, maxLine))
 	}
 	return out
+}
+
+// Elide cuts a line to n runes by leaving out its middle, marked "…": an
+// error line names its cause at the end ("write /var/lib/docker/…: no space
+// left on device (ENOSPC)") and its operation at the start, while the middle
+// is a long path, hash or payload. The cut falls on spaces where it can.
+func Elide(line string, n int) string {
+	runes := []rune(line)
+	if len(runes) <= n || n < 8 {
+		return shorten(line, n)
+	}
+	keep := n - 3 // " … "
+	head, tail := keep*2/5, keep-keep*2/5
+	h := string(runes[:head])
+	if i := strings.LastIndexByte(h, ' '); i > len(h)/2 {
+		h = h[:i]
+	}
+	t := string(runes[len(runes)-tail:])
+	if i := strings.IndexByte(t, ' '); i >= 0 && i < len(t)/2 {
+		t = t[i+1:]
+	}
+	return strings.TrimRight(h, " ") + " … " + strings.TrimLeft(t, " ")
+}
+
+// Trouble reports whether a line of a tool output that went through reports
+// something going wrong worth noting (a failing test in a passing run, a
+// crash-looping pod): a plain error line (not one that only may be one) that
+// is a statement, not source code a read or a grep showed ("if err != nil {",
+// an import of "errors").
+func Trouble(line string) bool {
+	if errorScore(line) < 2 || codeLike(line) {
+		return false
+	}
+	return hasCode(line) || len(strings.Fields(line)) >= 3
+}
+
+// codeLike reports whether a line reads as source code.
+func codeLike(line string) bool {
+	t := strings.TrimSpace(line)
+	for _, marker := range []string{"{", "}", ":=", "!=", "==", "=>", "->", "();", "//", "/*", "#include", "import ", "return ", "func ", "def ", "raise ", "throw ", "catch", "except "} {
+		if strings.Contains(t, marker) {
+			return true
+		}
+	}
+	return strings.HasSuffix(t, ";") || strings.HasSuffix(t, ",") || (strings.HasPrefix(t, `"`) && strings.HasSuffix(t, `"`))
 }
 
 // mayHold is a cheap scan that rules out, before any regular expression runs,
@@ -590,15 +746,15 @@ func hasCode(line string) bool {
 	if !mayHold(line, false) {
 		return false
 	}
-	prev := ""
+	prev, prev2 := "", ""
 	for _, w := range strings.FieldsFunc(line, func(r rune) bool {
 		return !(r == '_' || r == '-' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r))
 	}) {
 		w = strings.Trim(w, ".-")
-		if codeWord(w) || (isNumber(w) && statusWord(prev)) {
+		if codeWord(w) || (isNumber(w) && statusWord(prev) && errorStatus(prev2, prev, w)) {
 			return true
 		}
-		prev = w
+		prev2, prev = prev, w
 	}
 	return false
 }
@@ -650,6 +806,24 @@ func isNumber(w string) bool {
 		}
 	}
 	return true
+}
+
+// errorStatus reports whether a status number reports trouble: an HTTP
+// status of 400 or more, an exit status or any other code but 0
+// ("status=200" in a request log is no error, "exit status 137" is).
+func errorStatus(before, word, number string) bool {
+	n := 0
+	for i := 0; i < len(number) && i < 6; i++ {
+		n = n*10 + int(number[i]-'0')
+	}
+	switch w := strings.ToLower(word); {
+	case w == "status" && (strings.EqualFold(before, "exit") || strings.EqualFold(before, "return")):
+		return n != 0
+	case w == "http" || w == "status" || strings.HasPrefix(w, "http/"):
+		return n >= 400 && n < 600
+	default:
+		return n != 0
+	}
 }
 
 // statusWord is a word a status number follows ("HTTP 503", "exit code 2").
