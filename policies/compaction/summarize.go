@@ -205,12 +205,43 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 			return
 		}
 	}
-	p.budget = int(float64(total) * s.cfg.MergeFillRatio)
 	for _, i := range summaries {
 		p.remove[i] = true
 	}
 	p.reset()
 	s.collect(w, p, visible)
+	p.budget = s.mergeBudget(p, total, w.Counter)
+}
+
+// mergeBudget is the budget of a summary that merges all the others: at most
+// merge_fill_ratio of the budget of all summaries, and no more than its facts
+// need (with a tenth of that budget to spare, and at least a third of it), so
+// that the merge, which costs the cached prefix anyway, leaves room for as
+// many stacked summaries as it can before the next one. What it leaves out is
+// the least important: items lighter than any fact.
+func (s summarize) mergeBudget(p *summaryPlan, total int, counter policies.TokenCounter) int {
+	full := int(float64(total) * s.cfg.MergeFillRatio)
+	lo := min(total/3, full)
+	req := SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, Counter: counter}
+	keepsFacts := func(budget int) bool {
+		req.BudgetTokens = budget
+		_, lost := s.det.fit(req)
+		return lost < factWeight
+	}
+	if !keepsFacts(lo) {
+		// Bisect for the least budget that keeps every fact.
+		hi := full
+		for hi-lo > total/50+1 {
+			mid := (lo + hi) / 2
+			if keepsFacts(mid) {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		lo = hi
+	}
+	return min(lo+total/10, full)
 }
 
 // reset forgets what collect gathered, keeping the removed set.
