@@ -19,7 +19,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BUILD_TAGS := grpcnotrace
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps grpcurl tools generate python-stubs lint test test-clients test-short bench bench-clients run build docker clean
+.PHONY: all deps grpcurl tools generate python-stubs lint test test-clients test-short bench bench-clients bench-sessions run build docker clean
 
 all: build
 
@@ -84,11 +84,21 @@ test-clients: deps build
 test-short:
 	$(GO) test -short ./...
 
-# The clients side by side (a prerequisite, so first), the benchmarks, then the
-# load test of `make test` as a 60s soak.
-bench: $(BIN)/grpcurl bench-clients
+# The clients side by side (a prerequisite, so first), the generated long
+# sessions, the benchmarks, then the load test of `make test` as a 60s soak.
+bench: $(BIN)/grpcurl bench-clients bench-sessions
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
 	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
+
+# Twelve generated 40-turn sessions through ctxc eval, on the path that lets
+# Route record compaction and on the stateless one (README, "Measuring long
+# sessions").
+SESSIONS_DIR ?= $(CURDIR)/.sessions
+bench-sessions: build
+	mkdir -p $(SESSIONS_DIR)
+	for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do $(BIN)/ctxc eval --generate $$seed > $(SESSIONS_DIR)/synth-$$seed.jsonl; done
+	$(BIN)/ctxc eval --profiles budget-aware,policy-driven $(SESSIONS_DIR)/synth-*.jsonl
+	$(BIN)/ctxc eval --route-profile pragmatic --profiles budget-aware,policy-driven $(SESSIONS_DIR)/synth-*.jsonl
 
 # LangChain.js: compileMessages through ctxc against trimMessages, side by side.
 bench-clients: deps build

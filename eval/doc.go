@@ -84,7 +84,8 @@
 // budget.context_window_token_count minus reserved_output_token_count. The
 // row gives the mean over all compiles and over the pressured ones: those
 // whose report says compacted, or whose uncompacted context (the Budget RPC
-// for the same state, profile and options) is over the soft threshold.
+// for the same state without the summaries and masks Route recorded in it,
+// same profile and options) is over the soft threshold.
 //
 // Prompt cache: a compiled input is the sequence of items [system prompt (the
 // compiled message 0 when it is a system message), tool definitions and

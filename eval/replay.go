@@ -320,7 +320,8 @@ type Compile struct {
 	UsableTokens int  `json:"usable_tokens"`
 	Compacted    bool `json:"compacted"`
 	// Pressured: the compile compacted, or the Budget of the same request
-	// (the uncompacted context) is over the soft threshold.
+	// without the compaction Route or Compact recorded in the state (the
+	// uncompacted context) is over the soft threshold.
 	Pressured bool `json:"pressured"`
 	// InputTokens is len: the tokens of [system prompt, tools, messages...],
 	// counted with CountTokens (tools: the budget's tools_token_count).
@@ -331,6 +332,32 @@ type Compile struct {
 	First        bool `json:"first,omitempty"`
 	PrefixTokens int  `json:"prefix_tokens"`
 	NewTokens    int  `json:"new_tokens"`
+}
+
+// uncompacted returns st without the summaries and masks compaction recorded
+// in it: the context as it would be had nothing been compacted.
+func uncompacted(st *ctxcv1.AgentState) *ctxcv1.AgentState {
+	recorded := false
+	for _, m := range st.GetContext().GetMessages() {
+		if m.GetMask() != nil || m.GetKind() == ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY {
+			recorded = true
+			break
+		}
+	}
+	if !recorded {
+		return st
+	}
+	out := proto.Clone(st).(*ctxcv1.AgentState)
+	kept := out.Context.Messages[:0]
+	for _, m := range out.Context.Messages {
+		if m.GetKind() == ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY {
+			continue
+		}
+		m.Mask = nil
+		kept = append(kept, m)
+	}
+	out.Context.Messages = kept
+	return out
 }
 
 // OK reports whether the compile succeeded.
@@ -360,7 +387,7 @@ func (r *replay) compile(ctx context.Context, line int, afterStep bool) (Compile
 	rec.Compacted = resp.GetReport().GetCompacted()
 	rec.Pressured = rec.Compacted
 	if !rec.Pressured {
-		br, err := r.svc.Budget(ctx, &ctxcv1.BudgetRequest{State: r.state, Profile: r.profile, Options: opts})
+		br, err := r.svc.Budget(ctx, &ctxcv1.BudgetRequest{State: uncompacted(r.state), Profile: r.profile, Options: opts})
 		if err != nil {
 			return rec, fmt.Errorf("%s line %d: Budget with profile %s: %w", r.session.Name, line, r.profile, err)
 		}

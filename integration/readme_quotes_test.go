@@ -130,7 +130,7 @@ func readmeQuotes() []readmeQuote {
 			}
 			return []any{len(sum.GetCoversMessageIds()), int(a.compacted(t).GetBudgetBefore().GetUsedTokenCount()), compiled.Used}
 		}},
-		{"followed by the output's first and last # characters.", func(t *testing.T, a *readmeAnswers) []any {
+		{"followed by the output's first and last # characters", func(t *testing.T, a *readmeAnswers) []any {
 			original := toolOutput(t, "coding-agent.json", "t3")
 			placeholder := maskOf(t, a, "t3").GetPlaceholder()
 			_, rest, _ := strings.Cut(placeholder, "\nhead: ")

@@ -693,7 +693,15 @@ func codeLike(line string) bool {
 			return true
 		}
 	}
-	return strings.HasSuffix(t, ";") || strings.HasSuffix(t, ",") || (strings.HasPrefix(t, `"`) && strings.HasSuffix(t, `"`))
+	if strings.HasSuffix(t, ";") || strings.HasSuffix(t, ",") || (strings.HasPrefix(t, `"`) && strings.HasSuffix(t, `"`)) {
+		return true
+	}
+	// A call statement: t.Errorf("reserve %s: %v", sku, err)
+	if open := strings.IndexByte(t, '('); open > 0 && strings.HasSuffix(t, ")") {
+		callee := t[:open]
+		return !strings.ContainsAny(callee, " \t:") && strings.Contains(callee, ".")
+	}
+	return false
 }
 
 // mayHold is a cheap scan that rules out, before any regular expression runs,
