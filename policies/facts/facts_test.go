@@ -243,6 +243,7 @@ func TestTrouble(t *testing.T) {
 		`"errors"`:                                                    false,
 		"if err := FetchMediaCursor(ctx); err != nil {":               false,
 		"return fmt.Errorf(\"load config: %w\", err)":                 false,
+		`t.Errorf("reserve %s: %v", sku, err)`:                        false,
 		"packages/a.test.ts > rejects invalid cursor (385 ms)":        false, // only may be one
 	} {
 		if got := Trouble(line); got != want {
