@@ -144,6 +144,10 @@ type ModelInfo struct {
 	// Prices in US dollars per million tokens; 0 when unknown.
 	InputPricePerMTok  float64
 	OutputPricePerMTok float64
+	// Assumption is set for a model the registry lacks, counted with its
+	// provider's defaults: what was assumed, for the report's warnings (the
+	// estimate stage adds it). Empty for a registered model.
+	Assumption string
 }
 
 // Entry is one message of the working view, with its bookkeeping.

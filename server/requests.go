@@ -63,8 +63,11 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 		return compiler.StateSource{}, d.err()
 	case src.FromBlob:
 		decoded, err := stateblob.Decode(blob)
-		if err != nil {
+		if err != nil && !reset {
 			return compiler.StateSource{}, blobError(err)
+		}
+		if err != nil {
+			return d.freshSource(src, model, blobProblem(err))
 		}
 		in = decoded
 	}
@@ -82,12 +85,47 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 				Model: &ctxcv1.ModelSpec{Name: model.GetName(), Provider: in.GetModel().GetProvider()}}
 		}
 	}
-	st, err := d.state("state", in)
+	// A blob holds what a ctxc response returned, so a state in it that fails
+	// validation was damaged: with reset it is discarded like a corrupt blob.
+	check := d
+	if src.FromBlob && reset {
+		check = &decoder{limits: d.limits}
+	}
+	st, err := check.state("state", in)
 	if err != nil {
 		return compiler.StateSource{}, err
 	}
+	if v := check.violations; check != d && len(v) > 0 {
+		return d.freshSource(src, model, "its state is invalid: "+v[0].Field+": "+v[0].Description)
+	}
 	src.State = st
 	return src, nil
+}
+
+// freshSource starts a fresh state in place of a state_blob that reset_history
+// lets the call discard because it cannot be used (seed 002 discards state it
+// cannot read): the state is empty but for the call's model, which the call
+// must then name.
+func (d *decoder) freshSource(src compiler.StateSource, model *ctxcv1.ModelSpec, why string) (compiler.StateSource, error) {
+	if model == nil {
+		d.violate("model", "required: reset_history discarded the state_blob ("+why+"), so the call must name the model")
+		return compiler.StateSource{}, d.err()
+	}
+	if src.Model.Name == "" {
+		src.Model = d.model("model", model)
+	}
+	src.State = &policies.State{SchemaVersion: policies.CurrentSchemaVersion, Model: src.Model}
+	src.Discarded, src.DiscardReason = true, why
+	return src, nil
+}
+
+// blobProblem says what is wrong with a blob: its reason and description.
+func blobProblem(err error) string {
+	var de *stateblob.DecodeError
+	if errors.As(err, &de) {
+		return de.Reason + " (" + de.Description + ")"
+	}
+	return err.Error()
 }
 
 // blobError turns a blob decoding failure into the domain's error: a blob of a
