@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -24,8 +25,10 @@ func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRe
 	if err != nil {
 		return compiler.CompileRequest{}, err
 	}
+	opts := d.options("options", req.GetOptions())
+	opts.Goal = d.goal("goal", req.GetGoal())
 	out := compiler.CompileRequest{
-		Request:           compiler.Request{Source: src, Profile: req.GetProfile(), Options: d.options("options", req.GetOptions())},
+		Request:           compiler.Request{Source: src, Profile: req.GetProfile(), Options: opts},
 		Attachments:       d.attachments("attachments", req.GetAttachments()),
 		Input:             d.providerInput(req.GetInputFormat(), req.GetInputJson()),
 		TemplateVariables: req.GetOptions().GetTemplateVariables(),
@@ -154,6 +157,25 @@ func (d *decoder) providerInput(format ctxcv1.InputFormat, body string) *compile
 		return &compiler.ProviderInput{Format: policies.RenderFormat(format), Body: []byte(body)}
 	}
 	return nil
+}
+
+// maxGoalBytes bounds a Compile's goal: it goes into the planner's prompt
+// and every extract's query.
+const maxGoalBytes = 8 << 10
+
+// goal converts a Compile's goal; nil when the request has none.
+func (d *decoder) goal(path string, in *ctxcv1.ContextGoal) *policies.Goal {
+	if in == nil {
+		return nil
+	}
+	g := &policies.Goal{Description: in.GetDescription(), SuccessCriteria: in.GetSuccessCriteria()}
+	if strings.TrimSpace(g.Description) == "" {
+		d.violate(path+".description", "required when goal is set: what the agent is trying to achieve")
+	}
+	if n := len(g.Text()); n > maxGoalBytes {
+		d.violate(path, fmt.Sprintf("%d bytes of description and success criteria, over the limit of %d", n, maxGoalBytes))
+	}
+	return g
 }
 
 // attachments converts and checks the documents attached to a Compile.
