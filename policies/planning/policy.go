@@ -404,10 +404,14 @@ func (p policy) applyOutcomes(w *policies.Work, arts []*Artifact, outcomes map[s
 		}
 		w.Artifacts = append(w.Artifacts, usage)
 		if a.entry < 0 {
-			if o.strategy == StrategyExclude {
+			switch {
+			case o.strategy == StrategyExclude:
 				// The request carried it: leaving it out is worth a warning.
 				w.Warn(fmt.Sprintf("%s: attachment %q left out: %s", p.typ(), a.ID, o.reason))
 				continue
+			case o.strategy == StrategyExtract && p.placeOnly:
+				// No planner chose to cut it: the budget did.
+				w.Warn(fmt.Sprintf("%s: attachment %q cut to an extract of %d of its %d characters: %s", p.typ(), a.ID, len(o.content), a.Size, o.reason))
 			}
 			attached = append(attached, attachmentBlock(a, o.content))
 			continue
