@@ -68,7 +68,11 @@ func TestSeedPromises(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		derived := first.GetReport().GetArtifacts()[1].GetArtifactId()
+		arts := first.GetReport().GetArtifacts()
+		if len(arts) != 2 {
+			t.Fatalf("artifacts %v, want both attachments", arts)
+		}
+		derived := arts[1].GetArtifactId()
 		if !strings.HasPrefix(derived, "doc-") || len(derived) != len("doc-")+16 {
 			t.Fatalf("an attachment without an id got id %q, want doc- and 16 hex digits of its content's hash", derived)
 		}
