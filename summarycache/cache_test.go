@@ -102,12 +102,17 @@ func TestKey(t *testing.T) {
 	}
 }
 
-func TestHitsAndMisses(t *testing.T) {
-	backends := map[string]func(t *testing.T) string{
+// backends gives each backend's redis_url by name: the memory cache, and a
+// real redis-server started for the test.
+func backends() map[string]func(t *testing.T) string {
+	return map[string]func(t *testing.T) string{
 		"memory": func(*testing.T) string { return "" },
 		"redis":  func(t *testing.T) string { return startRedis(t).URL },
 	}
-	for name, url := range backends {
+}
+
+func TestHitsAndMisses(t *testing.T) {
+	for name, url := range backends() {
 		t.Run(name, func(t *testing.T) {
 			c := newCache(t, url(t))
 			var calls atomic.Int32
@@ -136,11 +141,7 @@ func TestHitsAndMisses(t *testing.T) {
 // TestLookupAndStore: what Store puts is what Lookup finds, replaced by a
 // later Store; lookups count as hits and misses.
 func TestLookupAndStore(t *testing.T) {
-	backends := map[string]func(t *testing.T) string{
-		"memory": func(*testing.T) string { return "" },
-		"redis":  func(t *testing.T) string { return startRedis(t).URL },
-	}
-	for name, url := range backends {
+	for name, url := range backends() {
 		t.Run(name, func(t *testing.T) {
 			c := newCache(t, url(t))
 			ctx := context.Background()

@@ -273,28 +273,28 @@ func TestResolveRegistry(t *testing.T) {
 		{"unknown without window, of an unknown provider", policies.ModelSpec{Name: "my-finetune", Provider: "acme-cloud"}, policies.ModelInfo{}, "", true},
 		// Seed 004, "works with no configuration": the provider's defaults.
 		{"unknown with a known provider", policies.ModelSpec{Name: "my-finetune", Provider: "openai"},
-			policies.ModelInfo{Name: "my-finetune", Provider: "openai", ContextWindow: 128000, MaxOutputTokens: 16384, Assumption: assumed("my-finetune", "openai", "o200k_base*1.00", 128000, 16384)},
+			byDefaults("my-finetune", "openai", "o200k_base*1.00", 128000, 16384),
 			"o200k_base*1.00 (openai default)", false},
 		{"unknown claude- name", policies.ModelSpec{Name: "claude-opus-7"},
-			policies.ModelInfo{Name: "claude-opus-7", Provider: "anthropic", ContextWindow: 200000, MaxOutputTokens: 8192, Assumption: assumed("claude-opus-7", "anthropic", "cl100k_base*1.20", 200000, 8192)},
+			byDefaults("claude-opus-7", "anthropic", "cl100k_base*1.20", 200000, 8192),
 			"cl100k_base*1.20 (anthropic default)", false},
 		{"unknown gpt- name", policies.ModelSpec{Name: "GPT-7-turbo"},
-			policies.ModelInfo{Name: "GPT-7-turbo", Provider: "openai", ContextWindow: 128000, MaxOutputTokens: 16384, Assumption: assumed("GPT-7-turbo", "openai", "o200k_base*1.00", 128000, 16384)},
+			byDefaults("GPT-7-turbo", "openai", "o200k_base*1.00", 128000, 16384),
 			"o200k_base*1.00 (openai default)", false},
 		{"unknown o-series name", policies.ModelSpec{Name: "o4-pro"},
-			policies.ModelInfo{Name: "o4-pro", Provider: "openai", ContextWindow: 128000, MaxOutputTokens: 16384, Assumption: assumed("o4-pro", "openai", "o200k_base*1.00", 128000, 16384)},
+			byDefaults("o4-pro", "openai", "o200k_base*1.00", 128000, 16384),
 			"o200k_base*1.00 (openai default)", false},
 		{"unknown gemini- name behind models/", policies.ModelSpec{Name: "models/gemini-3.0-ultra"},
-			policies.ModelInfo{Name: "models/gemini-3.0-ultra", Provider: "google", ContextWindow: 1048576, MaxOutputTokens: 8192, Assumption: assumed("models/gemini-3.0-ultra", "google", "o200k_base*1.10", 1048576, 8192)},
+			byDefaults("models/gemini-3.0-ultra", "google", "o200k_base*1.10", 1048576, 8192),
 			"o200k_base*1.10 (google default)", false},
 		{"unknown ollama tag", policies.ModelSpec{Name: "qwen4:14b"},
-			policies.ModelInfo{Name: "qwen4:14b", Provider: "ollama", ContextWindow: 8192, MaxOutputTokens: 2048, Assumption: assumed("qwen4:14b", "ollama", "cl100k_base*1.10", 8192, 2048)},
+			byDefaults("qwen4:14b", "ollama", "cl100k_base*1.10", 8192, 2048),
 			"cl100k_base*1.10 (ollama default)", false},
 		{"a provider qualifier names the provider", policies.ModelSpec{Name: "ollama/my-finetune"},
-			policies.ModelInfo{Name: "ollama/my-finetune", Provider: "ollama", ContextWindow: 8192, MaxOutputTokens: 2048, Assumption: assumed("ollama/my-finetune", "ollama", "cl100k_base*1.10", 8192, 2048)},
+			byDefaults("ollama/my-finetune", "ollama", "cl100k_base*1.10", 8192, 2048),
 			"cl100k_base*1.10 (ollama default)", false},
 		{"the request's provider wins over the name", policies.ModelSpec{Name: "llama-next", Provider: "google"},
-			policies.ModelInfo{Name: "llama-next", Provider: "google", ContextWindow: 1048576, MaxOutputTokens: 8192, Assumption: assumed("llama-next", "google", "o200k_base*1.10", 1048576, 8192)},
+			byDefaults("llama-next", "google", "o200k_base*1.10", 1048576, 8192),
 			"o200k_base*1.10 (google default)", false},
 		// Provider lock (issue 15): the counter is the model's own provider's.
 		{"a registered model is counted as its own provider's", policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "openai"},
@@ -326,11 +326,11 @@ func TestResolveRegistry(t *testing.T) {
 	}
 }
 
-// assumed is the Assumption of an unregistered model counted with its
+// byDefaults is the ModelInfo of an unregistered model counted with its
 // provider's defaults, with no window in the request.
-func assumed(model, provider, counter string, window, maxOut int) string {
-	return fmt.Sprintf("model %q is not in the model registry: counted with provider %s's defaults (%s, an estimate), in the provider's default window of %d tokens with %d reserved for output; "+
-		"add the model to the config file's model_registry, or give state.model.context_window_token_count, for its own figures", model, provider, counter, window, maxOut)
+func byDefaults(model, provider, counter string, window, maxOut int) policies.ModelInfo {
+	return policies.ModelInfo{Name: model, Provider: provider, ContextWindow: window, MaxOutputTokens: maxOut, Assumption: fmt.Sprintf("model %q is not in the model registry: counted with provider %s's defaults (%s, an estimate), in the provider's default window of %d tokens with %d reserved for output; "+
+		"add the model to the config file's model_registry, or give state.model.context_window_token_count, for its own figures", model, provider, counter, window, maxOut)}
 }
 
 func TestProviderOf(t *testing.T) {
