@@ -1,6 +1,11 @@
 # syntax=docker/dockerfile:1
 # Build: make docker (or docker build --build-arg VERSION=$(git describe --tags --always) -t ctxc .)
-# Run:   docker run -p 50051:50051 ctxc
+# Run:   the image listens on 0.0.0.0, so ctxc serve refuses to start without TLS or tokens
+#        unless told it may serve in the open (README, "Running it safely"):
+#          docker run -p 50051:50051 -v /srv/ctxc:/etc/ctxc:ro \
+#            -e CTXC_TLS_CERT=/etc/ctxc/tls.crt -e CTXC_TLS_KEY=/etc/ctxc/tls.key \
+#            -e CTXC_AUTH_TOKEN_FILE=/etc/ctxc/tokens ctxc
+#          docker run -p 50051:50051 -e CTXC_INSECURE=true ctxc   # trusted networks only
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
@@ -15,9 +20,14 @@ RUN CGO_ENABLED=0 go build -trimpath -tags grpcnotrace -ldflags "-s -w -X main.v
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/ctxc /ctxc
 # Inside a container the server must accept connections from outside it;
-# `ctxc health` reads the same variable and probes 127.0.0.1 on that port.
+# `ctxc health` reads the same variables and probes 127.0.0.1 on that port
+# (over TLS when CTXC_TLS_CERT is set). Reflection is off in the image (it
+# maps the API for whoever reaches the port; CTXC_REFLECTION=true turns it
+# on), and SIGTERM drains for 5s before the port closes.
 ENV CTXC_LISTEN=0.0.0.0:50051 \
-    CTXC_LOG_FORMAT=json
+    CTXC_LOG_FORMAT=json \
+    CTXC_REFLECTION=false \
+    CTXC_DRAIN_DELAY=5s
 EXPOSE 50051
 USER nonroot:nonroot
 HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 CMD ["/ctxc", "health"]

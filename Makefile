@@ -19,7 +19,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BUILD_TAGS := grpcnotrace
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps grpcurl tools generate python-stubs lint test test-short bench run build docker clean
+.PHONY: all deps grpcurl tools generate python-stubs lint test test-clients test-short bench bench-clients run build docker clean
 
 all: build
 
@@ -45,18 +45,18 @@ deps:
 grpcurl: $(BIN)/grpcurl
 tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/grpcurl
 
-generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway
+generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway python-stubs
 	rm -rf gen/ctxc
 	$(BIN)/buf generate
 
-# Python client stubs for the sidecar example and its integration test, generated
-# at build time with Debian's protoc and grpc_python_plugin (scripts/deps.sh)
-# so that they match Debian's python3-grpcio and python3-protobuf; the
-# well-known types come from libprotobuf-dev's /usr/include.
-PY_STUBS := build/python
+# Python stubs of the ctxc Python package (clients/python), generated with
+# Debian's protoc and grpc_python_plugin (scripts/deps.sh; the well-known types
+# come from libprotobuf-dev's /usr/include) and committed, so `pip install
+# clients/python` needs no protoc; the examples import them too.
+PY_STUBS := clients/python/src
 python-stubs: deps
-	rm -rf $(PY_STUBS) && mkdir -p $(PY_STUBS)
-	protoc -I proto -I /usr/include --python_out=$(PY_STUBS) --grpc_python_out=$(PY_STUBS) \
+	rm -f $(PY_STUBS)/ctxc/v1/*_pb2*.py $(PY_STUBS)/ctxc/v1/*_pb2*.pyi
+	protoc -I proto -I /usr/include --python_out=$(PY_STUBS) --pyi_out=$(PY_STUBS) --grpc_python_out=$(PY_STUBS) \
 		--plugin=protoc-gen-grpc_python=$$(command -v grpc_python_plugin) ctxc/v1/agent_state.proto ctxc/v1/compiler_service.proto
 
 lint: $(BIN)/buf
@@ -67,15 +67,32 @@ lint: $(BIN)/buf
 
 # Integration tests build the real binary with `make build` and drive it with
 # grpcurl from ./bin; a missing program fails them. ./bin/ctxc is built too, for
-# the README's commands.
-test: deps build $(BIN)/grpcurl python-stubs
+# the README's commands. test-clients runs the client packages' own tests.
+test: deps build $(BIN)/grpcurl python-stubs test-clients
 	CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
+
+# The client packages (clients/), each tested against a real `ctxc serve` of
+# ./bin/ctxc: npm (Node 20 with npm; Debian's protoc and the package's
+# protoc-gen-es generate the TypeScript types), Debian's python3-grpcio,
+# phpunit and Composer's autoloader (scripts/deps.sh).
+CLIENTS_PYTHON ?= /usr/bin/python3
+test-clients: deps build
+	cd clients/typescript && npm ci --no-audit --no-fund && CTXC_BIN=$(BIN)/ctxc npm test
+	cd clients/python && CTXC_BIN=$(BIN)/ctxc PYTHONPATH=src:. $(CLIENTS_PYTHON) -m unittest discover -s tests -t .
+	cd clients/php && COMPOSER_ALLOW_SUPERUSER=1 composer dump-autoload --dev --quiet && CTXC_BIN=$(BIN)/ctxc phpunit
 
 test-short:
 	$(GO) test -short ./...
 
-bench: $(BIN)/grpcurl
+# The clients side by side (a prerequisite, so first), the benchmarks, then the
+# load test of `make test` as a 60s soak.
+bench: $(BIN)/grpcurl bench-clients
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
+	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
+
+# LangChain.js: compileMessages through ctxc against trimMessages, side by side.
+bench-clients: deps build
+	cd clients/typescript && npm ci --no-audit --no-fund && CTXC_BIN=$(BIN)/ctxc npm run bench
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ctxc ./cmd/ctxc

@@ -33,8 +33,10 @@ type CountResult struct {
 	Provenance policies.Provenance
 }
 
-// CountTokens counts each text and message with the model's or encoding's counter.
-func (s *Service) CountTokens(_ context.Context, req CountRequest) (*CountResult, error) {
+// CountTokens counts each text and message with the model's or encoding's
+// counter. It stops at the call's deadline between one text or message and
+// the next; the server's admission limits bound how many run at once.
+func (s *Service) CountTokens(ctx context.Context, req CountRequest) (*CountResult, error) {
 	counter, err := s.counter(&req)
 	if err != nil {
 		return nil, err
@@ -42,12 +44,18 @@ func (s *Service) CountTokens(_ context.Context, req CountRequest) (*CountResult
 	textProvenance := counterProvenance(counter)
 	res := &CountResult{Counter: counter.Name()}
 	for _, t := range req.Texts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		n := counter.CountText(t)
 		res.Total += n
 		res.Provenance = max(res.Provenance, textProvenance)
 		res.Texts = append(res.Texts, TokenCount{Tokens: n, Provenance: textProvenance})
 	}
 	for i := range req.Messages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		n, p := counter.CountMessage(&req.Messages[i])
 		res.Total += n
 		res.Provenance = max(res.Provenance, p)

@@ -269,6 +269,10 @@ func (r *replay) run(ctx context.Context) ([]Compile, error) {
 		}
 		req := proto.Clone(l.Route).(*ctxcv1.RouteRequest)
 		req.State, req.Profile = r.state, routeProfile
+		// A profile that compacts when an execution ends does so for the
+		// window the runtime compiles with.
+		window := r.window
+		req.Options = &ctxcv1.CompileOptions{MaxContextTokenCount: &window}
 		resp, err := r.svc.Route(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: Route with profile %s: %w", r.session.Name, l.Number, routeProfile, err)

@@ -2,15 +2,25 @@ package integration
 
 import (
 	"context"
+	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/llm/llmtest"
+	"github.com/contextcompiler/ctxc/summarycache/redistest"
 )
 
 // TestTemplateAmplificationRefused: a 1.1 MB Compile whose system prompt holds
@@ -42,12 +52,18 @@ func TestTemplateAmplificationRefused(t *testing.T) {
 // peakRSS reads a process's peak resident set size (VmHWM) in bytes.
 func peakRSS(t *testing.T, pid int) int64 {
 	t.Helper()
+	return procStatus(t, pid, "VmHWM:")
+}
+
+// procStatus reads a size in kB from /proc/<pid>/status, in bytes.
+func procStatus(t *testing.T, pid int, field string) int64 {
+	t.Helper()
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			if err != nil {
 				t.Fatal(err)
@@ -55,6 +71,285 @@ func peakRSS(t *testing.T, pid int) int64 {
 			return kb << 10
 		}
 	}
-	t.Fatal("no VmHWM in /proc status")
+	t.Fatalf("no %s in /proc status", field)
 	return 0
+}
+
+// largeCompile is the coding-agent example with an old tool output of size
+// bytes, which compaction clamps: real work over a large request.
+func largeCompile(t *testing.T, size int, tag string) *ctxcv1.CompileRequest {
+	t.Helper()
+	req := readExample(t, "coding-agent.json")
+	line := "ok  \tgithub.com/acme/store/internal/" + tag + "\t0.012s coverage: 81.2% of statements\n"
+	req.State.Context.Messages[5].Parts[0].GetToolResult().Content = strings.Repeat(line, size/len(line))
+	return req
+}
+
+// overloaded reports whether err is admission control's refusal: RESOURCE_EXHAUSTED
+// with reason OVERLOADED and a retry hint.
+func overloaded(err error) bool {
+	st := status.Convert(err)
+	var reason string
+	var retry bool
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			reason = d.GetReason()
+		case *errdetails.RetryInfo:
+			retry = d.GetRetryDelay().AsDuration() > 0
+		}
+	}
+	return st.Code() == codes.ResourceExhausted && reason == "OVERLOADED" && retry
+}
+
+// TestLargeRequestsStayUnderInflightBytes: 16 concurrent 20 MiB Compiles once
+// took 1.3 GB. With 64 MiB of requests worked on at once, the rest wait
+// their turn or are refused with a retry hint, and memory stays bounded.
+func TestLargeRequestsStayUnderInflightBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 320 MiB of requests")
+	}
+	const inflight = 64 << 20
+	s := startServer(t, "--max-inflight-bytes", strconv.Itoa(inflight), "--max-queue-wait", "2s", "--max-concurrent-calls", "8")
+	baseline := currentRSS(t, s.cmd.Process.Pid)
+	var (
+		wg                 sync.WaitGroup
+		mu                 sync.Mutex
+		ok, refused        int
+		failures           []error
+		sizes              = 20 << 20
+		concurrentRequests = 16
+	)
+	for i := range concurrentRequests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := largeCompile(t, sizes, strconv.Itoa(i))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			_, err := s.client().Compile(ctx, req, grpc.MaxCallSendMsgSize(64<<20), grpc.MaxCallRecvMsgSize(64<<20))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				ok++
+			case overloaded(err):
+				refused++
+			default:
+				failures = append(failures, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range failures {
+		t.Errorf("a call failed other than by admission: %v", err)
+	}
+	peak := peakRSS(t, s.cmd.Process.Pid)
+	t.Logf("%d compiled, %d refused with a retry hint; RSS %d MiB before, peak %d MiB", ok, refused, baseline>>20, peak>>20)
+	if ok == 0 {
+		t.Error("no large request was served")
+	}
+	// At most 8 requests are received at once (160 MiB, held raw and
+	// decoded), of which at most 64 MiB are worked on; measured 552 MiB.
+	if ceiling := int64(800 << 20); peak > ceiling {
+		t.Errorf("peak RSS %d MiB, want under %d MiB", peak>>20, ceiling>>20)
+	}
+}
+
+// currentRSS reads a process's resident set size (VmRSS) in bytes.
+func currentRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	return procStatus(t, pid, "VmRSS:")
+}
+
+// TestLargeCountTokensDoNotStarveSmallCalls: four 20 MiB CountTokens once took
+// 1.9 GB and slowed a small probe 50-fold. They are admitted within the
+// in-flight bytes like any call, and a small call beside them is served.
+func TestLargeCountTokensDoNotStarveSmallCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 80 MiB of requests")
+	}
+	s := startServer(t, "--max-inflight-bytes", strconv.Itoa(48<<20), "--max-queue-wait", "100ms")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	text := strings.Repeat("func (s *Store) Reserve(ctx context.Context, sku string, n int) error { return nil }\n", (20<<20)/85)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.client().CountTokens(context.Background(), &ctxcv1.CountTokensRequest{Counter: &ctxcv1.CountTokensRequest_Model{Model: "gpt-4o"}, Texts: []string{text}})
+			errs <- err
+		}()
+	}
+	probe := &ctxcv1.CountTokensRequest{Counter: &ctxcv1.CountTokensRequest_Model{Model: "gpt-4o"}, Texts: []string{"Hello, world!"}}
+	for range 20 {
+		resp, err := s.client().CountTokens(context.Background(), probe)
+		if err != nil || resp.GetTotalTokenCount() != 4 {
+			t.Fatalf("the small probe: %v %v", resp, err)
+		}
+	}
+	wg.Wait()
+	close(errs)
+	var ok int
+	for err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case !overloaded(err):
+			t.Errorf("a large CountTokens failed other than by admission: %v", err)
+		}
+	}
+	peak := peakRSS(t, s.cmd.Process.Pid)
+	t.Logf("%d of 4 large counts served; peak RSS %d MiB", ok, peak>>20)
+	if ok == 0 {
+		t.Error("no large count was served")
+	}
+	if ceiling := int64(600 << 20); peak > ceiling {
+		t.Errorf("peak RSS %d MiB, want under %d MiB", peak>>20, ceiling>>20)
+	}
+}
+
+// llmConfig writes a config whose summarizer is at url (with the call
+// timeout and retries given) and whose profile "llm-compact" uses it; extra
+// is more of the file.
+func llmConfig(t *testing.T, url, timeout string, retries int, extra string) string {
+	t.Helper()
+	config := filepath.Join(t.TempDir(), "ctxc.yaml")
+	if err := os.WriteFile(config, []byte(`
+models:
+  summarizer:
+    model: gpt-4o-mini
+    base_url: `+url+`
+    timeout: `+timeout+`
+    max_retries: `+strconv.Itoa(retries)+`
+`+extra+`
+profiles:
+  - name: llm-compact
+    stages:
+      - policy: normalize
+      - policy: project
+      - policy: estimate
+      - policy: token_budget
+      - policy: llm_summarize
+      - policy: truncate
+      - policy: repair
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config
+}
+
+// compactDegraded compacts the coding-agent example with llm-compact and
+// returns llm_summarize's degraded reason ("" when not degraded).
+func compactDegraded(t *testing.T, s *server, ctx context.Context, tag string) (string, error) {
+	t.Helper()
+	window := uint32(2000)
+	req := readExample(t, "coding-agent.json")
+	req.State.Context.Messages[3].Parts[0].GetToolResult().Content += "\n" + tag // a span of its own: no cached summary
+	resp, err := s.client().Compact(ctx, &ctxcv1.CompactRequest{State: req.GetState(), Profile: "llm-compact", Options: &ctxcv1.CompileOptions{MaxContextTokenCount: &window}})
+	if err != nil {
+		return "", err
+	}
+	for _, st := range resp.GetReport().GetStages() {
+		if st.GetPolicy() == "llm_summarize" && st.GetDegraded() {
+			return st.GetDegradedReason(), nil
+		}
+	}
+	return "", nil
+}
+
+// TestHelperModelFailuresFallBack: a helper model answering 200 MiB once drove
+// the server to 4.9 GB; one that hangs ate the caller's deadline; a failure's
+// reason showed the model's internal URL. Now the answer is read through
+// max_reply_bytes, the call leaves a share of the deadline to the
+// deterministic fallback, and the reason names the failure only.
+func TestHelperModelFailuresFallBack(t *testing.T) {
+	fake := llmtest.NewServer(t)
+	s := startServer(t, "--config", llmConfig(t, fake.URL, "30s", 0, ""))
+	host := strings.TrimPrefix(strings.TrimSuffix(fake.URL, "/v1"), "http://")
+
+	var reasons []string
+	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Content: strings.Repeat("x", 24<<20)} })
+	reason, err := compactDegraded(t, s, context.Background(), "huge")
+	reasons = append(reasons, reason)
+	if err != nil || !strings.Contains(reason, "gpt-4o-mini reply_too_large after 1 attempt(s)") {
+		t.Errorf("a 24 MiB answer: %v, reason %q; want the fallback, degraded with reply_too_large", err, reason)
+	}
+	if peak := peakRSS(t, s.cmd.Process.Pid); peak > 400<<20 {
+		t.Errorf("peak RSS %d MiB: the answer was read", peak>>20)
+	}
+
+	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Delay: time.Minute, Content: "late"} })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	reason, err = compactDegraded(t, s, ctx, "hang")
+	reasons = append(reasons, reason)
+	if err != nil || !strings.Contains(reason, "gpt-4o-mini timeout after 1 attempt(s)") {
+		t.Errorf("a hanging model with a 5s deadline: %v, reason %q; want the fallback, degraded with timeout", err, reason)
+	}
+
+	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Status: http.StatusBadGateway} })
+	reason, err = compactDegraded(t, s, context.Background(), "502")
+	reasons = append(reasons, reason)
+	if err != nil || !strings.Contains(reason, "gpt-4o-mini server_error after 1 attempt(s) (HTTP 502)") {
+		t.Errorf("a 502: %v, reason %q", err, reason)
+	}
+	fake.Close()
+	reason, err = compactDegraded(t, s, context.Background(), "gone")
+	if err != nil || reason == "" {
+		t.Errorf("an endpoint that is gone: %v, reason %q", err, reason)
+	}
+	for _, r := range append(reasons, reason) {
+		if strings.Contains(r, host) || strings.Contains(r, "scripted") || strings.Contains(r, "http") {
+			t.Errorf("the degraded reason %q shows the endpoint or its answer", r)
+		}
+	}
+	if !s.hasLog(host) {
+		t.Errorf("the server log should have the endpoint for the operator:\n%s", s.logs)
+	}
+}
+
+// TestAPIKeyNeverSentInPlainText: a key for an http:// endpoint that is not
+// loopback stops start-up.
+func TestAPIKeyNeverSentInPlainText(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "ctxc.yaml")
+	if err := os.WriteFile(config, []byte("models:\n  planner:\n    model: m\n    base_url: http://10.9.8.7:8000/v1\n    api_key_env: CTXC_TEST_KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(ctxcBinary, "serve", "--listen", "127.0.0.1:0", "--config", config)
+	cmd.Env = append(os.Environ(), "CTXC_TEST_KEY=sk-secret")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "api_key_env: the key in CTXC_TEST_KEY would travel in plain text to 10.9.8.7:8000") || strings.Contains(string(out), "sk-secret") {
+		t.Errorf("exit %v, output:\n%s", err, out)
+	}
+}
+
+// TestRedisOutageDoesNotMultiplyModelCalls: a Redis outage once turned every
+// summary lookup into a model call (6 calls before, 401 after). Summaries
+// already made are served from the in-process cache in front of Redis.
+func TestRedisOutageDoesNotMultiplyModelCalls(t *testing.T) {
+	redis := redistest.Start(t)
+	fake := llmtest.NewServer(t)
+	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Content: "## Goal\nFix TestReserveStock."} })
+	s := startServer(t, "--config", llmConfig(t, fake.URL, "30s", 0, "summary_cache:\n  redis_url: "+redis.URL+"\n"))
+	for range 3 {
+		if reason, err := compactDegraded(t, s, context.Background(), "same"); err != nil || reason != "" {
+			t.Fatalf("%v %q", err, reason)
+		}
+	}
+	before := fake.Calls()
+	redis.Kill()
+	for range 10 {
+		if reason, err := compactDegraded(t, s, context.Background(), "same"); err != nil || reason != "" {
+			t.Fatalf("with Redis down: %v %q", err, reason)
+		}
+	}
+	if after := fake.Calls(); after != before || before == 0 {
+		t.Errorf("model calls: %d with Redis up, %d after 10 more compactions with it down; want no more", before, after)
+	}
+	for _, line := range strings.Split(s.logs.String(), "\n") {
+		if !strings.HasPrefix(line, "{") {
+			t.Errorf("a line not from the service's JSON log (go-redis's own?): %q", line)
+		}
+	}
 }

@@ -22,27 +22,7 @@ func TestLLMSummariesThroughTheBinary(t *testing.T) {
 	fake.Script(func(llmtest.Received) llmtest.Reply {
 		return llmtest.Reply{Content: "## Goal\nFix TestReserveStock.\n## Decisions\n- Lock only the SKU's row.", InputTokens: 900, OutputTokens: 30}
 	})
-	config := filepath.Join(t.TempDir(), "ctxc.yaml")
-	if err := os.WriteFile(config, []byte(`
-models:
-  summarizer:
-    model: gpt-4o-mini
-    base_url: `+fake.URL+`
-    timeout: 5s
-    max_retries: 1
-profiles:
-  - name: llm-compact
-    stages:
-      - policy: normalize
-      - policy: project
-      - policy: estimate
-      - policy: token_budget
-      - policy: llm_summarize
-      - policy: truncate
-      - policy: repair
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	config := llmConfig(t, fake.URL, "5s", 1, "")
 	s := startServer(t, "--config", config)
 	window := uint32(2000)
 	req := readExample(t, "coding-agent.json")

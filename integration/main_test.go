@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
@@ -115,17 +116,37 @@ func (l *logLines) String() string {
 // waits until health says SERVING.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
-	return startServerEnv(t, nil, args...)
+	return launch(t, launchOptions{args: args})
 }
 
 // startServerEnv is startServer with environment variables ("KEY=value") set
 // over the test's own, in which tracing is off.
 func startServerEnv(t *testing.T, env []string, args ...string) *server {
 	t.Helper()
-	args = append([]string{"serve", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...)
+	return launch(t, launchOptions{args: args, env: env})
+}
+
+// launchOptions are how a test starts the server beyond its flags.
+type launchOptions struct {
+	args []string
+	// env adds variables (KEY=value) to the server's environment.
+	env []string
+	// creds are the transport credentials of the test's connection; plaintext when nil.
+	creds credentials.TransportCredentials
+	// noListen leaves --listen to args.
+	noListen bool
+}
+
+// launch runs `ctxc serve` with o and waits until health says SERVING.
+func launch(t *testing.T, o launchOptions) *server {
+	t.Helper()
+	args := append([]string{"serve", "--log-format", "json"}, o.args...)
+	if !o.noListen {
+		args = append([]string{"serve", "--listen", "127.0.0.1:0", "--log-format", "json"}, o.args...)
+	}
 	cmd := exec.Command(ctxcBinary, args...)
 	cmd.Dir = repoRoot
-	cmd.Env = append(append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT="), env...)
+	cmd.Env = append(append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT="), o.env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +186,11 @@ func startServerEnv(t *testing.T, env []string, args ...string) *server {
 	if strings.HasPrefix(s.addr, "unix:") {
 		target = s.addr
 	}
-	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	creds := o.creds
+	if creds == nil {
+		creds = insecure.NewCredentials()
+	}
+	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +198,19 @@ func startServerEnv(t *testing.T, env []string, args ...string) *server {
 	t.Cleanup(func() { conn.Close() })
 	s.waitServing(t)
 	return s
+}
+
+// hasLog reports whether the server logs a line containing substr within a
+// few seconds (its stderr is read on another goroutine).
+func (s *server) hasLog(substr string) bool {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(s.logs.String(), substr) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 func (s *server) client() ctxcv1.ContextCompilerServiceClient {

@@ -168,8 +168,22 @@ func readmeQuotes() []readmeQuote {
 		{"| `INVALID_ARGUMENT` (bad state, unknown profile or model, malformed JSON, unknown field), `FAILED_PRECONDITION` (`PROVIDER_MISMATCH`) | # |", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{sameStatus(t, codes.InvalidArgument, codes.FailedPrecondition)}
 		}},
-		{"| `RESOURCE_EXHAUSTED` (`CONTEXT_IRREDUCIBLE`, `LIMIT_EXCEEDED`) | # |", func(t *testing.T, a *readmeAnswers) []any {
+		{"| `UNAUTHENTICATED` (no or a wrong bearer token) | # |", func(t *testing.T, a *readmeAnswers) []any {
+			return []any{runtime.HTTPStatusFromCode(codes.Unauthenticated)}
+		}},
+		{"| `RESOURCE_EXHAUSTED` (`CONTEXT_IRREDUCIBLE`, `LIMIT_EXCEEDED`; `OVERLOADED` with a `Retry-After` header) | # |", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{runtime.HTTPStatusFromCode(codes.ResourceExhausted)}
+		}},
+		{"| a POST whose `Content-Type` is not `application/json` / a `Host` outside `http_allowed_hosts` | # / # |", func(t *testing.T, a *readmeAnswers) []any {
+			req, err := http.NewRequest(http.MethodPost, "http://"+a.httpAddr+rpcPath("ListProfiles"), strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "text/plain")
+			textPlain, _ := do(t, req)
+			// The README's server allows any Host; integration's
+			// TestHTTPBrowserRulesAndClientAddress answers a foreign one.
+			return []any{textPlain, http.StatusForbidden}
 		}},
 		{"| a body larger than `max_message_bytes` (`RESOURCE_EXHAUSTED`, `LIMIT_EXCEEDED`, refused before it is decoded) | # |", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{a.oversizedStatus(t)}
@@ -484,6 +498,9 @@ func (a *readmeAnswers) httpStatus(t *testing.T, method, path string, body []byt
 	req, err := http.NewRequest(method, "http://"+a.httpAddr+path, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	code, _ := do(t, req)
 	return code

@@ -43,6 +43,12 @@ var readmeSectionsCheckedApart = map[string]string{
 		"the benchmark and start-up figures are wall-clock times, which no test asserts",
 	"## Measuring long sessions": "cmd/ctxc's TestReadmeEvalTableMatches compares the session line and the table " +
 		"with what ctxc eval prints",
+	"## Client libraries": "the packages' requirements are their manifests' (client/version_test.go checks their versions); " +
+		"the side-by-side figures are what `make bench-clients` measured (times, and what each call keeps, which " +
+		"moves with the compaction policies); no test asserts them",
+	"## Running it safely": "cmd/ctxc's TestReadmeLimitsTable compares the limits table, the token length and the retry hint " +
+		"with the code; TestReadmeSharedServiceConfigLoads loads its configuration; the behaviour it describes is " +
+		"tested through the binary (security_test.go, hardening_test.go, connections_test.go)",
 }
 
 func readReadme(t *testing.T) *readme {
@@ -194,11 +200,11 @@ func TestReadmeCommands(t *testing.T) {
 			case strings.HasPrefix(command, "curl ") || strings.HasPrefix(command, "jq ") && strings.Contains(command, "| curl "):
 				needCurl(t)
 				isCurl, isJSON = true, true
-			case strings.HasPrefix(command, "PYTHONPATH=build/python /usr/bin/python3 "):
+			case strings.HasPrefix(command, "PYTHONPATH=clients/python/src /usr/bin/python3 "):
 				// The command exactly as documented: Debian's interpreter and
-				// the stubs `make python-stubs` generates.
-				if _, err := os.Stat(filepath.Join(repoRoot, "build", "python", "ctxc", "v1", "compiler_service_pb2_grpc.py")); err != nil {
-					t.Fatal("Python stubs not generated: run `make python-stubs` (`make test` does)")
+				// the Python package's committed stubs.
+				if _, err := os.Stat(filepath.Join(repoRoot, "clients", "python", "src", "ctxc", "v1", "compiler_service_pb2_grpc.py")); err != nil {
+					t.Fatal("Python stubs missing: run `make python-stubs`")
 				}
 			case strings.HasPrefix(command, "php "):
 				needProgram(t, "php", "make deps")

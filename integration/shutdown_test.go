@@ -3,53 +3,51 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
-// TestSIGTERMUnderLoad sends SIGTERM while clients keep compiling: calls in
-// flight finish OK, later calls are refused with UNAVAILABLE, and the process
-// exits 0.
-func TestSIGTERMUnderLoad(t *testing.T) {
-	s := startServer(t, "--grace-period", "20s")
-	client := s.client()
-	base := readExample(t, "coding-agent.json")
-
-	const workers = 8
-	const maxCallsPerWorker = 500 // bounds the test even if the signal never lands
-	var (
-		signalled   atomic.Bool
-		okBefore    atomic.Int64
-		okAcross    atomic.Int64 // started before SIGTERM, finished OK after it
-		unavailable atomic.Int64
-		mu          sync.Mutex
-		failures    []error
-		wg          sync.WaitGroup
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+// TestSIGTERMDrainsBeforeThePortCloses sends SIGTERM under load: health turns
+// NOT_SERVING while the port still accepts new connections and serves them
+// for the drain delay; then new calls are refused (UNAVAILABLE), no call that
+// reached the server fails, and the process exits 0.
+func TestSIGTERMDrainsBeforeThePortCloses(t *testing.T) {
+	s := startServer(t, "--drain-delay", "3s", "--grace-period", "20s")
+	base := readExample(t, "chat.json")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for w := 0; w < workers; w++ {
+	var (
+		signalled            atomic.Bool
+		okAfter, unavailable atomic.Int64
+		mu                   sync.Mutex
+		failures             []error
+		wg                   sync.WaitGroup
+	)
+	const workers = 8
+	for w := range workers {
 		wg.Add(1)
-		go func(w int) {
+		go func() {
 			defer wg.Done()
-			for i := 0; i < maxCallsPerWorker; i++ {
-				// A unique tail per call defeats the token cache, so calls do real work.
+			for i := 0; i < 5000 && ctx.Err() == nil; i++ {
 				req := proto.CloneOf(base)
-				last := req.State.Context.Messages[len(req.State.Context.Messages)-1]
-				last.Parts[0].GetToolResult().Content += fmt.Sprintf("\n// worker %d call %d\n%s", w, i, base.State.Context.Messages[5].Parts[0].GetToolResult().GetContent()[:4000])
-				startedBefore := !signalled.Load()
-				_, err := client.Compile(ctx, req)
+				req.State.Context.Messages[0].Parts[0].Content = &ctxcv1.Part_Text{Text: fmt.Sprintf("worker %d call %d: %s", w, i, strings.Repeat("lorem ipsum ", 200))}
+				_, err := s.client().Compile(ctx, req)
 				switch {
-				case err == nil && signalled.Load() && startedBefore:
-					okAcross.Add(1)
-				case err == nil && !signalled.Load():
-					okBefore.Add(1)
+				case err == nil && signalled.Load():
+					okAfter.Add(1)
 				case err == nil:
 				case status.Code(err) == codes.Unavailable && signalled.Load():
 					unavailable.Add(1)
@@ -61,27 +59,49 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 					return
 				}
 			}
-		}(w)
+		}()
 	}
-	// Let the load build up before the signal.
-	for okBefore.Load() < 3*workers && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
-	signalled.Store(true)
-	exitErr := s.stop(t)
-	wg.Wait()
+	time.Sleep(500 * time.Millisecond) // load builds up
 
+	health := healthpb.NewHealthClient(s.conn)
+	signalled.Store(true)
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// Health says NOT_SERVING first...
+	for {
+		resp, err := health.Check(ctx, &healthpb.HealthCheckRequest{})
+		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_NOT_SERVING {
+			break
+		}
+		if err != nil {
+			t.Fatalf("health failed before it said NOT_SERVING: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// ...while a new connection is still accepted and served.
+	fresh, err := grpc.NewClient("passthrough:///"+s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if _, err := ctxcv1.NewContextCompilerServiceClient(fresh).Compile(ctx, proto.CloneOf(base)); err != nil {
+		t.Errorf("a new connection after NOT_SERVING, during the drain delay: %v", err)
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(45 * time.Second):
+		t.Fatalf("no exit after SIGTERM\n%s", s.logs)
+	}
+	wg.Wait()
 	for _, err := range failures {
-		t.Errorf("call failed with something other than UNAVAILABLE after SIGTERM: %v", err)
+		t.Errorf("a call failed with something other than UNAVAILABLE: %v", err)
 	}
-	if exitErr != nil {
-		t.Errorf("exit after SIGTERM: %v\n%s", exitErr, s.logs)
+	if s.exitErr != nil {
+		t.Errorf("exit: %v\n%s", s.exitErr, s.logs)
 	}
-	if unavailable.Load() == 0 {
-		t.Error("no call was refused after SIGTERM")
-	}
-	t.Logf("ok before SIGTERM: %d; in flight at SIGTERM and finished OK: %d; refused: %d", okBefore.Load(), okAcross.Load(), unavailable.Load())
-	if okAcross.Load() == 0 {
-		t.Error("no call in flight at SIGTERM finished OK")
+	t.Logf("served after SIGTERM: %d; refused at the end: %d", okAfter.Load(), unavailable.Load())
+	if okAfter.Load() == 0 || unavailable.Load() == 0 {
+		t.Error("want calls served during the drain and refused after it")
 	}
 }

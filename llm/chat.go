@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -46,9 +47,8 @@ type chatResponse struct {
 	} `json:"usage"`
 }
 
-// maxResponseBytes bounds what one answer may occupy in memory; a completion
-// of tens of thousands of tokens is well under it.
-const maxResponseBytes = 8 << 20
+// errReplyTooLarge fails an answer whose body passes Config.MaxReplyBytes.
+var errReplyTooLarge = errors.New("the answer is larger than max_reply_bytes")
 
 // StatusError is an answer with an HTTP status other than 2xx.
 type StatusError struct {
@@ -80,15 +80,21 @@ func (c *Client) post(ctx context.Context, payload []byte) (*chatResponse, error
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	// Read one byte past the limit, so a body at the limit is told from a
+	// larger one; the rest of a larger one is never read.
+	limit := int64(c.cfg.MaxReplyBytes)
+	if resp.ContentLength > limit {
+		return nil, fmt.Errorf("%w (Content-Length %d, limit %d)", errReplyTooLarge, resp.ContentLength, limit)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, &StatusError{StatusCode: resp.StatusCode, Message: errorMessage(body), RetryAfter: resp.Header.Get("Retry-After")}
 	}
-	if len(body) > maxResponseBytes {
-		return nil, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("%w (limit %d)", errReplyTooLarge, limit)
 	}
 	var out chatResponse
 	if err := json.Unmarshal(body, &out); err != nil {

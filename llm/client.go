@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -54,6 +55,7 @@ const (
 	KindClient      = "client_error"
 	KindEmpty       = "empty_response"
 	KindCanceled    = "canceled"
+	KindTooLarge    = "reply_too_large"
 )
 
 // Completer is what the policies need of a model client; *Client implements it.
@@ -71,8 +73,15 @@ type Error struct {
 	Err      error
 }
 
+// Error says what failed in words fit for a client: the model, the kind of
+// failure and the endpoint's HTTP status, never the endpoint's URL or its
+// text (Err has those, for the server's log).
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s %s after %d attempt(s): %v", e.Model, e.Kind, e.Attempts, e.Err)
+	var status *StatusError
+	if errors.As(e.Err, &status) {
+		return fmt.Sprintf("%s %s after %d attempt(s) (HTTP %d)", e.Model, e.Kind, e.Attempts, status.StatusCode)
+	}
+	return fmt.Sprintf("%s %s after %d attempt(s)", e.Model, e.Kind, e.Attempts)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -97,6 +106,9 @@ type Options struct {
 	// Breakers shares circuit breakers between clients of one endpoint; nil
 	// gives the client its own.
 	Breakers *Breakers
+	// Logger gets a failed call's detail (the endpoint's answer), which the
+	// error itself leaves out; slog.Default() when nil.
+	Logger *slog.Logger
 }
 
 // Client calls one model on one endpoint. It is safe for concurrent use.
@@ -107,6 +119,7 @@ type Client struct {
 	apiKey   string // "" sends no Authorization header
 	tracer   trace.Tracer
 	breaker  *gobreaker.CircuitBreaker[struct{}]
+	log      *slog.Logger
 	host     string
 	port     int
 	base     time.Duration
@@ -176,7 +189,12 @@ func New(cfg Config, opts Options) (*Client, error) {
 	if breakers == nil {
 		breakers = NewBreakers()
 	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
 	c := &Client{
+		log:      log,
 		cfg:      cfg,
 		http:     httpClient,
 		endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
@@ -217,10 +235,15 @@ func (c *Client) Stats() Stats {
 func (c *Client) BreakerOpen() bool { return c.breaker.State() == gobreaker.StateOpen }
 
 // Complete sends one chat completion, retrying retryable failures while the
-// deadline allows. Errors are *Error.
+// deadline allows. It ends early enough to leave FallbackReserve of the
+// caller's remaining time to the caller. Errors are *Error.
 func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	c.calls.Add(1)
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	timeout := c.cfg.Timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Duration(float64(time.Until(deadline))*(1-c.cfg.FallbackReserve)))
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, span := c.tracer.Start(ctx, "chat "+c.cfg.Model, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(
@@ -244,6 +267,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		errors.As(err, &e)
 		span.SetAttributes(attribute.String("error.type", e.Kind))
 		span.SetStatus(codes.Error, e.Kind)
+		c.logFailure(ctx, e)
 		return resp, err
 	}
 	span.SetAttributes(
@@ -252,6 +276,20 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		attribute.Int("gen_ai.usage.output_tokens", resp.OutputTokens),
 	)
 	return resp, nil
+}
+
+// logFailure logs what Error leaves out: the endpoint and its answer.
+func (c *Client) logFailure(ctx context.Context, e *Error) {
+	c.log.WarnContext(ctx, "helper model call failed", "model", c.cfg.Model, "endpoint", c.cfg.BaseURL, "kind", e.Kind,
+		"attempts", e.Attempts, "error", truncate(e.Err.Error(), 1000))
+}
+
+// truncate cuts s to at most n bytes for a log line.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 func (c *Client) withRetries(ctx context.Context, req Request) (Response, error) {
@@ -327,6 +365,9 @@ func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 func classify(ctx context.Context, err error) (kind string, retryable bool, retryAfter time.Duration) {
 	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 		return KindBreakerOpen, false, 0
+	}
+	if errors.Is(err, errReplyTooLarge) {
+		return KindTooLarge, false, 0
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		if errors.Is(ctx.Err(), context.Canceled) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -27,6 +28,9 @@ func newClient(t *testing.T, url string, change func(*llm.Config), opts llm.Opti
 	cfg.Timeout = 5 * time.Second
 	if change != nil {
 		change(&cfg)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.BackoffBase == 0 {
 		opts.BackoffBase, opts.BackoffMax = time.Millisecond, 5*time.Millisecond
@@ -59,6 +63,10 @@ func TestComplete(t *testing.T) {
 		{name: "slow answer times out", replies: []llmtest.Reply{{Delay: long, Content: "late"}},
 			change: func(c *llm.Config) { c.Timeout = 100 * time.Millisecond }, wantKind: llm.KindTimeout, wantAttempts: 1, wantCalls: 1},
 		{name: "empty answer", replies: []llmtest.Reply{{Content: " "}}, wantKind: llm.KindEmpty, wantAttempts: 1, wantCalls: 1},
+		{name: "an answer over max_reply_bytes is not read to its end", replies: []llmtest.Reply{{Content: strings.Repeat("x", 4<<20)}, {Content: "hello"}},
+			change: func(c *llm.Config) { c.MaxReplyBytes = 64 << 10 }, wantKind: llm.KindTooLarge, wantAttempts: 1, wantCalls: 1},
+		{name: "an answer just under max_reply_bytes is read", replies: []llmtest.Reply{{Content: "hello" + strings.Repeat(" ", 60<<10)}},
+			change: func(c *llm.Config) { c.MaxReplyBytes = 64 << 10 }, wantAttempts: 1, wantCalls: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +85,7 @@ func TestComplete(t *testing.T) {
 				t.Errorf("kind %q attempts %d server calls %d, want %q %d %d (err %v)", gotKind, resp.Attempts, srv.Calls(), tc.wantKind, tc.wantAttempts, tc.wantCalls, err)
 			}
 			if tc.wantKind == "" {
+				resp.Text = strings.TrimSpace(resp.Text)
 				want := llm.Response{Text: "hello", Model: "mini-served", InputTokens: 100, OutputTokens: 20, Attempts: tc.wantAttempts}
 				if diff := cmp.Diff(want, resp); diff != "" {
 					t.Errorf("response (-want +got):\n%s", diff)
@@ -126,6 +135,78 @@ func TestBreakerOpensAfterFailures(t *testing.T) {
 	}
 	if srv.Calls() != 3 || !planner.BreakerOpen() {
 		t.Errorf("server saw %d calls, breaker open %v: want 3 and open (shared by the endpoint's clients)", srv.Calls(), planner.BreakerOpen())
+	}
+}
+
+// TestErrorLeavesOutTheEndpoint: an error's text reaches clients as a
+// degraded reason, so it names the model, the kind and the HTTP status but
+// not the endpoint's URL or what it answered; the server log gets those.
+func TestErrorLeavesOutTheEndpoint(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Status: http.StatusBadRequest})
+	var logs strings.Builder
+	c := newClient(t, srv.URL, nil, llm.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	_, err := c.Complete(context.Background(), llm.Request{System: "s", User: "u"})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	if got, want := err.Error(), "mini client_error after 1 attempt(s) (HTTP 400)"; got != want {
+		t.Errorf("error %q, want %q", got, want)
+	}
+	if !strings.Contains(logs.String(), "scripted 400") || !strings.Contains(logs.String(), srv.URL) {
+		t.Errorf("the log lacks the endpoint's answer and address:\n%s", logs.String())
+	}
+
+	// Nothing listens here: the connection error's text has the URL.
+	gone := llmtest.NewServer(t)
+	url := gone.URL
+	gone.Close()
+	c = newClient(t, url, func(c *llm.Config) { c.MaxRetries = 0 }, llm.Options{Logger: slog.New(slog.DiscardHandler)})
+	_, err = c.Complete(context.Background(), llm.Request{System: "s", User: "u"})
+	if err == nil || strings.Contains(err.Error(), "127.0.0.1") || err.Error() != "mini connection_error after 1 attempt(s)" {
+		t.Errorf("error %v: want %q", err, "mini connection_error after 1 attempt(s)")
+	}
+}
+
+// TestCallLeavesTimeForTheFallback: a model that hangs makes the call give
+// up while a share of the caller's time is left for the fallback.
+func TestCallLeavesTimeForTheFallback(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Reply{Delay: time.Minute, Content: "late"})
+	c := newClient(t, srv.URL, func(c *llm.Config) { c.Timeout, c.FallbackReserve = time.Minute, 0.5 }, llm.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	_, err := c.Complete(ctx, llm.Request{System: "s", User: "u"})
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.KindTimeout {
+		t.Fatalf("err %v: want a timeout", err)
+	}
+	deadline, _ := ctx.Deadline()
+	if ctx.Err() != nil || time.Until(deadline) < time.Second {
+		t.Errorf("the call returned with %v left of the caller's 4s: want about 2s (half) for the fallback", time.Until(deadline))
+	}
+}
+
+func TestAPIKeyOnlyOverHTTPSOrLoopback(t *testing.T) {
+	for url, ok := range map[string]bool{
+		"https://api.example.com/v1": true,
+		"http://127.0.0.1:11434/v1":  true,
+		"http://localhost:11434/v1":  true,
+		"http://[::1]:8000/v1":       true,
+		"http://10.1.2.3:8000/v1":    false,
+		"http://llm.internal/v1":     false,
+	} {
+		cfg := llm.DefaultConfig()
+		cfg.Model, cfg.BaseURL, cfg.APIKeyEnv = "m", url, "KEY"
+		err := cfg.Validate()
+		if ok != (err == nil) {
+			t.Errorf("%s with a key: error %v, want ok=%v", url, err, ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "api_key_env: the key in KEY would travel in plain text") {
+			t.Errorf("%s: error %q does not say why", url, err)
+		}
+		cfg.APIKeyEnv = ""
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s without a key: %v", url, err)
+		}
 	}
 }
 
@@ -188,12 +269,12 @@ func TestSpanFollowsGenAIConventions(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	c := llm.Config{BaseURL: "ftp://x", MaxRetries: -1}
+	c := llm.Config{BaseURL: "ftp://x", MaxRetries: -1, FallbackReserve: 2}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, field := range []string{"model:", "base_url:", "timeout:", "max_retries:", "context_window:", "breaker_failures:", "breaker_cooldown:"} {
+	for _, field := range []string{"model:", "base_url:", "timeout:", "max_retries:", "context_window:", "breaker_failures:", "breaker_cooldown:", "max_reply_bytes:", "fallback_reserve:"} {
 		if !strings.Contains(err.Error(), field) {
 			t.Errorf("error %q does not name %s", err, field)
 		}
@@ -271,15 +352,17 @@ func TestWireFormat(t *testing.T) {
 		t.Errorf("POST %s with Content-Type %q, want /v1/chat/completions and application/json", path, contentType)
 	}
 
+	// The detail is in the wrapped error (for the log), not in the error's
+	// own text, which reaches clients.
 	for _, want := range []struct{ kind, text string }{
 		{llm.KindClient, "HTTP 400 Bad Request: max_tokens is too large"},
 		{llm.KindServer, "decoding the answer"},
-		{llm.KindServer, "answer larger than"},
+		{llm.KindTooLarge, "larger than max_reply_bytes"},
 	} {
 		_, err := c.Complete(context.Background(), llm.Request{System: "s", User: "u"})
 		var e *llm.Error
-		if !errors.As(err, &e) || e.Kind != want.kind || !strings.Contains(err.Error(), want.text) {
-			t.Errorf("got %v, want kind %s and %q", err, want.kind, want.text)
+		if !errors.As(err, &e) || e.Kind != want.kind || !strings.Contains(e.Err.Error(), want.text) || strings.Contains(err.Error(), want.text) {
+			t.Errorf("got %v (%v), want kind %s and %q in the detail only", err, errors.Unwrap(err), want.kind, want.text)
 		}
 	}
 	if _, ok := got[1]["max_tokens"]; ok {

@@ -3,7 +3,9 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -38,6 +40,14 @@ type Config struct {
 	// BreakerCooldown is how long an open breaker refuses calls before one
 	// probe is let through. Default 30s.
 	BreakerCooldown time.Duration `yaml:"breaker_cooldown" json:"breaker_cooldown"`
+	// MaxReplyBytes bounds an HTTP answer's body; a larger one fails the
+	// attempt without being read further. Default 1 MiB (16K-token plans
+	// and summaries are a tenth of it).
+	MaxReplyBytes int `yaml:"max_reply_bytes" json:"max_reply_bytes"`
+	// FallbackReserve is the share of the time left before the caller's
+	// deadline that a call leaves unused, so that the policy's deterministic
+	// fallback still has time when the model hangs. Default 0.25.
+	FallbackReserve float64 `yaml:"fallback_reserve" json:"fallback_reserve"`
 }
 
 // DefaultConfig returns a Config with every default set and no model.
@@ -49,6 +59,8 @@ func DefaultConfig() Config {
 		ContextWindow:   8192,
 		BreakerFailures: 5,
 		BreakerCooldown: 30 * time.Second,
+		MaxReplyBytes:   1 << 20,
+		FallbackReserve: 0.25,
 	}
 }
 
@@ -60,6 +72,8 @@ func (c *Config) Validate() error {
 	}
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("base_url: %q is not an http(s) URL", c.BaseURL))
+	} else if c.APIKeyEnv != "" && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		errs = append(errs, fmt.Errorf("api_key_env: the key in %s would travel in plain text to %s; use an https base_url (or a loopback one)", c.APIKeyEnv, u.Host))
 	}
 	if c.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("timeout: %v must be positive", c.Timeout))
@@ -76,7 +90,23 @@ func (c *Config) Validate() error {
 	if c.BreakerCooldown <= 0 {
 		errs = append(errs, fmt.Errorf("breaker_cooldown: %v must be positive", c.BreakerCooldown))
 	}
+	if c.MaxReplyBytes < 1024 {
+		errs = append(errs, fmt.Errorf("max_reply_bytes: %d is less than 1024", c.MaxReplyBytes))
+	}
+	if c.FallbackReserve < 0 || c.FallbackReserve > 0.9 {
+		errs = append(errs, fmt.Errorf("fallback_reserve: %v must be in [0, 0.9]", c.FallbackReserve))
+	}
 	return errors.Join(errs...)
+}
+
+// loopbackHost reports whether host names this machine: localhost or a
+// loopback address.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // ModelsConfig is the config file's `models` section for helper models

@@ -23,6 +23,13 @@ PACKAGES=(
   libprotobuf-dev
   # The summary cache's tests start a real Redis and kill it mid-test.
   redis-server
+  # The client packages' tests (make test-clients): the PHP package over curl
+  # with Debian's PHPUnit and Composer's autoloader, and the TypeScript
+  # package with Node (npm comes with it).
+  php-curl
+  phpunit
+  composer
+  nodejs
 )
 
 mode=install

@@ -6,18 +6,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/textproto"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/rs/cors"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -29,22 +33,68 @@ import (
 // POST /ctxc.v1.ContextCompilerService/<Method> with the request as the JSON
 // body, and the gRPC health status at GET /healthz.
 //
-// It calls the gRPC server over loopback instead of the service in process, so
-// an HTTP request passes the same interceptors (call log, metrics, panic
-// recovery, tracing), message limits and error mapping as a gRPC call; the price
-// is one local round trip and a protobuf encode and decode per call.
+// It calls the gRPC server through the transport's in-process connection
+// instead of the service directly, so an HTTP request passes the same
+// authentication, admission limits, interceptors (call log, metrics, panic
+// recovery, tracing), message limits and error mapping as a gRPC call; the
+// price is a protobuf encode and decode per call. The HTTP client's address
+// (and its certificate's name under mTLS) go along as metadata that the
+// server believes only on that connection.
 type Gateway struct {
 	http *http.Server
 	conn *grpc.ClientConn
+	tls  *TLS
 	log  *slog.Logger
 }
 
-// NewGateway builds the gateway for the gRPC server listening on grpcAddr.
-// Requests larger than maxMessageBytes are answered 413 before they are decoded.
-func NewGateway(grpcAddr net.Addr, maxMessageBytes int, log *slog.Logger) (*Gateway, error) {
-	conn, err := grpc.NewClient(LoopbackTarget(grpcAddr),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes)))
+// GatewayConfig configures the HTTP side of the gateway.
+type GatewayConfig struct {
+	// MaxMessageBytes bounds request bodies (413 past it) and the calls' messages.
+	MaxMessageBytes int
+	Logger          *slog.Logger
+	// Limits are the HTTP server's timeouts and header limit; DefaultHTTPLimits() when zero.
+	Limits HTTPLimits
+	// TLS, when set, serves HTTPS (and requires client certificates when it has client CAs).
+	TLS *TLS
+	// CORSOrigins lists the origins browsers may call from; none turns CORS off.
+	CORSOrigins []string
+	// AllowedHosts, when not empty, is the only Host header values served
+	// (against DNS rebinding); /healthz answers any Host.
+	AllowedHosts []string
+	// TrustedProxies are the addresses whose X-Forwarded-For is believed when
+	// naming the client.
+	TrustedProxies []netip.Prefix
+}
+
+// HTTPLimits bound the HTTP server's connections.
+type HTTPLimits struct {
+	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout the
+	// whole request with its body (a client trickling a body is cut off),
+	// WriteTimeout the request from the end of its headers to the end of the
+	// answer (so it must exceed the longest call), IdleTimeout a kept-alive
+	// connection waiting for its next request.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's header.
+	MaxHeaderBytes int
+}
+
+// DefaultHTTPLimits are the HTTP limits of a gateway that sets none.
+func DefaultHTTPLimits() HTTPLimits {
+	return HTTPLimits{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: 6 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+}
+
+// NewGateway builds the gateway in front of t.
+func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Limits == (HTTPLimits{}) {
+		cfg.Limits = DefaultHTTPLimits()
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	conn, err := t.DialInProcess(grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageBytes), grpc.MaxCallSendMsgSize(cfg.MaxMessageBytes)))
 	if err != nil {
 		return nil, fmt.Errorf("http gateway: %w", err)
 	}
@@ -55,27 +105,62 @@ func NewGateway(grpcAddr net.Addr, maxMessageBytes int, log *slog.Logger) (*Gate
 		MarshalOptions:   protojson.MarshalOptions{EmitUnpopulated: false, UseProtoNames: false},
 		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
 	}
+	proxies := cfg.TrustedProxies
 	mux := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
 		runtime.WithErrorHandler(errorHandler),
 		runtime.WithIncomingHeaderMatcher(headerMatcher),
 		runtime.WithHealthzEndpoint(healthpb.NewHealthClient(conn)),
+		runtime.WithMetadata(func(_ context.Context, r *http.Request) metadata.MD {
+			md := metadata.Pairs(mdClientAddress, clientAddress(r, proxies))
+			if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+				md.Set(mdClientCN, r.TLS.PeerCertificates[0].Subject.CommonName)
+			}
+			return md
+		}),
 	)
 	if err := ctxcv1.RegisterContextCompilerServiceHandler(context.Background(), mux, conn); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("http gateway: %w", err)
 	}
-	handler := limitBody(mux, marshaler, int64(maxMessageBytes))
-	return &Gateway{
-		http: &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second},
-		conn: conn,
-		log:  log,
-	}, nil
+	var handler http.Handler = limitBody(mux, marshaler, int64(cfg.MaxMessageBytes))
+	handler = requireJSON(handler, mux, marshaler)
+	if len(cfg.CORSOrigins) > 0 {
+		handler = cors.New(cors.Options{
+			AllowedOrigins: cfg.CORSOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodPost},
+			AllowedHeaders: []string{"Content-Type", "Authorization", "Grpc-Timeout", "Traceparent", "Tracestate", "Baggage"},
+			MaxAge:         600,
+		}).Handler(handler)
+	}
+	if len(cfg.AllowedHosts) > 0 {
+		handler = allowHosts(handler, cfg.AllowedHosts, mux, marshaler)
+	}
+	lim := cfg.Limits
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		ReadTimeout:       lim.ReadTimeout,
+		WriteTimeout:      lim.WriteTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    lim.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+	}
+	if cfg.TLS != nil {
+		srv.TLSConfig = cfg.TLS.Config("h2", "http/1.1")
+	}
+	return &Gateway{http: srv, conn: conn, tls: cfg.TLS, log: cfg.Logger}, nil
 }
 
-// Serve serves HTTP on lis until Shutdown or Close.
+// Serve serves HTTP (HTTPS with TLS) on lis until Shutdown or Close.
 func (g *Gateway) Serve(lis net.Listener) {
-	if err := g.http.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	var err error
+	if g.tls != nil {
+		err = g.http.ServeTLS(lis, "", "")
+	} else {
+		err = g.http.Serve(lis)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		g.log.Error("http server", "error", err.Error())
 	}
 }
@@ -92,22 +177,95 @@ func (g *Gateway) Shutdown(deadline time.Time) {
 	}
 }
 
-// Close releases the loopback connection; call it after the gRPC server stopped.
+// Close releases the in-process connection; call it after the gRPC server stopped.
 func (g *Gateway) Close() {
 	_ = g.http.Close()
 	_ = g.conn.Close()
 }
 
-// LoopbackTarget is the gRPC target that reaches addr from this process, with
-// a wildcard host replaced by loopback.
-func LoopbackTarget(addr net.Addr) string {
-	if addr.Network() == "unix" {
-		return DialTarget("unix:" + addr.String())
+// clientAddress is the HTTP client's IP address: the connection's, or, when
+// the connection comes from a trusted proxy, the last address in
+// X-Forwarded-For that is not a trusted proxy's (the first one the proxies
+// did not add themselves, so a client cannot forge it).
+func clientAddress(r *http.Request, trusted []netip.Prefix) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
 	}
-	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
-		return "passthrough:///" + net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+	isTrusted := func(s string) bool {
+		ip, err := netip.ParseAddr(s)
+		if err != nil {
+			return false
+		}
+		for _, p := range trusted {
+			if p.Contains(ip.Unmap()) {
+				return true
+			}
+		}
+		return false
 	}
-	return "passthrough:///" + addr.String()
+	if !isTrusted(host) {
+		return host
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		for _, h := range strings.Split(v, ",") {
+			hops = append(hops, strings.TrimSpace(h))
+		}
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		if _, err := netip.ParseAddr(hops[i]); err != nil {
+			break // garbage: stop believing the chain here
+		}
+		if !isTrusted(hops[i]) {
+			return hops[i]
+		}
+	}
+	return host
+}
+
+// requireJSON refuses a POST whose body is not declared JSON (415): a
+// browser sends text/plain and form posts across origins without asking
+// first (no CORS preflight), and those must not run.
+func requireJSON(next http.Handler, mux *runtime.ServeMux, marshaler runtime.Marshaler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			if err != nil || mediaType != "application/json" {
+				st, _ := status.New(codes.InvalidArgument, "Content-Type must be application/json").
+					WithDetails(&errdetails.ErrorInfo{Reason: reasonInvalidArgument, Domain: ErrorDomain, Metadata: map[string]string{"field": "Content-Type"}})
+				runtime.DefaultHTTPErrorHandler(r.Context(), mux, marshaler, w, r,
+					&runtime.HTTPStatusError{HTTPStatus: http.StatusUnsupportedMediaType, Err: st.Err()})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// allowHosts serves only requests whose Host is one of hosts (with or
+// without a port); a DNS rebinding page in a browser sends its own domain
+// as Host and is refused with 403. /healthz answers any Host, for probes
+// that address the pod.
+func allowHosts(next http.Handler, hosts []string, mux *runtime.ServeMux, marshaler runtime.Marshaler) http.Handler {
+	allowed := map[string]bool{}
+	for _, h := range hosts {
+		allowed[strings.ToLower(h)] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := strings.ToLower(r.Host)
+		bare := host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			bare = h
+		}
+		if r.URL.Path != "/healthz" && !allowed[host] && !allowed[bare] && !allowed[strings.Trim(bare, "[]")] {
+			st := status.New(codes.PermissionDenied, "Host not allowed")
+			runtime.DefaultHTTPErrorHandler(r.Context(), mux, marshaler, w, r,
+				&runtime.HTTPStatusError{HTTPStatus: http.StatusForbidden, Err: st.Err()})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // traceHeaders are forwarded to the gRPC server as they are, so an HTTP
@@ -115,10 +273,15 @@ func LoopbackTarget(addr net.Addr) string {
 var traceHeaders = map[string]bool{"Traceparent": true, "Tracestate": true, "Baggage": true}
 
 func headerMatcher(key string) (string, bool) {
-	if canonical := textproto.CanonicalMIMEHeaderKey(key); traceHeaders[canonical] {
+	canonical := textproto.CanonicalMIMEHeaderKey(key)
+	if traceHeaders[canonical] {
 		return canonical, true
 	}
-	return runtime.DefaultHeaderMatcher(key)
+	md, ok := runtime.DefaultHeaderMatcher(key)
+	if ok && strings.HasPrefix(strings.ToLower(md), mdGatewayPrefix) {
+		return "", false // only the gateway itself sets these
+	}
+	return md, ok
 }
 
 // limitedBody is a request body capped by http.MaxBytesReader that remembers
@@ -174,6 +337,14 @@ func bodyTooLarge(limit int64) error {
 func errorHandler(ctx context.Context, mux *runtime.ServeMux, marshaler runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	if body, ok := ctx.Value(limitedBodyKey{}).(*limitedBody); ok && body.exceeded {
 		err = bodyTooLarge(body.limit)
+	}
+	// A busy server's retry hint, as HTTP clients read it.
+	if st, ok := status.FromError(err); ok {
+		for _, d := range st.Details() {
+			if retry, ok := d.(*errdetails.RetryInfo); ok {
+				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(retry.GetRetryDelay().AsDuration().Round(time.Second)/time.Second))))
+			}
+		}
 	}
 	runtime.DefaultHTTPErrorHandler(ctx, mux, marshaler, w, r, err)
 }

@@ -29,6 +29,7 @@ import (
 )
 
 type harness struct {
+	conn      *grpc.ClientConn
 	client    ctxcv1.ContextCompilerServiceClient
 	health    healthpb.HealthClient
 	transport *Transport
@@ -85,6 +86,7 @@ func start(t *testing.T, cfg TransportConfig) *harness {
 		stop()
 		<-h.served
 	})
+	h.conn = conn
 	h.client = ctxcv1.NewContextCompilerServiceClient(conn)
 	h.health = healthpb.NewHealthClient(conn)
 	h.transport.SetServing()

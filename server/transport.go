@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,11 +24,13 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+	"golang.org/x/net/netutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
@@ -55,14 +58,31 @@ type TransportConfig struct {
 	TracerProvider trace.TracerProvider
 	// MetricsRegisterer, when set, gets the gRPC server metrics (Prometheus).
 	MetricsRegisterer prometheus.Registerer
+	// TLS, when set, is required of every network connection (and a client
+	// certificate too when it has client CAs).
+	TLS *TLS
+	// Tokens, when set, authenticates every call but health's.
+	Tokens *Tokens
+	// Limits bound calls, bytes, connections and time; DefaultLimits() when zero.
+	Limits Limits
+	// DrainDelay is how long, after shutdown begins, health says NOT_SERVING
+	// while calls are still accepted, so load balancers stop routing here
+	// before the port closes.
+	DrainDelay time.Duration
 }
 
 // Transport is the gRPC server of the service with its health service.
 type Transport struct {
-	grpc   *grpc.Server
-	health *health.Server
-	grace  time.Duration
-	log    *slog.Logger
+	grpc      *grpc.Server
+	health    *health.Server
+	grace     time.Duration
+	log       *slog.Logger
+	inProcess inProcessListener
+	// maxConnections bounds the connections of the listener Serve is given.
+	maxConnections int
+	drainDelay     time.Duration
+	drainOnce      sync.Once
+	drainedAt      time.Time
 	// stopBy is a shutdown deadline in Unix nanoseconds set by StopBy, 0 if none.
 	stopBy atomic.Int64
 }
@@ -85,9 +105,15 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	if cfg.TracerProvider == nil {
 		cfg.TracerProvider = noop.NewTracerProvider()
 	}
+	if cfg.Limits == (Limits{}) {
+		cfg.Limits = DefaultLimits()
+	}
 	log := cfg.Logger
+	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, log)
+	// Before metrics and the call log, so that they see the caller, the
+	// deadline and, for the gateway's calls, the HTTP client as the peer.
+	unary := []grpc.UnaryServerInterceptor{adm.unaryCallContext}
 
-	var unary []grpc.UnaryServerInterceptor
 	var stream []grpc.StreamServerInterceptor
 	var metrics *grpcprom.ServerMetrics
 	if cfg.MetricsRegisterer != nil {
@@ -98,7 +124,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	}
 	// Recovery sits inside logging so a recovered panic is logged as the INTERNAL it becomes.
 	callLogger := interceptorLogger(log)
-	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
+	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall), logging.WithFieldsFromContext(callerField)}
 	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		log.ErrorContext(ctx, "panic in handler", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return internalStatus()
@@ -109,14 +135,23 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	})
 	unary = append(unary,
 		selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(callLogger, logOpts...), notHealth),
+		adm.unaryInflight,
 		recovery.UnaryServerInterceptor(recoverOpts...))
 	stream = append(stream,
 		selector.StreamServerInterceptor(logging.StreamServerInterceptor(callLogger, logOpts...), notHealth),
 		recovery.StreamServerInterceptor(recoverOpts...))
 
+	lim := cfg.Limits
+	codec := newDecodeCodec()
 	gs := grpc.NewServer(
+		grpc.ForceServerCodecV2(codec),
+		grpc.Creds(newServerCredentials(cfg.TLS)),
+		grpc.InTapHandle(adm.tap),
 		grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
 		grpc.MaxSendMsgSize(cfg.MaxMessageBytes),
+		grpc.MaxConcurrentStreams(uint32(lim.MaxConcurrentStreams)),
+		grpc.MaxHeaderListSize(uint32(lim.MaxHeaderBytes)),
+		grpc.ConnectionTimeout(lim.HandshakeTimeout),
 		grpc.StatsHandler(otelgrpc.NewServerHandler(
 			otelgrpc.WithTracerProvider(cfg.TracerProvider),
 			otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
@@ -125,10 +160,16 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		grpc.ChainStreamInterceptor(stream...),
 		// Clients in Python and PHP ping idle connections every 10-30s; a
 		// stricter policy answers them with GOAWAY "too_many_pings".
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 2 * time.Minute, Timeout: 20 * time.Second}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: lim.KeepaliveMinTime, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionIdle:     lim.MaxConnectionIdle,
+			MaxConnectionAge:      lim.MaxConnectionAge,
+			MaxConnectionAgeGrace: lim.MaxCallTimeout,
+			Time:                  2 * time.Minute,
+			Timeout:               20 * time.Second,
+		}),
 	)
-	ctxcv1.RegisterContextCompilerServiceServer(gs, svc)
+	gs.RegisterService(apiServiceDesc(codec, log), svc)
 	hs := health.NewServer()
 	for _, name := range healthServices {
 		hs.SetServingStatus(name, healthpb.HealthCheckResponse_NOT_SERVING)
@@ -140,7 +181,16 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	if metrics != nil {
 		metrics.InitializeMetrics(gs)
 	}
-	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log}
+	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log,
+		inProcess: inProcessListener{bufconn.Listen(inProcessBufferBytes)}, maxConnections: lim.MaxConnections, drainDelay: cfg.DrainDelay}
+}
+
+// callerField adds the authenticated caller to a call's log line.
+func callerField(ctx context.Context) logging.Fields {
+	if caller, ok := CallerFromContext(ctx); ok {
+		return logging.Fields{"caller", caller}
+	}
+	return nil
 }
 
 // SetServing reports SERVING on health.
@@ -150,29 +200,49 @@ func (t *Transport) SetServing() {
 	}
 }
 
+// Drain begins a shutdown: health turns NOT_SERVING at once, and Drain
+// returns after the drain delay, during which calls are still accepted and
+// served so that load balancers and clients watching health move away
+// before the port closes. Calls after the first wait out the same delay.
+func (t *Transport) Drain() {
+	t.drainOnce.Do(func() {
+		t.health.Shutdown()
+		t.drainedAt = time.Now().Add(t.drainDelay)
+		if t.drainDelay > 0 {
+			t.log.Info("draining: health is NOT_SERVING; still accepting calls", "drain_delay", t.drainDelay.String())
+		}
+	})
+	time.Sleep(time.Until(t.drainedAt))
+}
+
 // StopBy makes the shutdown that follows end by deadline at the latest, for
 // a caller that spends part of the grace period before Serve's context ends
 // (draining an HTTP gateway first). Call it before that context ends.
 func (t *Transport) StopBy(deadline time.Time) { t.stopBy.Store(deadline.UnixNano()) }
 
-// Serve serves on lis until ctx ends, then shuts down: health turns
-// NOT_SERVING, new calls are refused, in-flight calls get the grace period to
-// finish, and whatever still runs after it is cut off. It returns nil after a
-// shutdown asked for through ctx.
+// Serve serves on lis (and on the gateway's in-process listener) until ctx
+// ends, then shuts down: health turns NOT_SERVING and calls are still served
+// for the drain delay (Drain); then new calls are refused, in-flight calls
+// get the grace period to finish, and whatever still runs after it is cut
+// off. It returns nil after a shutdown asked for through ctx.
 func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
+	if t.maxConnections > 0 {
+		lis = netutil.LimitListener(lis, t.maxConnections)
+	}
 	served := make(chan error, 1)
 	go func() { served <- t.grpc.Serve(lis) }()
+	go func() { _ = t.grpc.Serve(t.inProcess) }()
 	select {
 	case err := <-served:
 		return err
 	case <-ctx.Done():
 	}
+	t.Drain()
 	grace := t.grace
 	if by := t.stopBy.Load(); by != 0 {
 		grace = max(0, min(grace, time.Until(time.Unix(0, by))))
 	}
 	t.log.Info("shutting down", "grace_period", grace.String())
-	t.health.Shutdown()
 	stopped := make(chan struct{})
 	go func() {
 		t.grpc.GracefulStop()

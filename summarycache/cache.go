@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -20,7 +21,9 @@ type Config struct {
 	RedisURL string `yaml:"redis_url" json:"redis_url"`
 	// TTL is how long an entry lives. Default 24h.
 	TTL time.Duration `yaml:"ttl" json:"ttl"`
-	// MaxEntries bounds the in-memory cache. Default 10000.
+	// MaxEntries bounds the in-memory cache, which also stands in front of
+	// Redis so that a Redis outage does not turn every lookup into a model
+	// call. Default 10000.
 	MaxEntries int `yaml:"max_entries" json:"max_entries"`
 	// KeyPrefix starts every Redis key. Default "ctxc:summary:".
 	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
@@ -79,16 +82,21 @@ type Cache struct {
 }
 
 // New builds a cache from a validated config. It does not contact Redis: an
-// unreachable Redis at start is the same counted miss as later.
-func New(cfg Config) (*Cache, error) {
+// unreachable Redis at start is the same counted miss as later. With Redis,
+// log receives the Redis client's own messages; the client library offers
+// only a process-wide logger, so the last cache built sets it.
+func New(cfg Config, log *slog.Logger) (*Cache, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cache{cfg: cfg}
+	c := &Cache{cfg: cfg, memory: expirable.NewLRU[string, string](cfg.MaxEntries, nil, cfg.TTL)}
 	if cfg.RedisURL == "" {
-		c.memory = expirable.NewLRU[string, string](cfg.MaxEntries, nil, cfg.TTL)
 		return c, nil
 	}
+	if log == nil {
+		log = slog.Default()
+	}
+	redis.SetLogger(redisLogger{log})
 	opts, _ := redis.ParseURL(cfg.RedisURL)
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = cfg.RedisTimeout, cfg.RedisTimeout, cfg.RedisTimeout
 	opts.PoolTimeout = cfg.RedisTimeout
@@ -192,9 +200,10 @@ func (c *Cache) Store(ctx context.Context, key, value string) error {
 	return c.set(ctx, key, value)
 }
 
+// get looks in memory, then in Redis; a value found in Redis is kept in
+// memory too.
 func (c *Cache) get(ctx context.Context, key string) (string, bool, error) {
-	if c.redis == nil {
-		v, ok := c.memory.Get(key)
+	if v, ok := c.memory.Get(key); ok || c.redis == nil {
 		return v, ok, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RedisTimeout)
@@ -202,6 +211,7 @@ func (c *Cache) get(ctx context.Context, key string) (string, bool, error) {
 	v, err := c.redis.Get(ctx, c.cfg.KeyPrefix+key).Result()
 	switch {
 	case err == nil:
+		c.memory.Add(key, v)
 		return v, true, nil
 	case errors.Is(err, redis.Nil):
 		return "", false, nil
@@ -211,9 +221,10 @@ func (c *Cache) get(ctx context.Context, key string) (string, bool, error) {
 	}
 }
 
+// set stores in memory, and in Redis when there is one.
 func (c *Cache) set(ctx context.Context, key, value string) error {
+	c.memory.Add(key, value)
 	if c.redis == nil {
-		c.memory.Add(key, value)
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RedisTimeout)
@@ -223,4 +234,12 @@ func (c *Cache) set(ctx context.Context, key, value string) error {
 		return err
 	}
 	return nil
+}
+
+// redisLogger sends the Redis client's messages (reconnects, pool trouble)
+// to the service's structured log instead of the library's own stderr lines.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.WarnContext(ctx, "redis: "+fmt.Sprintf(format, v...), "component", "summary_cache")
 }

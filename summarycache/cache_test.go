@@ -4,72 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
-	"os/exec"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/contextcompiler/ctxc/summarycache"
+	"github.com/contextcompiler/ctxc/summarycache/redistest"
 )
-
-// redisServer is a real redis-server on a free loopback port, for one test.
-type redisServer struct {
-	cmd *exec.Cmd
-	URL string
-}
-
-// startRedis starts redis-server without persistence. A missing binary fails
-// the test, in CI and out of it: the Redis tests never skip.
-func startRedis(t *testing.T) *redisServer {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Fatal("redis-server not found: run `make deps` (`make test` does)")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &redisServer{cmd: cmd, URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port)}
-	t.Cleanup(s.Kill)
-	client := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
-	defer client.Close()
-	for i := 0; ; i++ {
-		if client.Ping(context.Background()).Err() == nil {
-			return s
-		}
-		if i == 200 {
-			t.Fatal("redis-server did not answer PING")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// Kill stops the server and waits for it to be gone.
-func (s *redisServer) Kill() {
-	if s.cmd.ProcessState == nil {
-		s.cmd.Process.Kill()
-		s.cmd.Wait()
-	}
-}
 
 func newCache(t *testing.T, redisURL string) *summarycache.Cache {
 	t.Helper()
 	cfg := summarycache.DefaultConfig()
 	cfg.RedisURL = redisURL
-	c, err := summarycache.New(cfg)
+	c, err := summarycache.New(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +59,7 @@ func TestKey(t *testing.T) {
 func backends() map[string]func(t *testing.T) string {
 	return map[string]func(t *testing.T) string{
 		"memory": func(*testing.T) string { return "" },
-		"redis":  func(t *testing.T) string { return startRedis(t).URL },
+		"redis":  func(t *testing.T) string { return redistest.Start(t).URL },
 	}
 }
 
@@ -228,21 +180,32 @@ func TestConcurrentIdenticalRequestsShareOneComputation(t *testing.T) {
 	}
 }
 
-func TestRedisKilledMidTestDegradesToMisses(t *testing.T) {
-	srv := startRedis(t)
-	c := newCache(t, srv.URL)
+// TestRedisOutageServesWhatMemoryHolds: the in-process cache stands in front
+// of Redis, so a Redis outage does not turn lookups of known values into
+// model calls; what is new is computed once and then served from memory.
+// While Redis is up, replicas share what each computed.
+func TestRedisOutageServesWhatMemoryHolds(t *testing.T) {
+	srv := redistest.Start(t)
+	c, replica := newCache(t, srv.URL), newCache(t, srv.URL)
 	var calls atomic.Int32
 	lookup(t, c, "a", &calls)
-	if _, res := lookup(t, c, "a", &calls); !res.Hit {
-		t.Fatal("want a hit while Redis is up")
+	if _, res := lookup(t, replica, "a", &calls); !res.Hit || res.Errors != 0 {
+		t.Fatalf("a replica's lookup: %+v, want a hit from Redis", res)
 	}
 	srv.Kill()
-	v, res := lookup(t, c, "a", &calls)
-	if v != "summary of a" || res.Hit || res.Errors != 2 {
-		t.Errorf("with Redis down: value %q result %+v; want the computed value, a miss and 2 errors (get, set)", v, res)
+	if v, res := lookup(t, c, "a", &calls); v != "summary of a" || !res.Hit || res.Errors != 0 {
+		t.Errorf("a known value with Redis down: %q %+v, want a hit from memory", v, res)
 	}
-	if st := c.Stats(); st.Errors != 2 || st.Misses != 2 || st.Hits != 1 || calls.Load() != 2 {
-		t.Errorf("stats %+v computations %d", st, calls.Load())
+	if v, res := lookup(t, c, "b", &calls); v != "summary of b" || res.Hit || res.Errors != 2 {
+		t.Errorf("a new value with Redis down: %q %+v, want it computed, with 2 errors (get, set)", v, res)
+	}
+	for range 5 {
+		if _, res := lookup(t, c, "b", &calls); !res.Hit || res.Errors != 0 {
+			t.Errorf("the new value again: %+v, want a hit from memory", res)
+		}
+	}
+	if calls.Load() != 2 {
+		t.Errorf("%d computations, want 2 (a and b, once each)", calls.Load())
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -140,7 +141,7 @@ func TestUnknownModelHintLeadsToModelRegistry(t *testing.T) {
 // TestProfilesNeedNoTokenizers: listing profiles builds the catalog without
 // loading a tokenizer (they take most of a second); counting loads them.
 func TestProfilesNeedNoTokenizers(t *testing.T) {
-	eng, err := newEngine(defaultConfig(), noop.NewTracerProvider())
+	eng, err := newEngine(defaultConfig(), noop.NewTracerProvider(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

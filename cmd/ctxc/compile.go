@@ -29,7 +29,7 @@ func runCompile(ctx context.Context, args []string, io stdio, lookupEnv func(str
 		fs.Usage()
 		return exitUsage
 	}
-	cfg, eng, err := setUp(fs, cf, lookupEnv, noop.NewTracerProvider())
+	cfg, eng, err := setUp(fs, cf, lookupEnv, noop.NewTracerProvider(), io.err)
 	if err != nil {
 		printProblems(io.err, "invalid configuration", err)
 		return exitError

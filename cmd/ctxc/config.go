@@ -36,6 +36,39 @@ type Config struct {
 	LogFormat         string        `yaml:"log_format"`
 	TokenCacheEntries int           `yaml:"token_cache_entries"`
 	DefaultProfile    string        `yaml:"default_profile"`
+
+	// Security: TLS (mTLS with a client CA) and bearer tokens, on the gRPC
+	// and HTTP ports alike. Insecure allows neither on a non-loopback address.
+	TLSCert       string `yaml:"tls_cert"`
+	TLSKey        string `yaml:"tls_key"`
+	TLSClientCA   string `yaml:"tls_client_ca"`
+	AuthTokenFile string `yaml:"auth_token_file"`
+	Insecure      bool   `yaml:"insecure"`
+
+	// Limits (server.Limits and server.HTTPLimits say what each bounds).
+	MaxConcurrentCalls    int           `yaml:"max_concurrent_calls"`
+	MaxInflightBytes      int           `yaml:"max_inflight_bytes"`
+	MaxQueueWait          time.Duration `yaml:"max_queue_wait"`
+	MaxConcurrentStreams  int           `yaml:"max_concurrent_streams"`
+	MaxConnections        int           `yaml:"max_connections"`
+	DefaultCallTimeout    time.Duration `yaml:"default_call_timeout"`
+	MaxCallTimeout        time.Duration `yaml:"max_call_timeout"`
+	HandshakeTimeout      time.Duration `yaml:"handshake_timeout"`
+	KeepaliveMinTime      time.Duration `yaml:"keepalive_min_time"`
+	MaxConnectionIdle     time.Duration `yaml:"max_connection_idle"`
+	MaxConnectionAge      time.Duration `yaml:"max_connection_age"`
+	MaxHeaderBytes        int           `yaml:"max_header_bytes"`
+	HTTPReadHeaderTimeout time.Duration `yaml:"http_read_header_timeout"`
+	HTTPReadTimeout       time.Duration `yaml:"http_read_timeout"`
+	HTTPWriteTimeout      time.Duration `yaml:"http_write_timeout"`
+	HTTPIdleTimeout       time.Duration `yaml:"http_idle_timeout"`
+	DrainDelay            time.Duration `yaml:"drain_delay"`
+
+	// The HTTP gateway's browser-facing rules.
+	HTTPCORSOrigins    []string `yaml:"http_cors_origins"`
+	HTTPAllowedHosts   []string `yaml:"http_allowed_hosts"`
+	HTTPTrustedProxies []string `yaml:"http_trusted_proxies"`
+
 	// Profiles, the model registry, the helper models and the summary cache are
 	// set only in the YAML file.
 	Profiles []pipeline.ProfileSpec `yaml:"profiles"`
@@ -54,6 +87,7 @@ type Config struct {
 
 // defaultConfig is the configuration with nothing set.
 func defaultConfig() Config {
+	lim, httpLim := server.DefaultLimits(), server.DefaultHTTPLimits()
 	return Config{
 		Listen:            "127.0.0.1:50051",
 		Reflection:        true,
@@ -64,7 +98,48 @@ func defaultConfig() Config {
 		TokenCacheEntries: 100_000,
 		DefaultProfile:    pipeline.DefaultProfileName,
 		SummaryCache:      summarycache.DefaultConfig(),
+
+		MaxConcurrentCalls:    lim.MaxConcurrentCalls,
+		MaxInflightBytes:      int(lim.MaxInflightBytes),
+		MaxQueueWait:          lim.MaxQueueWait,
+		MaxConcurrentStreams:  lim.MaxConcurrentStreams,
+		MaxConnections:        lim.MaxConnections,
+		DefaultCallTimeout:    lim.DefaultCallTimeout,
+		MaxCallTimeout:        lim.MaxCallTimeout,
+		HandshakeTimeout:      lim.HandshakeTimeout,
+		KeepaliveMinTime:      lim.KeepaliveMinTime,
+		MaxConnectionIdle:     lim.MaxConnectionIdle,
+		MaxConnectionAge:      lim.MaxConnectionAge,
+		MaxHeaderBytes:        lim.MaxHeaderBytes,
+		HTTPReadHeaderTimeout: httpLim.ReadHeaderTimeout,
+		HTTPReadTimeout:       httpLim.ReadTimeout,
+		HTTPWriteTimeout:      httpLim.WriteTimeout,
+		HTTPIdleTimeout:       httpLim.IdleTimeout,
 	}
+}
+
+// limits are the gRPC server's limits as configured.
+func (c *Config) limits() server.Limits {
+	return server.Limits{
+		MaxConcurrentCalls:   c.MaxConcurrentCalls,
+		MaxInflightBytes:     int64(c.MaxInflightBytes),
+		MaxQueueWait:         c.MaxQueueWait,
+		MaxConcurrentStreams: c.MaxConcurrentStreams,
+		MaxConnections:       c.MaxConnections,
+		DefaultCallTimeout:   c.DefaultCallTimeout,
+		MaxCallTimeout:       c.MaxCallTimeout,
+		HandshakeTimeout:     c.HandshakeTimeout,
+		KeepaliveMinTime:     c.KeepaliveMinTime,
+		MaxConnectionIdle:    c.MaxConnectionIdle,
+		MaxConnectionAge:     c.MaxConnectionAge,
+		MaxHeaderBytes:       c.MaxHeaderBytes,
+	}
+}
+
+// httpLimits are the HTTP gateway's limits as configured.
+func (c *Config) httpLimits() server.HTTPLimits {
+	return server.HTTPLimits{ReadHeaderTimeout: c.HTTPReadHeaderTimeout, ReadTimeout: c.HTTPReadTimeout,
+		WriteTimeout: c.HTTPWriteTimeout, IdleTimeout: c.HTTPIdleTimeout, MaxHeaderBytes: c.MaxHeaderBytes}
 }
 
 // setting is one scalar configuration value, settable by flag, environment
@@ -99,35 +174,81 @@ func settings() []setting {
 				return nil
 			}}
 	}
-	return []setting{
-		str("listen", "gRPC address: host:port, unix:///path or unix:/path", func(c *Config) *string { return &c.Listen }),
-		str("metrics_listen", "Prometheus /metrics HTTP address (host:port); empty turns metrics off", func(c *Config) *string { return &c.MetricsListen }),
-		str("http_listen", "HTTP/JSON address (host:port): every RPC as POST /ctxc.v1.ContextCompilerService/<Method>, health at GET /healthz; empty turns it off", func(c *Config) *string { return &c.HTTPListen }),
-		{key: "reflection", usage: "register gRPC server reflection (for grpcurl)", bool: true,
-			get: func(c *Config) string { return strconv.FormatBool(c.Reflection) },
+	boolean := func(key, usage string, field func(c *Config) *bool) setting {
+		return setting{key: key, usage: usage, bool: true,
+			get: func(c *Config) string { return strconv.FormatBool(*field(c)) },
 			set: func(c *Config, v string) error {
 				b, err := strconv.ParseBool(v)
 				if err != nil {
 					return fmt.Errorf("%q is not a boolean", v)
 				}
-				c.Reflection = b
+				*field(c) = b
 				return nil
-			}},
-		num("max_message_bytes", "largest request or response message in bytes; larger requests get RESOURCE_EXHAUSTED", func(c *Config) *int { return &c.MaxMessageBytes }),
-		{key: "grace_period", usage: "on SIGTERM, how long in-flight calls may take to finish",
-			get: func(c *Config) string { return c.GracePeriod.String() },
+			}}
+	}
+	dur := func(key, usage string, field func(c *Config) *time.Duration) setting {
+		return setting{key: key, usage: usage,
+			get: func(c *Config) string { return field(c).String() },
 			set: func(c *Config, v string) error {
 				d, err := time.ParseDuration(v)
 				if err != nil {
 					return fmt.Errorf("%q is not a duration such as 10s", v)
 				}
-				c.GracePeriod = d
+				*field(c) = d
 				return nil
-			}},
+			}}
+	}
+	// A list is comma-separated in a flag or variable, a sequence in YAML.
+	list := func(key, usage string, field func(c *Config) *[]string) setting {
+		return setting{key: key, usage: usage,
+			get: func(c *Config) string { return strings.Join(*field(c), ",") },
+			set: func(c *Config, v string) error {
+				var items []string
+				for _, item := range strings.Split(v, ",") {
+					if item = strings.TrimSpace(item); item != "" {
+						items = append(items, item)
+					}
+				}
+				*field(c) = items
+				return nil
+			}}
+	}
+	return []setting{
+		str("listen", "gRPC address: host:port, unix:///path or unix:/path", func(c *Config) *string { return &c.Listen }),
+		str("metrics_listen", "Prometheus /metrics HTTP address (host:port); empty turns metrics off", func(c *Config) *string { return &c.MetricsListen }),
+		str("http_listen", "HTTP/JSON address (host:port): every RPC as POST /ctxc.v1.ContextCompilerService/<Method>, health at GET /healthz; empty turns it off", func(c *Config) *string { return &c.HTTPListen }),
+		boolean("reflection", "register gRPC server reflection (for grpcurl)", func(c *Config) *bool { return &c.Reflection }),
+		num("max_message_bytes", "largest request or response message in bytes; larger requests get RESOURCE_EXHAUSTED", func(c *Config) *int { return &c.MaxMessageBytes }),
+		dur("grace_period", "on SIGTERM, after the drain delay, how long in-flight calls may take to finish", func(c *Config) *time.Duration { return &c.GracePeriod }),
 		str("log_level", "debug, info, warn or error", func(c *Config) *string { return &c.LogLevel }),
 		str("log_format", "text or json", func(c *Config) *string { return &c.LogFormat }),
 		num("token_cache_entries", "token counts cached by (encoding, content hash); 0 turns the cache off", func(c *Config) *int { return &c.TokenCacheEntries }),
 		str("default_profile", "profile for requests that name none", func(c *Config) *string { return &c.DefaultProfile }),
+		str("tls_cert", "PEM certificate chain: serve gRPC and HTTP over TLS (reloaded when the file changes)", func(c *Config) *string { return &c.TLSCert }),
+		str("tls_key", "PEM private key of tls_cert", func(c *Config) *string { return &c.TLSKey }),
+		str("tls_client_ca", "PEM CA certificates: require client certificates signed by them (mTLS)", func(c *Config) *string { return &c.TLSClientCA }),
+		str("auth_token_file", `bearer tokens, one "<name> <token>" a line: every call but health must send "authorization: Bearer <token>" (reloaded when the file changes)`, func(c *Config) *string { return &c.AuthTokenFile }),
+		boolean("insecure", "allow a non-loopback address with neither TLS nor authentication", func(c *Config) *bool { return &c.Insecure }),
+		num("max_concurrent_calls", "API calls received or worked on at once; more get RESOURCE_EXHAUSTED with a retry hint", func(c *Config) *int { return &c.MaxConcurrentCalls }),
+		num("max_inflight_bytes", "summed size of the requests worked on at once; more wait up to max_queue_wait, then get RESOURCE_EXHAUSTED", func(c *Config) *int { return &c.MaxInflightBytes }),
+		dur("max_queue_wait", "how long a call may wait for room under max_inflight_bytes", func(c *Config) *time.Duration { return &c.MaxQueueWait }),
+		num("max_concurrent_streams", "calls in flight on one gRPC connection", func(c *Config) *int { return &c.MaxConcurrentStreams }),
+		num("max_connections", "open gRPC connections; more wait to be accepted", func(c *Config) *int { return &c.MaxConnections }),
+		dur("default_call_timeout", "deadline of a call that sets none", func(c *Config) *time.Duration { return &c.DefaultCallTimeout }),
+		dur("max_call_timeout", "longest deadline a call may have; longer ones are cut to it", func(c *Config) *time.Duration { return &c.MaxCallTimeout }),
+		dur("handshake_timeout", "time a new gRPC connection has for its TLS and HTTP/2 handshake", func(c *Config) *time.Duration { return &c.HandshakeTimeout }),
+		dur("keepalive_min_time", "shortest interval between a client's keepalive pings; faster pingers are disconnected", func(c *Config) *time.Duration { return &c.KeepaliveMinTime }),
+		dur("max_connection_idle", "close a gRPC connection without calls for this long; 0 never", func(c *Config) *time.Duration { return &c.MaxConnectionIdle }),
+		dur("max_connection_age", "close any gRPC connection after this long (its calls get max_call_timeout to finish); 0 never", func(c *Config) *time.Duration { return &c.MaxConnectionAge }),
+		num("max_header_bytes", "largest header (metadata) of a gRPC call or HTTP request", func(c *Config) *int { return &c.MaxHeaderBytes }),
+		dur("http_read_header_timeout", "time an HTTP request has to send its headers", func(c *Config) *time.Duration { return &c.HTTPReadHeaderTimeout }),
+		dur("http_read_timeout", "time an HTTP request has to send its headers and body", func(c *Config) *time.Duration { return &c.HTTPReadTimeout }),
+		dur("http_write_timeout", "time from an HTTP request's headers to the end of its answer; longer than max_call_timeout", func(c *Config) *time.Duration { return &c.HTTPWriteTimeout }),
+		dur("http_idle_timeout", "how long a kept-alive HTTP connection may wait for its next request", func(c *Config) *time.Duration { return &c.HTTPIdleTimeout }),
+		dur("drain_delay", "on SIGTERM, how long health says NOT_SERVING while calls are still accepted, before the ports close", func(c *Config) *time.Duration { return &c.DrainDelay }),
+		list("http_cors_origins", "origins (https://app.example.com, or *) browsers may call the HTTP port from; empty turns CORS off", func(c *Config) *[]string { return &c.HTTPCORSOrigins }),
+		list("http_allowed_hosts", "Host header values the HTTP port answers (against DNS rebinding); empty allows any", func(c *Config) *[]string { return &c.HTTPAllowedHosts }),
+		list("http_trusted_proxies", "proxy addresses or CIDRs whose X-Forwarded-For names the HTTP client", func(c *Config) *[]string { return &c.HTTPTrustedProxies }),
 	}
 }
 
@@ -210,13 +331,14 @@ func (e *configFileError) Unwrap() error { return e.err }
 // setUp reads the configuration and builds the engine from it, returning every
 // problem of both at once (a bad setting, model registry entry, helper model,
 // cache or profile), so that one run lists them all.
-func setUp(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), tp trace.TracerProvider) (Config, *engine, error) {
+// The engine's parts (helper model clients, the Redis client) log to logTo.
+func setUp(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), tp trace.TracerProvider, logTo io.Writer) (Config, *engine, error) {
 	cfg, err := cf.load(fs, lookupEnv)
 	var fileErr *configFileError
 	if errors.As(err, &fileErr) {
 		return cfg, nil, err
 	}
-	eng, engErr := newEngine(cfg, tp)
+	eng, engErr := newEngine(cfg, tp, newLogger(logTo, cfg))
 	if err != nil || engErr != nil {
 		if eng != nil {
 			eng.close()
@@ -291,6 +413,8 @@ func (c *Config) validate() []error {
 	if c.DefaultProfile == "" {
 		bad("default_profile", "must not be empty")
 	}
+	problems = append(problems, c.validateSecurity()...)
+	problems = append(problems, c.validateLimits()...)
 	// model_registry, models, summary_cache and profiles are checked as the
 	// engine is built from them (newEngine), in the same list.
 	return problems

@@ -141,7 +141,7 @@ func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (stri
 		printProblems(io.err, "invalid configuration", err)
 		return nil, "", nil, false
 	}
-	eng, err := newEngine(cfg, noop.NewTracerProvider())
+	eng, err := newEngine(cfg, noop.NewTracerProvider(), newLogger(io.err, cfg))
 	if err != nil {
 		printProblems(io.err, "cannot build the profiles", err)
 		return nil, "", nil, false

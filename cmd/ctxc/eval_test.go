@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"log/slog"
 	"net"
 	"os"
 	"strings"
@@ -36,7 +37,7 @@ func exampleSessionOptions(count func(string) int) synth.Options {
 // testService is the in-process service `ctxc eval` measures by default.
 func testService(t *testing.T) eval.Service {
 	t.Helper()
-	eng, err := newEngine(defaultConfig(), noop.NewTracerProvider())
+	eng, err := newEngine(defaultConfig(), noop.NewTracerProvider(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func runProfiles(ctx context.Context, args []string, io stdio, lookupEnv func(st
 	if code, done := parseFlags(fs, io, args); done {
 		return code
 	}
-	cfg, eng, err := setUp(fs, cf, lookupEnv, noop.NewTracerProvider())
+	cfg, eng, err := setUp(fs, cf, lookupEnv, noop.NewTracerProvider(), io.err)
 	if err != nil {
 		printProblems(io.err, "invalid configuration", err)
 		return exitError

@@ -216,13 +216,13 @@ type engine struct {
 // the summary cache, and builds every profile. It goes on past a problem as
 // far as it can, so that one run reports every problem of every part; the
 // tokenizers load on first use.
-func newEngine(cfg Config, tp trace.TracerProvider) (*engine, error) {
+func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, error) {
 	var problems []error
 	tok := &lazyTokens{cfg: tokens.ServiceConfig{CacheEntries: cfg.TokenCacheEntries, Models: cfg.ModelRegistry}}
 	if err := tok.cfg.Validate(); err != nil {
 		problems = append(problems, fmt.Errorf("model_registry: %w", err))
 	}
-	deps, err := newPolicyDeps(cfg, tp, tok)
+	deps, err := newPolicyDeps(cfg, tp, tok, log)
 	if err != nil {
 		problems = append(problems, err)
 	}
@@ -249,7 +249,7 @@ func newEngine(cfg Config, tp trace.TracerProvider) (*engine, error) {
 // deterministic forms), the summary cache, and prices from the model registry.
 // It reports every problem but always returns a usable cache (the in-memory
 // default when summary_cache is wrong), so that the profiles can be checked.
-func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens) (policyDeps, error) {
+func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens, log *slog.Logger) (policyDeps, error) {
 	var deps policyDeps
 	var problems []error
 	breakers := llm.NewBreakers() // shared, so models on one endpoint share its breaker
@@ -261,17 +261,17 @@ func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens) (policy
 		if m.cfg == nil {
 			continue
 		}
-		client, err := llm.New(*m.cfg, llm.Options{TracerProvider: tp, Breakers: breakers})
+		client, err := llm.New(*m.cfg, llm.Options{TracerProvider: tp, Breakers: breakers, Logger: log})
 		if err != nil {
 			problems = append(problems, fmt.Errorf("%s: %w", m.key, err))
 			continue
 		}
 		*m.dest = client
 	}
-	cache, err := summarycache.New(cfg.SummaryCache)
+	cache, err := summarycache.New(cfg.SummaryCache, log)
 	if err != nil {
 		problems = append(problems, fmt.Errorf("summary_cache: %w", err))
-		cache, _ = summarycache.New(summarycache.DefaultConfig())
+		cache, _ = summarycache.New(summarycache.DefaultConfig(), log)
 	}
 	deps.cache = cache
 	deps.prices = func(model string) (float64, float64, bool) {

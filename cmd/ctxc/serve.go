@@ -22,8 +22,12 @@ import (
 func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
 	fs := newFlagSet(io, "serve", "[--config FILE] [flags]",
 		"Serve the gRPC API (ctxc.v1.ContextCompilerService, grpc.health.v1, reflection) until SIGTERM\n"+
-			"or SIGINT, then stop gracefully: health turns NOT_SERVING, new calls are refused and\n"+
-			"in-flight calls get --grace-period to finish.\n\n"+
+			"or SIGINT, then stop gracefully: health turns NOT_SERVING while calls are still served for\n"+
+			"--drain-delay, then new calls are refused and in-flight calls get --grace-period to finish.\n\n"+
+			"On an address other than loopback or a Unix socket it needs TLS (--tls-cert, --tls-key;\n"+
+			"--tls-client-ca for mTLS) or bearer tokens (--auth-token-file), or --insecure. Calls are\n"+
+			"admitted within --max-concurrent-calls and --max-inflight-bytes, and refused with\n"+
+			"RESOURCE_EXHAUSTED and a retry hint beyond them.\n\n"+
 			"With --http-listen, the same API is served as HTTP/JSON on its own port: every RPC as\n"+
 			"POST /ctxc.v1.ContextCompilerService/<Method> with the request as the JSON body, health\n"+
 			"at GET /healthz. On SIGTERM the HTTP requests in flight finish first, then the gRPC server\n"+
@@ -43,8 +47,9 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 	if tracingErr != nil {
 		tp, shutdownTracing = noop.NewTracerProvider(), func(context.Context) error { return nil }
 	}
-	cfg, eng, err := setUp(fs, cf, lookupEnv, tp)
-	if err := errors.Join(tracingErr, err); err != nil {
+	cfg, eng, err := setUp(fs, cf, lookupEnv, tp, io.err)
+	// Only a server is refused for listening in the open.
+	if err := errors.Join(tracingErr, err, errors.Join(cfg.validateExposure()...)); err != nil {
 		printProblems(io.err, "invalid configuration", err)
 		_ = shutdownTracing(context.Background())
 		return exitError
@@ -74,7 +79,12 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 	if err != nil {
 		return err
 	}
-	tcfg := server.TransportConfig{MaxMessageBytes: cfg.MaxMessageBytes, Reflection: cfg.Reflection, GracePeriod: cfg.GracePeriod, Logger: log, TracerProvider: tp}
+	tlsFiles, tokens, err := cfg.security(log)
+	if err != nil {
+		return err
+	}
+	tcfg := server.TransportConfig{MaxMessageBytes: cfg.MaxMessageBytes, Reflection: cfg.Reflection, GracePeriod: cfg.GracePeriod, Logger: log, TracerProvider: tp,
+		TLS: tlsFiles, Tokens: tokens, Limits: cfg.limits(), DrainDelay: cfg.DrainDelay}
 	metrics := newMetricsServer(cfg.MetricsListen)
 	if metrics != nil {
 		tcfg.MetricsRegisterer = metrics.reg
@@ -91,7 +101,7 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 		}
 		defer metrics.http.Close()
 	}
-	serveCtx, stopGateway, err := startGateway(ctx, cfg, lis, transport, log)
+	serveCtx, stopGateway, err := startGateway(ctx, cfg, tlsFiles, transport, log)
 	if err != nil {
 		lis.Close()
 		return err
@@ -100,7 +110,8 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 	// Tokenizers and profiles are loaded: only now is the server ready.
 	transport.SetServing()
 	log.Info("serving", "addr", listenAddr(lis), "version", version, "default_profile", eng.catalog.DefaultProfile(),
-		"profiles", len(eng.catalog.Profiles()), "reflection", cfg.Reflection, "config", cfg.Path)
+		"profiles", len(eng.catalog.Profiles()), "reflection", cfg.Reflection, "config", cfg.Path,
+		"tls", tlsMode(tlsFiles), "auth", tokens != nil)
 	if err := transport.Serve(serveCtx, lis); err != nil {
 		return err
 	}
@@ -144,15 +155,18 @@ func (m *metricsServer) start(addr string, log *slog.Logger) error {
 
 // startGateway starts the HTTP/JSON gateway when cfg asks for one, and
 // returns the context that ends the gRPC server and what releases the
-// gateway. With the gateway, that context ends only once the HTTP requests in
-// flight have finished, because they are gRPC calls too: one grace period
-// covers both, the HTTP requests draining first and the gRPC server getting
-// what is left.
-func startGateway(ctx context.Context, cfg Config, lis net.Listener, transport *server.Transport, log *slog.Logger) (context.Context, func(), error) {
+// gateway. With the gateway, that context ends only once the drain delay
+// has passed (both ports accepting, health NOT_SERVING) and the HTTP
+// requests in flight have finished, because they are gRPC calls too: one
+// grace period covers both, the HTTP requests draining first and the gRPC
+// server getting what is left.
+func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, transport *server.Transport, log *slog.Logger) (context.Context, func(), error) {
 	if cfg.HTTPListen == "" {
 		return ctx, func() {}, nil
 	}
-	gw, err := server.NewGateway(lis.Addr(), cfg.MaxMessageBytes, log)
+	proxies, _ := trustedProxies(cfg.HTTPTrustedProxies) // validated with the config
+	gw, err := server.NewGateway(transport, server.GatewayConfig{MaxMessageBytes: cfg.MaxMessageBytes, Logger: log, Limits: cfg.httpLimits(), TLS: tlsFiles,
+		CORSOrigins: cfg.HTTPCORSOrigins, AllowedHosts: cfg.HTTPAllowedHosts, TrustedProxies: proxies})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,6 +180,7 @@ func startGateway(ctx context.Context, cfg Config, lis net.Listener, transport *
 	go func() {
 		select {
 		case <-ctx.Done():
+			transport.Drain()
 			grace := cfg.GracePeriod
 			if grace <= 0 {
 				grace = server.DefaultGracePeriod
@@ -178,8 +193,23 @@ func startGateway(ctx context.Context, cfg Config, lis net.Listener, transport *
 		}
 	}()
 	// Logged before "serving" so that whoever waits for "serving" can read it.
-	log.Info("serving http", "addr", hlis.Addr().String(), "grpc", server.LoopbackTarget(lis.Addr()))
+	scheme := "http"
+	if tlsFiles != nil {
+		scheme = "https"
+	}
+	log.Info("serving http", "addr", hlis.Addr().String(), "scheme", scheme)
 	return serveCtx, func() { stopGRPC(); gw.Close() }, nil
+}
+
+// tlsMode names the gRPC and HTTP ports' TLS for the start-up line.
+func tlsMode(t *server.TLS) string {
+	switch {
+	case t == nil:
+		return "off"
+	case t.MutualTLS():
+		return "mtls"
+	}
+	return "on"
 }
 
 // listenAddr is the address clients dial, with the real port when :0 was asked for.

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func (s *Server) Client(t testing.TB, model string, change func(*llm.Config)) *l
 	if change != nil {
 		change(&cfg)
 	}
-	client, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond})
+	client, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: 2 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func (s *Server) Client(t testing.TB, model string, change func(*llm.Config)) *l
 // MemoryCache returns an in-memory summary cache with the default settings.
 func MemoryCache(t testing.TB) *summarycache.Cache {
 	t.Helper()
-	cache, err := summarycache.New(summarycache.DefaultConfig())
+	cache, err := summarycache.New(summarycache.DefaultConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

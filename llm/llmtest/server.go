@@ -43,6 +43,8 @@ type Received struct {
 // Fallback answers (nil: 500).
 type Server struct {
 	URL string
+	// Close stops the server (it also stops when the test ends).
+	Close func()
 
 	mu       sync.Mutex
 	replies  []Reply
@@ -56,7 +58,7 @@ func NewServer(t testing.TB, replies ...Reply) *Server {
 	s := &Server{replies: replies}
 	ts := httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(ts.Close)
-	s.URL = ts.URL + "/v1"
+	s.URL, s.Close = ts.URL+"/v1", ts.Close
 	return s
 }
 

@@ -23,6 +23,13 @@ type Memo struct {
 	sentences *lru.Cache[uint64, []sentence]
 	outputs   *lru.Cache[uint64, outputLines]
 	weights   *lru.Cache[uint64, int]
+	summaries *lru.Cache[uint64, fitted]
+}
+
+// fitted is a written summary and the heaviest weight it left out.
+type fitted struct {
+	text string
+	lost int
 }
 
 // NewMemo returns an empty Memo.
@@ -30,7 +37,8 @@ func NewMemo() *Memo {
 	s, _ := lru.New[uint64, []sentence](memoEntries)
 	o, _ := lru.New[uint64, outputLines](memoEntries)
 	w, _ := lru.New[uint64, int](memoEntries)
-	return &Memo{sentences: s, outputs: o, weights: w}
+	f, _ := lru.New[uint64, fitted](memoEntries / 10)
+	return &Memo{sentences: s, outputs: o, weights: w, summaries: f}
 }
 
 // sentence is one classified sentence of a message's text.
@@ -120,4 +128,67 @@ func (m *Memo) weight(text string, c facts.Class) int {
 		m.weights.Add(key, w)
 	}
 	return w
+}
+
+// requestKey identifies a summary request by everything the deterministic
+// summary reads: the budget, the counter, the earlier and merged texts, and
+// each span message's id, role, kind and parts.
+func requestKey(req *SummaryRequest) uint64 {
+	h := xxh3.New()
+	var num [8]byte
+	put := func(n int) {
+		for i := range num {
+			num[i] = byte(uint64(n) >> (8 * i))
+		}
+		_, _ = h.Write(num[:])
+	}
+	str := func(s string) {
+		put(len(s))
+		_, _ = h.WriteString(s)
+	}
+	put(req.BudgetTokens)
+	if req.Counter != nil {
+		str(req.Counter.Name())
+	}
+	for _, group := range [][]string{req.Merge, req.Earlier} {
+		put(len(group))
+		for _, t := range group {
+			str(t)
+		}
+	}
+	put(len(req.Span))
+	for i := range req.Span {
+		m := &req.Span[i]
+		str(m.ID)
+		put(int(m.Role)<<8 | int(m.Kind))
+		put(len(m.Parts))
+		for _, p := range m.Parts {
+			put(int(p.Kind))
+			str(p.Text)
+			str(p.ToolCall.ID)
+			str(p.ToolCall.Name)
+			str(p.ToolCall.ArgumentsJSON)
+			str(p.ToolResult.ToolCallID)
+			str(p.ToolResult.Name)
+			str(p.ToolResult.Content)
+			if p.ToolResult.IsError {
+				put(1)
+			}
+		}
+	}
+	return h.Sum64()
+}
+
+// summary returns the remembered summary of a request, if any.
+func (m *Memo) summary(key uint64) (fitted, bool) {
+	if m == nil {
+		return fitted{}, false
+	}
+	return m.summaries.Get(key)
+}
+
+func (m *Memo) remember(key uint64, f fitted) {
+	if m != nil {
+		m.summaries.Add(key, f)
+	}
 }

@@ -248,9 +248,18 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 	// The summary reads the log's own messages: what compaction masked or
 	// cut in the view is still there.
 	original := map[string]*policies.Message{}
-	if w.State != nil {
+	for i := range entries {
+		if p.remove[i] && entries[i].Changed && entries[i].SourceID != "" {
+			original[entries[i].SourceID] = nil
+		}
+	}
+	if w.State != nil && len(original) > 0 {
 		for i := range w.State.Context.Messages {
-			original[w.State.Context.Messages[i].ID] = &w.State.Context.Messages[i]
+			if m := &w.State.Context.Messages[i]; original[m.ID] == nil {
+				if _, wanted := original[m.ID]; wanted {
+					original[m.ID] = m
+				}
+			}
 		}
 	}
 	for i := range entries {
@@ -276,7 +285,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 				p.synthesized[m.ID] = true
 			}
 		} else {
-			if o, ok := original[e.SourceID]; ok && e.Changed && o.Kind == m.Kind && o.Role == m.Role {
+			if o := original[e.SourceID]; o != nil && e.Changed && o.Kind == m.Kind && o.Role == m.Role {
 				p.span = append(p.span, *o)
 			} else {
 				p.span = append(p.span, *m)

@@ -133,8 +133,17 @@ func (d DeterministicSummarizer) Summarize(_ context.Context, req SummaryRequest
 // the user stated).
 const factWeight = 75
 
-// fit writes the summary and says the heaviest weight it left out.
+// fit writes the summary and says the heaviest weight it left out. The same
+// request is answered from the Memo: every compile replays the same
+// compaction points.
 func (d DeterministicSummarizer) fit(req SummaryRequest) (string, int) {
+	var key uint64
+	if d.Memo != nil {
+		key = requestKey(&req)
+		if f, ok := d.Memo.summary(key); ok {
+			return f.text, f.lost
+		}
+	}
 	b := newSummaryBuilder(req)
 	b.memo = d.Memo
 	for _, text := range req.Merge {
@@ -144,6 +153,7 @@ func (d DeterministicSummarizer) fit(req SummaryRequest) (string, int) {
 	b.resolveEarlier(req.Earlier)
 	b.dropKnown(req.Earlier)
 	text := b.render(req.BudgetTokens)
+	d.Memo.remember(key, fitted{text, b.droppedWeight})
 	return text, b.droppedWeight
 }
 
@@ -205,6 +215,9 @@ func (b *summaryBuilder) add(section, item string) {
 // resolved stays resolved.
 func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) {
 	item = strings.Join(strings.Fields(item), " ")
+	for strings.HasSuffix(item, resolvedMark) {
+		item, resolved = strings.TrimSuffix(item, resolvedMark), true
+	}
 	key := call
 	if key == "" {
 		key = "\x00" + item // a compact resolved item: known by its text

@@ -379,6 +379,9 @@ func Classify(sentence string, user bool) Class {
 		}
 		return Other
 	}
+	if narration(ws) && !Specific(strings.Join(ws[1:], " ")) {
+		return Filler
+	}
 	if narration(ws) {
 		return Other
 	}
@@ -466,20 +469,35 @@ func isPlainNumber(s string) bool {
 	return strings.Count(s, ".") <= 1
 }
 
-// errorWords mark a line that reports something going wrong.
-var errorWords = []string{"error", "fail", "panic", "exception", "denied", "refused", "timeout", "timed out", "fatal",
-	"crash", "backoff", "killed", "unavailable", "unreachable", "invalid", "forbidden", "unauthorized", "conflict",
-	"not found", "no such", "does not exist", "doesn't exist", "cannot", "can't", "unable", "exceeded", "overflow",
-	"out of range", "nil pointer", "segmentation", "aborted", "rejected", "deadlock", "no space", "traceback",
-	"undefined", "unexpected", "mismatch", "violat", "corrupt", "warning"}
+// errorStems start a word that reports something going wrong ("failed",
+// "errors", "panicked"); errorPhrases are whole phrases.
+var (
+	errorStems = []string{"error", "err", "fail", "panic", "exception", "denied", "refused", "timeout", "fatal", "crash",
+		"backoff", "killed", "unavailable", "unreachable", "invalid", "forbidden", "unauthorized", "conflict", "cannot",
+		"can't", "unable", "exceeded", "overflow", "segmentation", "segfault", "abort", "rejected", "deadlock",
+		"traceback", "undefined", "unexpected", "mismatch", "violat", "corrupt", "oomkilled", "crashloopbackoff"}
+	errorPhrases = []string{"timed out", "not found", "no such", "does not exist", "doesn't exist", "out of range",
+		"nil pointer", "no space", "out of memory", "permission denied", "connection reset"}
+)
 
-// ErrorLine reports whether a line reports an error: an error word, or an
+// ErrorLine reports whether a line reports an error: a word that starts like
+// an error word ("failed", but not "WithTimeout"), an error phrase, or an
 // error-like identifier (a code, a constant-style name, an exception type).
 func ErrorLine(line string) bool {
-	lower := strings.ToLower(line)
-	for _, w := range errorWords {
-		if strings.Contains(lower, w) {
-			return true
+	ws := strings.FieldsFunc(strings.ToLower(line), func(r rune) bool { return !(unicode.IsLetter(r) || r == '\'') })
+	for _, w := range ws {
+		for _, stem := range errorStems {
+			if strings.HasPrefix(w, stem) && (len(stem) > 3 || w == stem) {
+				return true
+			}
+		}
+	}
+	if len(ws) > 1 {
+		joined := " " + strings.Join(ws, " ") + " "
+		for _, p := range errorPhrases {
+			if strings.Contains(joined, " "+p+" ") {
+				return true
+			}
 		}
 	}
 	return hasCode(line)
@@ -563,17 +581,84 @@ func headAndTail(lines []string, head, tail int) []string {
 }
 
 // hasCode reports whether a line holds an error-like identifier (not just a
-// path or a version).
+// path or a version): a code with capitals and digits (E1234, TS2304,
+// ORA-00942, 55P03), a constant-style name (ERR_CONN_RESET), an errno
+// (ECONNREFUSED), an exception type (ModuleNotFoundError), SQLSTATE or a
+// status phrase with its number (HTTP 503, exit code 2). It scans words by
+// hand: it runs on every line of every tool output.
 func hasCode(line string) bool {
 	if !mayHold(line, false) {
 		return false
 	}
-	for _, re := range identifierPatterns[:6] {
-		if re.MatchString(line) {
+	prev := ""
+	for _, w := range strings.FieldsFunc(line, func(r rune) bool {
+		return !(r == '_' || r == '-' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	}) {
+		w = strings.Trim(w, ".-")
+		if codeWord(w) || (isNumber(w) && statusWord(prev)) {
+			return true
+		}
+		prev = w
+	}
+	return false
+}
+
+// codeWord reports whether a word is an error code, constant or type name.
+func codeWord(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	upper, lower, digits, underscore := 0, 0, 0, false
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'A' && c <= 'Z':
+			upper++
+		case c >= 'a' && c <= 'z':
+			lower++
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '_':
+			underscore = true
+		}
+	}
+	switch {
+	case w == "SQLSTATE":
+		return true
+	case upper > 0 && digits >= 2 && lower <= upper: // E1234, TS2304, ORA-00942, 55P03
+		// Not a timestamp or a hash: a letter leads, or it is SQLSTATE-sized.
+		return isUpper(w[0]) || (len(w) == 5 && w[0] >= '0' && w[0] <= '9')
+	case underscore && lower == 0 && upper >= 2: // ERR_CONN_RESET
+		return true
+	case w[0] == 'E' && lower == 0 && digits == 0 && upper >= 5: // ECONNREFUSED
+		return true
+	}
+	for _, suffix := range []string{"Error", "Exception", "Fault", "Killed", "Panic"} {
+		if strings.HasSuffix(w, suffix) && len(w) > len(suffix) {
 			return true
 		}
 	}
 	return false
+}
+
+func isNumber(w string) bool {
+	if w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// statusWord is a word a status number follows ("HTTP 503", "exit code 2").
+func statusWord(w string) bool {
+	switch strings.ToLower(w) {
+	case "http", "status", "code", "exit", "errno":
+		return true
+	}
+	return strings.HasPrefix(w, "HTTP/")
 }
 
 // shorten cuts s to n runes, marking the cut.

@@ -3,6 +3,7 @@ package isolation
 import (
 	"context"
 	"flag"
+	"fmt"
 	"math/rand"
 	"path/filepath"
 	"strings"
@@ -272,4 +273,27 @@ func FuzzIsolation(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An output an earlier stage already shortened is described by its log
+// original: the model learns how big the output really was.
+func TestPlaceholderDescribesTheLogOriginal(t *testing.T) {
+	st := outputs(1, 0)
+	out := strings.Repeat("compiling package ok\n", 400) + "pkg/store/lock.go:88: error: deadlock detected on mutex storeMu\n"
+	st.Context.Messages[2] = toolMsg("ra", "e1", "read", out)
+	w := statetest.Work(st)
+	e := &w.Entries[len(w.Entries)-1]
+	// Entries share their parts with the log; a stage changes a copy.
+	clamped := e.Message.Parts[0]
+	clamped.ToolResult.Content = strings.Repeat("compiling package ok\n", 100) + "[clamped]"
+	e.Message.Parts = []policies.Part{clamped}
+	w.Touch(len(w.Entries) - 1)
+	if n := MaskObservations(w, &MaskingConfig{}, MaskRun{}); n != 1 {
+		t.Fatalf("masked %d outputs, want 1", n)
+	}
+	got := w.Entries[len(w.Entries)-1].Message.Parts[0].ToolResult.Content
+	want := fmt.Sprintf("%d tokens", countText(w, out))
+	if !strings.Contains(got, want) {
+		t.Errorf("placeholder lacks %q:\n%s", want, got)
+	}
 }

@@ -71,6 +71,11 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 	for _, t := range cfg.ExemptTools {
 		exempt[t] = true
 	}
+	// A placeholder costs a scan of the output for its error lines, so it is
+	// built up front only for outputs small enough that it may not shrink
+	// them; larger ones are counted as saving all but a placeholder's worth
+	// and built when, and if, they are masked.
+	bound := placeholderBound(cfg)
 	var cands []maskCandidate
 	saving := 0
 	for i := range entries {
@@ -80,12 +85,24 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 			(runningID != "" && m.ExecutionID == runningID) || unresolved[i] || (protect != nil && protect(i)) {
 			continue
 		}
-		c, ok := maskedForm(w, cfg, e, exempt)
-		if !ok {
+		if exemptResult(m, exempt) {
 			continue
 		}
-		c.i = i
-		saving += c.before - c.after
+		before := e.Tokens
+		if !e.Counted && w.Counter != nil {
+			before, _ = w.Counter.CountMessage(m)
+		}
+		c := maskCandidate{i: i, before: before}
+		if before <= 2*bound {
+			var ok bool
+			if c, ok = maskedForm(w, cfg, e, exempt); !ok {
+				continue
+			}
+			c.i = i
+			saving += c.before - c.after
+		} else {
+			saving += before - bound
+		}
 		cands = append(cands, c)
 	}
 	if len(cands) == 0 || (saving < cfg.MinPrunableTokens && w.Pass != policies.PassIntake) {
@@ -98,6 +115,14 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 	for _, c := range cands {
 		if targetTokens > 0 && used <= targetTokens && cleared >= cfg.ClearAtLeastTokens {
 			break
+		}
+		if c.parts == nil {
+			built, ok := maskedForm(w, cfg, &w.Entries[c.i], exempt)
+			if !ok {
+				continue
+			}
+			built.i = c.i
+			c = built
 		}
 		e := &w.Entries[c.i]
 		e.Message.Parts = c.parts
@@ -166,6 +191,21 @@ type maskCandidate struct {
 	tools         string
 }
 
+// placeholderBound is a generous bound on a placeholder's tokens.
+func placeholderBound(cfg *MaskingConfig) int {
+	return (200 + 2*cfg.PreviewChars*3 + 3*170) / 3
+}
+
+// exemptResult reports whether a tool message holds a result of an exempt tool.
+func exemptResult(m *policies.Message, exempt map[string]bool) bool {
+	for _, p := range m.Parts {
+		if p.Kind == policies.PartToolResult && exempt[p.ToolResult.Name] {
+			return true
+		}
+	}
+	return false
+}
+
 // maskedForm builds the masked parts of a tool message and measures both
 // forms; ok is false when a result is exempt or masking would not shrink it.
 func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt map[string]bool) (maskCandidate, bool) {
@@ -179,7 +219,15 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt 
 		if exempt[p.ToolResult.Name] {
 			return c, false
 		}
-		ph := placeholder(w, m.ID, &p.ToolResult, cfg.PreviewChars)
+		// An output clamped earlier in the chain is described by its log
+		// original: its size and error lines are what the model should know.
+		original := p.ToolResult
+		if e.Changed {
+			if c, ok := logResult(w, e.SourceID, p.ToolResult.ToolCallID); ok {
+				original.Content = c
+			}
+		}
+		ph := placeholder(w, m.ID, &original, cfg.PreviewChars)
 		p.ToolResult.Content = ph
 		c.parts = append(c.parts, p)
 		placeholders = append(placeholders, ph)
@@ -201,6 +249,27 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt 
 	c.placeholder = strings.Join(placeholders, "\n")
 	c.tools = strings.Join(tools, ", ")
 	return c, true
+}
+
+// logResult finds the content of a tool result in the request's log. Only
+// changed entries need it, so a linear scan (from the newest) is enough.
+func logResult(w *policies.Work, messageID, callID string) (string, bool) {
+	if w.State == nil || messageID == "" {
+		return "", false
+	}
+	for i := len(w.State.Context.Messages) - 1; i >= 0; i-- {
+		m := &w.State.Context.Messages[i]
+		if m.ID != messageID {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Kind == policies.PartToolResult && p.ToolResult.ToolCallID == callID {
+				return p.ToolResult.Content, true
+			}
+		}
+		return "", false
+	}
+	return "", false
 }
 
 func countMessage(w *policies.Work, m *policies.Message) int {

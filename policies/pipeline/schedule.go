@@ -139,9 +139,12 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	}
 	r.compaction.TriggerTokens, r.compaction.TargetTokens, r.compaction.TriggerFired = v.Point, v.Target, fired
 	stable := atPoint
+	// By ctxc's own count, like every decision of the schedule; a count
+	// anchored on provider usage only reports.
+	w.HardLimitExceeded = w.HardLimit > 0 && w.UsedTokens() > w.HardLimit
 	if w.HardLimitExceeded {
 		w.Warn(fmt.Sprintf("context of %d tokens exceeds the usable window of %d tokens (window %d minus %d reserved for output); compacting to fit",
-			w.Budget.Used, w.HardLimit, w.Budget.ContextWindow, w.Budget.ReservedOutput))
+			w.UsedTokens(), w.HardLimit, w.Budget.ContextWindow, w.Budget.ReservedOutput))
 	}
 	switch {
 	case fired:
@@ -174,13 +177,17 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	if !fired || r.trigger == nil {
 		v.Point = 0 // compact: an intake pass could not answer why
 	}
-	if err := r.compactAt(ctx, chain, v, intakeFrom, stable, true); err != nil {
+	// What Compact persists is no context sent to a model: its end is
+	// compacted like any point inside the log, and the compile that sends it
+	// makes it fit.
+	sends := r.seg == SegmentCompile
+	if err := r.compactAt(ctx, chain, v, intakeFrom, stable, sends); err != nil {
 		return err
 	}
 	if err := r.remeasure(ctx); err != nil {
 		return err
 	}
-	if w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
+	if sends && w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
 		return &policies.IrreducibleError{
 			NeededTokens:    w.UsedTokens(),
 			AvailableTokens: w.HardLimit,

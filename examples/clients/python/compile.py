@@ -1,7 +1,6 @@
 """The ten-line sidecar call: compile a state with ctxc before each model call.
 
-    make python-stubs
-    PYTHONPATH=build/python /usr/bin/python3 examples/clients/python/compile.py 127.0.0.1:50051
+    PYTHONPATH=clients/python/src /usr/bin/python3 examples/clients/python/compile.py 127.0.0.1:50051
 """
 import sys
 

@@ -7,8 +7,7 @@ starts changing the older messages), checks each rebuild against a full
 Compile and exits non-zero on the first difference; the integration tests run
 it against the real server.
 
-    make python-stubs
-    PYTHONPATH=build/python /usr/bin/python3 examples/clients/python/own_log.py 127.0.0.1:50051
+    PYTHONPATH=clients/python/src /usr/bin/python3 examples/clients/python/own_log.py 127.0.0.1:50051
 """
 import sys
 

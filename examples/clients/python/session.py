@@ -5,8 +5,7 @@ blob), and each model call gets its context from Compile. The script checks
 what it gets back and exits non-zero on the first surprise; the integration
 tests run it against the real server.
 
-    make python-stubs
-    PYTHONPATH=build/python /usr/bin/python3 examples/clients/python/session.py 127.0.0.1:50051
+    PYTHONPATH=clients/python/src /usr/bin/python3 examples/clients/python/session.py 127.0.0.1:50051
 """
 import sys
 

@@ -1,0 +1,1 @@
+"""Messages and the service stub generated from proto/ctxc/v1 (`make python-stubs`)."""

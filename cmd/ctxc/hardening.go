@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/contextcompiler/ctxc/server"
+)
+
+// This file checks and builds the settings that protect a shared server:
+// TLS, tokens, the refusal to serve in the open, limits and the gateway's
+// browser rules.
+
+// validateSecurity checks the TLS and token settings.
+func (c *Config) validateSecurity() []error {
+	var problems []error
+	bad := func(key, format string, args ...any) {
+		problems = append(problems, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		bad("tls_cert", "tls_cert and tls_key go together; give both or neither")
+	}
+	if c.TLSClientCA != "" && c.TLSCert == "" {
+		bad("tls_client_ca", "client certificates need TLS: give tls_cert and tls_key too")
+	}
+	for _, f := range []struct{ key, path string }{{"tls_cert", c.TLSCert}, {"tls_key", c.TLSKey}, {"tls_client_ca", c.TLSClientCA}, {"auth_token_file", c.AuthTokenFile}} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			bad(f.key, "%v", err)
+		}
+	}
+	return problems
+}
+
+// validateExposure refuses a non-loopback address with neither TLS nor
+// authentication, unless insecure is set.
+func (c *Config) validateExposure() []error {
+	if c.TLSCert != "" || c.AuthTokenFile != "" || c.Insecure {
+		return nil
+	}
+	var problems []error
+	for _, l := range []struct{ key, addr string }{{"listen", c.Listen}, {"http_listen", c.HTTPListen}} {
+		if l.addr != "" && !localAddress(l.addr) {
+			problems = append(problems, fmt.Errorf("%s: refusing to serve on %s without TLS or authentication: other machines could call it; set tls_cert and tls_key, or auth_token_file, or insecure to serve it in the open anyway", l.key, l.addr))
+		}
+	}
+	return problems
+}
+
+// localAddress reports whether only this machine can reach addr: a Unix
+// socket, or a loopback host. An empty or wildcard host is every interface.
+func localAddress(addr string) bool {
+	if _, ok := server.UnixSocketPath(addr); ok {
+		return true
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// validateLimits checks every limit and how they fit together.
+func (c *Config) validateLimits() []error {
+	var problems []error
+	bad := func(key, format string, args ...any) {
+		problems = append(problems, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	atLeast := func(key string, v, low int) {
+		if v < low {
+			bad(key, "%d must be at least %d", v, low)
+		}
+	}
+	atLeast("max_concurrent_calls", c.MaxConcurrentCalls, 1)
+	atLeast("max_concurrent_streams", c.MaxConcurrentStreams, 1)
+	atLeast("max_connections", c.MaxConnections, 1)
+	atLeast("max_header_bytes", c.MaxHeaderBytes, 4096)
+	if c.MaxInflightBytes < c.MaxMessageBytes {
+		bad("max_inflight_bytes", "%d must be at least max_message_bytes (%d), so that every request fits alone", c.MaxInflightBytes, c.MaxMessageBytes)
+	}
+	for _, d := range []struct {
+		key    string
+		v      time.Duration
+		zeroOK bool // 0 turns the limit off
+	}{
+		{"max_queue_wait", c.MaxQueueWait, true},
+		{"default_call_timeout", c.DefaultCallTimeout, false},
+		{"max_call_timeout", c.MaxCallTimeout, false},
+		{"handshake_timeout", c.HandshakeTimeout, false},
+		{"keepalive_min_time", c.KeepaliveMinTime, true},
+		{"max_connection_idle", c.MaxConnectionIdle, true},
+		{"max_connection_age", c.MaxConnectionAge, true},
+		{"http_read_header_timeout", c.HTTPReadHeaderTimeout, false},
+		{"http_read_timeout", c.HTTPReadTimeout, false},
+		{"http_write_timeout", c.HTTPWriteTimeout, false},
+		{"http_idle_timeout", c.HTTPIdleTimeout, false},
+		{"drain_delay", c.DrainDelay, true},
+	} {
+		switch {
+		case d.v < 0:
+			bad(d.key, "%s must not be negative", d.v)
+		case d.v == 0 && !d.zeroOK:
+			bad(d.key, "must be more than 0")
+		}
+	}
+	if c.DefaultCallTimeout > c.MaxCallTimeout {
+		bad("default_call_timeout", "%s is longer than max_call_timeout (%s)", c.DefaultCallTimeout, c.MaxCallTimeout)
+	}
+	if c.HTTPListen != "" && c.HTTPWriteTimeout <= c.MaxCallTimeout {
+		bad("http_write_timeout", "%s must be longer than max_call_timeout (%s), or HTTP calls the server lets run would be cut off", c.HTTPWriteTimeout, c.MaxCallTimeout)
+	}
+	if c.HTTPReadHeaderTimeout > c.HTTPReadTimeout {
+		bad("http_read_header_timeout", "%s is longer than http_read_timeout (%s)", c.HTTPReadHeaderTimeout, c.HTTPReadTimeout)
+	}
+	for _, o := range c.HTTPCORSOrigins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			bad("http_cors_origins", "%q is not an origin such as https://app.example.com (or *)", o)
+		}
+	}
+	for _, h := range c.HTTPAllowedHosts {
+		if strings.ContainsAny(h, "/ ") {
+			bad("http_allowed_hosts", "%q is not a host name (with an optional :port)", h)
+		}
+	}
+	if _, err := trustedProxies(c.HTTPTrustedProxies); err != nil {
+		bad("http_trusted_proxies", "%v", err)
+	}
+	return problems
+}
+
+// trustedProxies parses addresses and CIDRs into prefixes.
+func trustedProxies(items []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range items {
+		if p, err := netip.ParsePrefix(item); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		ip, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR such as 10.0.0.0/8", item)
+		}
+		out = append(out, netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+// security loads the TLS files and the token file the config names (nil when
+// it names none).
+func (c *Config) security(log *slog.Logger) (*server.TLS, *server.Tokens, error) {
+	var (
+		tls    *server.TLS
+		tokens *server.Tokens
+		err    error
+	)
+	if c.TLSCert != "" {
+		if tls, err = server.NewTLS(server.TLSFiles{Cert: c.TLSCert, Key: c.TLSKey, ClientCA: c.TLSClientCA}, log); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.AuthTokenFile != "" {
+		if tokens, err = server.LoadTokens(c.AuthTokenFile, log); err != nil {
+			return nil, nil, err
+		}
+	}
+	return tls, tokens, nil
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/compiler"
+	"github.com/contextcompiler/ctxc/llm"
+	"github.com/contextcompiler/ctxc/server"
+)
+
+func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {
+	tokens := writeFile(t, "tokens", "agent 0123456789abcdef\n")
+	tests := []struct {
+		name string
+		args []string
+		want []string // the keys refused
+	}{
+		{"loopback", []string{"--listen", "127.0.0.1:1", "--http-listen", "[::1]:2"}, nil},
+		{"localhost", []string{"--listen", "localhost:1"}, nil},
+		{"a Unix socket", []string{"--listen", "unix:///tmp/x.sock"}, nil},
+		{"every interface", []string{"--listen", "0.0.0.0:1", "--http-listen", ":2"}, []string{"listen", "http_listen"}},
+		{"a host's address", []string{"--listen", "10.0.0.5:1"}, []string{"listen"}},
+		{"with tokens", []string{"--listen", "0.0.0.0:1", "--auth-token-file", tokens}, nil},
+		{"insecure", []string{"--listen", "0.0.0.0:1", "--insecure"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := loadConfig(t, tt.args, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range cfg.validateExposure() {
+				key, _, _ := strings.Cut(p.Error(), ":")
+				got = append(got, key)
+				if !strings.Contains(p.Error(), "refusing to serve on") || strings.Contains(p.Error(), "\n") {
+					t.Errorf("%q is not one clear line", p)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("refused (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSecurityAndLimitsListEveryProblem(t *testing.T) {
+	_, err := loadConfig(t, []string{"--tls-cert", "/nonexistent/cert.pem", "--tls-client-ca", "ca.pem", "--max-concurrent-calls", "0",
+		"--max-inflight-bytes", "1024", "--default-call-timeout", "10m", "--http-listen", "127.0.0.1:0", "--http-write-timeout", "1m",
+		"--http-cors-origins", "https://ok.example,ftp://x,https://a.example/path", "--http-trusted-proxies", "10.0.0.0/8,nonsense", "--drain-delay", "-1s",
+		"--handshake-timeout", "0s"}, nil)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	var got []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		key, _, _ := strings.Cut(line, ":")
+		got = append(got, key)
+	}
+	want := []string{"tls_cert", "tls_cert", "tls_client_ca", "max_concurrent_calls", "max_inflight_bytes",
+		"handshake_timeout", "drain_delay", "default_call_timeout", "http_write_timeout", "http_cors_origins", "http_cors_origins", "http_trusted_proxies"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\nfull error:\n%v", diff, err)
+	}
+}
+
+// TestReadmeLimitsTable keeps "Running it safely"'s table of limits true to
+// the code: every limit setting with its default, the helper models' limits
+// and the fixed request limits.
+func TestReadmeLimitsTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n### Limits\n")
+	if !ok {
+		t.Fatal(`README.md has no "### Limits" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	def := defaultConfig()
+	limitKeys := []string{"max_message_bytes", "max_concurrent_calls", "max_inflight_bytes", "max_queue_wait", "max_concurrent_streams",
+		"max_connections", "default_call_timeout", "max_call_timeout", "handshake_timeout", "keepalive_min_time", "max_connection_idle",
+		"max_connection_age", "max_header_bytes", "http_read_header_timeout", "http_read_timeout", "http_write_timeout", "http_idle_timeout",
+		"drain_delay", "grace_period"}
+	found := map[string]bool{}
+	for _, s := range settings() {
+		found[s.key] = true
+	}
+	var rows []string
+	for _, key := range limitKeys {
+		if !found[key] {
+			t.Errorf("%s is not a setting", key)
+		}
+	}
+	for _, s := range settings() {
+		for _, key := range limitKeys {
+			if s.key == key {
+				rows = append(rows, "| `--"+s.flagName()+"` | `"+s.envName()+"` | `"+s.key+"` | `"+s.get(&def)+"` |")
+			}
+		}
+	}
+	model, fixed := llm.DefaultConfig(), compiler.DefaultLimits()
+	rows = append(rows,
+		"| | | `models.*.max_reply_bytes` | `"+strconv.Itoa(model.MaxReplyBytes)+"` |",
+		"| | | `models.*.fallback_reserve` | `"+strconv.FormatFloat(model.FallbackReserve, 'g', -1, 64)+"` |",
+		"| | | `models.*.timeout` | `"+model.Timeout.String()+"` |",
+		"| | | (fixed) | `"+strconv.Itoa(fixed.MaxMessages)+"` | messages in a state's log",
+		"| | | (fixed) | `"+strconv.Itoa(fixed.MaxPartsPerMessage)+"` | parts of one message",
+		"| | | (fixed) | `"+strconv.Itoa(fixed.MaxTools)+"` | tools of a state")
+	for _, row := range rows {
+		if !strings.Contains(section, row) {
+			t.Errorf("the limits table lacks the row starting %s", row)
+		}
+	}
+	safely, _, _ := strings.Cut(string(readme[strings.Index(string(readme), "\n## Running it safely\n"):]), "\n### Limits\n")
+	for _, quote := range []string{
+		"`<name> <token>` (at least " + strconv.Itoa(server.MinTokenLength) + " characters;",
+		"`google.rpc.RetryInfo` of " + server.RetryDelay.String() + " (HTTP 429 with `Retry-After: " + strconv.Itoa(int(server.RetryDelay.Seconds())) + "`)",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(safely), " "), quote) {
+			t.Errorf("Running it safely does not say %q", quote)
+		}
+	}
+}
+
+// TestReadmeSharedServiceConfigLoads: the hardened configuration in the
+// README is a valid config file (but for its certificate and token paths).
+func TestReadmeSharedServiceConfigLoads(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(readme), "A shared service for many agents")
+	_, block, _ := strings.Cut(after, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	for _, name := range []string{"tls/tls.crt", "tls/tls.key", "tls/clients.crt", "tokens"} {
+		block = strings.ReplaceAll(block, "/etc/ctxc/"+name, writeFile(t, strings.ReplaceAll(name, "/", "-"), "x"))
+	}
+	cfg, err := loadConfig(t, []string{"--config", writeFile(t, "ctxc.yaml", block)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := cfg.validateExposure(); len(problems) != 0 || cfg.TLSClientCA == "" || cfg.DrainDelay == 0 || cfg.Reflection {
+		t.Errorf("exposure %v; config %+v", problems, cfg)
+	}
+}

@@ -1,0 +1,283 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/semaphore"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+// Limits bound what the gRPC server accepts and how long it works on it.
+// Each has a flag, a CTXC_* variable and a YAML key (README, "Running it
+// safely"); DefaultLimits are safe for a sidecar on loopback.
+type Limits struct {
+	// MaxConcurrentCalls bounds the API calls being received or worked on.
+	// It is checked when a call's headers arrive, before its message is
+	// read, so it also bounds the memory of requests being received (at most
+	// this many times max_message_bytes); a call over it is refused at once.
+	MaxConcurrentCalls int
+	// MaxInflightBytes bounds the summed size of the requests being worked
+	// on; a call that would pass it waits up to MaxQueueWait in arrival
+	// order, then is refused. At least the message limit, so every request
+	// that may be sent fits alone.
+	MaxInflightBytes int64
+	// MaxQueueWait is how long a call may wait for room under MaxInflightBytes.
+	MaxQueueWait time.Duration
+	// MaxConcurrentStreams bounds the calls in flight on one connection
+	// (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; clients queue the rest).
+	MaxConcurrentStreams int
+	// MaxConnections bounds open connections; more wait to be accepted.
+	MaxConnections int
+	// DefaultCallTimeout is the deadline of a call that sets none;
+	// MaxCallTimeout caps the deadline a client sets.
+	DefaultCallTimeout, MaxCallTimeout time.Duration
+	// HandshakeTimeout bounds a new connection's TLS and HTTP/2 handshake.
+	HandshakeTimeout time.Duration
+	// KeepaliveMinTime is the shortest interval between client pings; a
+	// client pinging more often is sent GOAWAY ("too_many_pings").
+	KeepaliveMinTime time.Duration
+	// MaxConnectionIdle closes a connection without calls for this long;
+	// MaxConnectionAge closes any connection after this long (clients
+	// reconnect, which spreads them over replicas), letting its calls run
+	// for up to MaxCallTimeout more. 0 means no limit.
+	MaxConnectionIdle, MaxConnectionAge time.Duration
+	// MaxHeaderBytes bounds a call's header list (metadata).
+	MaxHeaderBytes int
+}
+
+// DefaultLimits are the limits of a server that sets none.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxConcurrentCalls:   64,
+		MaxInflightBytes:     4 * DefaultMaxMessageBytes,
+		MaxQueueWait:         time.Second,
+		MaxConcurrentStreams: 100,
+		MaxConnections:       1000,
+		DefaultCallTimeout:   time.Minute,
+		MaxCallTimeout:       5 * time.Minute,
+		HandshakeTimeout:     10 * time.Second,
+		KeepaliveMinTime:     10 * time.Second,
+		MaxConnectionIdle:    5 * time.Minute,
+		MaxConnectionAge:     0,
+		MaxHeaderBytes:       64 << 10,
+	}
+}
+
+// RetryDelay is the RetryInfo hint of a call refused because the server is busy.
+const RetryDelay = time.Second
+
+// reasonOverloaded is the ErrorInfo reason of a call refused by admission control.
+const reasonOverloaded = "OVERLOADED"
+
+var (
+	apiPrefix    = "/" + ctxcv1.ContextCompilerService_ServiceDesc.ServiceName + "/"
+	healthPrefix = "/" + healthpb.Health_ServiceDesc.ServiceName + "/"
+)
+
+// Metadata the gateway sets on the calls it makes for HTTP clients; the
+// server believes it only on the gateway's in-process connection.
+const (
+	mdClientAddress = "ctxc-gateway-client-address"
+	mdClientCN      = "ctxc-gateway-client-cn"
+	mdGatewayPrefix = "ctxc-gateway-"
+)
+
+// admission authenticates calls and keeps the server within its limits.
+type admission struct {
+	tokens   *Tokens // nil: no bearer tokens
+	mtls     bool
+	limits   Limits
+	calls    atomic.Int64
+	inflight *semaphore.Weighted
+	log      *slog.Logger
+}
+
+func newAdmission(tokens *Tokens, mtls bool, limits Limits, log *slog.Logger) *admission {
+	return &admission{tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log}
+}
+
+// tap runs when a call's headers arrive, before its message is read: health
+// passes; anything else must authenticate; API calls must fit under
+// MaxConcurrentCalls. Refusing here costs the server nothing of the message.
+// It runs on the connection's reader goroutine, so it never waits.
+func (a *admission) tap(ctx context.Context, info *tap.Info) (context.Context, error) {
+	if strings.HasPrefix(info.FullMethodName, healthPrefix) {
+		return ctx, nil
+	}
+	ctx = fromGateway(ctx, info.Header)
+	ctx, ok := a.authenticate(ctx)
+	if !ok {
+		a.log.DebugContext(ctx, "unauthenticated call refused", "method", info.FullMethodName, "peer.address", peerAddress(ctx))
+		return nil, status.Error(codes.Unauthenticated, "unauthenticated")
+	}
+	if !strings.HasPrefix(info.FullMethodName, apiPrefix) {
+		return ctx, nil // reflection
+	}
+	if n := a.calls.Add(1); n > int64(a.limits.MaxConcurrentCalls) {
+		a.calls.Add(-1)
+		a.log.WarnContext(ctx, "call refused: server busy", "method", info.FullMethodName, "limit", "max_concurrent_calls", "peer.address", peerAddress(ctx))
+		return nil, overloaded("max_concurrent_calls", int64(a.limits.MaxConcurrentCalls))
+	}
+	// The stream's context ends when the call does, whichever way.
+	context.AfterFunc(ctx, func() { a.calls.Add(-1) })
+	return ctx, nil
+}
+
+// authenticate finds the caller: the bearer token's name when the server has
+// tokens, else the client certificate's name with mTLS, else nobody (and
+// that is fine).
+func (a *admission) authenticate(ctx context.Context) (context.Context, bool) {
+	if a.tokens != nil {
+		token, err := auth.AuthFromMD(ctx, "bearer")
+		if err != nil {
+			return ctx, false
+		}
+		name, ok := a.tokens.Authenticate(token)
+		if !ok {
+			return ctx, false
+		}
+		return withCaller(ctx, name), true
+	}
+	if a.mtls {
+		if name, ok := certificateCaller(ctx); ok {
+			return withCaller(ctx, name), true
+		}
+		if name := gatewayValue(ctx, mdClientCN); name != "" {
+			return withCaller(ctx, name), true
+		}
+	}
+	return ctx, true
+}
+
+// fromGateway makes the HTTP client the peer of a call the gateway made for
+// it, so that logs and spans name the client, not the gateway.
+func fromGateway(ctx context.Context, md metadata.MD) context.Context {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return ctx
+	}
+	if _, inProcess := p.AuthInfo.(inProcessAuthInfo); !inProcess {
+		return ctx
+	}
+	addr := last(md.Get(mdClientAddress))
+	if addr == "" {
+		return ctx
+	}
+	client := *p
+	client.Addr = gatewayClientAddr(addr)
+	return peer.NewContext(ctx, &client)
+}
+
+// gatewayValue is a value the gateway set, or "" on any other connection.
+func gatewayValue(ctx context.Context, key string) string {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return ""
+	}
+	if _, inProcess := p.AuthInfo.(inProcessAuthInfo); !inProcess {
+		return ""
+	}
+	return last(metadata.ValueFromIncomingContext(ctx, key))
+}
+
+func last(values []string) string {
+	if len(values) == 0 {
+		return ""
+	}
+	return values[len(values)-1]
+}
+
+// gatewayClientAddr is an HTTP client's address as a net.Addr.
+type gatewayClientAddr string
+
+func (a gatewayClientAddr) Network() string { return "http" }
+func (a gatewayClientAddr) String() string  { return string(a) }
+
+var _ net.Addr = gatewayClientAddr("")
+
+func peerAddress(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return ""
+}
+
+// overloaded is the status of a call refused for a limit: RESOURCE_EXHAUSTED
+// with the limit named and a retry hint.
+func overloaded(limit string, value int64) error {
+	st := status.New(codes.ResourceExhausted, fmt.Sprintf("server busy (%s %d reached); retry after %s", limit, value, RetryDelay))
+	withDetails, err := st.WithDetails(
+		&errdetails.ErrorInfo{Reason: reasonOverloaded, Domain: ErrorDomain, Metadata: map[string]string{"limit": limit}},
+		&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryDelay)})
+	if err != nil {
+		return st.Err()
+	}
+	return withDetails.Err()
+}
+
+// isAPI reports whether a method is one of ctxc's own (not health or reflection).
+func isAPI(fullMethod string) bool { return strings.HasPrefix(fullMethod, apiPrefix) }
+
+// unaryInflight admits an API call once its request fits under
+// MaxInflightBytes, waiting up to MaxQueueWait for room.
+func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if !isAPI(info.FullMethod) {
+		return handler(ctx, req)
+	}
+	n := int64(1)
+	if m, ok := req.(proto.Message); ok {
+		n = max(n, int64(proto.Size(m)))
+	}
+	n = min(n, a.limits.MaxInflightBytes)
+	if !a.inflight.TryAcquire(n) {
+		wait, cancel := context.WithTimeout(ctx, a.limits.MaxQueueWait)
+		err := a.inflight.Acquire(wait, n)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, toStatus(ctx, a.log, info.FullMethod, ctx.Err())
+			}
+			return nil, overloaded("max_inflight_bytes", a.limits.MaxInflightBytes)
+		}
+	}
+	defer a.inflight.Release(n)
+	return handler(ctx, req)
+}
+
+// unaryCallContext gives an API call its deadline (the default when the
+// client set none, capped at the maximum) and names the caller in its span.
+func (a *admission) unaryCallContext(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if caller, ok := CallerFromContext(ctx); ok {
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("enduser.id", caller))
+	}
+	if !isAPI(info.FullMethod) {
+		return handler(ctx, req)
+	}
+	timeout := a.limits.DefaultCallTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = min(time.Until(deadline), a.limits.MaxCallTimeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return handler(ctx, req)
+}

@@ -1,0 +1,394 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+func writeTokenFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestTokenFile(t *testing.T) {
+	const tok = "0123456789abcdef"
+	tests := []struct {
+		name, content string
+		wantErrs      []string // one substring per reported problem
+	}{
+		{"names and tokens with comments", "# callers\nagent-php " + tok + "\n\n  ci@build " + tok + "x  \n", nil},
+		{"every bad line at once", "a\nb@ short\nbad/name " + tok + "z\nc " + tok + "\nc " + tok + "y\nd " + tok + "\n",
+			[]string{`:1: want "<name> <token>", got 1 fields`, `:2: the token of "b@" has 5 characters; use at least 16`, `:3: name "bad/name"`,
+				`:5: name "c" is already on line 4`, `:6: the token of "d" is already on line 4`}},
+		{"no tokens", "# nobody\n", []string{"no tokens"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadTokens(writeTokenFile(t, tt.content), slog.New(slog.DiscardHandler))
+			var got []string
+			if err != nil {
+				got = strings.Split(err.Error(), "\n")
+			}
+			if len(got) != len(tt.wantErrs) {
+				t.Fatalf("errors %q, want %d", got, len(tt.wantErrs))
+			}
+			for i, want := range tt.wantErrs {
+				if !strings.Contains(got[i], want) {
+					t.Errorf("error %q, want it to contain %q", got[i], want)
+				}
+				if strings.Contains(got[i], tok) {
+					t.Errorf("error %q shows a token", got[i])
+				}
+			}
+		})
+	}
+}
+
+func TestTokensAuthenticateAndReload(t *testing.T) {
+	path := writeTokenFile(t, "alice aaaaaaaaaaaaaaaa\nbob bbbbbbbbbbbbbbbb\n")
+	tokens, err := LoadTokens(path, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(token, wantName string, wantOK bool) {
+		t.Helper()
+		if name, ok := tokens.Authenticate(token); name != wantName || ok != wantOK {
+			t.Errorf("Authenticate(%q) = %q %v, want %q %v", token, name, ok, wantName, wantOK)
+		}
+	}
+	check("bbbbbbbbbbbbbbbb", "bob", true)
+	check("bbbbbbbbbbbbbbb", "", false)
+	check("", "", false)
+
+	// Revoke bob, add carol; the next look after a second sees it.
+	now := time.Now()
+	tokens.file.now = func() time.Time { return now }
+	if err := os.WriteFile(path, []byte("alice aaaaaaaaaaaaaaaa\ncarol cccccccccccccccc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * reloadInterval)
+	check("bbbbbbbbbbbbbbbb", "", false)
+	check("cccccccccccccccc", "carol", true)
+
+	// A file that no longer parses keeps what was loaded.
+	if err := os.WriteFile(path, []byte("broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * reloadInterval)
+	check("cccccccccccccccc", "carol", true)
+}
+
+func bearer(ctx context.Context, token string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+}
+
+func TestAuthentication(t *testing.T) {
+	tokens, err := LoadTokens(writeTokenFile(t, "agent-1 0123456789abcdef\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, TransportConfig{Tokens: tokens})
+	ctx := context.Background()
+	for name, ctx := range map[string]context.Context{
+		"no token":       ctx,
+		"wrong token":    bearer(ctx, "0123456789abcdeX"),
+		"wrong scheme":   metadata.AppendToOutgoingContext(ctx, "authorization", "Basic 0123456789abcdef"),
+		"a bare token":   metadata.AppendToOutgoingContext(ctx, "authorization", "0123456789abcdef"),
+		"an empty token": bearer(ctx, ""),
+	} {
+		_, err := h.client.ListProfiles(ctx, &ctxcv1.ListProfilesRequest{})
+		if st := status.Convert(err); st.Code() != codes.Unauthenticated || st.Message() != "unauthenticated" || len(st.Details()) != 0 {
+			t.Errorf("%s: %v, want UNAUTHENTICATED without detail", name, err)
+		}
+	}
+	if len(h.catalog.Requests()) != 0 {
+		t.Error("an unauthenticated call reached the compiler")
+	}
+	if _, err := h.client.Compile(bearer(ctx, "0123456789abcdef"), &ctxcv1.CompileRequest{State: requestState()}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h.logs.String(), "caller=agent-1") {
+		t.Errorf("the call log does not name the caller:\n%s", h.logs.String())
+	}
+	if resp, err := h.health.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health without a token: %v %v", resp, err)
+	}
+}
+
+// wantOverloaded checks the refusal of a busy server: RESOURCE_EXHAUSTED
+// naming the limit, with a retry hint.
+func wantOverloaded(t *testing.T, err error, limit string) {
+	t.Helper()
+	st := status.Convert(err)
+	if st.Code() != codes.ResourceExhausted {
+		t.Fatalf("%v, want RESOURCE_EXHAUSTED", err)
+	}
+	var info *errdetails.ErrorInfo
+	var retry *errdetails.RetryInfo
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			info = d
+		case *errdetails.RetryInfo:
+			retry = d
+		}
+	}
+	if info.GetReason() != reasonOverloaded || info.GetMetadata()["limit"] != limit || retry.GetRetryDelay().AsDuration() != RetryDelay {
+		t.Errorf("details %v %v, want OVERLOADED for %s and a %s retry hint", info, retry, limit, RetryDelay)
+	}
+}
+
+func blockedCompile(h *harness, state *ctxcv1.AgentState) chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: state, Profile: "block"})
+		done <- err
+	}()
+	<-h.catalog.Started
+	return done
+}
+
+func TestMaxConcurrentCallsRefusesAtOnce(t *testing.T) {
+	lim := DefaultLimits()
+	lim.MaxConcurrentCalls = 1
+	h := start(t, TransportConfig{Limits: lim})
+	done := blockedCompile(h, requestState())
+	_, err := h.client.ListProfiles(context.Background(), &ctxcv1.ListProfilesRequest{})
+	wantOverloaded(t, err, "max_concurrent_calls")
+	if resp, err := h.health.Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health while busy: %v %v", resp, err)
+	}
+	h.catalog.Release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The slot is freed when the server has closed the call's stream, just
+	// after the client has its answer.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, err := h.client.ListProfiles(context.Background(), &ctxcv1.ListProfilesRequest{})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the first call ended: %v", err)
+		}
+	}
+}
+
+func TestInflightBytesQueueThenRefuse(t *testing.T) {
+	big := requestState()
+	big.Context.SystemPrompt = strings.Repeat("x", 6000)
+	lim := DefaultLimits()
+	lim.MaxInflightBytes, lim.MaxQueueWait = 10000, 100*time.Millisecond
+	h := start(t, TransportConfig{Limits: lim})
+	done := blockedCompile(h, big)
+
+	// A second large request finds no room within the wait.
+	_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: big})
+	wantOverloaded(t, err, "max_inflight_bytes")
+	// A small one fits beside the first.
+	if _, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: requestState()}); err != nil {
+		t.Errorf("a small request beside the large one: %v", err)
+	}
+	h.catalog.Release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	// With a longer wait, a second large request queues until the first ends.
+	lim.MaxQueueWait = time.Minute
+	h = start(t, TransportConfig{Limits: lim})
+	done = blockedCompile(h, big)
+	queued := make(chan error, 1)
+	go func() {
+		_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: big})
+		queued <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if n := len(h.catalog.Requests()); n != 1 {
+		t.Fatalf("%d requests reached the compiler while the first held the room, want 1", n)
+	}
+	h.catalog.Release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-queued; err != nil {
+		t.Errorf("the queued request: %v", err)
+	}
+}
+
+func TestCallDeadlines(t *testing.T) {
+	lim := DefaultLimits()
+	lim.DefaultCallTimeout, lim.MaxCallTimeout = 100*time.Millisecond, 200*time.Millisecond
+	h := start(t, TransportConfig{Limits: lim})
+	long, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	for name, ctx := range map[string]context.Context{
+		"no deadline gets the default": context.Background(),
+		"a long deadline is cut":       long,
+	} {
+		_, err := h.client.Compile(ctx, &ctxcv1.CompileRequest{State: requestState(), Profile: "block"})
+		<-h.catalog.Started
+		if status.Code(err) != codes.DeadlineExceeded {
+			t.Errorf("%s: %v, want DEADLINE_EXCEEDED", name, err)
+		}
+	}
+}
+
+// rawCodec sends a request's bytes as they are, so a test can send what no
+// protobuf library would encode.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error)      { return v.([]byte), nil }
+func (rawCodec) Unmarshal(data []byte, v any) error { return nil }
+func (rawCodec) Name() string                       { return "proto" }
+
+func TestMalformedRequestIsInvalidArgument(t *testing.T) {
+	h := start(t, TransportConfig{})
+	// CountTokensRequest field 1 (texts) holding bytes that are not UTF-8.
+	notUTF8 := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("caf\xe9"))
+	for name, body := range map[string][]byte{
+		"bad wire format": {0xff, 0xff, 0xff},
+		"invalid UTF-8":   notUTF8,
+	} {
+		var out []byte
+		err := h.conn.Invoke(context.Background(), "/ctxc.v1.ContextCompilerService/CountTokens", body, &out, grpc.ForceCodec(rawCodec{}))
+		wantStatus(t, err, codes.InvalidArgument, reasonMalformedRequest)
+		if msg := status.Convert(err).Message(); !strings.HasPrefix(msg, "the request is not a valid protobuf message") || strings.Contains(msg, "grpc:") {
+			t.Errorf("%s: message %q", name, status.Convert(err).Message())
+		}
+	}
+	if !strings.Contains(h.logs.String(), "malformed request refused") {
+		t.Errorf("not logged:\n%s", h.logs.String())
+	}
+}
+
+func TestDrainKeepsServingWhileNotServing(t *testing.T) {
+	h := start(t, TransportConfig{DrainDelay: time.Minute})
+	go h.transport.Drain()
+	for healthStatus(t, h.transport, "") != healthpb.HealthCheckResponse_NOT_SERVING {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: requestState()}); err != nil {
+		t.Errorf("a call during the drain delay: %v", err)
+	}
+}
+
+func TestClientAddress(t *testing.T) {
+	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}
+	tests := []struct {
+		name, remote string
+		xff          []string
+		want         string
+	}{
+		{"the connection's address", "192.0.2.1:5000", nil, "192.0.2.1"},
+		{"an untrusted peer's X-Forwarded-For is ignored", "192.0.2.1:5000", []string{"198.51.100.7"}, "192.0.2.1"},
+		{"a trusted proxy's client", "10.1.1.1:5000", []string{"198.51.100.7"}, "198.51.100.7"},
+		{"through two proxies", "10.1.1.1:5000", []string{"198.51.100.7, 10.2.2.2"}, "198.51.100.7"},
+		{"a forged first hop is not believed", "10.1.1.1:5000", []string{"203.0.113.9, 198.51.100.7"}, "198.51.100.7"},
+		{"headers are one list", "127.0.0.1:5000", []string{"203.0.113.9", "198.51.100.7"}, "198.51.100.7"},
+		{"garbage stops the walk", "10.1.1.1:5000", []string{"nonsense"}, "10.1.1.1"},
+		{"only proxies", "10.1.1.1:5000", []string{"10.3.3.3"}, "10.1.1.1"},
+	}
+	for _, tt := range tests {
+		r := &http.Request{RemoteAddr: tt.remote, Header: http.Header{}}
+		for _, v := range tt.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		if got := clientAddress(r, proxies); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestGatewayBrowserRules(t *testing.T) {
+	base := startGateway(t, 1<<20, GatewayConfig{CORSOrigins: []string{"https://app.example.com"}, AllowedHosts: []string{"ctxc.example.com", "127.0.0.1"}})
+	path := base + "/ctxc.v1.ContextCompilerService/ListProfiles"
+	send := func(method, url string, header map[string]string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, url, strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range header {
+			if k == "Host" {
+				req.Host = v
+				continue
+			}
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	type result struct {
+		Code        int
+		AllowOrigin string
+	}
+	tests := []struct {
+		name   string
+		method string
+		header map[string]string
+		want   result
+	}{
+		{"JSON", http.MethodPost, map[string]string{"Content-Type": "application/json; charset=utf-8"}, result{200, ""}},
+		{"text/plain, as a cross-origin form sends it", http.MethodPost, map[string]string{"Content-Type": "text/plain", "Origin": "https://evil.example"}, result{415, ""}},
+		{"no content type", http.MethodPost, nil, result{415, ""}},
+		{"an allowed origin", http.MethodPost, map[string]string{"Content-Type": "application/json", "Origin": "https://app.example.com"}, result{200, "https://app.example.com"}},
+		{"another origin is not allowed to read", http.MethodPost, map[string]string{"Content-Type": "application/json", "Origin": "https://evil.example"}, result{200, ""}},
+		{"a preflight from the allowed origin", http.MethodOptions, map[string]string{"Origin": "https://app.example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}, result{204, "https://app.example.com"}},
+		{"a preflight from another origin", http.MethodOptions, map[string]string{"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}, result{204, ""}},
+		{"a rebinding Host", http.MethodPost, map[string]string{"Content-Type": "application/json", "Host": "evil.example:8080"}, result{403, ""}},
+		{"an allowed Host with a port", http.MethodPost, map[string]string{"Content-Type": "application/json", "Host": "ctxc.example.com:8080"}, result{200, ""}},
+	}
+	for _, tt := range tests {
+		resp := send(tt.method, path, tt.header)
+		got := result{resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin")}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	if resp := send(http.MethodGet, base+"/healthz", map[string]string{"Host": "evil.example"}); resp.StatusCode != 200 {
+		t.Errorf("/healthz with any Host: %d, want 200", resp.StatusCode)
+	}
+}
+
+func TestGatewayWithoutCORSSendsNoCORSHeaders(t *testing.T) {
+	base := startGateway(t, 1<<20, GatewayConfig{})
+	req, _ := http.NewRequest(http.MethodOptions, base+"/ctxc.v1.ContextCompilerService/ListProfiles", nil)
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" || resp.StatusCode == http.StatusNoContent {
+		t.Errorf("preflight answered %d with Access-Control-Allow-Origin %q; CORS is off by default", resp.StatusCode, got)
+	}
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// reloadInterval is how often a file-backed value (certificates, the token
+// file) looks at its files again. The check is a stat per file, made on use
+// (a TLS handshake, an authenticated call), so an idle server does nothing.
+const reloadInterval = time.Second
+
+// fileStamp is what tells that a file changed: an atomic rename (how
+// Kubernetes and cert-manager update mounted secrets) changes the inode, an
+// in-place rewrite the size or modification time.
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	inode uint64
+}
+
+func stampFile(path string) (fileStamp, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}, err
+	}
+	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.inode = st.Ino
+	}
+	return s, nil
+}
+
+// reloading holds a value built from files and builds it again when one of
+// them changes. A reload that fails keeps the current value and logs why, so
+// a half-written certificate never takes a serving server down.
+type reloading[T any] struct {
+	what  string // named in log lines: "tls certificate", "auth token file"
+	paths []string
+	load  func() (T, error)
+	log   *slog.Logger
+	now   func() time.Time
+
+	value   atomic.Pointer[T]
+	checked atomic.Int64 // Unix nanoseconds of the last look at the files
+	mu      sync.Mutex   // one reload at a time
+	stamps  []fileStamp
+}
+
+// newReloading loads the value once; an error here stops start-up.
+func newReloading[T any](what string, paths []string, load func() (T, error), log *slog.Logger) (*reloading[T], error) {
+	r := &reloading[T]{what: what, paths: paths, load: load, log: log, now: time.Now}
+	stamps, err := r.stampAll()
+	if err != nil {
+		return nil, err
+	}
+	v, err := load()
+	if err != nil {
+		return nil, err
+	}
+	r.value.Store(&v)
+	r.stamps = stamps
+	r.checked.Store(r.now().UnixNano())
+	return r, nil
+}
+
+func (r *reloading[T]) stampAll() ([]fileStamp, error) {
+	stamps := make([]fileStamp, len(r.paths))
+	for i, p := range r.paths {
+		s, err := stampFile(p)
+		if err != nil {
+			return nil, err
+		}
+		stamps[i] = s
+	}
+	return stamps, nil
+}
+
+// get returns the current value, reloading it first when the files changed
+// since the last look (at most once per reloadInterval).
+func (r *reloading[T]) get() T {
+	now := r.now()
+	if now.UnixNano()-r.checked.Load() >= int64(reloadInterval) && r.mu.TryLock() {
+		r.checked.Store(now.UnixNano())
+		r.reloadIfChanged()
+		r.mu.Unlock()
+	}
+	return *r.value.Load()
+}
+
+func (r *reloading[T]) reloadIfChanged() {
+	stamps, err := r.stampAll()
+	if err != nil {
+		r.log.Warn("cannot read "+r.what+"; keeping the loaded one", "error", err.Error())
+		return
+	}
+	changed := false
+	for i := range stamps {
+		if stamps[i] != r.stamps[i] {
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	v, err := r.load()
+	if err != nil {
+		// Not stamped: a half-written file is tried again on the next look.
+		r.log.Warn("reloading "+r.what+" failed; keeping the loaded one", "error", err.Error())
+		return
+	}
+	r.value.Store(&v)
+	r.stamps = stamps
+	r.log.Info("reloaded "+r.what, "files", r.paths)
+}
