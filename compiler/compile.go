@@ -62,6 +62,10 @@ type CompileResult struct {
 	HistoryDiscarded bool
 }
 
+// MaxGoalBytes bounds a Compile's goal (its description and success criteria
+// together): it goes into the planner's prompt and every extract's query.
+const MaxGoalBytes = 8 << 10
+
 // Compile runs the whole profile and returns what the model should see.
 // Attachments are resolved first (stored content for id-only ones), and a
 // requested rendering is made from the result when the profile has no render

@@ -159,10 +159,6 @@ func (d *decoder) providerInput(format ctxcv1.InputFormat, body string) *compile
 	return nil
 }
 
-// maxGoalBytes bounds a Compile's goal: it goes into the planner's prompt
-// and every extract's query.
-const maxGoalBytes = 8 << 10
-
 // goal converts a Compile's goal; nil when the request has none.
 func (d *decoder) goal(path string, in *ctxcv1.ContextGoal) *policies.Goal {
 	if in == nil {
@@ -172,8 +168,8 @@ func (d *decoder) goal(path string, in *ctxcv1.ContextGoal) *policies.Goal {
 	if strings.TrimSpace(g.Description) == "" {
 		d.violate(path+".description", "required when goal is set: what the agent is trying to achieve")
 	}
-	if n := len(g.Text()); n > maxGoalBytes {
-		d.violate(path, fmt.Sprintf("%d bytes of description and success criteria, over the limit of %d", n, maxGoalBytes))
+	if n := len(g.Text()); n > compiler.MaxGoalBytes {
+		d.violate(path, fmt.Sprintf("%d bytes of description and success criteria, over the limit of %d", n, compiler.MaxGoalBytes))
 	}
 	return g
 }
