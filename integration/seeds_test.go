@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/server/stateblob"
 )
 
 // TestSeedPromises drives the real binary through what the seed designs
@@ -177,24 +178,38 @@ func TestSeedPromises(t *testing.T) {
 		blob := routed.GetStateBlob()
 		corrupt := append([]byte(nil), blob...)
 		corrupt[len(corrupt)/2] ^= 0xff
+		newer := append([]byte(nil), blob...)
+		newer[4] = stateblob.FormatVersion + 1
+		// A blob holds what a ctxc response returned: a state in it that fails
+		// validation (a message without a role) was damaged on the way.
+		damaged, err := stateblob.Encode(&ctxcv1.AgentState{Model: &ctxcv1.ModelSpec{Name: "gpt-4o"},
+			Context: &ctxcv1.AgentContext{Messages: []*ctxcv1.Message{{Id: "u1", Parts: []*ctxcv1.Part{text("hello")}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		model := &ctxcv1.ModelSpec{Name: "gpt-4o"}
 		for _, tt := range []struct {
 			name, reason string
 			blob         []byte
+			code         codes.Code
+			fields       []string
+			discarded    string // the warning's start after the reason
 		}{
-			{"corrupt", "STATE_BLOB_CORRUPT", corrupt},
-			{"truncated", "STATE_BLOB_TRUNCATED", blob[:len(blob)-7]},
-			{"foreign", "STATE_BLOB_FOREIGN", []byte(`{"version":1,"provider":"openai","messages":[]}`)},
+			{"corrupt", "STATE_BLOB_CORRUPT", corrupt, codes.InvalidArgument, []string{"state_blob"}, "STATE_BLOB_CORRUPT"},
+			{"truncated", "STATE_BLOB_TRUNCATED", blob[:len(blob)-7], codes.InvalidArgument, []string{"state_blob"}, "STATE_BLOB_TRUNCATED"},
+			{"foreign", "STATE_BLOB_FOREIGN", []byte(`{"version":1,"provider":"openai","messages":[]}`), codes.InvalidArgument, []string{"state_blob"}, "STATE_BLOB_FOREIGN"},
+			{"another format version", "STATE_BLOB_VERSION_UNSUPPORTED", newer, codes.FailedPrecondition, nil, "STATE_BLOB_VERSION_UNSUPPORTED"},
+			{"an invalid state inside", "INVALID_STATE", damaged, codes.InvalidArgument, []string{"state.context.messages[0].role"}, "its state is invalid: state.context.messages[0].role"},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				_, err := client.Compile(ctx, &ctxcv1.CompileRequest{StateBlob: tt.blob, Model: model})
-				wantStatus(t, err, codes.InvalidArgument, tt.reason, "state_blob")
+				wantStatus(t, err, tt.code, tt.reason, tt.fields...)
 
 				resp, err := client.Compile(ctx, &ctxcv1.CompileRequest{StateBlob: tt.blob, Model: model, ResetHistory: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !resp.GetHistoryDiscarded() || len(resp.GetMessages()) != 0 || !containsPrefix(resp.GetReport().GetWarnings(), "state_blob could not be read and was discarded (reset_history): "+tt.reason) {
+				if !resp.GetHistoryDiscarded() || len(resp.GetMessages()) != 0 || !containsPrefix(resp.GetReport().GetWarnings(), "state_blob could not be read and was discarded (reset_history): "+tt.discarded) {
 					t.Errorf("discarded %v, %d messages, warnings %q", resp.GetHistoryDiscarded(), len(resp.GetMessages()), resp.GetReport().GetWarnings())
 				}
 				next, err := client.Route(ctx, &ctxcv1.RouteRequest{StateBlob: tt.blob, Model: model, ResetHistory: true,
