@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
@@ -90,6 +91,11 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 		Segment: pipeline.SegmentCompile, Attachments: attachments})
 	if err != nil {
 		return nil, err
+	}
+	if req.Options.Goal != nil && len(res.Report.Artifacts) == 0 {
+		// Only the plan stage reads the goal, and only about artifacts: say
+		// so rather than take it without a word.
+		warnings = append(warnings, fmt.Sprintf("goal not used: profile %q planned no artifact (tool result or attachment) in this call, and artifacts are what the goal weighs", res.Report.Profile))
 	}
 	if req.Source.Discarded {
 		warnings = append(warnings, "state_blob could not be read and was discarded (reset_history): "+req.Source.DiscardReason+"; compiled from an empty history")

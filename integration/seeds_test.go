@@ -246,6 +246,9 @@ func TestSeedPromises(t *testing.T) {
 			if arts := resp.GetReport().GetArtifacts(); len(arts) != 1 || arts[0].GetStrategy() != "extract" {
 				t.Fatalf("artifacts %v, want the manual extracted", arts)
 			}
+			if w := resp.GetReport().GetWarnings(); containsPrefix(w, "goal not used") {
+				t.Errorf("the goal chose the extract, yet warnings %q say it was not used", w)
+			}
 			return attachmentsMessage(resp)
 		}
 		const line = "the Minster's step-free entrance is on Deangate"
@@ -255,7 +258,15 @@ func TestSeedPromises(t *testing.T) {
 		if got := extract(nil); strings.Contains(got, line) {
 			t.Errorf("without the goal the access line answers nothing in the question, yet was kept")
 		}
-		_, err := client.Compile(ctx, &ctxcv1.CompileRequest{State: readExample(t, "chat.json").GetState(), Goal: &ctxcv1.ContextGoal{}})
+		// Without an artifact the goal weighs nothing, and the report says so.
+		unused, err := client.Compile(ctx, &ctxcv1.CompileRequest{State: readExample(t, "chat.json").GetState(), Goal: &ctxcv1.ContextGoal{Description: "Plan a step-free route"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := unused.GetReport().GetWarnings(); !containsPrefix(w, `goal not used: profile "pragmatic" planned no artifact`) {
+			t.Errorf("a goal with nothing to weigh, warnings %q", w)
+		}
+		_, err = client.Compile(ctx, &ctxcv1.CompileRequest{State: readExample(t, "chat.json").GetState(), Goal: &ctxcv1.ContextGoal{}})
 		wantStatus(t, err, codes.InvalidArgument, "INVALID_STATE", "goal.description")
 	})
 

@@ -603,8 +603,9 @@ type CompileRequest struct {
 	// caller to send state: with state_blob or input_json it is INVALID_ARGUMENT.
 	OmitStablePrefix bool `protobuf:"varint,10,opt,name=omit_stable_prefix,json=omitStablePrefix,proto3" json:"omit_stable_prefix,omitempty"`
 	// What the agent is trying to achieve, beside the latest user turn: the
-	// planner weighs artifacts (tool results, attachments) against both. At
-	// most 8 KiB of description and success criteria together.
+	// planner weighs artifacts (tool results, attachments) against both; a
+	// call with no artifact to plan says in CompileReport.warnings that the goal
+	// was not used. At most 8 KiB of description and success criteria together.
 	Goal          *ContextGoal `protobuf:"bytes,11,opt,name=goal,proto3" json:"goal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
