@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
@@ -20,7 +21,8 @@ type Request struct {
 // CompileRequest is one Compile.
 type CompileRequest struct {
 	Request
-	// Attachments are documents attached to the call.
+	// Attachments are documents attached to the call; one without content is
+	// looked up by its id in the attachment store.
 	Attachments []policies.Attachment
 	// Input, when set, is a conversation in a provider's request format: it
 	// replaces the state's log, and its system prompt and tools when it has them.
@@ -54,15 +56,23 @@ type CompileResult struct {
 	OmittedMessages int
 	Budget          *policies.Budget
 	Report          *policies.Report
-	// Rendered is the provider body Options.Render asked for, or "".
+	// Rendered is the provider body Options.Render asked for, or "",
+	// whatever the profile's stages.
 	Rendered string
 	// HistoryDiscarded says the state's history was discarded (Reset).
 	HistoryDiscarded bool
 }
 
+// MaxGoalBytes bounds a Compile's goal (its description and success criteria
+// together): it goes into the planner's prompt and every extract's query.
+const MaxGoalBytes = 8 << 10
+
 // Compile runs the whole profile and returns what the model should see.
+// Attachments are resolved first (stored content for id-only ones), and a
+// requested rendering is made from the result when the profile has no render
+// stage, so neither depends on the profile's stage list.
 func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResult, error) {
-	in, err := load(req.Source)
+	in, err := s.load(req.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +83,33 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	if err := checkOmitStablePrefix(&req); err != nil {
 		return nil, err
 	}
-	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: st, Options: req.Options,
-		Segment: pipeline.SegmentCompile, Attachments: req.Attachments})
+	attachments, warnings, err := s.resolveAttachments(ctx, req.Attachments)
 	if err != nil {
 		return nil, err
 	}
+	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: st, Options: req.Options,
+		Segment: pipeline.SegmentCompile, Attachments: attachments})
+	if err != nil {
+		return nil, err
+	}
+	if req.Options.Goal != nil && len(res.Report.Artifacts) == 0 {
+		// Only the plan stage reads the goal, and only about artifacts: say
+		// so rather than take it without a word.
+		warnings = append(warnings, fmt.Sprintf("goal not used: profile %q planned no artifact (tool result or attachment) in this call, and artifacts are what the goal weighs", res.Report.Profile))
+	}
+	if req.Source.Discarded {
+		warnings = append(warnings, "state_blob could not be read and was discarded (reset_history): "+req.Source.DiscardReason+"; compiled from an empty history")
+	}
+	if res.Work.Rendered == "" && req.Options.Render != policies.RenderNone {
+		// The profile has no render stage: render what it compiled, as the stage would.
+		body, omitted, err := providers.RenderWork(res.Work)
+		if err != nil {
+			return nil, err
+		}
+		res.Work.Rendered = string(body)
+		warnings = append(warnings, omitted...)
+	}
+	res.Report.Warnings = append(res.Report.Warnings, warnings...)
 	omitted := stablePrefix(&req, res, in)
 	return &CompileResult{
 		Messages: res.MessagesFrom(omitted), OmittedMessages: omitted,
@@ -159,7 +191,7 @@ type BudgetResult struct {
 
 // Budget runs the profile up to its budget stage.
 func (s *Service) Budget(ctx context.Context, req Request) (*BudgetResult, error) {
-	run, err := segment(req, pipeline.SegmentBudget)
+	run, err := s.segment(req, pipeline.SegmentBudget)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +214,7 @@ type CompactResult struct {
 
 // Compact runs the profile's compaction and returns the state with it persisted.
 func (s *Service) Compact(ctx context.Context, req Request) (*CompactResult, error) {
-	run, err := segment(req, pipeline.SegmentCompact)
+	run, err := s.segment(req, pipeline.SegmentCompact)
 	if err != nil {
 		return nil, err
 	}
@@ -197,8 +229,8 @@ func (s *Service) Compact(ctx context.Context, req Request) (*CompactResult, err
 }
 
 // segment loads req's state into the run of a pipeline segment.
-func segment(req Request, seg pipeline.Segment) (pipeline.Request, error) {
-	in, err := load(req.Source)
+func (s *Service) segment(req Request, seg pipeline.Segment) (pipeline.Request, error) {
+	in, err := s.load(req.Source)
 	if err != nil {
 		return pipeline.Request{}, err
 	}

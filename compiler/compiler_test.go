@@ -43,6 +43,13 @@ func state() *policies.State {
 	}
 }
 
+// unlocked is state() without a provider.
+func unlocked() *policies.State {
+	st := state()
+	st.Model.Provider = ""
+	return st
+}
+
 // foreignState is state() of a schema version this build does not read.
 func foreignState() *policies.State {
 	st := state()
@@ -245,6 +252,10 @@ func TestLoad(t *testing.T) {
 			policies.ModelSpec{}, false, policies.ReasonProviderMismatch},
 		{"another provider with reset", StateSource{State: state(), Model: policies.ModelSpec{Name: "gpt-4o", Provider: "azure"}, Reset: true},
 			policies.ModelSpec{Name: "gpt-4o", Provider: "azure"}, true, ""},
+		{"a call's model of another provider, named or not", StateSource{State: state(), Model: policies.ModelSpec{Name: "claude-sonnet-4-5"}},
+			policies.ModelSpec{}, false, policies.ReasonProviderMismatch},
+		{"a state without provider is locked to its model's", StateSource{State: unlocked()},
+			policies.ModelSpec{Name: "gpt-4o", Provider: "openai"}, false, ""},
 		{"another version", StateSource{State: foreign}, policies.ModelSpec{}, false, policies.ReasonStateVersionUnsupported},
 		{"another version with reset", StateSource{State: foreign, Reset: true}, policies.ModelSpec{Name: "gpt-4o", Provider: "openai"}, true, ""},
 	}

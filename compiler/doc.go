@@ -9,9 +9,12 @@
 //
 // Around the pipeline (package policies/pipeline) it owns what every call
 // shares: loading a state (the lifecycle checks, with reset and the call's
-// model), the Compile input (a conversation in a provider's format, read by
-// package providers, and system prompt templates), the stable-prefix rule of
-// omit_stable_prefix, and the request limits.
+// model, and the provider lock the model registry derives), the Compile input
+// (a conversation in a provider's format, read by package providers, system
+// prompt templates, and attachments: one named by id alone is looked up in
+// the AttachmentStore, one sent with content is kept there for later calls),
+// the stable-prefix rule of omit_stable_prefix, rendering the result when the
+// profile has no render stage, and the request limits.
 //
 // The gRPC adapter (package server) decodes a request into these types, calls
 // one use case and encodes the result; nothing here knows the wire. See

@@ -55,7 +55,7 @@ type RouteResult struct {
 // into the returned state only when its trigger fired (seed 002: the trigger
 // decides, the strategy compacts).
 func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, error) {
-	in, err := load(req.Source)
+	in, err := s.load(req.Source)
 	if err != nil {
 		return nil, err
 	}

@@ -17,11 +17,13 @@ type Catalog interface {
 	Profile(name string) (pipeline.ProfileInfo, error)
 }
 
-// TokenCounters finds a counter by model or by encoding; *tokens.Service is the
-// production one.
+// TokenCounters finds a counter by model or by encoding, and the provider a
+// model belongs to; *tokens.Service is the production one.
 type TokenCounters interface {
 	Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error)
 	CounterForEncoding(name string) (policies.TokenCounter, error)
+	// ProviderOf names the provider of a model from the registry, "" when unknown.
+	ProviderOf(model string) string
 }
 
 // ProfileInfo describes one built profile (ListProfiles).
@@ -65,14 +67,18 @@ type Config struct {
 	// Logger receives the failures a call survives (a compaction at the end of
 	// an execution); slog.Default() when nil.
 	Logger *slog.Logger
+	// Attachments keeps attached documents for later calls that name them by
+	// id; nil keeps none (every id-only attachment is then unknown).
+	Attachments AttachmentStore
 }
 
 // Service offers the use cases; it is safe for concurrent use.
 type Service struct {
-	catalog  Catalog
-	counters TokenCounters
-	limits   Limits
-	log      *slog.Logger
+	catalog     Catalog
+	counters    TokenCounters
+	limits      Limits
+	log         *slog.Logger
+	attachments AttachmentStore
 }
 
 // New builds the service.
@@ -89,7 +95,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Service{catalog: cfg.Catalog, counters: cfg.Counters, limits: cfg.Limits, log: cfg.Logger}, nil
+	return &Service{catalog: cfg.Catalog, counters: cfg.Counters, limits: cfg.Limits, log: cfg.Logger, attachments: cfg.Attachments}, nil
 }
 
 // Limits are the limits the service was built with; the adapter checks the

@@ -16,8 +16,15 @@ type StateSource struct {
 	// the state's model, keeping the state's provider when it names none.
 	Model policies.ModelSpec
 	// Reset permits discarding a history this server cannot use (another
-	// schema version, another provider) instead of failing.
+	// schema version, another provider, a state_blob it cannot read) instead
+	// of failing.
 	Reset bool
+	// Discarded says the adapter already discarded, with Reset, a state_blob
+	// it could not read (corrupt, truncated, foreign or of another format
+	// version): State is then a fresh state with the call's model, and
+	// DiscardReason says why.
+	Discarded     bool
+	DiscardReason string
 }
 
 // DiscardsHistory reports whether loading discards, unread, the history of a
@@ -34,13 +41,14 @@ type loaded struct {
 	discarded bool
 }
 
-// load applies the lifecycle checks (schema version, provider lock; see
-// routing.CheckLifecycle) and the call's model to a decoded state. With
-// reset, a state that fails them is replaced by an empty history.
-func load(src StateSource) (loaded, error) {
-	st, discarded, err := routing.CheckLifecycle(src.State, src.Model, src.Reset)
+// load applies the lifecycle checks (schema version, provider lock with the
+// providers the model registry derives; see routing.CheckLifecycle) and the
+// call's model to a decoded state. With reset, a state that fails them is
+// replaced by an empty history.
+func (s *Service) load(src StateSource) (loaded, error) {
+	st, discarded, err := routing.CheckLifecycle(src.State, src.Model, src.Reset, s.counters.ProviderOf)
 	if err != nil {
 		return loaded{}, err
 	}
-	return loaded{state: st, discarded: discarded}, nil
+	return loaded{state: st, discarded: discarded || src.Discarded}, nil
 }

@@ -104,8 +104,8 @@ func summaryText(st *ctxcv1.AgentState) string {
 func TestLLMPlanningThroughTheBinary(t *testing.T) {
 	fake := llmtest.NewServer(t)
 	fake.Script(func(llmtest.Received) llmtest.Reply {
-		return llmtest.Reply{InputTokens: 1200, OutputTokens: 60, Content: `{"artifacts":[{"artifact_id":"runbook","strategy":"extract","priority":1,
-			"rationale":"only the retry section answers the question","query":"retry backoff attempts"}],"reasoning":"one large document"}`}
+		return llmtest.Reply{InputTokens: 1200, OutputTokens: 60, Content: `{"artifacts":[{"artifact_id":"runbook","strategy":"rag_extract","priority":1,
+			"relevance_rationale":"only the retry section answers the question","extraction_query":"retry backoff attempts"}],"reasoning":"one large document"}`}
 	})
 	config := filepath.Join(t.TempDir(), "ctxc.yaml")
 	if err := os.WriteFile(config, []byte(`
@@ -142,6 +142,7 @@ profiles:
 			{Id: "u1", Role: ctxcv1.Role_ROLE_USER, Parts: []*ctxcv1.Part{text("How many attempts does the upload retry make, and with what backoff?")}},
 		}}},
 		Attachments: []*ctxcv1.Attachment{{AttachmentId: "runbook", Title: "Deploy runbook", Source: "docs/runbook.md", AttachmentType: "document", Content: doc.String()}},
+		Goal:        &ctxcv1.ContextGoal{Description: "Make the flaky registry upload reliable", SuccessCriteria: []string{"uploads survive a registry restart"}},
 	}
 	resp, err := s.client().Compile(context.Background(), req)
 	if err != nil {
@@ -152,9 +153,17 @@ profiles:
 		t.Fatalf("planning used %v after %d planner calls", report.GetPlanningUsed(), fake.Calls())
 	}
 	got := fake.Received()[0].User
-	for _, want := range []string{"How many attempts does the upload retry make", "runbook", "Section 0."} {
+	for _, want := range []string{"How many attempts does the upload retry make", "runbook", "Section 0.",
+		"<goal>\nMake the flaky registry upload reliable\nuploads survive a registry restart\n</goal>"} {
 		if !strings.Contains(got, want) {
-			t.Errorf("the planner's prompt lacks %q (question, artifact id, preview)", want)
+			t.Errorf("the planner's prompt lacks %q (question, artifact id, preview, goal):\n%s", want, got)
+		}
+	}
+	// Seed 003's plan: its field names, in the instruction and in the answer
+	// (the extraction_query is what the extract looked for).
+	for _, want := range []string{`"relevance_rationale"`, `"summarization_focus"`, `"extraction_query"`, "include_full|summarize|rag_extract|exclude"} {
+		if !strings.Contains(fake.Received()[0].System, want) {
+			t.Errorf("the planner's instruction lacks %s", want)
 		}
 	}
 	arts := report.GetArtifacts()
@@ -167,8 +176,8 @@ profiles:
 			context = m.GetParts()[0].GetText()
 		}
 	}
-	if !strings.Contains(context, "at most 5 attempts") {
-		t.Errorf("the extract lacks the retry section:\n%s", context)
+	if !strings.Contains(context, "at most 5 attempts") || !strings.Contains(context, `most relevant to "retry backoff attempts"`) {
+		t.Errorf("the extract lacks the retry section, or did not look for the plan's extraction_query:\n%s", context)
 	}
 	if u := report.GetModelUsage(); len(u) == 0 || u[0].GetTask() != "planner" || report.GetTotalCostUsd() <= 0 {
 		t.Errorf("model usage %v, cost %v", u, report.GetTotalCostUsd())

@@ -1,5 +1,7 @@
 package policies
 
+import "strings"
+
 // Provenance says how a token count was obtained.
 type Provenance uint8
 
@@ -82,6 +84,25 @@ type Options struct {
 	MaxContextTokens     *uint32
 	// Render asks the render stage for the provider's request body.
 	Render RenderFormat
+	// Goal is what the agent is trying to achieve (Compile's goal); nil when
+	// not given. The planner weighs artifacts against it beside the latest
+	// user turn.
+	Goal *Goal
+}
+
+// Goal is what the agent is trying to achieve in a call (seed 003's ContextGoal).
+type Goal struct {
+	Description     string
+	SuccessCriteria []string
+}
+
+// Text is the goal as one text: the description, then each success criterion
+// on its own line.
+func (g *Goal) Text() string {
+	if g == nil {
+		return ""
+	}
+	return strings.Join(append([]string{g.Description}, g.SuccessCriteria...), "\n")
 }
 
 // Attachment is a document attached to a request: an artifact for the planner.
@@ -144,6 +165,10 @@ type ModelInfo struct {
 	// Prices in US dollars per million tokens; 0 when unknown.
 	InputPricePerMTok  float64
 	OutputPricePerMTok float64
+	// Assumption is set for a model the registry lacks, counted with its
+	// provider's defaults: what was assumed, for the report's warnings (the
+	// estimate stage adds it). Empty for a registered model.
+	Assumption string
 }
 
 // Entry is one message of the working view, with its bookkeeping.

@@ -44,6 +44,13 @@ type Input struct {
 	View []policies.Entry
 }
 
+// RenderWork renders a compiled view as the provider body w.Options.Render
+// asks for: the render stage and Compile, for a profile without that stage,
+// both render through it. omitted lists what the provider could not take.
+func RenderWork(w *policies.Work) (body []byte, omitted []string, err error) {
+	return Render(w.Options.Render, Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries})
+}
+
 // Render returns the provider request body for the compiled context in in:
 // system prompt from in.State.Context.SystemPrompt, messages from in.View,
 // tools, the response format where the provider has one, and the model. The

@@ -511,7 +511,7 @@ func messageReportsToProto(in []policies.MessageReport) []*ctxcv1.MessageReport 
 func profileToProto(p *compiler.ProfileInfo) *ctxcv1.Profile {
 	out := &ctxcv1.Profile{Name: p.Name, Description: p.Description, Default: p.Default, Source: p.Source,
 		RecentTurns: u32(p.RecentTurns), BoundedLog: p.BoundedLog, CompactOnExecutionEnd: p.CompactOnExecutionEnd,
-		CompactOnExecutionError: p.CompactOnExecutionError, FitTargetRatio: p.FitTargetRatio}
+		CompactOnExecutionError: p.CompactOnExecutionError, FitTargetRatio: p.FitTargetRatio, AttachmentPolicy: p.AttachmentPolicy}
 	out.Stages = make([]*ctxcv1.ProfileStage, len(p.Stages))
 	for i, s := range p.Stages {
 		out.Stages[i] = &ctxcv1.ProfileStage{Stage: s.Stage, Policy: s.Policy, SettingsJson: s.SettingsJSON}

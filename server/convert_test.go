@@ -409,3 +409,29 @@ func TestOptionsValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestGoalValidation(t *testing.T) {
+	long := strings.Repeat("g", compiler.MaxGoalBytes)
+	tests := []struct {
+		name string
+		in   *ctxcv1.ContextGoal
+		want []policies.FieldViolation
+	}{
+		{"none", nil, nil},
+		{"a description", &ctxcv1.ContextGoal{Description: "find why the export fails", SuccessCriteria: []string{"the failing step named"}}, nil},
+		{"at the limit", &ctxcv1.ContextGoal{Description: long}, nil},
+		{"criteria without a description", &ctxcv1.ContextGoal{Description: " ", SuccessCriteria: []string{"done"}},
+			[]policies.FieldViolation{{Field: "goal.description", Description: "required when goal is set: what the agent is trying to achieve"}}},
+		{"over the limit with its criteria", &ctxcv1.ContextGoal{Description: long, SuccessCriteria: []string{"x"}},
+			[]policies.FieldViolation{{Field: "goal", Description: fmt.Sprintf("%d bytes of description and success criteria, over the limit of %d", compiler.MaxGoalBytes+2, compiler.MaxGoalBytes)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := decoder{limits: compiler.DefaultLimits()}
+			d.goal("goal", tt.in)
+			if diff := cmp.Diff(tt.want, d.violations); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -24,8 +25,10 @@ func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRe
 	if err != nil {
 		return compiler.CompileRequest{}, err
 	}
+	opts := d.options("options", req.GetOptions())
+	opts.Goal = d.goal("goal", req.GetGoal())
 	out := compiler.CompileRequest{
-		Request:           compiler.Request{Source: src, Profile: req.GetProfile(), Options: d.options("options", req.GetOptions())},
+		Request:           compiler.Request{Source: src, Profile: req.GetProfile(), Options: opts},
 		Attachments:       d.attachments("attachments", req.GetAttachments()),
 		Input:             d.providerInput(req.GetInputFormat(), req.GetInputJson()),
 		TemplateVariables: req.GetOptions().GetTemplateVariables(),
@@ -63,8 +66,11 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 		return compiler.StateSource{}, d.err()
 	case src.FromBlob:
 		decoded, err := stateblob.Decode(blob)
-		if err != nil {
+		if err != nil && !reset {
 			return compiler.StateSource{}, blobError(err)
+		}
+		if err != nil {
+			return d.freshSource(src, model, blobProblem(err))
 		}
 		in = decoded
 	}
@@ -82,12 +88,47 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 				Model: &ctxcv1.ModelSpec{Name: model.GetName(), Provider: in.GetModel().GetProvider()}}
 		}
 	}
-	st, err := d.state("state", in)
+	// A blob holds what a ctxc response returned, so a state in it that fails
+	// validation was damaged: with reset it is discarded like a corrupt blob.
+	check := d
+	if src.FromBlob && reset {
+		check = &decoder{limits: d.limits}
+	}
+	st, err := check.state("state", in)
 	if err != nil {
 		return compiler.StateSource{}, err
 	}
+	if v := check.violations; check != d && len(v) > 0 {
+		return d.freshSource(src, model, "its state is invalid: "+v[0].Field+": "+v[0].Description)
+	}
 	src.State = st
 	return src, nil
+}
+
+// freshSource starts a fresh state in place of a state_blob that reset_history
+// lets the call discard because it cannot be used (seed 002 discards state it
+// cannot read): the state is empty but for the call's model, which the call
+// must then name.
+func (d *decoder) freshSource(src compiler.StateSource, model *ctxcv1.ModelSpec, why string) (compiler.StateSource, error) {
+	if model == nil {
+		d.violate("model", "required: reset_history discarded the state_blob ("+why+"), so the call must name the model")
+		return compiler.StateSource{}, d.err()
+	}
+	if src.Model.Name == "" {
+		src.Model = d.model("model", model)
+	}
+	src.State = &policies.State{SchemaVersion: policies.CurrentSchemaVersion, Model: src.Model}
+	src.Discarded, src.DiscardReason = true, why
+	return src, nil
+}
+
+// blobProblem says what is wrong with a blob: its reason and description.
+func blobProblem(err error) string {
+	var de *stateblob.DecodeError
+	if errors.As(err, &de) {
+		return de.Reason + " (" + de.Description + ")"
+	}
+	return err.Error()
 }
 
 // blobError turns a blob decoding failure into the domain's error: a blob of a
@@ -116,6 +157,21 @@ func (d *decoder) providerInput(format ctxcv1.InputFormat, body string) *compile
 		return &compiler.ProviderInput{Format: policies.RenderFormat(format), Body: []byte(body)}
 	}
 	return nil
+}
+
+// goal converts a Compile's goal; nil when the request has none.
+func (d *decoder) goal(path string, in *ctxcv1.ContextGoal) *policies.Goal {
+	if in == nil {
+		return nil
+	}
+	g := &policies.Goal{Description: in.GetDescription(), SuccessCriteria: in.GetSuccessCriteria()}
+	if strings.TrimSpace(g.Description) == "" {
+		d.violate(path+".description", "required when goal is set: what the agent is trying to achieve")
+	}
+	if n := len(g.Text()); n > compiler.MaxGoalBytes {
+		d.violate(path, fmt.Sprintf("%d bytes of description and success criteria, over the limit of %d", n, compiler.MaxGoalBytes))
+	}
+	return g
 }
 
 // attachments converts and checks the documents attached to a Compile.

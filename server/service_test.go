@@ -181,7 +181,8 @@ func TestCompactReturnsTheNewState(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := requestState()
-	want.SchemaVersion = 1 // the lifecycle check reads 0 as the current version and says so
+	want.SchemaVersion = 1         // the lifecycle check reads 0 as the current version and says so
+	want.Model.Provider = "openai" // and locks the state to its model's provider
 	want.Context.Messages = append(want.Context.Messages, &ctxcv1.Message{Id: "ctxc-summary-1", Role: ctxcv1.Role_ROLE_USER,
 		Kind: ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY, CoversMessageIds: []string{"u1"}, Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "summary"}}}})
 	if diff := cmp.Diff(want, resp.GetState(), protocmp.Transform()); diff != "" {

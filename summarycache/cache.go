@@ -182,6 +182,24 @@ func (c *Cache) GetOrCompute(ctx context.Context, key string, compute func(conte
 	return got.(string), res, nil
 }
 
+// Lookup returns the value stored under key, counting a hit or a miss. A
+// backend failure is returned (and counted as an error and a miss).
+func (c *Cache) Lookup(ctx context.Context, key string) (string, bool, error) {
+	v, ok, err := c.get(ctx, key)
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return v, ok, err
+}
+
+// Store stores value under key for the configured TTL, replacing what was
+// there.
+func (c *Cache) Store(ctx context.Context, key, value string) error {
+	return c.set(ctx, key, value)
+}
+
 // get looks in memory, then in Redis; a value found in Redis is kept in
 // memory too.
 func (c *Cache) get(ctx context.Context, key string) (string, bool, error) {

@@ -54,12 +54,17 @@ func TestKey(t *testing.T) {
 	}
 }
 
-func TestHitsAndMisses(t *testing.T) {
-	backends := map[string]func(t *testing.T) string{
+// backends gives each backend's redis_url by name: the memory cache, and a
+// real redis-server started for the test.
+func backends() map[string]func(t *testing.T) string {
+	return map[string]func(t *testing.T) string{
 		"memory": func(*testing.T) string { return "" },
 		"redis":  func(t *testing.T) string { return redistest.Start(t).URL },
 	}
-	for name, url := range backends {
+}
+
+func TestHitsAndMisses(t *testing.T) {
+	for name, url := range backends() {
 		t.Run(name, func(t *testing.T) {
 			c := newCache(t, url(t))
 			var calls atomic.Int32
@@ -80,6 +85,42 @@ func TestHitsAndMisses(t *testing.T) {
 			}
 			if c.Backend() != name {
 				t.Errorf("backend %q", c.Backend())
+			}
+		})
+	}
+}
+
+// TestLookupAndStore: what Store puts is what Lookup finds, replaced by a
+// later Store; lookups count as hits and misses.
+func TestLookupAndStore(t *testing.T) {
+	for name, url := range backends() {
+		t.Run(name, func(t *testing.T) {
+			c := newCache(t, url(t))
+			ctx := context.Background()
+			type found struct {
+				Value string
+				OK    bool
+			}
+			var got []found
+			look := func() {
+				v, ok, err := c.Lookup(ctx, "doc")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, found{v, ok})
+			}
+			look()
+			for _, v := range []string{"first", "second"} {
+				if err := c.Store(ctx, "doc", v); err != nil {
+					t.Fatal(err)
+				}
+				look()
+			}
+			if diff := cmp.Diff([]found{{}, {"first", true}, {"second", true}}, got); diff != "" {
+				t.Errorf("lookups (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(summarycache.Stats{Hits: 2, Misses: 1}, c.Stats()); diff != "" {
+				t.Errorf("stats (-want +got):\n%s", diff)
 			}
 		})
 	}

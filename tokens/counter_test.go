@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -265,8 +266,39 @@ func TestResolveRegistry(t *testing.T) {
 		{"unknown with window", policies.ModelSpec{Name: "my-finetune", ContextWindowTokens: &window},
 			policies.ModelInfo{Name: "my-finetune", Provider: "unknown", ContextWindow: 32000, MaxOutputTokens: 4096}, "cl100k_base*1.10", false},
 		{"unknown with window and provider", policies.ModelSpec{Name: "my-finetune", Provider: "Anthropic", ContextWindowTokens: &window},
-			policies.ModelInfo{Name: "my-finetune", Provider: "anthropic", ContextWindow: 32000, MaxOutputTokens: 4096}, "cl100k_base*1.20", false},
+			policies.ModelInfo{Name: "my-finetune", Provider: "anthropic", ContextWindow: 32000, MaxOutputTokens: 4096,
+				Assumption: `model "my-finetune" is not in the model registry: counted with provider anthropic's defaults (cl100k_base*1.20, an estimate)`},
+			"cl100k_base*1.20 (anthropic default)", false},
 		{"unknown without window", policies.ModelSpec{Name: "my-finetune"}, policies.ModelInfo{}, "", true},
+		{"unknown without window, of an unknown provider", policies.ModelSpec{Name: "my-finetune", Provider: "acme-cloud"}, policies.ModelInfo{}, "", true},
+		// Seed 004, "works with no configuration": the provider's defaults.
+		{"unknown with a known provider", policies.ModelSpec{Name: "my-finetune", Provider: "openai"},
+			byDefaults("my-finetune", "openai", "o200k_base*1.00", 128000, 16384),
+			"o200k_base*1.00 (openai default)", false},
+		{"unknown claude- name", policies.ModelSpec{Name: "claude-opus-7"},
+			byDefaults("claude-opus-7", "anthropic", "cl100k_base*1.20", 200000, 8192),
+			"cl100k_base*1.20 (anthropic default)", false},
+		{"unknown gpt- name", policies.ModelSpec{Name: "GPT-7-turbo"},
+			byDefaults("GPT-7-turbo", "openai", "o200k_base*1.00", 128000, 16384),
+			"o200k_base*1.00 (openai default)", false},
+		{"unknown o-series name", policies.ModelSpec{Name: "o4-pro"},
+			byDefaults("o4-pro", "openai", "o200k_base*1.00", 128000, 16384),
+			"o200k_base*1.00 (openai default)", false},
+		{"unknown gemini- name behind models/", policies.ModelSpec{Name: "models/gemini-3.0-ultra"},
+			byDefaults("models/gemini-3.0-ultra", "google", "o200k_base*1.10", 1048576, 8192),
+			"o200k_base*1.10 (google default)", false},
+		{"unknown ollama tag", policies.ModelSpec{Name: "qwen4:14b"},
+			byDefaults("qwen4:14b", "ollama", "cl100k_base*1.10", 8192, 2048),
+			"cl100k_base*1.10 (ollama default)", false},
+		{"a provider qualifier names the provider", policies.ModelSpec{Name: "ollama/my-finetune"},
+			byDefaults("ollama/my-finetune", "ollama", "cl100k_base*1.10", 8192, 2048),
+			"cl100k_base*1.10 (ollama default)", false},
+		{"the request's provider wins over the name", policies.ModelSpec{Name: "llama-next", Provider: "google"},
+			byDefaults("llama-next", "google", "o200k_base*1.10", 1048576, 8192),
+			"o200k_base*1.10 (google default)", false},
+		// Provider lock (issue 15): the counter is the model's own provider's.
+		{"a registered model is counted as its own provider's", policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "openai"},
+			policies.ModelInfo{Name: "claude-sonnet-4-5", Provider: "openai", ContextWindow: 200000, MaxOutputTokens: 64000, InputPricePerMTok: 3, OutputPricePerMTok: 15}, "cl100k_base*1.20", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,6 +323,28 @@ func TestResolveRegistry(t *testing.T) {
 				t.Errorf("counter = %q, want %q", c.Name(), tt.wantCounter)
 			}
 		})
+	}
+}
+
+// byDefaults is the ModelInfo of an unregistered model counted with its
+// provider's defaults, with no window in the request.
+func byDefaults(model, provider, counter string, window, maxOut int) policies.ModelInfo {
+	return policies.ModelInfo{Name: model, Provider: provider, ContextWindow: window, MaxOutputTokens: maxOut, Assumption: fmt.Sprintf("model %q is not in the model registry: counted with provider %s's defaults (%s, an estimate), in the provider's default window of %d tokens with %d reserved for output; "+
+		"add the model to the config file's model_registry, or give state.model.context_window_token_count, for its own figures", model, provider, counter, window, maxOut)}
+}
+
+func TestProviderOf(t *testing.T) {
+	s := service(t)
+	got := map[string]string{}
+	for _, name := range []string{"gpt-4o", "claude-sonnet-4-5", "gemini-2.5-pro", "mistral-large-latest", "llama3.1:8b", "GPT-9", "o3-ultra",
+		"claude-next", "anthropic/whatever", "qwen9:4b", "devstral-medium", "my-finetune", ""} {
+		got[name] = s.ProviderOf(name)
+	}
+	want := map[string]string{"gpt-4o": "openai", "claude-sonnet-4-5": "anthropic", "gemini-2.5-pro": "google", "mistral-large-latest": "mistral",
+		"llama3.1:8b": "ollama", "GPT-9": "openai", "o3-ultra": "openai", "claude-next": "anthropic", "anthropic/whatever": "anthropic",
+		"qwen9:4b": "ollama", "devstral-medium": "mistral", "my-finetune": "", "": ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ProviderOf (-want +got):\n%s", diff)
 	}
 }
 

@@ -110,28 +110,50 @@ func (e *ModelEntry) overlay(o *ModelEntry) {
 	}
 }
 
+// ProviderDefault is what ctxc assumes for a model the registry lacks when
+// the request names its provider or the name is recognizably the provider's
+// (models.yaml, provider_defaults).
+type ProviderDefault struct {
+	// Entry holds the provider and the encoding, estimator, factor, window and
+	// output reservation assumed; its Name is unused.
+	Entry ModelEntry `yaml:",inline"`
+	// NamePrefixes are the model name prefixes that name this provider's
+	// models ("gpt-", "claude-").
+	NamePrefixes []string `yaml:"name_prefixes"`
+}
+
+// builtinRegistry is the embedded models.yaml.
+type builtinRegistry struct {
+	Models   []ModelEntry      `yaml:"models"`
+	Defaults []ProviderDefault `yaml:"provider_defaults"`
+}
+
 // registry looks models up: exact names first, then the longest prefix.
 type registry struct {
 	entries  []ModelEntry // in listing order
 	exact    map[string]int
 	prefixes []int // indexes into entries, longest name first
+
+	defaults map[string]ModelEntry // by provider
+	// namePrefixes recognize a provider's model names, longest first.
+	namePrefixes []namePrefix
 }
 
-func builtinModels() ([]ModelEntry, error) {
-	var doc struct {
-		Models []ModelEntry `yaml:"models"`
-	}
+type namePrefix struct{ prefix, provider string }
+
+func builtinModels() (builtinRegistry, error) {
+	var doc builtinRegistry
 	if err := yaml.Unmarshal(builtinModelsYAML, &doc); err != nil {
-		return nil, fmt.Errorf("embedded models.yaml: %w", err)
+		return builtinRegistry{}, fmt.Errorf("embedded models.yaml: %w", err)
 	}
-	return doc.Models, nil
+	return doc, nil
 }
 
 // newRegistry merges overrides over the built-in entries: an override with
 // the name and prefix flag of a built-in entry replaces the fields it sets;
 // any other override is a new entry and must be complete.
-func newRegistry(builtin, overrides []ModelEntry) (*registry, error) {
-	r := &registry{exact: make(map[string]int)}
+func newRegistry(builtin builtinRegistry, overrides []ModelEntry) (*registry, error) {
+	r := &registry{exact: make(map[string]int), defaults: make(map[string]ModelEntry)}
 	index := make(map[ModelEntry]int) // key: only Name and Prefix set
 	key := func(e *ModelEntry) ModelEntry { return ModelEntry{Name: strings.ToLower(e.Name), Prefix: e.Prefix} }
 	add := func(e ModelEntry) {
@@ -143,7 +165,7 @@ func newRegistry(builtin, overrides []ModelEntry) (*registry, error) {
 		index[key(&e)] = len(r.entries)
 		r.entries = append(r.entries, e)
 	}
-	for _, e := range builtin {
+	for _, e := range builtin.Models {
 		add(e)
 	}
 	for _, e := range overrides {
@@ -161,12 +183,30 @@ func newRegistry(builtin, overrides []ModelEntry) (*registry, error) {
 			r.exact[e.Name] = i
 		}
 	}
+	for i, d := range builtin.Defaults {
+		e := d.Entry
+		e.Name = e.Provider + " default"
+		where := fmt.Sprintf("provider_defaults[%d] (%s)", i, e.Provider)
+		if e.Provider == "" {
+			errs = append(errs, fmt.Errorf("%s: provider is empty", where))
+			continue
+		}
+		if err := e.validate(where); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		r.defaults[e.Provider] = e
+		for _, p := range d.NamePrefixes {
+			r.namePrefixes = append(r.namePrefixes, namePrefix{prefix: strings.ToLower(p), provider: e.Provider})
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(r.prefixes, func(a, b int) bool {
 		return len(r.entries[r.prefixes[a]].Name) > len(r.entries[r.prefixes[b]].Name)
 	})
+	sort.SliceStable(r.namePrefixes, func(a, b int) bool { return len(r.namePrefixes[a].prefix) > len(r.namePrefixes[b].prefix) })
 	return r, nil
 }
 
@@ -196,4 +236,40 @@ func (r *registry) lookupOne(name string) (ModelEntry, bool) {
 		}
 	}
 	return ModelEntry{}, false
+}
+
+// providerOf names the provider of a model: its registry entry's, else the
+// provider its name is recognizably from (recognize); "" when neither says.
+func (r *registry) providerOf(name string) string {
+	if e, ok := r.lookup(name); ok && e.Provider != "" {
+		return e.Provider
+	}
+	return r.recognize(name)
+}
+
+// recognize names the provider a model name the registry lacks belongs to:
+// a "provider/" qualifier naming a provider with defaults, else the longest
+// provider name prefix the name, or its part after the last "/", starts with.
+func (r *registry) recognize(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	base := name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		qualifier, _, _ := strings.Cut(name, "/")
+		if _, ok := r.defaults[qualifier]; ok {
+			return qualifier
+		}
+		base = name[i+1:]
+	}
+	for _, p := range r.namePrefixes {
+		if strings.HasPrefix(base, p.prefix) {
+			return p.provider
+		}
+	}
+	return ""
+}
+
+// providerDefault is the entry assumed for an unregistered model of provider.
+func (r *registry) providerDefault(provider string) (ModelEntry, bool) {
+	e, ok := r.defaults[strings.ToLower(provider)]
+	return e, ok
 }

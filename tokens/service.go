@@ -85,30 +85,48 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 }
 
 // Resolve finds the model of spec in the registry, applies the request's
-// overrides (window, max output) and returns the model and its counter. An
-// unknown model is accepted when the request gives a window: it is counted
-// as cl100k_base (o200k_base for provider openai) times its provider's
-// factor, with max output min(4096, window/4) unless given. Otherwise the
-// error is a *policies.UnknownModelError.
+// overrides (window, max output) and returns the model and its counter. A
+// registered model is counted as its own provider's, whatever provider the
+// request names.
+//
+// A model the registry lacks works with no configuration when its provider is
+// known: spec.Provider, else the provider its name is recognizably from
+// (models.yaml, provider_defaults). It gets that provider's default window,
+// output reservation and estimator (a calibrated count: an estimate), its
+// counter's name ends in "(<provider> default)", and ModelInfo.Assumption
+// says what was assumed. Without a known provider it is accepted only when
+// the request gives a window: counted as cl100k_base times the default
+// factor. Either way a window given in the request caps max output at
+// min(4096, window/4) unless max output is given too. Otherwise the error is
+// a *policies.UnknownModelError.
 func (s *Service) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
 	window := 0
 	if spec.ContextWindowTokens != nil {
 		window = int(*spec.ContextWindowTokens)
 	}
-	entry, ok := s.registry.lookup(spec.Name)
-	if !ok {
-		if window <= 0 {
-			return policies.ModelInfo{}, nil, &policies.UnknownModelError{Field: "state.model.name", Model: spec.Name}
-		}
+	entry, registered := s.registry.lookup(spec.Name)
+	assumed := ""
+	if !registered {
 		provider := strings.ToLower(spec.Provider)
 		if provider == "" {
-			provider = "unknown"
+			provider = s.registry.recognize(spec.Name)
 		}
-		entry = ModelEntry{Name: spec.Name, Provider: provider, Encoding: EncodingCL100K, Estimator: EstimatorCalibrated, Factor: providerFactor(provider)}
-		if provider == "openai" {
-			entry.Encoding, entry.Factor = EncodingO200K, 1
+		fallback, known := s.registry.providerDefault(provider)
+		switch {
+		case known:
+			entry, assumed = fallback, provider
+		case window > 0:
+			if provider == "" {
+				provider = "unknown"
+			}
+			entry = ModelEntry{Provider: provider, Encoding: EncodingCL100K, Estimator: EstimatorCalibrated}
+		default:
+			return policies.ModelInfo{}, nil, &policies.UnknownModelError{Field: "state.model.name", Model: spec.Name}
 		}
-		entry.MaxOutputTokens = min(4096, window/4)
+		entry.Name = spec.Name
+		if window > 0 {
+			entry.MaxOutputTokens = min(4096, window/4)
+		}
 	}
 	info := policies.ModelInfo{
 		Name:               spec.Name,
@@ -127,8 +145,29 @@ func (s *Service) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies
 	if spec.MaxOutputTokens != nil && *spec.MaxOutputTokens > 0 {
 		info.MaxOutputTokens = int(*spec.MaxOutputTokens)
 	}
-	return info, newCounter(s, entry.Estimator, entry.Encoding, entry.Factor, info.Provider), nil
+	// The tokenizer and its calibration belong to the model: a Claude model is
+	// counted as Anthropic's even in a state that names another provider.
+	countAs := entry.Provider
+	if countAs == "" {
+		countAs = info.Provider
+	}
+	c := newCounter(s, entry.Estimator, entry.Encoding, entry.Factor, countAs)
+	if assumed != "" {
+		info.Assumption = fmt.Sprintf("model %q is not in the model registry: counted with provider %s's defaults (%s, an estimate)", spec.Name, assumed, c.name)
+		c.name += " (" + assumed + " default)"
+		if window == 0 {
+			info.Assumption += fmt.Sprintf(", in the provider's default window of %d tokens with %d reserved for output; "+
+				"add the model to the config file's model_registry, or give state.model.context_window_token_count, for its own figures", info.ContextWindow, info.MaxOutputTokens)
+		}
+	}
+	return info, c, nil
 }
+
+// ProviderOf names the provider a model belongs to: its registry entry's,
+// else the provider its name is recognizably from (models.yaml,
+// provider_defaults); "" when neither says. The state's provider lock uses
+// it for states and calls that name a model but no provider.
+func (s *Service) ProviderOf(model string) string { return s.registry.providerOf(model) }
 
 // CounterForEncoding returns an exact counter for a named encoding (for
 // CountTokens by encoding). Images cost the OpenAI figure.

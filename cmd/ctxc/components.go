@@ -48,6 +48,7 @@ func factories(deps policyDeps) []policies.Factory {
 		budget.NewFactory(),
 		// plan
 		planning.NewFactory(planning.Deps{Planner: deps.planner, Summarizer: deps.summarizer, Cache: deps.cache, Prices: deps.prices}),
+		planning.NewPlacementFactory(),
 		// decide
 		decide.NewThresholdFactory(),
 		decide.NewHeadroomFactory(),

@@ -111,7 +111,9 @@ func TestReadmeLimitsTable(t *testing.T) {
 		"| | | `models.*.timeout` | `"+model.Timeout.String()+"` |",
 		"| | | (fixed) | `"+strconv.Itoa(fixed.MaxMessages)+"` | messages in a state's log",
 		"| | | (fixed) | `"+strconv.Itoa(fixed.MaxPartsPerMessage)+"` | parts of one message",
-		"| | | (fixed) | `"+strconv.Itoa(fixed.MaxTools)+"` | tools of a state")
+		"| | | (fixed) | `"+strconv.Itoa(fixed.MaxTools)+"` | tools of a state",
+		"| | | (fixed) | `"+strconv.Itoa(compiler.MaxGoalBytes)+"` | bytes of a Compile's goal",
+		"| | | (fixed) | `"+strconv.Itoa(compiler.MaxStoredAttachmentBytes)+"` | bytes of an attachment kept in the summary cache")
 	for _, row := range rows {
 		if !strings.Contains(section, row) {
 			t.Errorf("the limits table lacks the row starting %s", row)

@@ -20,6 +20,7 @@ import (
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
+	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/summarycache"
 	"github.com/contextcompiler/ctxc/tokens"
@@ -230,7 +231,8 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 		deps.cache.Close()
 		return nil, errors.Join(append(problems, err)...)
 	}
-	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles, Source: cfg.Path})
+	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles, Source: cfg.Path,
+		AttachmentPolicy: planning.PlacementType})
 	if err != nil {
 		// Its problems name their place: profiles[i] (name), default_profile.
 		problems = append(problems, err)
@@ -293,7 +295,7 @@ func (e *engine) close() {
 func (e *engine) service(log *slog.Logger) (*server.Service, error) {
 	limits := compiler.DefaultLimits()
 	limits.MaxMessageBytes = e.maxMessageBytes
-	app, err := compiler.New(compiler.Config{Catalog: e.catalog, Counters: e.tokens, Limits: limits, Logger: log})
+	app, err := compiler.New(compiler.Config{Catalog: e.catalog, Counters: e.tokens, Limits: limits, Logger: log, Attachments: e.cache})
 	if err != nil {
 		return nil, err
 	}

@@ -40,3 +40,13 @@ func (l *lazyTokens) CounterForEncoding(name string) (policies.TokenCounter, err
 	}
 	return svc.CounterForEncoding(name)
 }
+
+// ProviderOf names the provider of a model from the registry; "" when the
+// service cannot load (the error shows on the first Resolve).
+func (l *lazyTokens) ProviderOf(model string) string {
+	svc, err := l.load()
+	if err != nil {
+		return ""
+	}
+	return svc.ProviderOf(model)
+}

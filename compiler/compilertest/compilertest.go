@@ -45,6 +45,11 @@ func (Counters) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.T
 	return policies.ModelInfo{Name: spec.Name, ContextWindow: 128000}, Counter{"o200k_base"}, nil
 }
 
+// ProviderOf knows gpt-4o (openai) and claude-sonnet-4-5 (anthropic).
+func (Counters) ProviderOf(model string) string {
+	return map[string]string{"gpt-4o": "openai", "claude-sonnet-4-5": "anthropic"}[model]
+}
+
 // CounterForEncoding finds cl100k_base; any other encoding is an
 // InvalidArgumentError with reason ReasonUnknownEncoding.
 func (Counters) CounterForEncoding(name string) (policies.TokenCounter, error) {

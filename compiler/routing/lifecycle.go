@@ -14,27 +14,40 @@ import (
 //   - Schema version: 0 is read as policies.CurrentSchemaVersion; any other
 //     version is a *policies.PreconditionError with reason
 //     ReasonStateVersionUnsupported (field "state.schema_version").
-//   - Provider lock: a state whose model names a provider is locked to it. A
-//     requested provider that differs (case-insensitively) is a
-//     *policies.PreconditionError with reason ReasonProviderMismatch (field
-//     "model.provider"). An empty provider on either side does not lock.
-//   - A non-empty requested model replaces st.Model; when it names no provider
-//     it keeps the state's, so that omitting it never unlocks the state.
+//   - Provider lock: a state is locked to its model's provider: the one its
+//     model names, else the one providerOf derives from its model name (the
+//     model registry). A requested model's provider is the one it names, else
+//     the one providerOf derives from its name, else the state's, so that
+//     omitting it never unlocks the state. Two known providers that differ
+//     (case-insensitively) are a *policies.PreconditionError with reason
+//     ReasonProviderMismatch (field "model.provider"); a provider neither
+//     named nor derivable does not lock. The state returned names the
+//     provider it is locked to, so a state stays locked once it is.
+//   - A non-empty requested model replaces st.Model.
 //
 // With reset, either failure discards the history instead: the result is a
 // state with an empty log and no execution that keeps the agent id, system
 // prompt, tools, response format and context metadata, with the requested
 // model (or the state's when none is requested), and discarded is true.
 // A state that passes both checks is never discarded, reset or not.
-func CheckLifecycle(st *policies.State, requested policies.ModelSpec, reset bool) (*policies.State, bool, error) {
+// providerOf may be nil: then only named providers lock.
+func CheckLifecycle(st *policies.State, requested policies.ModelSpec, reset bool, providerOf func(model string) string) (*policies.State, bool, error) {
 	if st == nil {
 		st = &policies.State{}
 	}
+	derive := func(m policies.ModelSpec) string {
+		if m.Provider != "" || providerOf == nil || m.Name == "" {
+			return m.Provider
+		}
+		return providerOf(m.Name)
+	}
+	locked := derive(st.Model)
 	model := st.Model
+	model.Provider = locked
 	if !emptyModel(requested) {
 		model = requested
-		if model.Provider == "" {
-			model.Provider = st.Model.Provider
+		if model.Provider = derive(requested); model.Provider == "" {
+			model.Provider = locked
 		}
 	}
 
@@ -50,11 +63,12 @@ func CheckLifecycle(st *policies.State, requested policies.ModelSpec, reset bool
 			Field:  "state.schema_version",
 			Detail: fmt.Sprintf("state schema version %d is not supported: this server reads version %d; set reset to discard the history and start over", st.SchemaVersion, policies.CurrentSchemaVersion),
 		}
-	case st.Model.Provider != "" && requested.Provider != "" && !strings.EqualFold(st.Model.Provider, requested.Provider):
+	case locked != "" && !strings.EqualFold(locked, model.Provider):
 		problem = &policies.PreconditionError{
 			Reason: policies.ReasonProviderMismatch,
 			Field:  "model.provider",
-			Detail: fmt.Sprintf("the state is locked to provider %q, the request is for %q; set reset to discard the history and start over", st.Model.Provider, requested.Provider),
+			Detail: fmt.Sprintf("the state is locked to provider %q, the request is for %q%s; set reset to discard the history and start over",
+				locked, model.Provider, derivedFrom(requested)),
 		}
 	}
 
@@ -82,4 +96,13 @@ func CheckLifecycle(st *policies.State, requested policies.ModelSpec, reset bool
 
 func emptyModel(m policies.ModelSpec) bool {
 	return m.Name == "" && m.Provider == "" && m.ContextWindowTokens == nil && m.MaxOutputTokens == nil
+}
+
+// derivedFrom says where a requested provider came from when the request did
+// not name it.
+func derivedFrom(requested policies.ModelSpec) string {
+	if requested.Provider != "" || requested.Name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (derived from model %q; name model.provider when the state's provider serves that model)", requested.Name)
 }

@@ -30,6 +30,14 @@ func TestCheckLifecycle(t *testing.T) {
 			SystemPrompt: st.Context.SystemPrompt, Tools: st.Context.Tools, Metadata: st.Context.Metadata,
 		}}
 	}
+	// named is st with its model renamed.
+	named := func(st *policies.State, model string) *policies.State {
+		st.Model.Name = model
+		return st
+	}
+	providerOf := func(model string) string {
+		return map[string]string{"gpt-4o": "openai", "gpt-4.1": "openai", "claude-sonnet-4-5": "anthropic"}[model]
+	}
 	tests := []struct {
 		name          string
 		state         *policies.State
@@ -98,6 +106,39 @@ func TestCheckLifecycle(t *testing.T) {
 			wantDiscarded: true,
 		},
 		{
+			name:  "a state without provider is locked to its model's, and says so",
+			state: named(state(1, ""), "gpt-4o"),
+			want:  kept(named(state(1, ""), "gpt-4o"), policies.ModelSpec{Name: "gpt-4o", Provider: "openai"}),
+		},
+		{
+			name:      "a requested model of the same provider keeps the lock",
+			state:     named(state(1, ""), "gpt-4o"),
+			requested: policies.ModelSpec{Name: "gpt-4.1"},
+			want:      kept(named(state(1, ""), "gpt-4o"), policies.ModelSpec{Name: "gpt-4.1", Provider: "openai"}),
+		},
+		{
+			name:      "a requested model of another provider is a mismatch even without a provider",
+			state:     named(state(1, ""), "gpt-4o"),
+			requested: policies.ModelSpec{Name: "claude-sonnet-4-5"},
+			wantErr: &policies.PreconditionError{Reason: policies.ReasonProviderMismatch, Field: "model.provider",
+				Detail: `the state is locked to provider "openai", the request is for "anthropic" (derived from model "claude-sonnet-4-5"; name model.provider when the state's provider serves that model); set reset to discard the history and start over`},
+		},
+		{
+			name:      "a requested model without provider is counted as its own, not the state's",
+			state:     state(1, "openai"),
+			requested: policies.ModelSpec{Name: "claude-sonnet-4-5"},
+			reset:     true,
+			want:      discarded(state(1, "openai"), policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "anthropic"}),
+
+			wantDiscarded: true,
+		},
+		{
+			name:      "a provider the request names serves another provider's model",
+			state:     state(1, "openai"),
+			requested: policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "openai"},
+			want:      kept(state(1, "openai"), policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "openai"}),
+		},
+		{
 			name: "nil state",
 			want: &policies.State{SchemaVersion: policies.CurrentSchemaVersion},
 		},
@@ -105,7 +146,7 @@ func TestCheckLifecycle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := deepCopy(tt.state)
-			got, gotDiscarded, err := CheckLifecycle(tt.state, tt.requested, tt.reset)
+			got, gotDiscarded, err := CheckLifecycle(tt.state, tt.requested, tt.reset, providerOf)
 			if diff := cmp.Diff(tt.wantErr, err); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/tokens"
@@ -11,8 +12,13 @@ import (
 
 type estimate struct{}
 
-// Apply counts every entry not yet counted and the preamble.
+// Apply counts every entry not yet counted and the preamble. Counts of a
+// model the registry lacks rest on its provider's defaults, and the report
+// says so.
 func (estimate) Apply(_ context.Context, w *policies.Work) error {
+	if w.Model.Assumption != "" && !slices.Contains(w.Warnings, w.Model.Assumption) {
+		w.Warn(w.Model.Assumption)
+	}
 	return Estimate(w)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +49,10 @@ type Catalog struct {
 type profile struct {
 	info  ProfileInfo
 	steps []step
+	// attaching are the steps of a run with attachments: steps itself when
+	// the profile has a plan stage, steps with the placement policy in the
+	// plan stage's place otherwise, nil when it cannot place them.
+	attaching []step
 }
 
 type step struct {
@@ -85,12 +90,21 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 		tracer:   tp.Tracer("github.com/contextcompiler/ctxc/policies/pipeline"),
 	}
 	var problems []error
+	var placement policies.Factory
+	if cfg.AttachmentPolicy != "" {
+		f, ok := reg.Factory(cfg.AttachmentPolicy)
+		if !ok || f.Stage() != policies.StagePlan {
+			problems = append(problems, fmt.Errorf("attachment policy %q is not a registered plan-stage policy", cfg.AttachmentPolicy))
+		} else {
+			placement = f
+		}
+	}
 	// declared holds every profile name given, built or not, so that a default
 	// naming a broken profile is not reported a second time as unknown.
 	declared := map[string]bool{}
 	add := func(spec ProfileSpec, source, where string) {
 		declared[spec.Name] = true
-		p, err := buildProfile(reg, spec, source)
+		p, err := buildProfile(reg, spec, source, placement)
 		if err != nil {
 			problems = append(problems, fmt.Errorf("%s: %w", where, err))
 			return
@@ -134,7 +148,7 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 	return c, nil
 }
 
-func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*profile, error) {
+func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, placement policies.Factory) (*profile, error) {
 	var problems []error
 	if spec.Name == "" {
 		problems = append(problems, errors.New("name: required"))
@@ -217,7 +231,39 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string) (*pro
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
+	if err := p.placeAttachments(placement, declared); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// placeAttachments sets how the profile places a Compile's attachments: by
+// its own plan policy, else by the placement policy in the plan stage's
+// place (it needs the counts and the budget), else not at all.
+func (p *profile) placeAttachments(placement policies.Factory, declared map[policies.Stage]bool) error {
+	for _, s := range p.steps {
+		if s.stage == policies.StagePlan {
+			p.attaching, p.info.AttachmentPolicy = p.steps, s.typ
+			return nil
+		}
+	}
+	if placement == nil || !declared[policies.StageEstimate] || !declared[policies.StageBudget] {
+		return nil
+	}
+	pol, err := placement.Create(placement.CreateDefaultConfig())
+	if err != nil {
+		return fmt.Errorf("attachment policy: %w", err)
+	}
+	at := len(p.steps)
+	for i, s := range p.steps {
+		if s.stage > policies.StagePlan {
+			at = i
+			break
+		}
+	}
+	p.attaching = slices.Insert(slices.Clone(p.steps), at, step{stage: policies.StagePlan, typ: placement.Type(), policy: pol})
+	p.info.AttachmentPolicy = placement.Type()
+	return nil
 }
 
 // requireStage checks that a profile with a `user` stage also has every `needs` stage.
@@ -271,6 +317,25 @@ func (c *Catalog) Profile(name string) (ProfileInfo, error) {
 	}
 	return p.info, nil
 }
+
+// forRun finds the profile of a run: the one named, with the steps that
+// place attachments when the run has some. A profile that cannot place them
+// refuses them rather than drop them.
+func (c *Catalog) forRun(req Request) (*profile, error) {
+	p, err := c.lookup(req.Profile)
+	if err != nil || len(req.Attachments) == 0 {
+		return p, err
+	}
+	if p.attaching == nil {
+		return nil, &policies.InvalidArgumentError{Reason: ReasonAttachmentsUnsupported, Violations: []policies.FieldViolation{{Field: "attachments",
+			Description: fmt.Sprintf("profile %q cannot place attachments: it has no plan stage, nor the estimate and budget stages placing them needs; use a profile that has them (every built-in profile does)", p.info.Name)}}}
+	}
+	return &profile{info: p.info, steps: p.attaching, attaching: p.attaching}, nil
+}
+
+// ReasonAttachmentsUnsupported is a Compile with attachments under a profile
+// that cannot place them.
+const ReasonAttachmentsUnsupported = "ATTACHMENTS_UNSUPPORTED"
 
 // lookup finds a profile by name; "" is the default.
 func (c *Catalog) lookup(name string) (*profile, error) {

@@ -61,6 +61,11 @@ type Config struct {
 	Profiles []ProfileSpec
 	// Source names where Profiles came from (the config file path), for ListProfiles.
 	Source string
+	// AttachmentPolicy is the plan-stage policy type that places a Compile's
+	// attachments under a profile without a plan stage (cmd/ctxc sets
+	// "place_attachments"); it runs in the plan stage's place only in runs
+	// with attachments. Empty: such a profile refuses attachments.
+	AttachmentPolicy string
 }
 
 // ProfileInfo describes a built profile for ListProfiles.
@@ -77,6 +82,10 @@ type ProfileInfo struct {
 	CompactOnExecutionEnd   bool
 	CompactOnExecutionError bool
 	Stages                  []StepInfo
+	// AttachmentPolicy is the plan-stage policy that places a Compile's
+	// attachments: the profile's own, or Config.AttachmentPolicy; "" when
+	// the profile refuses them.
+	AttachmentPolicy string
 }
 
 // StepInfo describes one step of a built profile.

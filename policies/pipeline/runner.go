@@ -80,7 +80,7 @@ func (r *Result) MessagesFrom(skip int) []policies.Message {
 
 // Run executes a profile on a state.
 func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
-	p, err := c.lookup(req.Profile)
+	p, err := c.forRun(req)
 	if err != nil {
 		return nil, err
 	}

@@ -67,3 +67,25 @@ func TestParsePlan(t *testing.T) {
 		})
 	}
 }
+
+// TestParsePlanReadsSeedFieldNames: a plan in seed 003's words
+// (ArtifactDecision's fields, ProcessingStrategy's values) decodes into the
+// decisions execution follows.
+func TestParsePlanReadsSeedFieldNames(t *testing.T) {
+	text := `{"artifacts":[
+{"artifact_id":"a","strategy":"rag_extract","priority":1,"relevance_rationale":"only the quota line","extraction_query":"disk quota"},
+{"artifact_id":"b","strategy":"summarize","priority":2,"relevance_rationale":"context","summarization_focus":"the failing step"},
+{"artifact_id":"c","strategy":"include_full","priority":3,"relevance_rationale":"small"}],"reasoning":"r"}`
+	got, err := ParsePlan(text, map[string]bool{"a": true, "b": true, "c": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Plan{Reasoning: "r", Artifacts: []Decision{
+		{ArtifactID: "a", Strategy: StrategyExtract, Priority: 1, Rationale: "only the quota line", Query: "disk quota"},
+		{ArtifactID: "b", Strategy: StrategySummarize, Priority: 2, Rationale: "context", Focus: "the failing step"},
+		{ArtifactID: "c", Strategy: StrategyInclude, Priority: 3, Rationale: "small"},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plan (-want +got):\n%s", diff)
+	}
+}

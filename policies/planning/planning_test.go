@@ -106,8 +106,8 @@ func ids(w *policies.Work) []string {
 	return out
 }
 
-const goodPlan = `{"artifacts":[{"artifact_id":"runbook","strategy":"include","priority":1,"rationale":"explains the failure"},
-{"artifact_id":"tool:c1","strategy":"extract","priority":2,"rationale":"only the error matters","query":"error disk quota"}],"reasoning":"r"}`
+const goodPlan = `{"artifacts":[{"artifact_id":"runbook","strategy":"include_full","priority":1,"relevance_rationale":"explains the failure"},
+{"artifact_id":"tool:c1","strategy":"rag_extract","priority":2,"relevance_rationale":"only the error matters","extraction_query":"error disk quota"}],"reasoning":"r"}`
 
 func TestPlanOutcomes(t *testing.T) {
 	slow := llmtest.Reply{Delay: 5 * time.Second, Content: goodPlan}
@@ -206,7 +206,7 @@ func TestPlannerSeesBudgetPreviewsAndQuestion(t *testing.T) {
 
 // TestSecondIdenticalCompileMakesNoCall: plan and summary come from the cache.
 func TestSecondIdenticalCompileMakesNoCall(t *testing.T) {
-	plan := `{"artifacts":[{"artifact_id":"tool:c1","strategy":"summarize","priority":1,"rationale":"r","focus":"why the export failed"},{"artifact_id":"runbook","strategy":"exclude","priority":2,"rationale":"known"}]}`
+	plan := `{"artifacts":[{"artifact_id":"tool:c1","strategy":"summarize","priority":1,"relevance_rationale":"r","summarization_focus":"why the export failed"},{"artifact_id":"runbook","strategy":"exclude","priority":2,"relevance_rationale":"known"}]}`
 	s := newSetup(t, llmtest.Reply{Content: plan}, llmtest.Reply{Content: "The export failed: " + needle})
 	p := newPolicy(t, planning.Deps{Planner: s.client, Cache: s.cache, Prices: prices}, false)
 	var reports []string
@@ -303,7 +303,7 @@ func TestPlannerPromptIsBoundedByMaxPromptChars(t *testing.T) {
 	w.RecentTurns = 1
 	w.Budget = &policies.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: 8000, Remaining: 128000 - w.UsedTokens() - 4096}
 
-	largest := `{"artifacts":[{"artifact_id":"tool:c119","strategy":"summarize","priority":1,"rationale":"largest","focus":"errors"}],"reasoning":"r"}`
+	largest := `{"artifacts":[{"artifact_id":"tool:c119","strategy":"summarize","priority":1,"relevance_rationale":"largest","summarization_focus":"errors"}],"reasoning":"r"}`
 	s := newSetup(t, llmtest.Reply{Content: largest}, llmtest.Reply{Content: "No errors in shard 119."})
 	f := planning.NewFactory(planning.Deps{Planner: s.client, Summarizer: s.client, Cache: s.cache, Prices: prices})
 	cfg := f.CreateDefaultConfig().(*planning.Config)

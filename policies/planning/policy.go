@@ -27,6 +27,10 @@ const minUsefulTokens = 32
 type policy struct {
 	cfg  Config
 	deps Deps
+	// placeOnly makes the policy "place_attachments": the request's
+	// attachments are its only artifacts, and the deterministic plan places
+	// them without a planner call.
+	placeOnly bool
 }
 
 // outcome is what execution made of one artifact.
@@ -38,12 +42,12 @@ type outcome struct {
 }
 
 func (p policy) Apply(ctx context.Context, w *policies.Work) error {
-	arts := collect(w)
+	arts := collect(w, p.placeOnly)
 	if len(arts) == 0 {
 		return nil
 	}
 	budget := p.budget(w, arts)
-	question := latestQuestion(w)
+	question, goal := latestQuestion(w), w.Options.Goal.Text()
 	in := PlanningInput{Artifacts: len(arts), AvailableTokens: budget.available, PrimaryInputPerMTok: w.Model.InputPricePerMTok}
 	known := map[string]bool{}
 	for _, a := range arts {
@@ -57,8 +61,8 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 	}
 	plan := deterministicPlan(arts)
 	var failures []string
-	if use, why := ShouldUseLLMPlanning(in, p.cfg.Thresholds); use {
-		planned, err := p.callPlanner(ctx, w, budget, question, arts, known)
+	if use, why := ShouldUseLLMPlanning(in, p.cfg.Thresholds); use && !p.placeOnly {
+		planned, err := p.callPlanner(ctx, w, budget, question, goal, arts, known)
 		switch {
 		case err == nil:
 			plan = planned
@@ -71,7 +75,7 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 			failures = append(failures, fmt.Sprintf("planning (%s) failed: %v; used the deterministic plan", why, err))
 		}
 	}
-	outcomes, err := p.execute(ctx, w, plan, arts, budget.available, question, &failures)
+	outcomes, err := p.execute(ctx, w, plan, arts, budget.available, joinQuery(question, goal), &failures)
 	if err != nil {
 		return err
 	}
@@ -83,8 +87,9 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 }
 
 // collect lists the artifacts the policy may change: tool results of
-// eligible entries, then attachments. Ages count from the newest.
-func collect(w *policies.Work) []*Artifact {
+// eligible entries (unless attachmentsOnly), then attachments. Ages count from
+// the newest.
+func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 	protected := policies.Protection(w)
 	failures := map[int]bool{}
 	for _, i := range policies.UnresolvedFailures(w.Entries) {
@@ -97,7 +102,7 @@ func collect(w *policies.Work) []*Artifact {
 	var arts []*Artifact
 	for i := range w.Entries {
 		m := &w.Entries[i].Message
-		if m.Role != policies.RoleTool || m.Mask != nil {
+		if attachmentsOnly || m.Role != policies.RoleTool || m.Mask != nil {
 			continue
 		}
 		// Over the hard window the recent trace may shrink too (it stays
@@ -164,6 +169,15 @@ func (p policy) budget(w *policies.Work, arts []*Artifact) budgetView {
 	return v
 }
 
+// joinQuery is what extracts look for and summaries keep when the plan
+// names nothing: the latest user turn and the agent's goal.
+func joinQuery(question, goal string) string {
+	if goal == "" {
+		return question
+	}
+	return question + "\n" + goal
+}
+
 // latestQuestion is the text of the latest user turn.
 func latestQuestion(w *policies.Work) string {
 	for i := len(w.Entries) - 1; i >= 0; i-- {
@@ -186,11 +200,11 @@ func deterministicPlan(arts []*Artifact) Plan {
 	return p
 }
 
-func (p policy) callPlanner(ctx context.Context, w *policies.Work, budget budgetView, question string, arts []*Artifact, known map[string]bool) (Plan, error) {
+func (p policy) callPlanner(ctx context.Context, w *policies.Work, budget budgetView, question, goal string, arts []*Artifact, known map[string]bool) (Plan, error) {
 	if p.deps.Planner == nil {
 		return Plan{}, fmt.Errorf("no planner model configured")
 	}
-	shown, preview, question := plannerView(arts, question, p.cfg.PreviewChars, p.cfg.MaxPromptChars)
+	shown, preview, question, goal := plannerView(arts, question, goal, p.cfg.PreviewChars, p.cfg.MaxPromptChars)
 	if len(shown) == 0 {
 		return Plan{}, fmt.Errorf("no artifact fits max_prompt_chars %d", p.cfg.MaxPromptChars)
 	}
@@ -204,14 +218,14 @@ func (p policy) callPlanner(ctx context.Context, w *policies.Work, budget budget
 	}
 	req := llm.Request{
 		System:          plannerSystemPrompt,
-		User:            plannerUserPrompt(budget, question, shown, preview),
+		User:            plannerUserPrompt(budget, question, goal, shown, preview),
 		MaxOutputTokens: min(200+120*len(shown), 4000),
 		JSON:            true,
 	}
 	// Plans are cached by their prompt: an identical compile (same artifacts,
 	// question and budget) reuses the plan instead of calling again. Only a
 	// valid plan is stored.
-	key := summarycache.Key(Type+"/plan/v1", p.deps.Planner.Model(), req.System, req.User)
+	key := summarycache.Key(Type+"/plan/v2", p.deps.Planner.Model(), req.System, req.User)
 	var plan Plan
 	text, res, err := p.deps.Cache.GetOrCompute(ctx, key, func(ctx context.Context) (string, error) {
 		resp, err := p.deps.Planner.Complete(ctx, req)
@@ -246,7 +260,8 @@ func (p policy) countCache(w *policies.Work, res summarycache.Result) {
 
 // execute applies the plan in priority order (the newest first among equal
 // priorities), spending at most available tokens. Artifacts the plan leaves
-// out are included after the planned ones, newest first.
+// out are included after the planned ones, newest first. question is what an
+// extract looks for and a summary keeps when the plan names nothing.
 func (p policy) execute(ctx context.Context, w *policies.Work, plan Plan, arts []*Artifact, available int, question string, failures *[]string) (map[string]outcome, error) {
 	byID := map[string]*Artifact{}
 	for _, a := range arts {
@@ -389,9 +404,16 @@ func (p policy) applyOutcomes(w *policies.Work, arts []*Artifact, outcomes map[s
 		}
 		w.Artifacts = append(w.Artifacts, usage)
 		if a.entry < 0 {
-			if o.strategy != StrategyExclude {
-				attached = append(attached, attachmentBlock(a, o.content))
+			switch {
+			case o.strategy == StrategyExclude:
+				// The request carried it: leaving it out is worth a warning.
+				w.Warn(fmt.Sprintf("%s: attachment %q left out: %s", p.typ(), a.ID, o.reason))
+				continue
+			case o.strategy == StrategyExtract && p.placeOnly:
+				// No planner chose to cut it: the budget did.
+				w.Warn(fmt.Sprintf("%s: attachment %q cut to an extract of %d of its %d characters: %s", p.typ(), a.ID, len(o.content), a.Size, o.reason))
 			}
+			attached = append(attached, attachmentBlock(a, o.content))
 			continue
 		}
 		if o.content == a.Content {
@@ -421,8 +443,10 @@ func (p policy) applyOutcomes(w *policies.Work, arts []*Artifact, outcomes map[s
 	if starts := policies.TurnStarts(w.Entries); len(starts) > 0 {
 		at = starts[len(starts)-1]
 	}
+	// Pinned: the attachments belong to this request, so compaction keeps
+	// them as placed (they were sized to the budget).
 	msg := policies.Message{
-		ID: AttachmentsMessageID, Role: policies.RoleUser, Kind: policies.KindEvent,
+		ID: AttachmentsMessageID, Role: policies.RoleUser, Kind: policies.KindEvent, Pinned: true,
 		Parts: []policies.Part{policies.TextPart("Documents attached to this request:\n\n" + strings.Join(attached, "\n\n"))},
 	}
 	entries := make([]policies.Entry, 0, len(w.Entries)+1)
@@ -431,6 +455,14 @@ func (p policy) applyOutcomes(w *policies.Work, arts []*Artifact, outcomes map[s
 	entries = append(entries, w.Entries[at:]...)
 	w.Entries = entries
 	w.Touch(at)
+}
+
+// typ is the policy's type, for warnings.
+func (p policy) typ() string {
+	if p.placeOnly {
+		return PlacementType
+	}
+	return Type
 }
 
 func attachmentBlock(a *Artifact, content string) string {

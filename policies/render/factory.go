@@ -39,7 +39,7 @@ func (renderer) Apply(_ context.Context, w *policies.Work) error {
 	if w.Options.Render == policies.RenderNone {
 		return nil
 	}
-	body, omitted, err := providers.Render(w.Options.Render, providers.Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries})
+	body, omitted, err := providers.RenderWork(w)
 	if err != nil {
 		return err
 	}

@@ -94,11 +94,15 @@ describe("AI SDK ctxcMiddleware against ctxc serve", () => {
     assert.match(summary.content[0].text, /^Summary of \d+ earlier messages/);
   });
 
-  it("takes the model from the wrapped model and fails with the server's reason for one it does not know", async () => {
+  it("takes the model and its provider from the wrapped model and fails with the server's reason for one it does not know", async () => {
     const middleware = ctxcMiddleware({ client: ctxc.client });
     const prompt = toPrompt(codingConversation(1));
-    const err = await middleware.transformParams!({ type: "generate", params: { prompt }, model: { ...fakeModel, modelId: "no-such-model" } }).then(
-      () => assert.fail("an unknown model was accepted"),
+    // A model the server's registry lacks is counted with its provider's defaults (seed 004)
+    // when the wrapped model's provider is one the server knows; of any other provider it is unknown.
+    const unregistered = await middleware.transformParams!({ type: "generate", params: { prompt }, model: { ...fakeModel, modelId: "no-such-model" } });
+    assert.equal(unregistered.prompt.length, prompt.length);
+    const err = await middleware.transformParams!({ type: "generate", params: { prompt }, model: { ...fakeModel, provider: "acme.chat", modelId: "no-such-model" } }).then(
+      () => assert.fail("a model of no known provider was accepted"),
       (e: unknown) => e,
     );
     assert.ok(err instanceof CtxcError);

@@ -377,13 +377,25 @@ type ModelSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Model name as the provider spells it, such as "gpt-4o", "claude-sonnet-4-5",
 	// "gemini-2.5-pro" or "llama3.1:8b". Looked up in the model registry (exact name,
-	// then longest matching prefix).
+	// then longest matching prefix). A name the registry lacks is counted with its
+	// provider's defaults (window, output reservation, an estimated count; the
+	// report warns and the budget's counter ends in "(<provider> default)") when
+	// the provider is known: named in provider, or recognizable from the name
+	// ("gpt-", "o1"/"o3"/"o4", "claude-", "gemini-", "llama", "qwen", "mistral"...,
+	// or a "provider/" qualifier). Otherwise it is UNKNOWN_MODEL unless
+	// context_window_token_count is given.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Provider: "openai", "anthropic", "google", "mistral", "ollama" or another name.
-	// Empty means the registry's provider for the model.
+	// Empty means the registry's provider for the model (or the one its name is
+	// recognizably from). A state is locked to this provider: a call whose model
+	// belongs to another (named, or derived from its name) is FAILED_PRECONDITION,
+	// reason PROVIDER_MISMATCH, unless reset_history is set. States returned name
+	// the provider they are locked to. Tokens are always counted as the model's
+	// own provider counts them, whatever provider is named here.
 	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
-	// Context window in tokens. Overrides the registry; required for a model the
-	// registry does not know.
+	// Context window in tokens. Overrides the registry and the provider's
+	// default; required for a model of no known provider that the registry does
+	// not know.
 	ContextWindowTokenCount *uint32 `protobuf:"varint,3,opt,name=context_window_token_count,json=contextWindowTokenCount,proto3,oneof" json:"context_window_token_count,omitempty"`
 	// Tokens reserved for the model's answer. Overrides the registry's default.
 	MaxOutputTokenCount *uint32 `protobuf:"varint,4,opt,name=max_output_token_count,json=maxOutputTokenCount,proto3,oneof" json:"max_output_token_count,omitempty"`

@@ -477,12 +477,20 @@ func (x *CompileOptions) GetTemplateVariables() map[string]string {
 }
 
 // Attachment is a document attached to a request: an artifact the planner may
-// include, summarize, extract from or exclude.
+// include, summarize, extract from or exclude. Every profile places the
+// attachments of a Compile (Profile.attachment_policy says how) or refuses
+// them with INVALID_ARGUMENT; what became of each is in CompileReport.artifacts,
+// and one left out is named in CompileReport.warnings too.
 type Attachment struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Identifier; required unless content is given (then derived from its hash).
+	// Identifier; required unless content is given (then "doc-" and the first 16
+	// hex digits of the content's SHA-256, as CompileReport.artifacts shows).
 	AttachmentId string `protobuf:"bytes,1,opt,name=attachment_id,json=attachmentId,proto3" json:"attachment_id,omitempty"`
-	// The document text; required unless attachment_id names one the summary cache knows.
+	// The document text; required unless attachment_id names one the summary
+	// cache knows: a Compile that sends an attachment's content (up to 256 KiB)
+	// keeps it there for later calls, for the cache's TTL. An attachment_id the
+	// cache does not know is INVALID_ARGUMENT, reason ATTACHMENT_NOT_FOUND, on
+	// field attachments[i].attachment_id.
 	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
 	// Human-readable title.
 	Title string `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
@@ -574,8 +582,11 @@ type CompileRequest struct {
 	// The model for this call; when set it replaces state.model. A provider other
 	// than the state's is FAILED_PRECONDITION (PROVIDER_MISMATCH) unless reset_history is set.
 	Model *ModelSpec `protobuf:"bytes,5,opt,name=model,proto3" json:"model,omitempty"`
-	// Discard the history of a state whose version or provider does not match
-	// instead of failing; the response then says history_discarded.
+	// Discard the history of a state whose version or provider does not match,
+	// or of a state_blob that cannot be read (corrupt, truncated, foreign, of
+	// another format version), instead of failing; the response then says
+	// history_discarded. A discarded state_blob leaves only the call's model,
+	// which is then required.
 	ResetHistory bool `protobuf:"varint,6,opt,name=reset_history,json=resetHistory,proto3" json:"reset_history,omitempty"`
 	// The conversation in a provider's request format, as JSON in input_json; it
 	// replaces state.context's messages, system prompt and tools (the state still
@@ -591,8 +602,13 @@ type CompileRequest struct {
 	// many). For a long log this cuts the response to what changed. Needs the
 	// caller to send state: with state_blob or input_json it is INVALID_ARGUMENT.
 	OmitStablePrefix bool `protobuf:"varint,10,opt,name=omit_stable_prefix,json=omitStablePrefix,proto3" json:"omit_stable_prefix,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// What the agent is trying to achieve, beside the latest user turn: the
+	// planner weighs artifacts (tool results, attachments) against both; a
+	// call with no artifact to plan says in CompileReport.warnings that the goal
+	// was not used. At most 8 KiB of description and success criteria together.
+	Goal          *ContextGoal `protobuf:"bytes,11,opt,name=goal,proto3" json:"goal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompileRequest) Reset() {
@@ -695,6 +711,69 @@ func (x *CompileRequest) GetOmitStablePrefix() bool {
 	return false
 }
 
+func (x *CompileRequest) GetGoal() *ContextGoal {
+	if x != nil {
+		return x.Goal
+	}
+	return nil
+}
+
+// ContextGoal says what the agent is trying to achieve in this call.
+type ContextGoal struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The goal in a sentence ("find why the nightly export fails"). Required
+	// when goal is set.
+	Description string `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	// What would show the goal met, if known.
+	SuccessCriteria []string `protobuf:"bytes,2,rep,name=success_criteria,json=successCriteria,proto3" json:"success_criteria,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ContextGoal) Reset() {
+	*x = ContextGoal{}
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContextGoal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContextGoal) ProtoMessage() {}
+
+func (x *ContextGoal) ProtoReflect() protoreflect.Message {
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContextGoal.ProtoReflect.Descriptor instead.
+func (*ContextGoal) Descriptor() ([]byte, []int) {
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ContextGoal) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ContextGoal) GetSuccessCriteria() []string {
+	if x != nil {
+		return x.SuccessCriteria
+	}
+	return nil
+}
+
 // CompileResponse is the compiled context.
 type CompileResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -723,7 +802,7 @@ type CompileResponse struct {
 
 func (x *CompileResponse) Reset() {
 	*x = CompileResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[3]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -735,7 +814,7 @@ func (x *CompileResponse) String() string {
 func (*CompileResponse) ProtoMessage() {}
 
 func (x *CompileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[3]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -748,7 +827,7 @@ func (x *CompileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileResponse.ProtoReflect.Descriptor instead.
 func (*CompileResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{3}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CompileResponse) GetMessages() []*Message {
@@ -825,7 +904,7 @@ type TokenBudget struct {
 
 func (x *TokenBudget) Reset() {
 	*x = TokenBudget{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[4]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -837,7 +916,7 @@ func (x *TokenBudget) String() string {
 func (*TokenBudget) ProtoMessage() {}
 
 func (x *TokenBudget) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[4]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -850,7 +929,7 @@ func (x *TokenBudget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenBudget.ProtoReflect.Descriptor instead.
 func (*TokenBudget) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{4}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *TokenBudget) GetContextWindowTokenCount() uint32 {
@@ -951,7 +1030,7 @@ type TokenBreakdown struct {
 
 func (x *TokenBreakdown) Reset() {
 	*x = TokenBreakdown{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[5]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -963,7 +1042,7 @@ func (x *TokenBreakdown) String() string {
 func (*TokenBreakdown) ProtoMessage() {}
 
 func (x *TokenBreakdown) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[5]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -976,7 +1055,7 @@ func (x *TokenBreakdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenBreakdown.ProtoReflect.Descriptor instead.
 func (*TokenBreakdown) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{5}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TokenBreakdown) GetSystemPromptTokenCount() uint32 {
@@ -1042,7 +1121,7 @@ type MessageReport struct {
 
 func (x *MessageReport) Reset() {
 	*x = MessageReport{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[6]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1054,7 +1133,7 @@ func (x *MessageReport) String() string {
 func (*MessageReport) ProtoMessage() {}
 
 func (x *MessageReport) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[6]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1067,7 +1146,7 @@ func (x *MessageReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageReport.ProtoReflect.Descriptor instead.
 func (*MessageReport) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{6}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *MessageReport) GetMessageId() string {
@@ -1149,7 +1228,7 @@ type StageReport struct {
 
 func (x *StageReport) Reset() {
 	*x = StageReport{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[7]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1161,7 +1240,7 @@ func (x *StageReport) String() string {
 func (*StageReport) ProtoMessage() {}
 
 func (x *StageReport) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[7]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1174,7 +1253,7 @@ func (x *StageReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StageReport.ProtoReflect.Descriptor instead.
 func (*StageReport) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{7}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StageReport) GetStage() string {
@@ -1285,7 +1364,7 @@ type Repair struct {
 
 func (x *Repair) Reset() {
 	*x = Repair{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[8]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1297,7 +1376,7 @@ func (x *Repair) String() string {
 func (*Repair) ProtoMessage() {}
 
 func (x *Repair) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[8]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1310,7 +1389,7 @@ func (x *Repair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Repair.ProtoReflect.Descriptor instead.
 func (*Repair) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{8}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Repair) GetKind() string {
@@ -1379,7 +1458,7 @@ type CompileReport struct {
 
 func (x *CompileReport) Reset() {
 	*x = CompileReport{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[9]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1391,7 +1470,7 @@ func (x *CompileReport) String() string {
 func (*CompileReport) ProtoMessage() {}
 
 func (x *CompileReport) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[9]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1404,7 +1483,7 @@ func (x *CompileReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileReport.ProtoReflect.Descriptor instead.
 func (*CompileReport) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{9}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CompileReport) GetProfile() string {
@@ -1526,7 +1605,7 @@ type CompactionReport struct {
 
 func (x *CompactionReport) Reset() {
 	*x = CompactionReport{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1538,7 +1617,7 @@ func (x *CompactionReport) String() string {
 func (*CompactionReport) ProtoMessage() {}
 
 func (x *CompactionReport) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[10]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1551,7 +1630,7 @@ func (x *CompactionReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactionReport.ProtoReflect.Descriptor instead.
 func (*CompactionReport) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{10}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CompactionReport) GetTriggerTokenCount() uint32 {
@@ -1621,7 +1700,7 @@ type CompactionPoint struct {
 
 func (x *CompactionPoint) Reset() {
 	*x = CompactionPoint{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1633,7 +1712,7 @@ func (x *CompactionPoint) String() string {
 func (*CompactionPoint) ProtoMessage() {}
 
 func (x *CompactionPoint) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[11]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1646,7 +1725,7 @@ func (x *CompactionPoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactionPoint.ProtoReflect.Descriptor instead.
 func (*CompactionPoint) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{11}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CompactionPoint) GetAfterMessageId() string {
@@ -1721,7 +1800,7 @@ type ArtifactUsage struct {
 
 func (x *ArtifactUsage) Reset() {
 	*x = ArtifactUsage{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1733,7 +1812,7 @@ func (x *ArtifactUsage) String() string {
 func (*ArtifactUsage) ProtoMessage() {}
 
 func (x *ArtifactUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[12]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1746,7 +1825,7 @@ func (x *ArtifactUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactUsage.ProtoReflect.Descriptor instead.
 func (*ArtifactUsage) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{12}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ArtifactUsage) GetArtifactId() string {
@@ -1819,7 +1898,7 @@ type ModelUsage struct {
 
 func (x *ModelUsage) Reset() {
 	*x = ModelUsage{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +1910,7 @@ func (x *ModelUsage) String() string {
 func (*ModelUsage) ProtoMessage() {}
 
 func (x *ModelUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[13]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +1923,7 @@ func (x *ModelUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelUsage.ProtoReflect.Descriptor instead.
 func (*ModelUsage) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{13}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ModelUsage) GetTask() string {
@@ -1904,7 +1983,7 @@ type CacheStats struct {
 
 func (x *CacheStats) Reset() {
 	*x = CacheStats{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1916,7 +1995,7 @@ func (x *CacheStats) String() string {
 func (*CacheStats) ProtoMessage() {}
 
 func (x *CacheStats) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[14]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1929,7 +2008,7 @@ func (x *CacheStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CacheStats.ProtoReflect.Descriptor instead.
 func (*CacheStats) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{14}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CacheStats) GetHitCount() uint32 {
@@ -1973,8 +2052,10 @@ type RouteRequest struct {
 	// The model for this call; when set it replaces state.model. A provider other
 	// than the state's is FAILED_PRECONDITION (PROVIDER_MISMATCH) unless reset_history is set.
 	Model *ModelSpec `protobuf:"bytes,7,opt,name=model,proto3" json:"model,omitempty"`
-	// Discard the history of a state whose version or provider does not match
-	// instead of failing; the response then says history_discarded.
+	// Discard the history of a state whose version or provider does not match,
+	// or of a state_blob that cannot be read, instead of failing; the response
+	// then says history_discarded. A discarded state_blob leaves only the call's
+	// model, which is then required.
 	ResetHistory bool `protobuf:"varint,8,opt,name=reset_history,json=resetHistory,proto3" json:"reset_history,omitempty"`
 	// Return the new state as state_blob instead of state. Implied when the request
 	// sends state_blob; a thin client sets it on its first call, when it has no blob yet.
@@ -1989,7 +2070,7 @@ type RouteRequest struct {
 
 func (x *RouteRequest) Reset() {
 	*x = RouteRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2001,7 +2082,7 @@ func (x *RouteRequest) String() string {
 func (*RouteRequest) ProtoMessage() {}
 
 func (x *RouteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[15]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2014,7 +2095,7 @@ func (x *RouteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteRequest.ProtoReflect.Descriptor instead.
 func (*RouteRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{15}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RouteRequest) GetState() *AgentState {
@@ -2139,7 +2220,7 @@ type UserTurn struct {
 
 func (x *UserTurn) Reset() {
 	*x = UserTurn{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2151,7 +2232,7 @@ func (x *UserTurn) String() string {
 func (*UserTurn) ProtoMessage() {}
 
 func (x *UserTurn) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[16]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2164,7 +2245,7 @@ func (x *UserTurn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserTurn.ProtoReflect.Descriptor instead.
 func (*UserTurn) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{16}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UserTurn) GetMessages() []*Message {
@@ -2198,7 +2279,7 @@ type AgentStep struct {
 
 func (x *AgentStep) Reset() {
 	*x = AgentStep{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2210,7 +2291,7 @@ func (x *AgentStep) String() string {
 func (*AgentStep) ProtoMessage() {}
 
 func (x *AgentStep) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[17]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2223,7 +2304,7 @@ func (x *AgentStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentStep.ProtoReflect.Descriptor instead.
 func (*AgentStep) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{17}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AgentStep) GetMessages() []*Message {
@@ -2269,7 +2350,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2281,7 +2362,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[18]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2294,7 +2375,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{18}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Event) GetText() string {
@@ -2346,7 +2427,7 @@ type RouteResponse struct {
 
 func (x *RouteResponse) Reset() {
 	*x = RouteResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2358,7 +2439,7 @@ func (x *RouteResponse) String() string {
 func (*RouteResponse) ProtoMessage() {}
 
 func (x *RouteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[19]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2371,7 +2452,7 @@ func (x *RouteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteResponse.ProtoReflect.Descriptor instead.
 func (*RouteResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{19}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RouteResponse) GetState() *AgentState {
@@ -2445,7 +2526,7 @@ type CompactRequest struct {
 
 func (x *CompactRequest) Reset() {
 	*x = CompactRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2457,7 +2538,7 @@ func (x *CompactRequest) String() string {
 func (*CompactRequest) ProtoMessage() {}
 
 func (x *CompactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[20]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2470,7 +2551,7 @@ func (x *CompactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactRequest.ProtoReflect.Descriptor instead.
 func (*CompactRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{20}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CompactRequest) GetState() *AgentState {
@@ -2511,7 +2592,7 @@ type CompactResponse struct {
 
 func (x *CompactResponse) Reset() {
 	*x = CompactResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2523,7 +2604,7 @@ func (x *CompactResponse) String() string {
 func (*CompactResponse) ProtoMessage() {}
 
 func (x *CompactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[21]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2536,7 +2617,7 @@ func (x *CompactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactResponse.ProtoReflect.Descriptor instead.
 func (*CompactResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{21}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CompactResponse) GetState() *AgentState {
@@ -2582,7 +2663,7 @@ type BudgetRequest struct {
 
 func (x *BudgetRequest) Reset() {
 	*x = BudgetRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2594,7 +2675,7 @@ func (x *BudgetRequest) String() string {
 func (*BudgetRequest) ProtoMessage() {}
 
 func (x *BudgetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[22]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2607,7 +2688,7 @@ func (x *BudgetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BudgetRequest.ProtoReflect.Descriptor instead.
 func (*BudgetRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{22}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *BudgetRequest) GetState() *AgentState {
@@ -2646,7 +2727,7 @@ type BudgetResponse struct {
 
 func (x *BudgetResponse) Reset() {
 	*x = BudgetResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2658,7 +2739,7 @@ func (x *BudgetResponse) String() string {
 func (*BudgetResponse) ProtoMessage() {}
 
 func (x *BudgetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[23]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2671,7 +2752,7 @@ func (x *BudgetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BudgetResponse.ProtoReflect.Descriptor instead.
 func (*BudgetResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{23}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *BudgetResponse) GetBudget() *TokenBudget {
@@ -2715,7 +2796,7 @@ type CountTokensRequest struct {
 
 func (x *CountTokensRequest) Reset() {
 	*x = CountTokensRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2727,7 +2808,7 @@ func (x *CountTokensRequest) String() string {
 func (*CountTokensRequest) ProtoMessage() {}
 
 func (x *CountTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[24]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2740,7 +2821,7 @@ func (x *CountTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CountTokensRequest.ProtoReflect.Descriptor instead.
 func (*CountTokensRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{24}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CountTokensRequest) GetCounter() isCountTokensRequest_Counter {
@@ -2813,7 +2894,7 @@ type TokenCount struct {
 
 func (x *TokenCount) Reset() {
 	*x = TokenCount{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2825,7 +2906,7 @@ func (x *TokenCount) String() string {
 func (*TokenCount) ProtoMessage() {}
 
 func (x *TokenCount) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[25]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2838,7 +2919,7 @@ func (x *TokenCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TokenCount.ProtoReflect.Descriptor instead.
 func (*TokenCount) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{25}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *TokenCount) GetTokenCount() uint32 {
@@ -2874,7 +2955,7 @@ type CountTokensResponse struct {
 
 func (x *CountTokensResponse) Reset() {
 	*x = CountTokensResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2886,7 +2967,7 @@ func (x *CountTokensResponse) String() string {
 func (*CountTokensResponse) ProtoMessage() {}
 
 func (x *CountTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[26]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2899,7 +2980,7 @@ func (x *CountTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CountTokensResponse.ProtoReflect.Descriptor instead.
 func (*CountTokensResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{26}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CountTokensResponse) GetTexts() []*TokenCount {
@@ -2946,7 +3027,7 @@ type ListProfilesRequest struct {
 
 func (x *ListProfilesRequest) Reset() {
 	*x = ListProfilesRequest{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2958,7 +3039,7 @@ func (x *ListProfilesRequest) String() string {
 func (*ListProfilesRequest) ProtoMessage() {}
 
 func (x *ListProfilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[27]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2971,7 +3052,7 @@ func (x *ListProfilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProfilesRequest.ProtoReflect.Descriptor instead.
 func (*ListProfilesRequest) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{27}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{28}
 }
 
 // ProfileStage is one stage of a profile.
@@ -2989,7 +3070,7 @@ type ProfileStage struct {
 
 func (x *ProfileStage) Reset() {
 	*x = ProfileStage{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3001,7 +3082,7 @@ func (x *ProfileStage) String() string {
 func (*ProfileStage) ProtoMessage() {}
 
 func (x *ProfileStage) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[28]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3014,7 +3095,7 @@ func (x *ProfileStage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileStage.ProtoReflect.Descriptor instead.
 func (*ProfileStage) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{28}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ProfileStage) GetStage() string {
@@ -3063,13 +3144,19 @@ type Profile struct {
 	// Share of the usable window compaction aims at when it runs only because
 	// the context does not fit (or the trigger names no target).
 	FitTargetRatio float64 `protobuf:"fixed64,10,opt,name=fit_target_ratio,json=fitTargetRatio,proto3" json:"fit_target_ratio,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The plan-stage policy that places a Compile's attachments: the profile's
+	// own plan policy, else "place_attachments" (the deterministic plan, no
+	// model), which runs in the plan stage's place only when a Compile carries
+	// attachments. Empty when the profile cannot place them (it has no estimate
+	// and budget stages): its Compiles with attachments are INVALID_ARGUMENT.
+	AttachmentPolicy string `protobuf:"bytes,11,opt,name=attachment_policy,json=attachmentPolicy,proto3" json:"attachment_policy,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Profile) Reset() {
 	*x = Profile{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[29]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3081,7 +3168,7 @@ func (x *Profile) String() string {
 func (*Profile) ProtoMessage() {}
 
 func (x *Profile) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[29]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3094,7 +3181,7 @@ func (x *Profile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Profile.ProtoReflect.Descriptor instead.
 func (*Profile) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{29}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Profile) GetName() string {
@@ -3167,6 +3254,13 @@ func (x *Profile) GetFitTargetRatio() float64 {
 	return 0
 }
 
+func (x *Profile) GetAttachmentPolicy() string {
+	if x != nil {
+		return x.AttachmentPolicy
+	}
+	return ""
+}
+
 // ListProfilesResponse lists the profiles.
 type ListProfilesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3178,7 +3272,7 @@ type ListProfilesResponse struct {
 
 func (x *ListProfilesResponse) Reset() {
 	*x = ListProfilesResponse{}
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[30]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3190,7 +3284,7 @@ func (x *ListProfilesResponse) String() string {
 func (*ListProfilesResponse) ProtoMessage() {}
 
 func (x *ListProfilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[30]
+	mi := &file_ctxc_v1_compiler_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3203,7 +3297,7 @@ func (x *ListProfilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProfilesResponse.ProtoReflect.Descriptor instead.
 func (*ListProfilesResponse) Descriptor() ([]byte, []int) {
-	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{30}
+	return file_ctxc_v1_compiler_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListProfilesResponse) GetProfiles() []*Profile {
@@ -3237,7 +3331,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12'\n" +
-	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\xb3\x03\n" +
+	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\xdd\x03\n" +
 	"\x0eCompileRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
@@ -3251,7 +3345,11 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"input_json\x18\b \x01(\tR\tinputJson\x125\n" +
 	"\vattachments\x18\t \x03(\v2\x13.ctxc.v1.AttachmentR\vattachments\x12,\n" +
 	"\x12omit_stable_prefix\x18\n" +
-	" \x01(\bR\x10omitStablePrefix\"\x9a\x02\n" +
+	" \x01(\bR\x10omitStablePrefix\x12(\n" +
+	"\x04goal\x18\v \x01(\v2\x14.ctxc.v1.ContextGoalR\x04goal\"Z\n" +
+	"\vContextGoal\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\x12)\n" +
+	"\x10success_criteria\x18\x02 \x03(\tR\x0fsuccessCriteria\"\x9a\x02\n" +
 	"\x0fCompileResponse\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12,\n" +
 	"\x06budget\x18\x02 \x01(\v2\x14.ctxc.v1.TokenBudgetR\x06budget\x12.\n" +
@@ -3453,7 +3551,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\fProfileStage\x12\x14\n" +
 	"\x05stage\x18\x01 \x01(\tR\x05stage\x12\x16\n" +
 	"\x06policy\x18\x02 \x01(\tR\x06policy\x12#\n" +
-	"\rsettings_json\x18\x03 \x01(\tR\fsettingsJson\"\x84\x03\n" +
+	"\rsettings_json\x18\x03 \x01(\tR\fsettingsJson\"\xb1\x03\n" +
 	"\aProfile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12-\n" +
@@ -3466,7 +3564,8 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x18compact_on_execution_end\x18\b \x01(\bR\x15compactOnExecutionEnd\x12;\n" +
 	"\x1acompact_on_execution_error\x18\t \x01(\bR\x17compactOnExecutionError\x12(\n" +
 	"\x10fit_target_ratio\x18\n" +
-	" \x01(\x01R\x0efitTargetRatio\"D\n" +
+	" \x01(\x01R\x0efitTargetRatio\x12+\n" +
+	"\x11attachment_policy\x18\v \x01(\tR\x10attachmentPolicy\"D\n" +
 	"\x14ListProfilesResponse\x12,\n" +
 	"\bprofiles\x18\x01 \x03(\v2\x10.ctxc.v1.ProfileR\bprofiles*G\n" +
 	"\x04View\x12\x14\n" +
@@ -3525,7 +3624,7 @@ func file_ctxc_v1_compiler_service_proto_rawDescGZIP() []byte {
 }
 
 var file_ctxc_v1_compiler_service_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_ctxc_v1_compiler_service_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_ctxc_v1_compiler_service_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_ctxc_v1_compiler_service_proto_goTypes = []any{
 	(View)(0),                    // 0: ctxc.v1.View
 	(RenderFormat)(0),            // 1: ctxc.v1.RenderFormat
@@ -3536,115 +3635,117 @@ var file_ctxc_v1_compiler_service_proto_goTypes = []any{
 	(*CompileOptions)(nil),       // 6: ctxc.v1.CompileOptions
 	(*Attachment)(nil),           // 7: ctxc.v1.Attachment
 	(*CompileRequest)(nil),       // 8: ctxc.v1.CompileRequest
-	(*CompileResponse)(nil),      // 9: ctxc.v1.CompileResponse
-	(*TokenBudget)(nil),          // 10: ctxc.v1.TokenBudget
-	(*TokenBreakdown)(nil),       // 11: ctxc.v1.TokenBreakdown
-	(*MessageReport)(nil),        // 12: ctxc.v1.MessageReport
-	(*StageReport)(nil),          // 13: ctxc.v1.StageReport
-	(*Repair)(nil),               // 14: ctxc.v1.Repair
-	(*CompileReport)(nil),        // 15: ctxc.v1.CompileReport
-	(*CompactionReport)(nil),     // 16: ctxc.v1.CompactionReport
-	(*CompactionPoint)(nil),      // 17: ctxc.v1.CompactionPoint
-	(*ArtifactUsage)(nil),        // 18: ctxc.v1.ArtifactUsage
-	(*ModelUsage)(nil),           // 19: ctxc.v1.ModelUsage
-	(*CacheStats)(nil),           // 20: ctxc.v1.CacheStats
-	(*RouteRequest)(nil),         // 21: ctxc.v1.RouteRequest
-	(*UserTurn)(nil),             // 22: ctxc.v1.UserTurn
-	(*AgentStep)(nil),            // 23: ctxc.v1.AgentStep
-	(*Event)(nil),                // 24: ctxc.v1.Event
-	(*RouteResponse)(nil),        // 25: ctxc.v1.RouteResponse
-	(*CompactRequest)(nil),       // 26: ctxc.v1.CompactRequest
-	(*CompactResponse)(nil),      // 27: ctxc.v1.CompactResponse
-	(*BudgetRequest)(nil),        // 28: ctxc.v1.BudgetRequest
-	(*BudgetResponse)(nil),       // 29: ctxc.v1.BudgetResponse
-	(*CountTokensRequest)(nil),   // 30: ctxc.v1.CountTokensRequest
-	(*TokenCount)(nil),           // 31: ctxc.v1.TokenCount
-	(*CountTokensResponse)(nil),  // 32: ctxc.v1.CountTokensResponse
-	(*ListProfilesRequest)(nil),  // 33: ctxc.v1.ListProfilesRequest
-	(*ProfileStage)(nil),         // 34: ctxc.v1.ProfileStage
-	(*Profile)(nil),              // 35: ctxc.v1.Profile
-	(*ListProfilesResponse)(nil), // 36: ctxc.v1.ListProfilesResponse
-	nil,                          // 37: ctxc.v1.CompileOptions.TemplateVariablesEntry
-	nil,                          // 38: ctxc.v1.Event.MetadataEntry
-	(*AgentState)(nil),           // 39: ctxc.v1.AgentState
-	(*ModelSpec)(nil),            // 40: ctxc.v1.ModelSpec
-	(*Message)(nil),              // 41: ctxc.v1.Message
-	(*Usage)(nil),                // 42: ctxc.v1.Usage
-	(Role)(0),                    // 43: ctxc.v1.Role
+	(*ContextGoal)(nil),          // 9: ctxc.v1.ContextGoal
+	(*CompileResponse)(nil),      // 10: ctxc.v1.CompileResponse
+	(*TokenBudget)(nil),          // 11: ctxc.v1.TokenBudget
+	(*TokenBreakdown)(nil),       // 12: ctxc.v1.TokenBreakdown
+	(*MessageReport)(nil),        // 13: ctxc.v1.MessageReport
+	(*StageReport)(nil),          // 14: ctxc.v1.StageReport
+	(*Repair)(nil),               // 15: ctxc.v1.Repair
+	(*CompileReport)(nil),        // 16: ctxc.v1.CompileReport
+	(*CompactionReport)(nil),     // 17: ctxc.v1.CompactionReport
+	(*CompactionPoint)(nil),      // 18: ctxc.v1.CompactionPoint
+	(*ArtifactUsage)(nil),        // 19: ctxc.v1.ArtifactUsage
+	(*ModelUsage)(nil),           // 20: ctxc.v1.ModelUsage
+	(*CacheStats)(nil),           // 21: ctxc.v1.CacheStats
+	(*RouteRequest)(nil),         // 22: ctxc.v1.RouteRequest
+	(*UserTurn)(nil),             // 23: ctxc.v1.UserTurn
+	(*AgentStep)(nil),            // 24: ctxc.v1.AgentStep
+	(*Event)(nil),                // 25: ctxc.v1.Event
+	(*RouteResponse)(nil),        // 26: ctxc.v1.RouteResponse
+	(*CompactRequest)(nil),       // 27: ctxc.v1.CompactRequest
+	(*CompactResponse)(nil),      // 28: ctxc.v1.CompactResponse
+	(*BudgetRequest)(nil),        // 29: ctxc.v1.BudgetRequest
+	(*BudgetResponse)(nil),       // 30: ctxc.v1.BudgetResponse
+	(*CountTokensRequest)(nil),   // 31: ctxc.v1.CountTokensRequest
+	(*TokenCount)(nil),           // 32: ctxc.v1.TokenCount
+	(*CountTokensResponse)(nil),  // 33: ctxc.v1.CountTokensResponse
+	(*ListProfilesRequest)(nil),  // 34: ctxc.v1.ListProfilesRequest
+	(*ProfileStage)(nil),         // 35: ctxc.v1.ProfileStage
+	(*Profile)(nil),              // 36: ctxc.v1.Profile
+	(*ListProfilesResponse)(nil), // 37: ctxc.v1.ListProfilesResponse
+	nil,                          // 38: ctxc.v1.CompileOptions.TemplateVariablesEntry
+	nil,                          // 39: ctxc.v1.Event.MetadataEntry
+	(*AgentState)(nil),           // 40: ctxc.v1.AgentState
+	(*ModelSpec)(nil),            // 41: ctxc.v1.ModelSpec
+	(*Message)(nil),              // 42: ctxc.v1.Message
+	(*Usage)(nil),                // 43: ctxc.v1.Usage
+	(Role)(0),                    // 44: ctxc.v1.Role
 }
 var file_ctxc_v1_compiler_service_proto_depIdxs = []int32{
 	0,  // 0: ctxc.v1.CompileOptions.view:type_name -> ctxc.v1.View
 	1,  // 1: ctxc.v1.CompileOptions.render:type_name -> ctxc.v1.RenderFormat
-	37, // 2: ctxc.v1.CompileOptions.template_variables:type_name -> ctxc.v1.CompileOptions.TemplateVariablesEntry
-	39, // 3: ctxc.v1.CompileRequest.state:type_name -> ctxc.v1.AgentState
+	38, // 2: ctxc.v1.CompileOptions.template_variables:type_name -> ctxc.v1.CompileOptions.TemplateVariablesEntry
+	40, // 3: ctxc.v1.CompileRequest.state:type_name -> ctxc.v1.AgentState
 	6,  // 4: ctxc.v1.CompileRequest.options:type_name -> ctxc.v1.CompileOptions
-	40, // 5: ctxc.v1.CompileRequest.model:type_name -> ctxc.v1.ModelSpec
+	41, // 5: ctxc.v1.CompileRequest.model:type_name -> ctxc.v1.ModelSpec
 	2,  // 6: ctxc.v1.CompileRequest.input_format:type_name -> ctxc.v1.InputFormat
 	7,  // 7: ctxc.v1.CompileRequest.attachments:type_name -> ctxc.v1.Attachment
-	41, // 8: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
-	10, // 9: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
-	15, // 10: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
-	3,  // 11: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	11, // 12: ctxc.v1.TokenBudget.breakdown:type_name -> ctxc.v1.TokenBreakdown
-	4,  // 13: ctxc.v1.MessageReport.disposition:type_name -> ctxc.v1.Disposition
-	3,  // 14: ctxc.v1.MessageReport.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	13, // 15: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
-	12, // 16: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
-	14, // 17: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
-	18, // 18: ctxc.v1.CompileReport.artifacts:type_name -> ctxc.v1.ArtifactUsage
-	19, // 19: ctxc.v1.CompileReport.model_usage:type_name -> ctxc.v1.ModelUsage
-	20, // 20: ctxc.v1.CompileReport.cache:type_name -> ctxc.v1.CacheStats
-	16, // 21: ctxc.v1.CompileReport.compaction:type_name -> ctxc.v1.CompactionReport
-	17, // 22: ctxc.v1.CompactionReport.points:type_name -> ctxc.v1.CompactionPoint
-	39, // 23: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
-	22, // 24: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
-	23, // 25: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
-	24, // 26: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
-	40, // 27: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
-	6,  // 28: ctxc.v1.RouteRequest.options:type_name -> ctxc.v1.CompileOptions
-	41, // 29: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
-	41, // 30: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
-	5,  // 31: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
-	42, // 32: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
-	43, // 33: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
-	38, // 34: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
-	39, // 35: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
-	15, // 36: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
-	39, // 37: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
-	6,  // 38: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
-	39, // 39: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
-	10, // 40: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
-	10, // 41: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
-	15, // 42: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
-	39, // 43: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
-	6,  // 44: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
-	10, // 45: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
-	12, // 46: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
-	15, // 47: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
-	41, // 48: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
-	3,  // 49: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	31, // 50: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
-	31, // 51: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
-	3,  // 52: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	34, // 53: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
-	35, // 54: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
-	8,  // 55: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
-	21, // 56: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
-	26, // 57: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
-	28, // 58: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
-	30, // 59: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
-	33, // 60: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
-	9,  // 61: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
-	25, // 62: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
-	27, // 63: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
-	29, // 64: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
-	32, // 65: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
-	36, // 66: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
-	61, // [61:67] is the sub-list for method output_type
-	55, // [55:61] is the sub-list for method input_type
-	55, // [55:55] is the sub-list for extension type_name
-	55, // [55:55] is the sub-list for extension extendee
-	0,  // [0:55] is the sub-list for field type_name
+	9,  // 8: ctxc.v1.CompileRequest.goal:type_name -> ctxc.v1.ContextGoal
+	42, // 9: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
+	11, // 10: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
+	16, // 11: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
+	3,  // 12: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	12, // 13: ctxc.v1.TokenBudget.breakdown:type_name -> ctxc.v1.TokenBreakdown
+	4,  // 14: ctxc.v1.MessageReport.disposition:type_name -> ctxc.v1.Disposition
+	3,  // 15: ctxc.v1.MessageReport.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	14, // 16: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
+	13, // 17: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
+	15, // 18: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
+	19, // 19: ctxc.v1.CompileReport.artifacts:type_name -> ctxc.v1.ArtifactUsage
+	20, // 20: ctxc.v1.CompileReport.model_usage:type_name -> ctxc.v1.ModelUsage
+	21, // 21: ctxc.v1.CompileReport.cache:type_name -> ctxc.v1.CacheStats
+	17, // 22: ctxc.v1.CompileReport.compaction:type_name -> ctxc.v1.CompactionReport
+	18, // 23: ctxc.v1.CompactionReport.points:type_name -> ctxc.v1.CompactionPoint
+	40, // 24: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
+	23, // 25: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
+	24, // 26: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
+	25, // 27: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
+	41, // 28: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
+	6,  // 29: ctxc.v1.RouteRequest.options:type_name -> ctxc.v1.CompileOptions
+	42, // 30: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
+	42, // 31: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
+	5,  // 32: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
+	43, // 33: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
+	44, // 34: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
+	39, // 35: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
+	40, // 36: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
+	16, // 37: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
+	40, // 38: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 39: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
+	40, // 40: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
+	11, // 41: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
+	11, // 42: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
+	16, // 43: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
+	40, // 44: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 45: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
+	11, // 46: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
+	13, // 47: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
+	16, // 48: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
+	42, // 49: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
+	3,  // 50: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	32, // 51: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
+	32, // 52: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
+	3,  // 53: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	35, // 54: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
+	36, // 55: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
+	8,  // 56: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
+	22, // 57: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
+	27, // 58: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
+	29, // 59: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
+	31, // 60: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
+	34, // 61: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
+	10, // 62: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
+	26, // 63: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
+	28, // 64: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
+	30, // 65: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
+	33, // 66: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
+	37, // 67: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
+	62, // [62:68] is the sub-list for method output_type
+	56, // [56:62] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_ctxc_v1_compiler_service_proto_init() }
@@ -3654,12 +3755,12 @@ func file_ctxc_v1_compiler_service_proto_init() {
 	}
 	file_ctxc_v1_agent_state_proto_init()
 	file_ctxc_v1_compiler_service_proto_msgTypes[0].OneofWrappers = []any{}
-	file_ctxc_v1_compiler_service_proto_msgTypes[15].OneofWrappers = []any{
+	file_ctxc_v1_compiler_service_proto_msgTypes[16].OneofWrappers = []any{
 		(*RouteRequest_UserTurn)(nil),
 		(*RouteRequest_Step)(nil),
 		(*RouteRequest_Event)(nil),
 	}
-	file_ctxc_v1_compiler_service_proto_msgTypes[24].OneofWrappers = []any{
+	file_ctxc_v1_compiler_service_proto_msgTypes[25].OneofWrappers = []any{
 		(*CountTokensRequest_Model)(nil),
 		(*CountTokensRequest_Encoding)(nil),
 	}
@@ -3669,7 +3770,7 @@ func file_ctxc_v1_compiler_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ctxc_v1_compiler_service_proto_rawDesc), len(file_ctxc_v1_compiler_service_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   33,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

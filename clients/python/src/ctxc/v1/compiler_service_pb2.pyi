@@ -220,8 +220,9 @@ class CompileReport(_message.Message):
     def __init__(self, profile: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[StageReport, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[MessageReport, _Mapping]]] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., first_changed_index: _Optional[int] = ..., compacted: bool = ..., planning_used: bool = ..., artifacts: _Optional[_Iterable[_Union[ArtifactUsage, _Mapping]]] = ..., model_usage: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., cache: _Optional[_Union[CacheStats, _Mapping]] = ..., total_cost_usd: _Optional[float] = ..., compaction: _Optional[_Union[CompactionReport, _Mapping]] = ...) -> None: ...
 
 class CompileRequest(_message.Message):
-    __slots__ = ["attachments", "input_format", "input_json", "model", "omit_stable_prefix", "options", "profile", "reset_history", "state", "state_blob"]
+    __slots__ = ["attachments", "goal", "input_format", "input_json", "model", "omit_stable_prefix", "options", "profile", "reset_history", "state", "state_blob"]
     ATTACHMENTS_FIELD_NUMBER: _ClassVar[int]
+    GOAL_FIELD_NUMBER: _ClassVar[int]
     INPUT_FORMAT_FIELD_NUMBER: _ClassVar[int]
     INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -232,6 +233,7 @@ class CompileRequest(_message.Message):
     STATE_BLOB_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     attachments: _containers.RepeatedCompositeFieldContainer[Attachment]
+    goal: ContextGoal
     input_format: InputFormat
     input_json: str
     model: _agent_state_pb2.ModelSpec
@@ -241,7 +243,7 @@ class CompileRequest(_message.Message):
     reset_history: bool
     state: _agent_state_pb2.AgentState
     state_blob: bytes
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., input_format: _Optional[_Union[InputFormat, str]] = ..., input_json: _Optional[str] = ..., attachments: _Optional[_Iterable[_Union[Attachment, _Mapping]]] = ..., omit_stable_prefix: bool = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., input_format: _Optional[_Union[InputFormat, str]] = ..., input_json: _Optional[str] = ..., attachments: _Optional[_Iterable[_Union[Attachment, _Mapping]]] = ..., omit_stable_prefix: bool = ..., goal: _Optional[_Union[ContextGoal, _Mapping]] = ...) -> None: ...
 
 class CompileResponse(_message.Message):
     __slots__ = ["budget", "history_discarded", "messages", "omitted_message_count", "rendered", "report"]
@@ -258,6 +260,14 @@ class CompileResponse(_message.Message):
     rendered: str
     report: CompileReport
     def __init__(self, messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ..., budget: _Optional[_Union[TokenBudget, _Mapping]] = ..., report: _Optional[_Union[CompileReport, _Mapping]] = ..., history_discarded: bool = ..., rendered: _Optional[str] = ..., omitted_message_count: _Optional[int] = ...) -> None: ...
+
+class ContextGoal(_message.Message):
+    __slots__ = ["description", "success_criteria"]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    SUCCESS_CRITERIA_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    success_criteria: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, description: _Optional[str] = ..., success_criteria: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CountTokensRequest(_message.Message):
     __slots__ = ["encoding", "messages", "model", "texts"]
@@ -345,7 +355,8 @@ class ModelUsage(_message.Message):
     def __init__(self, task: _Optional[str] = ..., model: _Optional[str] = ..., call_count: _Optional[int] = ..., input_token_count: _Optional[int] = ..., output_token_count: _Optional[int] = ..., cost_usd: _Optional[float] = ...) -> None: ...
 
 class Profile(_message.Message):
-    __slots__ = ["bounded_log", "compact_on_execution_end", "compact_on_execution_error", "default", "description", "fit_target_ratio", "name", "recent_turns", "source", "stages"]
+    __slots__ = ["attachment_policy", "bounded_log", "compact_on_execution_end", "compact_on_execution_error", "default", "description", "fit_target_ratio", "name", "recent_turns", "source", "stages"]
+    ATTACHMENT_POLICY_FIELD_NUMBER: _ClassVar[int]
     BOUNDED_LOG_FIELD_NUMBER: _ClassVar[int]
     COMPACT_ON_EXECUTION_END_FIELD_NUMBER: _ClassVar[int]
     COMPACT_ON_EXECUTION_ERROR_FIELD_NUMBER: _ClassVar[int]
@@ -356,6 +367,7 @@ class Profile(_message.Message):
     RECENT_TURNS_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     STAGES_FIELD_NUMBER: _ClassVar[int]
+    attachment_policy: str
     bounded_log: bool
     compact_on_execution_end: bool
     compact_on_execution_error: bool
@@ -366,7 +378,7 @@ class Profile(_message.Message):
     recent_turns: int
     source: str
     stages: _containers.RepeatedCompositeFieldContainer[ProfileStage]
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[ProfileStage, _Mapping]]] = ..., default: bool = ..., source: _Optional[str] = ..., recent_turns: _Optional[int] = ..., bounded_log: bool = ..., compact_on_execution_end: bool = ..., compact_on_execution_error: bool = ..., fit_target_ratio: _Optional[float] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[ProfileStage, _Mapping]]] = ..., default: bool = ..., source: _Optional[str] = ..., recent_turns: _Optional[int] = ..., bounded_log: bool = ..., compact_on_execution_end: bool = ..., compact_on_execution_error: bool = ..., fit_target_ratio: _Optional[float] = ..., attachment_policy: _Optional[str] = ...) -> None: ...
 
 class ProfileStage(_message.Message):
     __slots__ = ["policy", "settings_json", "stage"]
