@@ -65,6 +65,8 @@ type Config struct {
 	// Logger receives the failures a call survives (a compaction at the end of
 	// an execution); slog.Default() when nil.
 	Logger *slog.Logger
+	// Observer, when set, is told how every pipeline run ended (metrics).
+	Observer RunObserver
 }
 
 // Service offers the use cases; it is safe for concurrent use.
@@ -73,6 +75,7 @@ type Service struct {
 	counters TokenCounters
 	limits   Limits
 	log      *slog.Logger
+	observer RunObserver
 }
 
 // New builds the service.
@@ -89,7 +92,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Service{catalog: cfg.Catalog, counters: cfg.Counters, limits: cfg.Limits, log: cfg.Logger}, nil
+	return &Service{catalog: cfg.Catalog, counters: cfg.Counters, limits: cfg.Limits, log: cfg.Logger, observer: cfg.Observer}, nil
 }
 
 // Limits are the limits the service was built with; the adapter checks the
