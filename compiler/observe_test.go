@@ -20,10 +20,10 @@ type runs struct {
 }
 
 type observedRun struct {
-	UseCase, Profile   string
-	Report        bool
-	Before, After int // the budgets' Used, -1 for none
-	Err           string
+	UseCase, Profile string
+	Report           bool
+	Before, After    int // the budgets' Used, -1 for none
+	Err              string
 }
 
 func (r *runs) ObserveRun(_ context.Context, run Run) {
