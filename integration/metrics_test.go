@@ -3,11 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,37 +14,6 @@ import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/llm/llmtest"
 )
-
-// metricsConfig is a config with a summarizer model at url and a profile
-// that summarizes with it, also when Route ends an execution.
-func metricsConfig(t *testing.T, url string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "ctxc.yaml")
-	if err := os.WriteFile(path, []byte(`
-models:
-  summarizer:
-    model: gpt-4o-mini
-    base_url: `+url+`
-    timeout: 5s
-    max_retries: 0
-    breaker_failures: 2
-    breaker_cooldown: 10m
-profiles:
-  - name: llm-compact
-    compact_on_execution_end: true
-    stages:
-      - policy: normalize
-      - policy: project
-      - policy: estimate
-      - policy: token_budget
-      - policy: llm_summarize
-      - policy: truncate
-      - policy: repair
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // TestMetricsThroughTheBinary drives the real server through compiles,
 // compactions (with a summarizer that works, is cached, fails and trips its
@@ -61,7 +26,9 @@ func TestMetricsThroughTheBinary(t *testing.T) {
 	fake.Script(func(llmtest.Received) llmtest.Reply {
 		return llmtest.Reply{Content: "## Goal\nFix TestReserveStock.\n## Decisions\n- Lock only the SKU's row.", InputTokens: 900, OutputTokens: 30}
 	})
-	s := startServer(t, "--config", metricsConfig(t, fake.URL), "--metrics-listen", "127.0.0.1:0")
+	// No retries, and a breaker that opens after two failed calls.
+	config := llmConfig(t, fake.URL, "5s", 0, "    breaker_failures: 2\n    breaker_cooldown: 10m")
+	s := startServer(t, "--config", config, "--metrics-listen", "127.0.0.1:0")
 	url := s.metricsURL(t)
 	client := s.client()
 	ctx := context.Background()
@@ -259,7 +226,7 @@ func TestMetricsThroughTheBinary(t *testing.T) {
 		}
 	})
 
-	t.Run("route compacts when an execution ends", func(t *testing.T) {
+	t.Run("route compacts when an execution ends (budget-aware)", func(t *testing.T) {
 		before := scrapeMetrics(t, url)
 		st := &ctxcv1.AgentState{Model: &ctxcv1.ModelSpec{Name: "gpt-4o", Provider: "openai"}}
 		for _, in := range []*ctxcv1.RouteRequest{
@@ -267,7 +234,7 @@ func TestMetricsThroughTheBinary(t *testing.T) {
 			{Input: &ctxcv1.RouteRequest_Step{Step: &ctxcv1.AgentStep{FinishReason: ctxcv1.FinishReason_FINISH_REASON_STOP,
 				Messages: []*ctxcv1.Message{{Role: ctxcv1.Role_ROLE_ASSISTANT, Parts: []*ctxcv1.Part{text("Fixed: a missing import.")}}}}}},
 		} {
-			in.State, in.Profile = st, "llm-compact"
+			in.State, in.Profile = st, "budget-aware"
 			resp, err := client.Route(ctx, in)
 			if err != nil {
 				t.Fatal(err)
@@ -275,8 +242,8 @@ func TestMetricsThroughTheBinary(t *testing.T) {
 			st = resp.GetState()
 		}
 		after := scrapeMetrics(t, url)
-		wantDelta(t, before, after, "ctxc_pipeline_runs_total", map[string]string{"method": "Route", "profile": "llm-compact"}, 1)
-		wantDelta(t, before, after, "ctxc_context_output_tokens_count", map[string]string{"method": "Route", "profile": "llm-compact"}, 1)
+		wantDelta(t, before, after, "ctxc_pipeline_runs_total", map[string]string{"method": "Route", "profile": "budget-aware"}, 1)
+		wantDelta(t, before, after, "ctxc_context_output_tokens_count", map[string]string{"method": "Route", "profile": "budget-aware"}, 1)
 	})
 
 	// What the rest reads: every series the calls above made.
@@ -323,21 +290,8 @@ func TestMetricsExemplars(t *testing.T) {
 		if _, err := s.client().Compile(ctx, readExample(t, "coding-agent.json")); err != nil {
 			t.Fatal(err)
 		}
-		req, err := http.NewRequest(http.MethodGet, s.metricsURL(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/openmetrics-text") {
+		body, ct := getMetrics(t, s.metricsURL(t), "application/openmetrics-text; version=1.0.0")
+		if !strings.HasPrefix(ct, "application/openmetrics-text") {
 			t.Fatalf("content type %q, want OpenMetrics", ct)
 		}
 		return string(body)

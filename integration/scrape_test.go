@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -45,21 +46,36 @@ type scrape struct {
 	samples  []sample
 }
 
-// scrapeMetrics reads url in the text format and parses it with Prometheus's
-// own parser.
-func scrapeMetrics(t *testing.T, url string) *scrape {
+// getMetrics GETs url, asking for a format with accept ("" for the text
+// format), and returns the body and its content type.
+func getMetrics(t *testing.T, url, accept string) ([]byte, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s %v\n%s", url, resp.Status, err, body)
 	}
+	return body, resp.Header.Get("Content-Type")
+}
+
+// scrapeMetrics reads url in the text format and parses it with Prometheus's
+// own parser.
+func scrapeMetrics(t *testing.T, url string) *scrape {
+	t.Helper()
+	body, _ := getMetrics(t, url, "")
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
 		t.Fatalf("parsing %s: %v", url, err)
 	}
