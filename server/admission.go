@@ -110,11 +110,21 @@ type admission struct {
 	calls    atomic.Int64
 	inflight *semaphore.Weighted
 	log      *slog.Logger
+	observer AdmissionObserver
 }
 
-func newAdmission(tokens *Tokens, mtls bool, limits Limits, log *slog.Logger) *admission {
-	return &admission{tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log}
+func newAdmission(tokens *Tokens, mtls bool, limits Limits, log *slog.Logger, observer AdmissionObserver) *admission {
+	if observer == nil {
+		observer = unobserved{}
+	}
+	return &admission{tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log, observer: observer}
 }
+
+// unobserved is the AdmissionObserver of a transport without metrics.
+type unobserved struct{}
+
+func (unobserved) Rejected(string, string) {}
+func (unobserved) AddInflightBytes(int64)  {}
 
 // tap runs when a call's headers arrive, before its message is read: health
 // passes; anything else must authenticate; API calls must fit under
@@ -136,6 +146,7 @@ func (a *admission) tap(ctx context.Context, info *tap.Info) (context.Context, e
 	if n := a.calls.Add(1); n > int64(a.limits.MaxConcurrentCalls) {
 		a.calls.Add(-1)
 		a.log.WarnContext(ctx, "call refused: server busy", "method", info.FullMethodName, "limit", "max_concurrent_calls", "peer.address", peerAddress(ctx))
+		a.observer.Rejected(info.FullMethodName, "max_concurrent_calls")
 		return nil, overloaded("max_concurrent_calls", int64(a.limits.MaxConcurrentCalls))
 	}
 	// The stream's context ends when the call does, whichever way.
@@ -257,10 +268,15 @@ func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.Unary
 			if ctx.Err() != nil {
 				return nil, toStatus(ctx, a.log, info.FullMethod, ctx.Err())
 			}
+			a.observer.Rejected(info.FullMethod, "max_inflight_bytes")
 			return nil, overloaded("max_inflight_bytes", a.limits.MaxInflightBytes)
 		}
 	}
-	defer a.inflight.Release(n)
+	a.observer.AddInflightBytes(n)
+	defer func() {
+		a.inflight.Release(n)
+		a.observer.AddInflightBytes(-n)
+	}()
 	return handler(ctx, req)
 }
 

@@ -71,8 +71,7 @@ type TransportConfig struct {
 	// before the port closes.
 	DrainDelay time.Duration
 	// Admission, when set, is told what admission control refuses and how
-	// many request bytes are in flight (*metrics.Admission). Until the
-	// transport has admission control nothing reports to it.
+	// many request bytes are in flight (*metrics.Admission).
 	Admission AdmissionObserver
 }
 
@@ -126,7 +125,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		cfg.Limits = DefaultLimits()
 	}
 	log := cfg.Logger
-	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, log)
+	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, log, cfg.Admission)
 	// Before metrics and the call log, so that they see the caller, the
 	// deadline and, for the gateway's calls, the HTTP client as the peer.
 	unary := []grpc.UnaryServerInterceptor{adm.unaryCallContext}
