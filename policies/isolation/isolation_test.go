@@ -1,9 +1,9 @@
 package isolation
 
 import (
-	"fmt"
 	"context"
 	"flag"
+	"fmt"
 	"math/rand"
 	"path/filepath"
 	"strings"
