@@ -171,9 +171,6 @@ func TestPromQLNames(t *testing.T) {
 func checkNames(t *testing.T, sc *scrape, where string, exprs []string) map[string]bool {
 	t.Helper()
 	exposed := sc.names()
-	for name := range unexposedMetrics {
-		exposed[name] = true
-	}
 	used := map[string]bool{}
 	for _, e := range exprs {
 		for _, n := range promqlNames(e) {
@@ -403,12 +400,6 @@ type readmeMetric struct {
 
 var backticked = regexp.MustCompile("`([^`]+)`")
 
-// unexposedMetrics are metrics the README lists that a server cannot be
-// made to expose in a test yet, and why.
-var unexposedMetrics = map[string]string{
-	"ctxc_admission_rejected_total": "the transport has no admission control to refuse calls yet; it reports to server.AdmissionObserver once it has",
-}
-
 // checkReadmeMetrics: the README's metrics table lists every metric the
 // server exposes (but the Go runtime's and the exporter's own) with its type
 // and labels, and nothing else; the reason classes of degraded steps and the
@@ -446,12 +437,6 @@ func checkReadmeMetrics(t *testing.T, sc *scrape) {
 		}
 		sort.Strings(m.Labels)
 		exposed[name] = m
-	}
-	for name, why := range unexposedMetrics {
-		if _, ok := exposed[name]; ok {
-			t.Errorf("%s is exposed now: drop it from unexposedMetrics (%s)", name, why)
-		}
-		exposed[name] = table[name]
 	}
 	if diff := cmp.Diff(exposed, table); diff != "" {
 		t.Errorf("README.md's metrics table differs from what the server exposes (-exposed +README):\n%s", diff)

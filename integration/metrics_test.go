@@ -6,10 +6,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/llm/llmtest"
@@ -317,4 +319,64 @@ func TestMetricsExemplars(t *testing.T) {
 			t.Error("exemplars without tracing")
 		}
 	})
+}
+
+// TestAdmissionMetricsThroughTheBinary: while a Compact waits on its helper
+// model, the real server reports that request's bytes in flight and counts
+// a second call refused for max_concurrent_calls; once the first call ends,
+// nothing is in flight.
+func TestAdmissionMetricsThroughTheBinary(t *testing.T) {
+	fake := llmtest.NewServer(t)
+	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Delay: time.Minute} })
+	s := startServer(t, "--config", llmConfig(t, fake.URL, "1m", 0, ""), "--metrics-listen", "127.0.0.1:0", "--max-concurrent-calls", "1")
+	url := s.metricsURL(t)
+	client := s.client()
+	refused := map[string]string{"method": "Compile", "limit": "max_concurrent_calls"}
+	before := scrapeMetrics(t, url)
+	if before.sum("ctxc_inflight_request_bytes", nil) != 0 {
+		t.Fatalf("%v bytes in flight before any call", before.sum("ctxc_inflight_request_bytes", nil))
+	}
+
+	window := uint32(2000)
+	blocked := &ctxcv1.CompactRequest{State: readExample(t, "coding-agent.json").GetState(), Profile: "llm-compact",
+		Options: &ctxcv1.CompileOptions{MaxContextTokenCount: &window}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := client.Compact(ctx, blocked)
+		done <- err
+	}()
+	waitFor(t, "the Compact to call its helper model", func() bool { return fake.Calls() > 0 })
+
+	during := scrapeMetrics(t, url)
+	if got, want := during.sum("ctxc_inflight_request_bytes", nil), float64(proto.Size(blocked)); got != want {
+		t.Errorf("%v bytes in flight while a %v-byte Compact runs", got, want)
+	}
+	_, err := client.Compile(context.Background(), readExample(t, "coding-agent.json"))
+	if !overloaded(err) {
+		t.Fatalf("a second call beside a running one with max_concurrent_calls 1: %v, want OVERLOADED", err)
+	}
+	wantDelta(t, before, scrapeMetrics(t, url), "ctxc_admission_rejected_total", refused, 1)
+
+	cancel()
+	if err := <-done; status.Code(err) != codes.Canceled {
+		t.Errorf("the canceled Compact: %v", err)
+	}
+	// The server sees the cancellation after the client does.
+	waitFor(t, "the bytes in flight to return to 0", func() bool {
+		return scrapeMetrics(t, url).sum("ctxc_inflight_request_bytes", nil) == 0
+	})
+	wantDelta(t, before, scrapeMetrics(t, url), "ctxc_admission_rejected_total", nil, 1)
+}
+
+// waitFor polls cond until it holds, failing the test after a generous
+// while: for what another process does in its own time.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30s for %s", what)
+		}
+	}
 }

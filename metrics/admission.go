@@ -11,18 +11,20 @@ import (
 // on. The gRPC transport reports to it (server.AdmissionObserver); it holds
 // no limits of its own. Safe for concurrent use.
 type Admission struct {
-	methods  map[string]bool
-	rejected *prometheus.CounterVec
-	inflight prometheus.Gauge
+	methods, limits map[string]bool
+	rejected        *prometheus.CounterVec
+	inflight        prometheus.Gauge
 }
 
-func newAdmission(methods []string) *Admission {
+// newAdmission builds the admission metrics, with a refusal count at zero
+// for every method and limit, so that a first refusal is an increase.
+func newAdmission(methods, limits []string) *Admission {
 	a := &Admission{
 		methods: map[string]bool{},
-		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ctxc_admission_rejected_total",
-			Help: "API calls admission control refused, by method and the limit reached (its configuration key).",
-		}, []string{"method", "limit"}),
+		limits:  map[string]bool{},
+		rejected: counterVec("ctxc_admission_rejected_total",
+			"API calls admission control refused, by method and the limit reached (its configuration key).",
+			"method", "limit"),
 		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "ctxc_inflight_request_bytes",
 			Help: "Bytes of the API requests admitted and still being worked on.",
@@ -31,12 +33,23 @@ func newAdmission(methods []string) *Admission {
 	for _, m := range methods {
 		a.methods[m] = true
 	}
+	for _, l := range limits {
+		a.limits[l] = true
+	}
+	for _, m := range methods {
+		for _, l := range limits {
+			a.rejected.WithLabelValues(m, l)
+		}
+	}
 	return a
 }
 
 // Rejected counts a call to method (the RPC's name, or its full
 // "/package.Service/Method" name) refused because limit was reached.
 func (a *Admission) Rejected(method, limit string) {
+	if !a.limits[limit] {
+		limit = otherValue
+	}
 	a.rejected.WithLabelValues(a.method(method), limit).Inc()
 }
 

@@ -35,6 +35,9 @@ type Config struct {
 	// Methods are the API's RPC method names (Compile, CountTokens, ...):
 	// the method label's values for admission control.
 	Methods []string
+	// AdmissionLimits are the limits admission control refuses calls for
+	// (server.AdmissionLimits): the limit label's values.
+	AdmissionLimits []string
 	// TokenCache is the process-wide token-count cache (*tokens.Service).
 	TokenCache TokenCache
 	// SummaryCache is the cache of LLM-written summaries (*summarycache.Cache).
@@ -77,59 +80,43 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 	for _, h := range cfg.HelperModels {
 		m.helperModels[h.Client.Model()] = true
 	}
-	m.runs = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ctxc_pipeline_runs_total",
-		Help: "Pipeline runs by RPC method, profile and outcome (ok, degraded, irreducible, invalid, unavailable, canceled, internal).",
-	}, []string{"method", "profile", "outcome"})
-	m.inputTokens = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ctxc_context_input_tokens",
-		Help:    "Tokens of the context a run was given (the first budget, before planning and compaction), by method and profile.",
-		Buckets: tokenBuckets,
-	}, []string{"method", "profile"})
-	m.outputTokens = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ctxc_context_output_tokens",
-		Help:    "Tokens of the context a run produced (the budget of what is sent or persisted), by method and profile.",
-		Buckets: tokenBuckets,
-	}, []string{"method", "profile"})
-	m.compactions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ctxc_compactions_total",
-		Help: "Runs that compacted the context at one compaction point or more, by method and profile.",
-	}, []string{"method", "profile"})
-	m.compactionPoints = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ctxc_compaction_points",
-		Help:    "Compaction points per run, by method, profile and kind (intake: in-place edits of messages leaving the recency window; event: the transforms towards the target).",
-		Buckets: pointBuckets,
-	}, []string{"method", "profile", "kind"})
-	m.compactionRemoved = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ctxc_compaction_removed_tokens_total",
-		Help: "Tokens compaction points removed (tokens before minus after each point), by method, profile and kind.",
-	}, []string{"method", "profile", "kind"})
-	m.stageDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ctxc_stage_duration_seconds",
-		Help:    "Duration of each executed pipeline step, by profile, stage and policy.",
-		Buckets: durationBuckets,
-	}, []string{"profile", "stage", "policy"})
-	m.stageRemoved = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ctxc_stage_removed_tokens_total",
-		Help: "Tokens pipeline steps removed from the context (tokens in minus out, when positive), by profile, stage and policy.",
-	}, []string{"profile", "stage", "policy"})
-	m.stageDegraded = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ctxc_stage_degraded_total",
-		Help: "Pipeline steps that fell back or were reverted, by profile, stage, policy and reason class.",
-	}, []string{"profile", "stage", "policy", "reason"})
-	m.repairs = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ctxc_repairs_total",
-		Help: "Structural repairs of the log (normalize), by profile and kind.",
-	}, []string{"profile", "kind"})
-	m.helperTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ctxc_helper_model_tokens_total",
-		Help: "Tokens of successful helper-model calls, by profile, task, model and type (input, output).",
-	}, []string{"profile", "task", "model", "type"})
-	m.helperCost = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ctxc_helper_model_cost_usd_total",
-		Help: "Cost in US dollars of successful helper-model calls at the model registry's prices, by profile, task and model.",
-	}, []string{"profile", "task", "model"})
-	m.admission = newAdmission(cfg.Methods)
+	m.runs = counterVec("ctxc_pipeline_runs_total",
+		"Pipeline runs by RPC method, profile and outcome (ok, degraded, irreducible, invalid, unavailable, canceled, internal).",
+		"method", "profile", "outcome")
+	m.inputTokens = histogramVec("ctxc_context_input_tokens", tokenBuckets,
+		"Tokens of the context a run was given (the first budget, before planning and compaction), by method and profile.",
+		"method", "profile")
+	m.outputTokens = histogramVec("ctxc_context_output_tokens", tokenBuckets,
+		"Tokens of the context a run produced (the budget of what is sent or persisted), by method and profile.",
+		"method", "profile")
+	m.compactions = counterVec("ctxc_compactions_total",
+		"Runs that compacted the context at one compaction point or more, by method and profile.",
+		"method", "profile")
+	m.compactionPoints = histogramVec("ctxc_compaction_points", pointBuckets,
+		"Compaction points per run, by method, profile and kind (intake: in-place edits of messages leaving the recency window; event: the transforms towards the target).",
+		"method", "profile", "kind")
+	m.compactionRemoved = counterVec("ctxc_compaction_removed_tokens_total",
+		"Tokens compaction points removed (tokens before minus after each point), by method, profile and kind.",
+		"method", "profile", "kind")
+	m.stageDuration = histogramVec("ctxc_stage_duration_seconds", durationBuckets,
+		"Duration of each executed pipeline step, by profile, stage and policy.",
+		"profile", "stage", "policy")
+	m.stageRemoved = counterVec("ctxc_stage_removed_tokens_total",
+		"Tokens pipeline steps removed from the context (tokens in minus out, when positive), by profile, stage and policy.",
+		"profile", "stage", "policy")
+	m.stageDegraded = counterVec("ctxc_stage_degraded_total",
+		"Pipeline steps that fell back or were reverted, by profile, stage, policy and reason class.",
+		"profile", "stage", "policy", "reason")
+	m.repairs = counterVec("ctxc_repairs_total",
+		"Structural repairs of the log (normalize), by profile and kind.",
+		"profile", "kind")
+	m.helperTokens = counterVec("ctxc_helper_model_tokens_total",
+		"Tokens of successful helper-model calls, by profile, task, model and type (input, output).",
+		"profile", "task", "model", "type")
+	m.helperCost = counterVec("ctxc_helper_model_cost_usd_total",
+		"Cost in US dollars of successful helper-model calls at the model registry's prices, by profile, task and model.",
+		"profile", "task", "model")
+	m.admission = newAdmission(cfg.Methods, cfg.AdmissionLimits)
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ctxc_build_info",
 		Help: "Always 1; the labels say which build runs.",
@@ -167,6 +154,16 @@ func (m *Metrics) initialize(profiles []compiler.ProfileInfo) {
 			}
 		}
 	}
+}
+
+// counterVec is a counter with the label names given.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+// histogramVec is a histogram with the buckets and label names given.
+func histogramVec(name string, buckets []float64, help string, labels ...string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
 }
 
 // Admission is the seam admission control reports to.

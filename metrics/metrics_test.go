@@ -394,14 +394,16 @@ ctxc_helper_model_breaker_open{model="llama3.2",task="summarizer"} 1
 }
 
 // TestAdmission: refusals are counted by API method (anything else is
-// "other") and limit; in-flight bytes go up and down.
+// "other") and limit (an unlisted one is "other"), every method and limit
+// from zero; in-flight bytes go up and down.
 func TestAdmission(t *testing.T) {
-	m, reg := newMetrics(t, Config{Methods: []string{"Compile", "CountTokens"}})
+	m, reg := newMetrics(t, Config{Methods: []string{"Compile", "CountTokens"}, AdmissionLimits: []string{"max_concurrent_calls", "max_inflight_bytes"}})
 	a := m.Admission()
 	a.Rejected("/ctxc.v1.ContextCompilerService/Compile", "max_concurrent_calls")
 	a.Rejected("Compile", "max_concurrent_calls")
 	a.Rejected("/ctxc.v1.ContextCompilerService/CountTokens", "max_inflight_bytes")
 	a.Rejected("/some.Other/Method-with-an-id-42", "max_concurrent_calls")
+	a.Rejected("Compile", "a limit added later")
 	a.AddInflightBytes(3 << 20)
 	a.AddInflightBytes(1 << 20)
 	a.AddInflightBytes(-(3 << 20))
@@ -409,8 +411,11 @@ func TestAdmission(t *testing.T) {
 # HELP ctxc_admission_rejected_total API calls admission control refused, by method and the limit reached (its configuration key).
 # TYPE ctxc_admission_rejected_total counter
 ctxc_admission_rejected_total{limit="max_concurrent_calls",method="Compile"} 2
+ctxc_admission_rejected_total{limit="max_concurrent_calls",method="CountTokens"} 0
 ctxc_admission_rejected_total{limit="max_concurrent_calls",method="other"} 1
+ctxc_admission_rejected_total{limit="max_inflight_bytes",method="Compile"} 0
 ctxc_admission_rejected_total{limit="max_inflight_bytes",method="CountTokens"} 1
+ctxc_admission_rejected_total{limit="other",method="Compile"} 1
 # HELP ctxc_inflight_request_bytes Bytes of the API requests admitted and still being worked on.
 # TYPE ctxc_inflight_request_bytes gauge
 ctxc_inflight_request_bytes 1.048576e+06

@@ -78,8 +78,7 @@ type TransportConfig struct {
 // AdmissionObserver is what admission control reports to, for metrics.
 type AdmissionObserver interface {
 	// Rejected counts a call to method (its full gRPC name) refused because
-	// limit (the limit's configuration key, such as max_concurrent_calls)
-	// was reached.
+	// limit (one of AdmissionLimits) was reached.
 	Rejected(method, limit string)
 	// AddInflightBytes adds delta to the bytes of the requests admitted and
 	// still being worked on: a request's size when it is admitted, minus

@@ -5,6 +5,7 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/metrics"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 // metrics builds ctxc's domain metrics over the engine's profiles and shared
@@ -18,6 +19,6 @@ func (e *engine) metrics(reg prometheus.Registerer) (*metrics.Metrics, error) {
 	for _, m := range ctxcv1.ContextCompilerService_ServiceDesc.Methods {
 		methods = append(methods, m.MethodName)
 	}
-	return metrics.New(reg, metrics.Config{Version: version, Profiles: e.catalog.Profiles(), Methods: methods,
+	return metrics.New(reg, metrics.Config{Version: version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
 		TokenCache: tok, SummaryCache: e.cache, HelperModels: e.helpers})
 }
