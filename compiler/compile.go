@@ -89,6 +89,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	}
 	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: st, Options: req.Options,
 		Segment: pipeline.SegmentCompile, Attachments: attachments})
+	s.observe(ctx, compiledRun(UseCaseCompile, req.Profile, res, err))
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +197,9 @@ func (s *Service) Budget(ctx context.Context, req Request) (*BudgetResult, error
 		return nil, err
 	}
 	res, err := s.catalog.Run(ctx, run)
+	observed := compiledRun(UseCaseBudget, req.Profile, res, err)
+	observed.Before, observed.After = nil, nil // Budget produces no context
+	s.observe(ctx, observed)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +226,7 @@ func (s *Service) Compact(ctx context.Context, req Request) (*CompactResult, err
 	// says which (CompactionReport.Forced).
 	run.Force = true
 	res, err := s.catalog.Compact(ctx, run)
+	s.observe(ctx, compactedRun(UseCaseCompact, req.Profile, res, err))
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,7 @@ func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, er
 // cannot fit the window does not fail the call: the report says why.
 func (s *Service) compactAtBoundary(ctx context.Context, profile string, st *policies.State, opts policies.Options) (*policies.State, *policies.Report) {
 	res, err := s.catalog.Compact(ctx, pipeline.Request{Profile: profile, State: st, Options: opts})
+	s.observe(ctx, compactedRun(UseCaseRoute, profile, res, err))
 	if err != nil {
 		var irreducible *policies.IrreducibleError
 		if !errors.As(err, &irreducible) {

@@ -70,6 +70,8 @@ type Config struct {
 	// Attachments keeps attached documents for later calls that name them by
 	// id; nil keeps none (every id-only attachment is then unknown).
 	Attachments AttachmentStore
+	// Observer, when set, is told how every pipeline run ended (metrics).
+	Observer RunObserver
 }
 
 // Service offers the use cases; it is safe for concurrent use.
@@ -79,6 +81,7 @@ type Service struct {
 	limits      Limits
 	log         *slog.Logger
 	attachments AttachmentStore
+	observer    RunObserver
 }
 
 // New builds the service.
@@ -95,7 +98,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Service{catalog: cfg.Catalog, counters: cfg.Counters, limits: cfg.Limits, log: cfg.Logger, attachments: cfg.Attachments}, nil
+	return &Service{catalog: cfg.Catalog, counters: cfg.Counters, limits: cfg.Limits, log: cfg.Logger, attachments: cfg.Attachments, observer: cfg.Observer}, nil
 }
 
 // Limits are the limits the service was built with; the adapter checks the

@@ -214,8 +214,7 @@ func TestLargeCountTokensDoNotStarveSmallCalls(t *testing.T) {
 // is more of the file.
 func llmConfig(t *testing.T, url, timeout string, retries int, extra string) string {
 	t.Helper()
-	config := filepath.Join(t.TempDir(), "ctxc.yaml")
-	if err := os.WriteFile(config, []byte(`
+	return writeConfig(t, `
 models:
   summarizer:
     model: gpt-4o-mini
@@ -233,10 +232,7 @@ profiles:
       - policy: llm_summarize
       - policy: truncate
       - policy: repair
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return config
+`)
 }
 
 // compactDegraded compacts the coding-agent example with llm-compact and

@@ -3,8 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -107,8 +105,7 @@ func TestLLMPlanningThroughTheBinary(t *testing.T) {
 		return llmtest.Reply{InputTokens: 1200, OutputTokens: 60, Content: `{"artifacts":[{"artifact_id":"runbook","strategy":"rag_extract","priority":1,
 			"relevance_rationale":"only the retry section answers the question","extraction_query":"retry backoff attempts"}],"reasoning":"one large document"}`}
 	})
-	config := filepath.Join(t.TempDir(), "ctxc.yaml")
-	if err := os.WriteFile(config, []byte(`
+	config := writeConfig(t, `
 models:
   planner:
     model: gpt-4o-mini
@@ -122,9 +119,7 @@ profiles:
       - policy: estimate
       - policy: token_budget
       - policy: llm_plan
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+`)
 	s := startServer(t, "--config", config)
 	var doc strings.Builder
 	for i := range 120 {

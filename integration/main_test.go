@@ -274,3 +274,13 @@ func grpcurl(t *testing.T, stdin io.Reader, args ...string) (string, error) {
 	}
 	return out.String(), nil
 }
+
+// writeConfig writes a config file for `ctxc serve --config` and returns its path.
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ctxc.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

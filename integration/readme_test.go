@@ -49,6 +49,8 @@ var readmeSectionsCheckedApart = map[string]string{
 	"## Running it safely": "cmd/ctxc's TestReadmeLimitsTable compares the limits table, the token length and the retry hint " +
 		"with the code; TestReadmeSharedServiceConfigLoads loads its configuration; the behaviour it describes is " +
 		"tested through the binary (security_test.go, hardening_test.go, connections_test.go)",
+	"## Metrics, dashboard and alerts": "TestMetricsThroughTheBinary compares the metrics table, the reason classes and " +
+		"the dashboard's panels with a real server's scrape and deploy/; TestReadmeRunbooks the alerts' thresholds with the rules",
 }
 
 func readReadme(t *testing.T) *readme {

@@ -2,8 +2,6 @@ package integration
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -263,8 +261,7 @@ func TestRouteWithStateBlobs(t *testing.T) {
 // final answer of an execution triggers compaction of the returned state; the
 // log keeps every message and gains a summary that says what it covers.
 func TestRouteCompactsWhenAnExecutionEnds(t *testing.T) {
-	config := filepath.Join(t.TempDir(), "ctxc.yaml")
-	if err := os.WriteFile(config, []byte(`
+	config := writeConfig(t, `
 profiles:
   - name: session
     compact_on_execution_end: true
@@ -278,9 +275,7 @@ profiles:
       - policy: summarize
       - policy: truncate
       - policy: repair
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+`)
 	s := startServer(t, "--config", config)
 	client := s.client()
 	ctx := context.Background()

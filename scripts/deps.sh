@@ -30,6 +30,9 @@ PACKAGES=(
   phpunit
   composer
   nodejs
+  # promtool checks and unit-tests the alert rules and parses the dashboard's
+  # queries (deploy/); Debian ships it in the prometheus package.
+  prometheus
 )
 
 mode=install

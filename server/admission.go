@@ -89,6 +89,17 @@ const RetryDelay = time.Second
 // reasonOverloaded is the ErrorInfo reason of a call refused by admission control.
 const reasonOverloaded = "OVERLOADED"
 
+// The limits admission control refuses calls for, named by their
+// configuration keys (the ErrorInfo's limit, the metrics' limit label).
+const (
+	limitConcurrentCalls = "max_concurrent_calls"
+	limitInflightBytes   = "max_inflight_bytes"
+)
+
+// AdmissionLimits are the limits admission control refuses calls for, by
+// their configuration keys: every limit an AdmissionObserver is told of.
+func AdmissionLimits() []string { return []string{limitConcurrentCalls, limitInflightBytes} }
+
 var (
 	apiPrefix    = "/" + ctxcv1.ContextCompilerService_ServiceDesc.ServiceName + "/"
 	healthPrefix = "/" + healthpb.Health_ServiceDesc.ServiceName + "/"
@@ -110,11 +121,21 @@ type admission struct {
 	calls    atomic.Int64
 	inflight *semaphore.Weighted
 	log      *slog.Logger
+	observer AdmissionObserver
 }
 
-func newAdmission(tokens *Tokens, mtls bool, limits Limits, log *slog.Logger) *admission {
-	return &admission{tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log}
+func newAdmission(tokens *Tokens, mtls bool, limits Limits, log *slog.Logger, observer AdmissionObserver) *admission {
+	if observer == nil {
+		observer = unobserved{}
+	}
+	return &admission{tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log, observer: observer}
 }
+
+// unobserved is the AdmissionObserver of a transport without metrics.
+type unobserved struct{}
+
+func (unobserved) Rejected(string, string) {}
+func (unobserved) AddInflightBytes(int64)  {}
 
 // tap runs when a call's headers arrive, before its message is read: health
 // passes; anything else must authenticate; API calls must fit under
@@ -135,8 +156,9 @@ func (a *admission) tap(ctx context.Context, info *tap.Info) (context.Context, e
 	}
 	if n := a.calls.Add(1); n > int64(a.limits.MaxConcurrentCalls) {
 		a.calls.Add(-1)
-		a.log.WarnContext(ctx, "call refused: server busy", "method", info.FullMethodName, "limit", "max_concurrent_calls", "peer.address", peerAddress(ctx))
-		return nil, overloaded("max_concurrent_calls", int64(a.limits.MaxConcurrentCalls))
+		a.log.WarnContext(ctx, "call refused: server busy", "method", info.FullMethodName, "limit", limitConcurrentCalls, "peer.address", peerAddress(ctx))
+		a.observer.Rejected(info.FullMethodName, limitConcurrentCalls)
+		return nil, overloaded(limitConcurrentCalls, int64(a.limits.MaxConcurrentCalls))
 	}
 	// The stream's context ends when the call does, whichever way.
 	context.AfterFunc(ctx, func() { a.calls.Add(-1) })
@@ -257,10 +279,15 @@ func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.Unary
 			if ctx.Err() != nil {
 				return nil, toStatus(ctx, a.log, info.FullMethod, ctx.Err())
 			}
-			return nil, overloaded("max_inflight_bytes", a.limits.MaxInflightBytes)
+			a.observer.Rejected(info.FullMethod, limitInflightBytes)
+			return nil, overloaded(limitInflightBytes, a.limits.MaxInflightBytes)
 		}
 	}
-	defer a.inflight.Release(n)
+	a.observer.AddInflightBytes(n)
+	defer func() {
+		a.inflight.Release(n)
+		a.observer.AddInflightBytes(-n)
+	}()
 	return handler(ctx, req)
 }
 

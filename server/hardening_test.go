@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,13 +171,42 @@ func blockedCompile(h *harness, state *ctxcv1.AgentState) chan error {
 	return done
 }
 
+// admissionRecord is an AdmissionObserver that keeps what it is told.
+type admissionRecord struct {
+	mu       sync.Mutex
+	rejected []string // method limit
+	inflight int64
+}
+
+func (r *admissionRecord) Rejected(method, limit string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rejected = append(r.rejected, method+" "+limit)
+}
+
+func (r *admissionRecord) AddInflightBytes(delta int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inflight += delta
+}
+
+func (r *admissionRecord) get() ([]string, int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.rejected...), r.inflight
+}
+
 func TestMaxConcurrentCallsRefusesAtOnce(t *testing.T) {
 	lim := DefaultLimits()
 	lim.MaxConcurrentCalls = 1
-	h := start(t, TransportConfig{Limits: lim})
+	record := &admissionRecord{}
+	h := start(t, TransportConfig{Limits: lim, Admission: record})
 	done := blockedCompile(h, requestState())
 	_, err := h.client.ListProfiles(context.Background(), &ctxcv1.ListProfilesRequest{})
 	wantOverloaded(t, err, "max_concurrent_calls")
+	if rejected, _ := record.get(); !cmp.Equal(rejected, []string{"/ctxc.v1.ContextCompilerService/ListProfiles max_concurrent_calls"}) {
+		t.Errorf("the observer was told of refusals %q", rejected)
+	}
 	if resp, err := h.health.Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("health while busy: %v %v", resp, err)
 	}
@@ -202,12 +232,19 @@ func TestInflightBytesQueueThenRefuse(t *testing.T) {
 	big.Context.SystemPrompt = strings.Repeat("x", 6000)
 	lim := DefaultLimits()
 	lim.MaxInflightBytes, lim.MaxQueueWait = 10000, 100*time.Millisecond
-	h := start(t, TransportConfig{Limits: lim})
+	record := &admissionRecord{}
+	h := start(t, TransportConfig{Limits: lim, Admission: record})
 	done := blockedCompile(h, big)
+	if _, inflight := record.get(); inflight < 6000 || inflight > lim.MaxInflightBytes {
+		t.Errorf("%d bytes in flight while a request with a 6,000-byte prompt runs", inflight)
+	}
 
 	// A second large request finds no room within the wait.
 	_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: big})
 	wantOverloaded(t, err, "max_inflight_bytes")
+	if rejected, _ := record.get(); !cmp.Equal(rejected, []string{"/ctxc.v1.ContextCompilerService/Compile max_inflight_bytes"}) {
+		t.Errorf("the observer was told of refusals %q", rejected)
+	}
 	// A small one fits beside the first.
 	if _, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{State: requestState()}); err != nil {
 		t.Errorf("a small request beside the large one: %v", err)
@@ -215,6 +252,9 @@ func TestInflightBytesQueueThenRefuse(t *testing.T) {
 	h.catalog.Release <- struct{}{}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	if _, inflight := record.get(); inflight != 0 {
+		t.Errorf("%d bytes in flight after every call ended", inflight)
 	}
 
 	// With a longer wait, a second large request queues until the first ends.

@@ -34,6 +34,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	ctxcmetrics "github.com/contextcompiler/ctxc/metrics"
 )
 
 // DefaultMaxMessageBytes bounds a request or response message.
@@ -69,6 +70,20 @@ type TransportConfig struct {
 	// while calls are still accepted, so load balancers stop routing here
 	// before the port closes.
 	DrainDelay time.Duration
+	// Admission, when set, is told what admission control refuses and how
+	// many request bytes are in flight (*metrics.Admission).
+	Admission AdmissionObserver
+}
+
+// AdmissionObserver is what admission control reports to, for metrics.
+type AdmissionObserver interface {
+	// Rejected counts a call to method (its full gRPC name) refused because
+	// limit (one of AdmissionLimits) was reached.
+	Rejected(method, limit string)
+	// AddInflightBytes adds delta to the bytes of the requests admitted and
+	// still being worked on: a request's size when it is admitted, minus
+	// that when it ends.
+	AddInflightBytes(delta int64)
 }
 
 // Transport is the gRPC server of the service with its health service.
@@ -109,7 +124,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		cfg.Limits = DefaultLimits()
 	}
 	log := cfg.Logger
-	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, log)
+	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, log, cfg.Admission)
 	// Before metrics and the call log, so that they see the caller, the
 	// deadline and, for the gateway's calls, the HTTP client as the peer.
 	unary := []grpc.UnaryServerInterceptor{adm.unaryCallContext}
@@ -119,8 +134,10 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	if cfg.MetricsRegisterer != nil {
 		metrics = grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
 		cfg.MetricsRegisterer.MustRegister(metrics)
-		unary = append(unary, metrics.UnaryServerInterceptor())
-		stream = append(stream, metrics.StreamServerInterceptor())
+		// A slow bucket links to the trace of a call that landed in it.
+		exemplar := grpcprom.WithExemplarFromContext(ctxcmetrics.TraceExemplar)
+		unary = append(unary, metrics.UnaryServerInterceptor(exemplar))
+		stream = append(stream, metrics.StreamServerInterceptor(exemplar))
 	}
 	// Recovery sits inside logging so a recovered panic is logged as the INTERNAL it becomes.
 	callLogger := interceptorLogger(log)

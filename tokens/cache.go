@@ -1,6 +1,9 @@
 package tokens
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // cacheShards spreads lock traffic: every request looks up every message.
 const cacheShards = 64
@@ -24,7 +27,10 @@ type countCache struct {
 type cacheShard struct {
 	mu       sync.RWMutex
 	cur, old map[cacheKey]int32
-	_        [24]byte // 64 bytes a shard: one cache line each
+	// hits and misses count lookups (CacheStats); they share the cache line
+	// the lock word already makes every lookup write.
+	hits, misses atomic.Uint64
+	_            [8]byte // 64 bytes a shard: one cache line each
 }
 
 // newCountCache returns a cache of at most entries counts, or nil (no caching)
@@ -48,20 +54,30 @@ func (c *countCache) shard(k cacheKey) *cacheShard {
 	return &c.shards[(k>>58)%cacheShards]
 }
 
+// get looks a count up; a hit is counted here, a miss only when add stores
+// what was tokenized instead (a caller may look up twice before it tokenizes).
 func (c *countCache) get(k cacheKey) (int, bool) {
 	s := c.shard(k)
 	s.mu.RLock()
 	v, ok := s.cur[k]
 	if ok {
 		s.mu.RUnlock()
+		s.hits.Add(1)
 		return int(v), true
 	}
 	v, ok = s.old[k]
 	s.mu.RUnlock()
 	if ok {
+		s.hits.Add(1)
 		c.put(k, int(v))
 	}
 	return int(v), ok
+}
+
+// add stores a count that a lookup missed and the counter then tokenized.
+func (c *countCache) add(k cacheKey, v int) {
+	c.shard(k).misses.Add(1)
+	c.put(k, v)
 }
 
 func (c *countCache) put(k cacheKey, v int) {
@@ -73,6 +89,16 @@ func (c *countCache) put(k cacheKey, v int) {
 	}
 	s.cur[k] = int32(v)
 	s.mu.Unlock()
+}
+
+// stats sums the shards' lookups and cached counts.
+func (c *countCache) stats() CacheStats {
+	st := CacheStats{Entries: c.len(), Capacity: c.half * 2 * cacheShards}
+	for i := range c.shards {
+		st.Hits += c.shards[i].hits.Load()
+		st.Misses += c.shards[i].misses.Load()
+	}
+	return st
 }
 
 // len reports the number of cached counts (both generations).

@@ -82,7 +82,7 @@ func (c *counter) rawText(s string) int {
 		return n
 	}
 	n := c.enc.count(s)
-	c.cache.put(k, n)
+	c.cache.add(k, n)
 	return n
 }
 
@@ -165,7 +165,7 @@ func (c *counter) rawContent(m *policies.Message) int {
 		return n
 	}
 	n := c.tokenizeContent(m)
-	c.cache.put(k, n)
+	c.cache.add(k, n)
 	return n
 }
 

@@ -490,3 +490,53 @@ func TestCacheShardIsOneCacheLine(t *testing.T) {
 		t.Errorf("cacheShard is %d bytes, want 64: shards would share cache lines", n)
 	}
 }
+
+// TestCacheStats: a count tokenized is one miss, a count served from the
+// cache one hit; looking a message up cached-first and then counting it
+// (CountEntries) is still one miss; a service without a cache reports zero.
+func TestCacheStats(t *testing.T) {
+	svc, err := NewService(DefaultServiceConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := svc.CounterForEncoding("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := func() []policies.Entry {
+		return policies.EntriesFromLog([]policies.Message{
+			{ID: "a", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("first message of the stats test")}},
+			{ID: "b", Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart("second message of the stats test")}},
+		})
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want CacheStats
+	}{
+		{"text, cold", func() { c.CountText("a bare text") }, CacheStats{Misses: 1, Entries: 1}},
+		{"text, warm", func() { c.CountText("a bare text") }, CacheStats{Hits: 1, Misses: 1, Entries: 1}},
+		{"view, cold", func() { CountEntries(c, entries(), 2) }, CacheStats{Hits: 1, Misses: 3, Entries: 3}},
+		{"view, warm", func() { CountEntries(c, entries(), 2) }, CacheStats{Hits: 3, Misses: 3, Entries: 3}},
+	}
+	for _, s := range steps {
+		s.do()
+		got := svc.CacheStats()
+		s.want.Capacity = got.Capacity
+		if diff := cmp.Diff(s.want, got); diff != "" {
+			t.Errorf("after %s (-want +got):\n%s", s.name, diff)
+		}
+	}
+	if got := svc.CacheStats().Capacity; got <= 0 || got > DefaultCacheEntries {
+		t.Errorf("capacity %d, want within the configured %d", got, DefaultCacheEntries)
+	}
+	off, err := NewService(ServiceConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc, _ := off.CounterForEncoding("o200k_base")
+	oc.CountText("no cache")
+	if got := off.CacheStats(); got != (CacheStats{}) {
+		t.Errorf("without a cache: %+v, want zero", got)
+	}
+}

@@ -186,6 +186,23 @@ func (s *Service) CounterForEncoding(name string) (policies.TokenCounter, error)
 	return newCounter(s, EstimatorExact, name, 1, "openai"), nil
 }
 
+// CacheStats are the token-count cache's lookups since start and its size.
+type CacheStats struct {
+	// Hits are counts served from the cache; Misses, counts tokenized
+	// because the cache did not hold them.
+	Hits, Misses uint64
+	// Entries is how many counts it holds, of at most Capacity.
+	Entries, Capacity int
+}
+
+// CacheStats returns the count cache's counters; zero when caching is off.
+func (s *Service) CacheStats() CacheStats {
+	if s.cache == nil {
+		return CacheStats{}
+	}
+	return s.cache.stats()
+}
+
 // Models lists the registry after config overrides, in definition order.
 func (s *Service) Models() []ModelEntry {
 	return append([]ModelEntry(nil), s.registry.entries...)

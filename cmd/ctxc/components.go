@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/contextcompiler/ctxc/llm"
+	"github.com/contextcompiler/ctxc/metrics"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/policies/budget"
@@ -22,6 +23,7 @@ type policyDeps struct {
 	planner, summarizer llm.Completer // nil when not configured
 	cache               *summarycache.Cache
 	prices              accounting.PriceLookup
+	helpers             []metrics.HelperModel // the clients above, for metrics
 }
 
 // components is the registry of every policy this build can put in a profile.

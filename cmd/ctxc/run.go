@@ -18,6 +18,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/compiler"
 	"github.com/contextcompiler/ctxc/llm"
+	"github.com/contextcompiler/ctxc/metrics"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/planning"
@@ -207,6 +208,10 @@ type engine struct {
 	tokens  *lazyTokens
 	catalog *pipeline.Catalog
 	cache   *summarycache.Cache
+	// helpers are the helper-model clients, for metrics.
+	helpers []metrics.HelperModel
+	// observer, when set, is told how every pipeline run ended (metrics).
+	observer compiler.RunObserver
 	// maxMessageBytes is the transport's message limit, which the service
 	// also applies to what a request expands to.
 	maxMessageBytes int
@@ -241,7 +246,7 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 		deps.cache.Close()
 		return nil, errors.Join(problems...)
 	}
-	return &engine{tokens: tok, catalog: cat, cache: deps.cache, maxMessageBytes: cfg.MaxMessageBytes}, nil
+	return &engine{tokens: tok, catalog: cat, cache: deps.cache, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes}, nil
 }
 
 // newPolicyDeps builds what the LLM-assisted policies need: the helper model
@@ -254,19 +259,20 @@ func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens, log *sl
 	var problems []error
 	breakers := llm.NewBreakers() // shared, so models on one endpoint share its breaker
 	for _, m := range []struct {
-		key  string
+		task string
 		cfg  *llm.Config
 		dest *llm.Completer
-	}{{"models.planner", cfg.Models.Planner, &deps.planner}, {"models.summarizer", cfg.Models.Summarizer, &deps.summarizer}} {
+	}{{"planner", cfg.Models.Planner, &deps.planner}, {"summarizer", cfg.Models.Summarizer, &deps.summarizer}} {
 		if m.cfg == nil {
 			continue
 		}
 		client, err := llm.New(*m.cfg, llm.Options{TracerProvider: tp, Breakers: breakers, Logger: log})
 		if err != nil {
-			problems = append(problems, fmt.Errorf("%s: %w", m.key, err))
+			problems = append(problems, fmt.Errorf("models.%s: %w", m.task, err))
 			continue
 		}
 		*m.dest = client
+		deps.helpers = append(deps.helpers, metrics.HelperModel{Task: m.task, Client: client})
 	}
 	cache, err := summarycache.New(cfg.SummaryCache, log)
 	if err != nil {
@@ -295,7 +301,7 @@ func (e *engine) close() {
 func (e *engine) service(log *slog.Logger) (*server.Service, error) {
 	limits := compiler.DefaultLimits()
 	limits.MaxMessageBytes = e.maxMessageBytes
-	app, err := compiler.New(compiler.Config{Catalog: e.catalog, Counters: e.tokens, Limits: limits, Logger: log, Attachments: e.cache})
+	app, err := compiler.New(compiler.Config{Catalog: e.catalog, Counters: e.tokens, Limits: limits, Logger: log, Attachments: e.cache, Observer: e.observer})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/contextcompiler/ctxc/metrics"
 	"github.com/contextcompiler/ctxc/server"
 )
 
@@ -75,6 +76,10 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 	if _, err := eng.tokens.load(); err != nil {
 		return err
 	}
+	metrics, err := newMetricsServer(cfg.MetricsListen, eng)
+	if err != nil {
+		return err
+	}
 	svc, err := eng.service(log)
 	if err != nil {
 		return err
@@ -85,9 +90,8 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 	}
 	tcfg := server.TransportConfig{MaxMessageBytes: cfg.MaxMessageBytes, Reflection: cfg.Reflection, GracePeriod: cfg.GracePeriod, Logger: log, TracerProvider: tp,
 		TLS: tlsFiles, Tokens: tokens, Limits: cfg.limits(), DrainDelay: cfg.DrainDelay}
-	metrics := newMetricsServer(cfg.MetricsListen)
 	if metrics != nil {
-		tcfg.MetricsRegisterer = metrics.reg
+		tcfg.MetricsRegisterer, tcfg.Admission = metrics.reg, metrics.domain.Admission()
 	}
 	transport := server.NewTransport(svc, tcfg)
 	lis, err := server.Listen(cfg.Listen)
@@ -119,23 +123,31 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 	return nil
 }
 
-// metricsServer serves the Prometheus registry the gRPC metrics go to at
-// GET /metrics.
+// metricsServer serves at GET /metrics the Prometheus registry of the gRPC
+// metrics, ctxc's domain metrics (package metrics) and the Go runtime's.
 type metricsServer struct {
-	reg  *prometheus.Registry
-	http *http.Server
+	reg    *prometheus.Registry
+	domain *metrics.Metrics
+	http   *http.Server
 }
 
-// newMetricsServer builds the metrics server, or returns nil when addr is empty.
-func newMetricsServer(addr string) *metricsServer {
+// newMetricsServer builds the metrics server and makes the engine's runs
+// report to its domain metrics, or returns nil when addr is empty.
+func newMetricsServer(addr string, eng *engine) (*metricsServer, error) {
 	if addr == "" {
-		return nil
+		return nil, nil
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	domain, err := eng.metrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	eng.observer = domain
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	return &metricsServer{reg: reg, http: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}
+	// OpenMetrics carries the exemplars (trace ids) to a Prometheus that asks for it.
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, EnableOpenMetrics: true}))
+	return &metricsServer{reg: reg, domain: domain, http: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}, nil
 }
 
 // start listens on addr and serves in the background until m.http is closed.

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/metrics"
+	"github.com/contextcompiler/ctxc/server"
+)
+
+// metrics builds ctxc's domain metrics over the engine's profiles and shared
+// services, registered on reg. The tokenizers must be loaded.
+func (e *engine) metrics(reg prometheus.Registerer) (*metrics.Metrics, error) {
+	tok, err := e.tokens.load()
+	if err != nil {
+		return nil, err
+	}
+	var methods []string
+	for _, m := range ctxcv1.ContextCompilerService_ServiceDesc.Methods {
+		methods = append(methods, m.MethodName)
+	}
+	return metrics.New(reg, metrics.Config{Version: version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
+		TokenCache: tok, SummaryCache: e.cache, HelperModels: e.helpers})
+}

@@ -1,0 +1,70 @@
+package metrics
+
+import (
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Admission counts what admission control does: the calls it refuses and
+// the bytes of the requests it has let in and that are still being worked
+// on. The gRPC transport reports to it (server.AdmissionObserver); it holds
+// no limits of its own. Safe for concurrent use.
+type Admission struct {
+	methods, limits map[string]bool
+	rejected        *prometheus.CounterVec
+	inflight        prometheus.Gauge
+}
+
+// newAdmission builds the admission metrics, with a refusal count at zero
+// for every method and limit, so that a first refusal is an increase.
+func newAdmission(methods, limits []string) *Admission {
+	a := &Admission{
+		methods: map[string]bool{},
+		limits:  map[string]bool{},
+		rejected: counterVec("ctxc_admission_rejected_total",
+			"API calls admission control refused, by method and the limit reached (its configuration key).",
+			"method", "limit"),
+		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "ctxc_inflight_request_bytes",
+			Help: "Bytes of the API requests admitted and still being worked on.",
+		}),
+	}
+	for _, m := range methods {
+		a.methods[m] = true
+	}
+	for _, l := range limits {
+		a.limits[l] = true
+	}
+	for _, m := range methods {
+		for _, l := range limits {
+			a.rejected.WithLabelValues(m, l)
+		}
+	}
+	return a
+}
+
+// Rejected counts a call to method (the RPC's name, or its full
+// "/package.Service/Method" name) refused because limit was reached.
+func (a *Admission) Rejected(method, limit string) {
+	if !a.limits[limit] {
+		limit = otherValue
+	}
+	a.rejected.WithLabelValues(a.method(method), limit).Inc()
+}
+
+// AddInflightBytes adds delta (negative when a call ends) to the bytes in flight.
+func (a *Admission) AddInflightBytes(delta int64) {
+	a.inflight.Add(float64(delta))
+}
+
+// method is the method label: an API method's name, else "other".
+func (a *Admission) method(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if a.methods[name] {
+		return name
+	}
+	return otherValue
+}
