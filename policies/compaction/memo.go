@@ -136,7 +136,7 @@ func (m *Memo) weight(text string, c facts.Class) int {
 
 // requestKey identifies a summary request by everything the deterministic
 // summary reads: the budget, the counter, the earlier and merged texts, and
-// each span message's id, role, kind and parts.
+// each span message's id, role, kind, mask and parts.
 func requestKey(req *SummaryRequest) uint64 {
 	h := xxh3.New()
 	var num [8]byte
@@ -165,6 +165,9 @@ func requestKey(req *SummaryRequest) uint64 {
 		m := &req.Span[i]
 		str(m.ID)
 		put(int(m.Role)<<8 | int(m.Kind))
+		if m.Mask != nil {
+			put(1) // a masked assistant message's text is not read
+		}
 		put(len(m.Parts))
 		for _, p := range m.Parts {
 			put(int(p.Kind))
