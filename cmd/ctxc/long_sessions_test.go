@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/eval"
+	"github.com/contextcompiler/ctxc/eval/synth"
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+// Long sessions compiled statelessly, as a runtime that keeps its own log
+// does (Route without compaction, Compile of the whole state after every
+// user turn): the figures of the long-sessions work (docs/ARCHITECTURE.md,
+// "Compaction schedule") on generated 40-turn sessions the tuning never
+// looked at (seeds 21 and 22; the README's figures use 1 to 12).
+func TestLongSessionsKeepFactsWindowAndCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays two 40-turn sessions through four profile and window pairs")
+	}
+	svc := testService(t)
+	var sessions []*eval.Session
+	for _, seed := range []uint64{21, 22} {
+		s, err := synth.Generate(synth.Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	res, err := eval.Run(context.Background(), svc, sessions, eval.Options{
+		Profiles: []string{"budget-aware", "policy-driven"}, Windows: []uint32{16_000, 8_000}, RouteProfile: "pragmatic",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range res.Rows {
+		name := fmt.Sprintf("%s at %d", row.Profile, row.Window)
+		if row.Failed != 0 {
+			t.Errorf("%s: %d compiles refused (%v): a state that fits its protected messages is never refused", name, row.Failed, row.FailedCodes)
+		}
+		if v := *row.Valid; v != 1 {
+			t.Errorf("%s: %.2f of compiles structurally valid, want all: %v", name, v, row.Violations)
+		}
+		recall := 0.95
+		if row.Window < 16_000 {
+			recall = 0.9
+		}
+		if got := *row.FactsKeptLast; got < recall {
+			t.Errorf("%s: facts kept at the last compile %.3f, want >= %.2f", name, got, recall)
+		}
+		if got := *row.WindowUsedPressured; got < 0.5 {
+			t.Errorf("%s: window used after compaction %.2f, want >= 0.5", name, got)
+		}
+		// The target is 0.85 of the append-only bound. Into 16K it holds; into
+		// 8K, where compaction runs at almost every turn, stateless compiles
+		// reach 0.84-0.87 (README, "Measuring long sessions"): this floor
+		// guards what is reached, not the target (issue "Long sessions").
+		cache := 0.85
+		if row.Window < 16_000 {
+			cache = 0.8
+		}
+		if got := *row.PrefixVsBound; got < cache {
+			t.Errorf("%s: prompt-cache prefix %.3f of the append-only bound, want >= %.2f", name, got, cache)
+		}
+	}
+}
+
+// Consecutive stateless compiles of a growing log keep the same compacted
+// prefix: when a compile reaches no compaction point the one before it did
+// not, every message the one before sent is sent again, byte for byte, at the
+// same place (only the end of the view may differ, where the newest turn
+// arrived); and first_changed_index never points past what is really stable.
+// Sent means what a provider's prompt cache reads: role, kind and parts (the
+// metadata Route keeps, such as a failed step later marked resolved, is not
+// sent).
+func TestStatelessCompilesOnlyAppendBetweenCompactions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a 40-turn session")
+	}
+	svc := testService(t)
+	s, err := synth.Generate(synth.Options{Seed: 23, Turns: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, profile := range []string{"budget-aware", "policy-driven"} {
+		for _, window := range []uint32{16_000, 8_000} {
+			t.Run(fmt.Sprintf("%s/%d", profile, window), func(t *testing.T) {
+				st := &ctxcv1.AgentState{SchemaVersion: 1, Model: s.Header.Model, Context: &ctxcv1.AgentContext{SystemPrompt: s.Header.SystemPrompt, Tools: s.Header.Tools}}
+				var prev *ctxcv1.CompileResponse
+				appendOnly := 0
+				for i, l := range s.Lines {
+					req := proto.CloneOf(l.Route)
+					req.State, req.Profile = st, "pragmatic"
+					routed, err := svc.Route(ctx, req)
+					if err != nil {
+						t.Fatalf("line %d: Route: %v", i+2, err)
+					}
+					st = routed.GetState()
+					if l.Route.GetUserTurn() == nil {
+						continue
+					}
+					w := window
+					out, err := svc.Compile(ctx, &ctxcv1.CompileRequest{State: st, Profile: profile, Options: &ctxcv1.CompileOptions{MaxContextTokenCount: &w}})
+					if err != nil {
+						t.Fatalf("line %d: Compile: %v", i+2, err)
+					}
+					if prev != nil && len(out.GetReport().GetCompaction().GetPoints()) == len(prev.GetReport().GetCompaction().GetPoints()) {
+						appendOnly++
+						// The previous compile's newest turn may have been
+						// edited since (it has left the recency window): the
+						// stable part is what it sent before that turn.
+						stable := prev.GetReport().GetFirstChangedIndex()
+						if n := uint32(len(prev.GetMessages())); stable > n || stable == 0 {
+							stable = n
+						}
+						lastTurn := lastUserMessage(prev.GetMessages())
+						upTo := min(int(stable), lastTurn)
+						if len(out.GetMessages()) < upTo {
+							t.Fatalf("line %d: %d messages, fewer than the %d the previous compile kept stable", i+2, len(out.GetMessages()), upTo)
+						}
+						if diff := cmp.Diff(sentContent(prev.GetMessages()[:upTo]), sentContent(out.GetMessages()[:upTo]), protocmp.Transform()); diff != "" {
+							t.Fatalf("line %d: no compaction point was added, yet the first %d messages changed (-before +now):\n%s", i+2, upTo, diff)
+						}
+					}
+					prev = out
+				}
+				if appendOnly == 0 {
+					t.Fatal("no pair of compiles without a new compaction point: the session never let the context grow")
+				}
+			})
+		}
+	}
+}
+
+// lastUserMessage is the index of the last user message that opens a turn.
+func lastUserMessage(msgs []*ctxcv1.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].GetRole() == ctxcv1.Role_ROLE_USER && msgs[i].GetKind() == ctxcv1.MessageKind_MESSAGE_KIND_UNSPECIFIED {
+			return i
+		}
+	}
+	return len(msgs)
+}
+
+// sentContent keeps what a provider reads of each message: role, kind, parts.
+func sentContent(msgs []*ctxcv1.Message) []*ctxcv1.Message {
+	out := make([]*ctxcv1.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = &ctxcv1.Message{Role: m.GetRole(), Kind: m.GetKind(), Parts: m.GetParts()}
+	}
+	return out
+}
