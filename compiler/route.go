@@ -52,7 +52,7 @@ type RouteResult struct {
 // input ends an execution with a final answer (or, if the profile says so,
 // with an error) and the profile compacts on execution end, the profile's
 // compaction schedule runs on the new state, and what it decided is persisted
-// into the returned state only when its trigger fired (seed 002: the trigger
+// into the returned state only when its trigger fired (the trigger
 // decides, the strategy compacts).
 func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, error) {
 	in, err := s.load(req.Source)

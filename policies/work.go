@@ -90,7 +90,7 @@ type Options struct {
 	Goal *Goal
 }
 
-// Goal is what the agent is trying to achieve in a call (seed 003's ContextGoal).
+// Goal is what the agent is trying to achieve in a call (ContextGoal).
 type Goal struct {
 	Description     string
 	SuccessCriteria []string
@@ -189,7 +189,7 @@ type Entry struct {
 	Unsettled bool
 }
 
-// Budget is the token accounting of a context (seed 001's ContextTokenBudget).
+// Budget is the token accounting of a context (ContextTokenBudget).
 type Budget struct {
 	ContextWindow     int
 	Used              int

@@ -106,7 +106,7 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 }
 
 // freshSource starts a fresh state in place of a state_blob that reset_history
-// lets the call discard because it cannot be used (seed 002 discards state it
+// lets the call discard because it cannot be used (a state that state it
 // cannot read): the state is empty but for the call's model, which the call
 // must then name.
 func (d *decoder) freshSource(src compiler.StateSource, model *ctxcv1.ModelSpec, why string) (compiler.StateSource, error) {

@@ -159,7 +159,7 @@ func ids(w *policies.Work) []string {
 	return out
 }
 
-// TestTruncateGreedyFitKeepsContiguousTail is seed 003's greedy-fit bug: with
+// TestTruncateGreedyFitKeepsContiguousTail is the greedy-fit bug: with
 // [m1, m2, huge m3, m4] a greedy fit would skip m3 and keep m2; the
 // contiguous-recency rule stops at m3 and keeps only m4 (plus the protected
 // first task m1).

@@ -68,7 +68,7 @@ type MaskObservationsConfig struct {
 
 // DropLowImportanceConfig is the "drop_low_importance" policy's settings.
 //
-// A message's importance is its explicit Importance (1..100, seed 004) when
+// A message's importance is its explicit Importance (1..100) when
 // set, otherwise its score in this table:
 //
 //	summary (Kind summary)                               90
@@ -155,11 +155,11 @@ const (
 	// TruncateFit truncates down to the compaction target (the hard limit when
 	// compacting only to fit the window).
 	TruncateFit = "fit"
-	// TruncateMessageLimit keeps the last max_messages messages (seed 002's
+	// TruncateMessageLimit keeps the last max_messages messages (like a
 	// MessageLimitCompactor).
 	TruncateMessageLimit = "message_limit"
 	// TruncateTokenLimit truncates down to target_tokens, or target_ratio of the
-	// compaction target (seed 002's TokenLimitCompactor).
+	// compaction target (TokenLimitCompactor).
 	TruncateTokenLimit = "token_limit"
 )
 

@@ -1,7 +1,7 @@
 // Package compaction owns the compact stage's transforms, each its own policy
 // type, run cheap first in profile order: clamp (cut oversized parts), dedupe
 // (mask superseded reads and repeated results), mask_observations (observation
-// masking towards the target), drop_low_importance (seed 004's importance
+// masking towards the target), drop_low_importance (importance
 // scores), summarize (one summary message for a span of older turns) and
 // truncate (the contiguous-recency fallback).
 //

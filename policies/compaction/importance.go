@@ -22,7 +22,7 @@ const (
 	scoreReasoningOnly = 10
 )
 
-// dropLowImportance is the "drop_low_importance" policy (seed 004): whole
+// dropLowImportance is the "drop_low_importance" policy: whole
 // units scoring below the threshold are dropped, lowest first, oldest first
 // among equals, until the target is met.
 type dropLowImportance struct {

@@ -19,7 +19,7 @@ import (
 // the view and leaves them as they are, so the prompt prefix up to them stays
 // byte for byte what the provider cached. Only when all summaries together
 // would outgrow their budget (max_summary_ratio of the target) are they merged
-// into one, which keeps their facts (seed 001's iterative summary update) and
+// into one, which keeps their facts (an iterative summary update) and
 // fills at most merge_fill_ratio of the budget, leaving room to stack again.
 type summarize struct {
 	cfg        SummarizeConfig

@@ -19,7 +19,7 @@ type SummaryRequest struct {
 	// without the earlier summaries inside it (those are in Merge).
 	Span []policies.Message
 	// Merge holds the texts of earlier summaries this one replaces, oldest
-	// first: their facts carry over (seed 001's iterative summary update).
+	// first: their facts carry over (an iterative summary update).
 	Merge []string
 	// Earlier holds the texts of summaries that stay before this one: what
 	// they hold need not be said again, and errors they list as open may be

@@ -13,10 +13,10 @@ import (
 
 // truncator is the "truncate" policy: the deterministic fallback that keeps the
 // newest units contiguous and drops everything older than the first unit that
-// does not fit (seed 003's contiguous-recency fix: never skip a large message
+// does not fit (the contiguous-recency rule: never skip a large message
 // and keep older ones), always keeping protected entries. The cut moves
 // forward to the next user-turn boundary when there is one among the dropped
-// candidates' successors (seed 002), so a kept turn is whole. Unresolved
+// candidates' successors, so a kept turn is whole. Unresolved
 // failures it drops stay visible in a short note (a summary message) naming
 // each, in the place of the dropped messages.
 type truncator struct {

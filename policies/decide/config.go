@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultTargetRatio is the share of the trigger point that compaction aims
-// at, as seed 002's TokenLimitCompactor (TargetTokens = 75% of MaxTokens).
+// at, as a token-limit compactor does (TargetTokens = 75% of MaxTokens).
 const DefaultTargetRatio = 0.75
 
 // ThresholdConfig is the "threshold" trigger's settings.

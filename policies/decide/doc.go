@@ -1,8 +1,8 @@
 // Package decide owns the decide stage: the triggers that say when a context
-// should be compacted (seed 002's CompactionTrigger). Each trigger is its own
+// should be compacted (CompactionTrigger). Each trigger is its own
 // policy type — threshold, headroom, message_count and composite (any/all over
 // nested triggers) — independent of the compact stage's transforms, so a
-// profile pairs any trigger with any chain of transforms (seed 002's split
+// profile pairs any trigger with any chain of transforms (split
 // compactor).
 //
 // A trigger that fires sets Work.CompactionRequested, Work.DecisionReason and

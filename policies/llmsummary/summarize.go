@@ -200,7 +200,7 @@ func verified(text string) (appended bool, missing int) {
 }
 
 // fold summarizes the entries in chunks that fit the model's window, each
-// call merging the summary so far (seed 001's iterative summary update).
+// call merging the summary so far (an iterative summary update).
 func (r *requestSummarizer) fold(ctx context.Context, client llm.Completer, entries []string, previous, earlier string, budgetTokens, messages int) (string, error) {
 	counter := r.w.Counter
 	system := systemPrompt(budgetTokens)

@@ -34,7 +34,7 @@ type ProfileSpec struct {
 	BoundedLog bool `yaml:"bounded_log" json:"bounded_log"`
 	// CompactOnExecutionEnd makes Route run this profile's compaction
 	// schedule when a step ends an execution with a final answer, and persist
-	// what it decided when the trigger fired (seed 002: after a completed
+	// what it decided when the trigger fired (after a completed
 	// answer, never inside a running tool loop; the trigger decides).
 	CompactOnExecutionEnd bool `yaml:"compact_on_execution_end" json:"compact_on_execution_end"`
 	// CompactOnExecutionError does the same when an execution ends with an

@@ -68,7 +68,7 @@ func TestParsePlan(t *testing.T) {
 	}
 }
 
-// TestParsePlanReadsSeedFieldNames: a plan in seed 003's words
+// TestParsePlanReadsSeedFieldNames: a plan in the planner's words
 // (ArtifactDecision's fields, ProcessingStrategy's values) decodes into the
 // decisions execution follows.
 func TestParsePlanReadsSeedFieldNames(t *testing.T) {

@@ -7,7 +7,7 @@
 // (per artifact: include, summarize, extract or exclude, with a priority),
 // which is executed within the token budget in priority order. The planner
 // sees the latest user turn and the agent's goal (Options.Goal), and its plan
-// uses seed 003's field names (relevance_rationale, summarization_focus,
+// uses the planner's field names (relevance_rationale, summarization_focus,
 // extraction_query; strategies include_full, summarize, rag_extract,
 // exclude). extract is BM25 retrieval over the artifact's chunks, against the
 // plan's query, else the latest user turn and the goal. Without a planner, or

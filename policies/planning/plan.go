@@ -35,7 +35,7 @@ type Artifact struct {
 	title       string
 }
 
-// Decision is the plan's choice for one artifact, with seed 003's field
+// Decision is the plan's choice for one artifact, with the planner's field
 // names (ArtifactDecision).
 type Decision struct {
 	ArtifactID string `json:"artifact_id"`
@@ -107,7 +107,7 @@ func ParsePlan(text string, known map[string]bool) (Plan, error) {
 }
 
 // plannerSystemPrompt is the planner's instruction. The plan's field and
-// strategy names are seed 003's (ArtifactPlan, ArtifactDecision,
+// strategy names are the planner's (ArtifactPlan, ArtifactDecision,
 // ProcessingStrategy); ParsePlan also accepts the short strategy names.
 const plannerSystemPrompt = `You are the context planner of an AI agent. You decide how each artifact (a tool result or an attached document) goes into the agent's next model call, so that the user's question can be answered, and the agent's goal pursued, within the token budget.
 
