@@ -338,7 +338,7 @@ func TestIrreducibleContextIsRefusedInOneCall(t *testing.T) {
 }
 
 // TestRouteCompactsOnlyWhenTheTriggerFires: the built-in budget-aware profile
-// compacts at an execution's end (seed 002), but only when its trigger fires
+// compacts at an execution's end, but only when its trigger fires
 // for the window the runtime compiles with (RouteRequest.options); an
 // execution that ends with an error does not compact unless the profile says
 // so; and the Compact RPC may force compaction, saying it did.

@@ -80,8 +80,8 @@ func EntriesFromLog(log []Message) []Entry {
 }
 
 // CompactionPoints returns, in ascending order, the ends p of the prefixes
-// entries[:p] (0 < p < len(entries)) at which compaction may run (
-// at user-message boundaries and execution ends, never inside a tool loop):
+// entries[:p] (0 < p < len(entries)) at which compaction may run
+// (at user-message boundaries and execution ends, never inside a tool loop):
 // right after a regular user message that opens a turn, right before one (the
 // turn before it is over), and right after an assistant answer without tool
 // calls that the next entry does not continue (a tool message, or an
