@@ -10,6 +10,7 @@ import (
 
 // clamp is the "clamp" policy: every text part and tool result content larger
 // than max_part_tokens keeps its head and tail with a marker in between.
+// Summaries are never cut: summarize budgets them.
 type clamp struct {
 	cfg ClampConfig
 }
@@ -23,6 +24,11 @@ func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 		e := &w.Entries[i]
 		if protected[i] || e.Message.Mask != nil {
 			continue // a masked message shows its placeholder, not its parts
+		}
+		if e.Message.Kind == policies.KindSummary && e.Message.Role != policies.RoleTool {
+			// A summary was written to its budget, facts first; cutting out
+			// its middle would drop whole sections without a word.
+			continue
 		}
 		cut, copied := 0, false
 		for j := range e.Message.Parts {

@@ -377,7 +377,10 @@ func (b *summaryBuilder) addUserSentence(s sentence) facts.Class {
 	case facts.Request:
 		b.add(secRequests, s.text)
 	case facts.Other:
-		if s.specific {
+		// A statement of the user's ("Zanele owns elasticsearch and reviews
+		// anything that touches it"); one that names nothing particular
+		// weighs less (facts.Weight).
+		if s.specific || len(strings.Fields(s.text)) >= 5 {
 			b.add(secUserNotes, s.text)
 		}
 	}

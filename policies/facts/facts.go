@@ -340,6 +340,29 @@ func (c cues) matchAny(ws []string) bool {
 	return false
 }
 
+// openingLen is the number of words of the longest cue ws starts with, 0 for none.
+func (c cues) openingLen(ws []string) int {
+	n, phrase := 0, ""
+	for k := 0; k < 4 && k < len(ws); k++ {
+		if k == 0 {
+			phrase = strings.TrimRight(ws[0], ",:")
+		} else {
+			phrase += " " + strings.TrimRight(ws[k], ",:")
+		}
+		if c[phrase] {
+			n = k + 1
+		}
+	}
+	return n
+}
+
+// specificAfterOpener reports whether what follows a sentence's first word
+// names something particular ("yes The on-call this week is Femi").
+func specificAfterOpener(sentence string) bool {
+	f := strings.Fields(sentence)
+	return len(f) > 1 && Specific(strings.Join(f[1:], " "))
+}
+
 // opens reports whether ws starts with a cue.
 func (c cues) opens(ws []string) bool {
 	phrase := ""
@@ -393,6 +416,10 @@ func Weight(sentence string, c Class) int {
 		if strongDecision.matchAny(ws) {
 			w += 15
 		}
+	case Other:
+		if !Specific(sentence) {
+			w -= 30 // a plain statement: kept after what names something
+		}
 	}
 	if len(ws) > 60 {
 		w -= 10
@@ -434,14 +461,17 @@ func Classify(sentence string, user bool) Class {
 		return Filler
 	}
 	hasID := len(Identifiers(sentence)) > 0
-	if fillerOpeners.opens(ws) && len(ws) <= 8 && !hasID && !constraintCues.matchAny(ws[1:]) {
+	if fillerOpeners.opens(ws) && len(ws) <= 8 && !hasID && !constraintCues.matchAny(ws[1:]) && !specificAfterOpener(sentence) {
 		return Filler
 	}
 	if Endorses(sentence) {
 		return Filler
 	}
 	if user && infoLeadIns.opens(ws) {
-		if strongConstraint.matchAny(ws) {
+		// What follows the lead-in decides: "One more thing: stay away from
+		// reflection" is a rule, "FYI: Dmitri owns billing-svc" a note.
+		rest := ws[infoLeadIns.openingLen(ws):]
+		if strongConstraint.matchAny(rest) || (len(rest) > 0 && imperativeOpeners.opens(rest)) {
 			return Constraint
 		}
 		return Other

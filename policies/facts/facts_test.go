@@ -48,6 +48,9 @@ func TestClassify(t *testing.T) {
 		{"FYI: Dmitri owns billing-svc and reviews anything that touches it.", true, Other},
 		{"For the record, our SLO for /v1/feeds is 99.9% over 30 days.", true, Other},
 		{"Heads up: you must not deploy on Fridays.", true, Constraint},
+		{"One more thing: stay away from reflection in the hot path.", true, Constraint},
+		{"yes The on-call this week is Femi.", true, Other},
+		{"Zanele owns elasticsearch and reviews anything that touches it.", true, Other},
 		// Requests.
 		{"Can you add tests for MergeChannelAsync?", true, Request},
 		{"Now add tests for MergeChannelAsync.", true, Request},
