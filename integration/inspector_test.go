@@ -233,9 +233,13 @@ type domSide struct {
 	SoftLeft     string
 	Boundary     int
 	StableBefore int
-	Compiled     []string
-	Stages       int
-	Rendered     string
+	BoundaryTop  int
+	// FirstUnstable is the index of the first compiled row drawn after the
+	// boundary (-1 when every row is before it).
+	FirstUnstable int
+	Compiled      []string
+	Stages        int
+	Rendered      string
 }
 
 const readSide = `((side) => {
@@ -252,8 +256,6 @@ const readSide = `((side) => {
 	const soft = root.querySelector('.marker-soft');
 	const boundary = root.querySelector('.compiled .cache-boundary');
 	const list = root.querySelector('.compiled .rows');
-	let before = 0;
-	for (const el of list.children) { if (el === boundary) break; if (el.classList.contains('crow')) before++; }
 	const rendered = root.querySelector('.rendered pre');
 	return {
 		Profile: root.dataset.profile,
@@ -265,12 +267,17 @@ const readSide = `((side) => {
 		SoftLeft: soft ? soft.style.left : "",
 		Window: Number(root.querySelector('.marker-window').dataset.tokens),
 		Boundary: boundary ? Number(boundary.dataset.index) : -1,
-		StableBefore: before,
+		StableBefore: root.querySelectorAll('.compiled .crow.stable').length,
+		BoundaryTop: boundary ? boundary.offsetTop : -1,
+		FirstUnstable: Number(root.querySelector('.compiled .crow:not(.stable)')?.dataset.index ?? -1),
 		Compiled: [...list.querySelectorAll('.crow')].map((r) => r.dataset.id),
 		Stages: root.querySelectorAll('.timeline tr.stage').length,
 		Rendered: rendered ? rendered.textContent : "",
 	};
 })`
+
+// rowHeight is the height of a row in the page's lists (ui/src/virtual.jsx).
+const rowHeight = 20
 
 // dispositionColors are the page's colours (ui/src/style.css), as the
 // browser computes them.
@@ -343,8 +350,13 @@ func checkSide(t *testing.T, side string, got domSide, want *ctxcv1.CompileRespo
 		t.Errorf("side %s: compiled messages differ (-want +got):\n%s", side, diff)
 	}
 	first := int(want.GetReport().GetFirstChangedIndex())
-	if got.Boundary != first || got.StableBefore != first {
-		t.Errorf("side %s: cache boundary drawn as index %d after %d compiled messages; first_changed_index is %d", side, got.Boundary, got.StableBefore, first)
+	wantUnstable := first
+	if first >= len(want.GetMessages()) {
+		wantUnstable = -1
+	}
+	if got.Boundary != first || got.StableBefore != first || got.FirstUnstable != wantUnstable || got.BoundaryTop != first*rowHeight {
+		t.Errorf("side %s: cache boundary for index %d drawn %dpx down, with %d compiled messages above it and the first below it at %d; first_changed_index is %d (%dpx down)",
+			side, got.Boundary, got.BoundaryTop, got.StableBefore, got.FirstUnstable, first, first*rowHeight)
 	}
 	if got.Stages != len(want.GetReport().GetStages()) {
 		t.Errorf("side %s: %d stage rows, the report has %d stages", side, got.Stages, len(want.GetReport().GetStages()))
@@ -378,6 +390,28 @@ func TestInspectorInBrowser(t *testing.T) {
 		waitFor(`document.querySelectorAll('.result').length === 2 && document.querySelector('#timing')?.dataset.drawnMs !== ""`),
 	)
 
+	// Clicking a masked row shows its text and the reason.
+	b.run(t, "open a masked row",
+		click(`.result[data-side="a"] .row.disp-masked`),
+		waitFor(`!!document.querySelector('.result[data-side="a"] .log .details')`),
+	)
+	details := eval[string](t, b, `document.querySelector('.result[data-side="a"] .log .details').textContent`)
+	if !strings.Contains(details, "replaced by a placeholder") {
+		t.Errorf("a masked row's details do not say why: %.300s", details)
+	}
+	png := screenshot(t, b, "inspector-coding-agent.png")
+	if *update {
+		if err := os.WriteFile(filepath.Join(repoRoot, "docs", "inspector.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	b.run(t, "open the rendered bodies",
+		click(`.result[data-side="a"] .rendered summary`),
+		click(`.result[data-side="b"] .rendered summary`),
+		waitFor(`document.querySelectorAll('.rendered pre').length === 2`),
+	)
+
 	// The same requests over gRPC: what the page must show.
 	example := readExample(t, "coding-agent.json")
 	compile := func(profile string, window uint32) *ctxcv1.CompileResponse {
@@ -408,22 +442,6 @@ func TestInspectorInBrowser(t *testing.T) {
 		t.Error("policy-driven in a 2,000-token window masked nothing on the page; the example's large tool outputs should be masked")
 	}
 
-	// Clicking a masked row shows its text and the reason.
-	b.run(t, "open a masked row",
-		click(`.result[data-side="a"] .row.disp-masked`),
-		waitFor(`!!document.querySelector('.result[data-side="a"] .log .details')`),
-	)
-	details := eval[string](t, b, `document.querySelector('.result[data-side="a"] .log .details').textContent`)
-	if !strings.Contains(details, "replaced by a placeholder") {
-		t.Errorf("a masked row's details do not say why: %.300s", details)
-	}
-	png := screenshot(t, b, "inspector-coding-agent.png")
-	if *update {
-		if err := os.WriteFile(filepath.Join(repoRoot, "docs", "inspector.png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-
 	t.Run("2,000 messages", func(t *testing.T) {
 		long := filepath.Join(t.TempDir(), "long-2000.json")
 		if err := os.WriteFile(long, []byte(longState(2000)), 0o644); err != nil {
@@ -444,15 +462,20 @@ func TestInspectorInBrowser(t *testing.T) {
 			Rows                int
 		}](t, b, `({Fetch: document.querySelector('#timing').dataset.fetchMs, Drawn: document.querySelector('#timing').dataset.drawnMs,
 			Built: document.querySelector('#timing').dataset.builtMs,
-			Rows: document.querySelectorAll('.result[data-side="a"] .log .row').length})`)
+			Rows: Number(document.querySelector('.result[data-side="a"] .rows[data-list="log"]').dataset.count)})`)
 		if timing.Rows != 2000 {
-			t.Errorf("%d log rows on the page, want 2000", timing.Rows)
+			t.Errorf("the log list holds %d rows, want 2000", timing.Rows)
 		}
 		fetch, _ := strconv.ParseFloat(timing.Fetch, 64)
 		built, _ := strconv.ParseFloat(timing.Built, 64)
 		drawn, _ := strconv.ParseFloat(timing.Drawn, 64)
 		// Reported, not asserted: a timing is a measurement, not a test.
 		t.Logf("2,000-message state: Compile and Budget answered in %.0f ms; the page built the DOM in %.0f ms and had it on screen in %.0f ms", fetch, built, drawn)
+		// Scrolled to its end, the list shows the last message.
+		b.run(t, "scroll to the last message",
+			chromedp.Evaluate[chromedp.Void](`(() => { const l = document.querySelector('.result[data-side="a"] .rows[data-list="log"]'); l.scrollTop = l.scrollHeight; l.dispatchEvent(new Event('scroll')); })()`),
+			waitFor(`!!document.querySelector('.result[data-side="a"] .log .row[data-id="r499"]')`),
+		)
 		screenshot(t, b, "inspector-2000-messages.png")
 	})
 

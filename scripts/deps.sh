@@ -30,6 +30,10 @@ PACKAGES=(
   phpunit
   composer
   nodejs
+  # The inspector page's browser test drives Debian's headless Chromium
+  # (integration/inspector_test.go); the page's text is set in DejaVu.
+  chromium
+  fonts-dejavu-core
 )
 
 mode=install

@@ -18,8 +18,11 @@ export function num(v) {
   return typeof v === "string" ? Number(v) : v || 0;
 }
 
+const numberFormat = new Intl.NumberFormat("en-US");
+
+// fmt writes a count with thousands separators.
 export function fmt(n) {
-  return num(n).toLocaleString("en-US");
+  return numberFormat.format(num(n));
 }
 
 export function role(m) {

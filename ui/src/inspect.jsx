@@ -1,15 +1,8 @@
 // The view of one compile: budget bar, log rows, compiled context with the
 // prompt-cache boundary, stage timeline, repairs and the rendered body.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
+import { VirtualRows, ROW_HEIGHT } from "./virtual.jsx";
 import { fmt, role, kind, text } from "./analyse.js";
-
-function scrollTo(id) {
-  const el = document.getElementById(id);
-  if (!el) return;
-  el.scrollIntoView({ block: "center" });
-  el.classList.add("flash");
-  setTimeout(() => el.classList.remove("flash"), 1200);
-}
 
 function preview(m, n = 300) {
   const t = text(m);
@@ -50,7 +43,7 @@ export function BudgetBar({ a, side }) {
   );
 }
 
-function Details({ r, side }) {
+function Details({ r, onJump }) {
   return (
     <div class="details">
       <div class="details-meta">
@@ -61,7 +54,7 @@ function Details({ r, side }) {
       {r.summary ? (
         <div>
           summarized into{" "}
-          <a href={`#${side}-c-${r.summary}`} onClick={(e) => { e.preventDefault(); scrollTo(`${side}-c-${r.summary}`); }}>
+          <a href="#" class="jump" onClick={(e) => { e.preventDefault(); onJump("compiled", r.summary); }}>
             {r.summary}
           </a>
         </div>
@@ -71,95 +64,104 @@ function Details({ r, side }) {
   );
 }
 
-export function LogRows({ a, side }) {
+export function LogRows({ a, focus, onJump }) {
   const [open, setOpen] = useState(null);
+  useEffect(() => setOpen(null), [focus]); // a jump selects its row
   const width = (t) => `${Math.max(0.4, (100 * t) / a.maxTokens).toFixed(2)}%`;
+  const jumpTo = focus?.list === "log" ? focus : null;
+  const selected = open ?? (jumpTo ? a.rows.find((r) => r.id === jumpTo.id) : null);
+  const row = (r) => (
+    <div
+      key={r.id}
+      class={`row disp-${r.disposition}${selected === r ? " open" : ""}`}
+      data-id={r.id}
+      data-disposition={r.disposition}
+      data-tokens={r.tokens}
+      title={r.message ? preview(r.message) : r.reason}
+      onClick={() => setOpen(selected === r ? null : r)}
+    >
+      <span class="idx">{r.index}</span>
+      <span class="mid">{r.id}</span>
+      <span class="role">{role(r.message)}</span>
+      <span class="bar-cell">
+        <span class="bar" style={{ width: width(r.tokens) }}>
+          <span class="bar-sent" style={{ width: r.tokens ? `${((100 * r.sent) / r.tokens).toFixed(2)}%` : "0" }} />
+        </span>
+      </span>
+      <span class="tok">{r.tokens !== r.sent ? `${fmt(r.sent)}/${fmt(r.tokens)}` : fmt(r.sent)}</span>
+      <span class="disp">{r.disposition}</span>
+      <span class="reason">{r.summary ? `→ ${r.summary}` : r.reason}</span>
+    </div>
+  );
   return (
     <section class="log">
       <h3>
         Log messages <span class="muted">({a.rows.length}: {Object.entries(a.counts).map(([k, v]) => `${v} ${k}`).join(", ")})</span>
       </h3>
       {a.textKnown ? null : <p class="muted">The input was a provider body or a state blob: messages the compile left out have no text here.</p>}
-      <div class="rows">
-        {a.rows.map((r) => (
-          <>
-            <div
-              key={r.id}
-              id={`${side}-m-${r.id}`}
-              class={`row disp-${r.disposition}${open === r.id ? " open" : ""}`}
-              data-id={r.id}
-              data-disposition={r.disposition}
-              data-tokens={r.tokens}
-              title={r.message ? preview(r.message) : r.reason}
-              onClick={() => setOpen(open === r.id ? null : r.id)}
-            >
-              <span class="idx">{r.index}</span>
-              <span class="mid">{r.id}</span>
-              <span class="role">{role(r.message)}</span>
-              <span class="bar-cell">
-                <span class="bar" style={{ width: width(r.tokens) }}>
-                  <span class="bar-sent" style={{ width: r.tokens ? `${((100 * r.sent) / r.tokens).toFixed(2)}%` : "0" }} />
-                </span>
-              </span>
-              <span class="tok">{r.tokens !== r.sent ? `${fmt(r.sent)}/${fmt(r.tokens)}` : fmt(r.sent)}</span>
-              <span class="disp">{r.disposition}</span>
-              <span class="reason">{r.summary ? `→ ${r.summary}` : r.reason}</span>
-            </div>
-            {open === r.id ? <Details r={r} side={side} /> : null}
-          </>
-        ))}
-      </div>
+      <VirtualRows name="log" items={a.rows} row={row} scrollToIndex={jumpTo ? { index: a.rows.findIndex((r) => r.id === jumpTo.id), seq: jumpTo.seq } : null} />
+      {selected ? <Details r={selected} onJump={onJump} /> : null}
     </section>
   );
 }
 
-export function CompiledList({ a, side }) {
+export function CompiledList({ a, focus, onJump }) {
   const [open, setOpen] = useState(null);
+  useEffect(() => setOpen(null), [focus]);
+  const jumpTo = focus?.list === "compiled" ? focus : null;
+  const selected = open ?? (jumpTo ? a.compiledRows.find((c) => c.id === jumpTo.id) : null);
+  const row = (c) => (
+    <div
+      key={c.id}
+      class={`crow${c.index < a.firstChanged ? " stable" : ""}${kind(c.message) ? " kind-" + kind(c.message) : ""}${selected === c ? " open" : ""}`}
+      data-id={c.id}
+      data-index={c.index}
+      title={preview(c.message)}
+      onClick={() => setOpen(selected === c ? null : c)}
+    >
+      <span class="idx">{c.index}</span>
+      <span class="mid">{c.id}</span>
+      <span class="role">{role(c.message)} {kind(c.message)}</span>
+      <span class="tok">{c.tokens !== undefined ? fmt(c.tokens) : ""}</span>
+      <span class="reason">{preview(c.message, 120)}</span>
+    </div>
+  );
   const boundary = (
-    <div class="cache-boundary" data-index={a.firstChanged}>
-      prompt-cache boundary: the {fmt(a.firstChanged)} message{a.firstChanged === 1 ? "" : "s"} above stay byte-identical in later compiles (first_changed_index {a.firstChanged})
+    <div class="cache-boundary" data-index={a.firstChanged} style={{ top: `${a.firstChanged * ROW_HEIGHT}px` }}>
+      <span>
+        prompt-cache boundary: the {fmt(a.firstChanged)} message{a.firstChanged === 1 ? "" : "s"} above stay byte-identical in later compiles (first_changed_index {a.firstChanged})
+      </span>
     </div>
   );
   return (
     <section class="compiled">
-      <h3>Compiled context <span class="muted">({a.compiledRows.length} messages)</span></h3>
-      <div class="rows">
-        {a.compiledRows.map((c) => (
-          <>
-            {c.index === a.firstChanged ? boundary : null}
-            <div
-              key={c.id}
-              id={`${side}-c-${c.id}`}
-              class={`crow${c.index < a.firstChanged ? " stable" : ""}${kind(c.message) ? " kind-" + kind(c.message) : ""}`}
-              data-id={c.id}
-              title={preview(c.message)}
-              onClick={() => setOpen(open === c.id ? null : c.id)}
-            >
-              <span class="idx">{c.index}</span>
-              <span class="mid">{c.id}</span>
-              <span class="role">{role(c.message)} {kind(c.message)}</span>
-              <span class="tok">{c.tokens !== undefined ? fmt(c.tokens) : ""}</span>
-              <span class="reason">{preview(c.message, 120)}</span>
+      <h3>Compiled context <span class="muted">({a.compiledRows.length} messages; the dashed line is the prompt-cache boundary, at message {a.firstChanged})</span></h3>
+      <VirtualRows
+        name="compiled"
+        items={a.compiledRows}
+        row={row}
+        overlay={boundary}
+        scrollToIndex={jumpTo ? { index: a.compiledRows.findIndex((c) => c.id === jumpTo.id), seq: jumpTo.seq } : null}
+      />
+      {selected ? (
+        <div class="details">
+          <div class="details-meta">
+            <b>{selected.id}</b> · {role(selected.message)} {kind(selected.message)} · message {selected.index}
+            {selected.index < a.firstChanged ? " · before the cache boundary" : " · after the cache boundary"}
+          </div>
+          {selected.covers.length ? (
+            <div class="covers">
+              covers {selected.covers.length} messages:{" "}
+              {selected.covers.map((id) => (
+                <a href="#" class="jump" onClick={(e) => { e.preventDefault(); onJump("log", id); }}>
+                  {id}{" "}
+                </a>
+              ))}
             </div>
-            {open === c.id ? (
-              <div class="details">
-                {c.covers.length ? (
-                  <div class="covers">
-                    covers {c.covers.length} messages:{" "}
-                    {c.covers.map((id) => (
-                      <a href={`#${side}-m-${id}`} onClick={(e) => { e.preventDefault(); scrollTo(`${side}-m-${id}`); }}>
-                        {id}{" "}
-                      </a>
-                    ))}
-                  </div>
-                ) : null}
-                <pre class="text">{text(c.message)}</pre>
-              </div>
-            ) : null}
-          </>
-        ))}
-        {a.firstChanged >= a.compiledRows.length ? boundary : null}
-      </div>
+          ) : null}
+          <pre class="text">{text(selected.message)}</pre>
+        </div>
+      ) : null}
     </section>
   );
 }
@@ -232,25 +234,32 @@ export function Notes({ a }) {
   );
 }
 
-export function Rendered({ a }) {
-  if (!a.rendered) return null;
-  let pretty = a.rendered;
+function pretty(body) {
   try {
-    pretty = JSON.stringify(JSON.parse(a.rendered), null, 2);
+    return JSON.stringify(JSON.parse(body), null, 2);
   } catch {
-    // shown as sent
+    return body; // shown as sent
   }
+}
+
+// Rendered shows the provider body, pretty-printed only once opened.
+export function Rendered({ a }) {
+  const [shown, setShown] = useState(false);
+  if (!a.rendered) return null;
   return (
     <section class="rendered">
-      <details>
+      <details onToggle={(e) => setShown(e.currentTarget.open)}>
         <summary>Rendered provider body ({fmt(a.rendered.length)} bytes)</summary>
-        <pre class="text">{pretty}</pre>
+        {shown ? <pre class="text">{pretty(a.rendered)}</pre> : null}
       </details>
     </section>
   );
 }
 
 export function Result({ a, side, label }) {
+  // A link between the lists (a summary and what it covers) focuses a row.
+  const [focus, setFocus] = useState(null);
+  const onJump = (list, id) => setFocus((f) => ({ list, id, seq: (f?.seq || 0) + 1 }));
   return (
     <div class="result" data-side={side} data-profile={a.profile}>
       <h2>
@@ -259,8 +268,8 @@ export function Result({ a, side, label }) {
       <BudgetBar a={a} side={side} />
       <Notes a={a} />
       <Timeline a={a} />
-      <LogRows a={a} side={side} />
-      <CompiledList a={a} side={side} />
+      <LogRows a={a} focus={focus} onJump={onJump} />
+      <CompiledList a={a} focus={focus} onJump={onJump} />
       <Rendered a={a} />
     </div>
   );

@@ -129,6 +129,7 @@ function App() {
     if (!kind) return setError(new Error("Cannot tell what this JSON is; pick its kind."));
     if (kind === "eval") {
       setResults(null);
+      setTiming(null);
       setEvalResult(doc);
       return;
     }
