@@ -479,6 +479,24 @@ func TestInspectorInBrowser(t *testing.T) {
 		screenshot(t, b, "inspector-2000-messages.png")
 	})
 
+	t.Run("provider body", func(t *testing.T) {
+		body := `{"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "Be brief.", "messages": [
+			{"role": "user", "content": "List the files."},
+			{"role": "assistant", "content": [{"type": "tool_use", "id": "tu1", "name": "ls", "input": {"path": "."}}]},
+			{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu1", "content": "go.mod\nmain.go"}]}]}`
+		b.run(t, "compile an Anthropic body",
+			setField("#input", body),
+			waitFor(`document.querySelector('#kind').selectedOptions[0].textContent.includes('Anthropic')`),
+			setField(`select[name="profile-A"]`, "pragmatic"),
+			click("#run"),
+			waitFor(`document.querySelector('#timing')?.dataset.messages === "3" && document.querySelector('#timing').dataset.drawnMs !== ""`),
+		)
+		got := eval[[]string](t, b, `[...document.querySelectorAll('.result[data-side="a"] .log .row')].map((r) => r.dataset.disposition)`)
+		if diff := cmp.Diff([]string{"kept", "kept", "kept"}, got); diff != "" {
+			t.Errorf("an Anthropic body's rows (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("session replay", func(t *testing.T) {
 		out, err := exec.Command(ctxcBinary, "eval", "--json", "--config", filepath.Join(repoRoot, "examples", "profiles.yaml"),
 			"--profiles", "budget-aware,pragmatic", "--windows", "8000", filepath.Join(repoRoot, "examples", "sessions", "long-coding-40.jsonl")).Output()
