@@ -19,7 +19,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BUILD_TAGS := grpcnotrace
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps grpcurl tools generate python-stubs lint test test-clients test-short bench bench-clients bench-sessions run build docker clean
+.PHONY: all deps grpcurl tools generate ui python-stubs lint test test-clients test-short bench bench-clients bench-sessions run build docker clean
 
 all: build
 
@@ -45,9 +45,16 @@ deps:
 grpcurl: $(BIN)/grpcurl
 tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/grpcurl
 
-generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway python-stubs
+generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway python-stubs ui
 	rm -rf gen/ctxc
 	$(BIN)/buf generate
+
+# The inspector page (ui/: Preact and uPlot, bundled by the esbuild that
+# ui/package-lock.json pins) built into server/inspector/assets, which the
+# binary embeds; committed, so building ctxc needs no Node. Deterministic:
+# CI runs it and checks that nothing changed.
+ui:
+	cd ui && npm ci --no-audit --no-fund && npm run build
 
 # Python stubs of the ctxc Python package (clients/python), generated with
 # Debian's protoc and grpc_python_plugin (scripts/deps.sh; the well-known types

@@ -17,7 +17,7 @@ import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
-var update = flag.Bool("update", false, "rewrite generated example files")
+var update = flag.Bool("update", false, "rewrite generated example files and the README's inspector screenshot (docs/inspector.png)")
 
 // codingAgentRequest builds examples/coding-agent.json: a coding agent two
 // executions in, with parallel tool calls, a failed call, and one ~30K-token

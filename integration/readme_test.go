@@ -39,6 +39,8 @@ type readme struct {
 // readmeSectionsCheckedApart are the README's sections whose numbers are not
 // answers of the README's commands, and what checks them instead.
 var readmeSectionsCheckedApart = map[string]string{
+	"## The context inspector": "integration/inspector_test.go drives the page in Chromium and checks what it shows against " +
+		"the server's answers; the draw and compile times are what that test measured and logged, which no test asserts",
 	"## Performance": "measurements: the binary size against scripts/measure.sh (checkBinarySize); " +
 		"the benchmark and start-up figures are wall-clock times, which no test asserts",
 	"## Measuring long sessions": "cmd/ctxc's TestReadmeEvalTableMatches compares the session line and the table " +

@@ -33,6 +33,10 @@ PACKAGES=(
   # promtool checks and unit-tests the alert rules and parses the dashboard's
   # queries (deploy/); Debian ships it in the prometheus package.
   prometheus
+  # The inspector page's browser test drives Debian's headless Chromium
+  # (integration/inspector_test.go); the page's text is set in DejaVu.
+  chromium
+  fonts-dejavu-core
 )
 
 mode=install

@@ -64,6 +64,12 @@ type GatewayConfig struct {
 	// TrustedProxies are the addresses whose X-Forwarded-For is believed when
 	// naming the client.
 	TrustedProxies []netip.Prefix
+	// Inspector, when set, is the inspector page's handler, served at /ui/
+	// (its API calls at /ui/api/, see withInspector).
+	Inspector http.Handler
+	// Tokens are the transport's bearer tokens; with them, the inspector's
+	// assets need one too.
+	Tokens *Tokens
 }
 
 // HTTPLimits bound the HTTP server's connections.
@@ -132,6 +138,9 @@ func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
 			AllowedHeaders: []string{"Content-Type", "Authorization", "Grpc-Timeout", "Traceparent", "Tracestate", "Baggage"},
 			MaxAge:         600,
 		}).Handler(handler)
+	}
+	if cfg.Inspector != nil {
+		handler = withInspector(handler, cfg.Inspector, cfg.Tokens)
 	}
 	if len(cfg.AllowedHosts) > 0 {
 		handler = allowHosts(handler, cfg.AllowedHosts, mux, marshaler)

@@ -68,6 +68,9 @@ type Config struct {
 	HTTPCORSOrigins    []string `yaml:"http_cors_origins"`
 	HTTPAllowedHosts   []string `yaml:"http_allowed_hosts"`
 	HTTPTrustedProxies []string `yaml:"http_trusted_proxies"`
+	// HTTPUI serves the context inspector page at /ui/ of the HTTP port:
+	// "auto" (on when http_listen is a loopback address), "on" or "off".
+	HTTPUI string `yaml:"http_ui"`
 
 	// Profiles, the model registry, the helper models and the summary cache are
 	// set only in the YAML file.
@@ -98,6 +101,7 @@ func defaultConfig() Config {
 		TokenCacheEntries: 100_000,
 		DefaultProfile:    pipeline.DefaultProfileName,
 		SummaryCache:      summarycache.DefaultConfig(),
+		HTTPUI:            uiAuto,
 
 		MaxConcurrentCalls:    lim.MaxConcurrentCalls,
 		MaxInflightBytes:      int(lim.MaxInflightBytes),
@@ -248,6 +252,7 @@ func settings() []setting {
 		dur("drain_delay", "on SIGTERM, how long health says NOT_SERVING while calls are still accepted, before the ports close", func(c *Config) *time.Duration { return &c.DrainDelay }),
 		list("http_cors_origins", "origins (https://app.example.com, or *) browsers may call the HTTP port from; empty turns CORS off", func(c *Config) *[]string { return &c.HTTPCORSOrigins }),
 		list("http_allowed_hosts", "Host header values the HTTP port answers (against DNS rebinding); empty allows any", func(c *Config) *[]string { return &c.HTTPAllowedHosts }),
+		str("http_ui", "the context inspector page at /ui/ of the HTTP port, behind its TLS and tokens: auto (on when http_listen is loopback), on or off", func(c *Config) *string { return &c.HTTPUI }),
 		list("http_trusted_proxies", "proxy addresses or CIDRs whose X-Forwarded-For names the HTTP client", func(c *Config) *[]string { return &c.HTTPTrustedProxies }),
 	}
 }
@@ -394,6 +399,15 @@ func (c *Config) validate() []error {
 		if err := checkAddress(c.HTTPListen, false); err != nil {
 			bad("http_listen", "%v", err)
 		}
+	}
+	switch c.HTTPUI {
+	case uiAuto, uiOff:
+	case uiOn:
+		if c.HTTPListen == "" {
+			bad("http_ui", "on needs http_listen: the page is served on the HTTP port")
+		}
+	default:
+		bad("http_ui", "%q must be auto, on or off", c.HTTPUI)
 	}
 	if c.MaxMessageBytes < 1<<10 || c.MaxMessageBytes > 1<<30 {
 		bad("max_message_bytes", "%d must be between 1024 and 1073741824", c.MaxMessageBytes)

@@ -72,6 +72,25 @@ func localAddress(addr string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
+// The values of http_ui.
+const (
+	uiAuto = "auto"
+	uiOn   = "on"
+	uiOff  = "off"
+)
+
+// inspectorEnabled reports whether the HTTP port serves the inspector page:
+// when asked to, or by default when only this machine can reach the port.
+func (c *Config) inspectorEnabled() bool {
+	switch c.HTTPUI {
+	case uiOn:
+		return c.HTTPListen != ""
+	case uiAuto:
+		return c.HTTPListen != "" && localAddress(c.HTTPListen)
+	}
+	return false
+}
+
 // validateLimits checks every limit and how they fit together.
 func (c *Config) validateLimits() []error {
 	var problems []error

@@ -151,3 +151,34 @@ func TestReadmeSharedServiceConfigLoads(t *testing.T) {
 		t.Errorf("exposure %v; config %+v", problems, cfg)
 	}
 }
+
+func TestInspectorOnlyOnLoopbackUnlessAsked(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{"no HTTP port", nil, false},
+		{"loopback", []string{"--http-listen", "127.0.0.1:2"}, true},
+		{"localhost", []string{"--http-listen", "localhost:2"}, true},
+		{"loopback, off", []string{"--http-listen", "[::1]:2", "--http-ui", "off"}, false},
+		{"every interface", []string{"--http-listen", ":2", "--insecure"}, false},
+		{"every interface, on", []string{"--http-listen", ":2", "--insecure", "--http-ui", "on"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := loadConfig(t, tt.args, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.inspectorEnabled(); got != tt.want {
+				t.Errorf("inspectorEnabled() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	for _, bad := range [][]string{{"--http-ui", "yes", "--http-listen", "127.0.0.1:2"}, {"--http-ui", "on"}} {
+		if _, err := loadConfig(t, bad, nil); err == nil || !strings.Contains(err.Error(), "http_ui: ") {
+			t.Errorf("%q: %v, want an http_ui problem", bad, err)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/metrics"
 	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/server/inspector"
 )
 
 func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
@@ -31,8 +32,10 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 			"RESOURCE_EXHAUSTED and a retry hint beyond them.\n\n"+
 			"With --http-listen, the same API is served as HTTP/JSON on its own port: every RPC as\n"+
 			"POST /ctxc.v1.ContextCompilerService/<Method> with the request as the JSON body, health\n"+
-			"at GET /healthz. On SIGTERM the HTTP requests in flight finish first, then the gRPC server\n"+
-			"stops as above, both within the one grace period.\n\n"+
+			"at GET /healthz, and the context inspector page at /ui/ (--http-ui: by default only on a\n"+
+			"loopback address; behind the same TLS and tokens as the API). On SIGTERM the HTTP\n"+
+			"requests in flight finish first, then the gRPC server stops as above, both within the\n"+
+			"one grace period.\n\n"+
 			"Settings come from flags, then CTXC_* environment variables, then the YAML file given by\n"+
 			"--config (which also holds profiles, model_registry and models), then defaults. Tracing\n"+
 			"follows the standard OTEL_* variables and is off when none is set.")
@@ -105,7 +108,7 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 		}
 		defer metrics.http.Close()
 	}
-	serveCtx, stopGateway, err := startGateway(ctx, cfg, tlsFiles, transport, log)
+	serveCtx, stopGateway, err := startGateway(ctx, cfg, tlsFiles, tokens, transport, log)
 	if err != nil {
 		lis.Close()
 		return err
@@ -172,13 +175,17 @@ func (m *metricsServer) start(addr string, log *slog.Logger) error {
 // requests in flight have finished, because they are gRPC calls too: one
 // grace period covers both, the HTTP requests draining first and the gRPC
 // server getting what is left.
-func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, transport *server.Transport, log *slog.Logger) (context.Context, func(), error) {
+func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, tokens *server.Tokens, transport *server.Transport, log *slog.Logger) (context.Context, func(), error) {
 	if cfg.HTTPListen == "" {
 		return ctx, func() {}, nil
 	}
 	proxies, _ := trustedProxies(cfg.HTTPTrustedProxies) // validated with the config
-	gw, err := server.NewGateway(transport, server.GatewayConfig{MaxMessageBytes: cfg.MaxMessageBytes, Logger: log, Limits: cfg.httpLimits(), TLS: tlsFiles,
-		CORSOrigins: cfg.HTTPCORSOrigins, AllowedHosts: cfg.HTTPAllowedHosts, TrustedProxies: proxies})
+	gcfg := server.GatewayConfig{MaxMessageBytes: cfg.MaxMessageBytes, Logger: log, Limits: cfg.httpLimits(), TLS: tlsFiles,
+		CORSOrigins: cfg.HTTPCORSOrigins, AllowedHosts: cfg.HTTPAllowedHosts, TrustedProxies: proxies, Tokens: tokens}
+	if cfg.inspectorEnabled() {
+		gcfg.Inspector = inspector.Handler()
+	}
+	gw, err := server.NewGateway(transport, gcfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -209,7 +216,10 @@ func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, transpo
 	if tlsFiles != nil {
 		scheme = "https"
 	}
-	log.Info("serving http", "addr", hlis.Addr().String(), "scheme", scheme)
+	log.Info("serving http", "addr", hlis.Addr().String(), "scheme", scheme, "inspector", gcfg.Inspector != nil)
+	if gcfg.Inspector != nil {
+		log.Info("inspector", "url", scheme+"://"+hlis.Addr().String()+"/ui/")
+	}
 	return serveCtx, func() { stopGRPC(); gw.Close() }, nil
 }
 
