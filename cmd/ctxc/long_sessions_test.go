@@ -157,3 +157,41 @@ func sentContent(msgs []*ctxcv1.Message) []*ctxcv1.Message {
 	}
 	return out
 }
+
+// A 200-turn session (about 1,450 messages and 660K tokens) driven through
+// Route, which records compaction when an execution ends, keeps every fact of
+// every turn in the compiled context: summaries stack and merge, and no merge
+// loses a fact, however many compactions the session goes through.
+func TestTwoHundredTurnRouteSessionKeepsEveryFact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a 200-turn session")
+	}
+	svc := testService(t)
+	s, err := synth.Generate(synth.Options{Seed: 5, Turns: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := eval.Run(context.Background(), svc, []*eval.Session{s}, eval.Options{
+		Profiles: []string{"budget-aware", "policy-driven"}, Windows: []uint32{128_000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range res.Rows {
+		if row.Failed != 0 || *row.Valid != 1 {
+			t.Errorf("%s: %d refused (%v), %.2f valid: %v", row.Profile, row.Failed, row.FailedCodes, *row.Valid, row.Violations)
+		}
+		if row.PressuredCompiles < 100 {
+			t.Errorf("%s: only %d compiles under pressure: the session should need compaction for most of its turns", row.Profile, row.PressuredCompiles)
+		}
+		if got := *row.FactsKeptLast; got != 1 {
+			var missing []string
+			for _, c := range res.Compiles {
+				if c.Profile == row.Profile {
+					missing = c.Missing
+				}
+			}
+			t.Errorf("%s: the last compile keeps %.3f of the facts; missing %v", row.Profile, got, missing)
+		}
+	}
+}

@@ -423,7 +423,10 @@ func (b *summaryBuilder) addAssistantSentence(st sentence, final bool) {
 		b.add(secDecisions, s)
 	case c == facts.Other && final && len(strings.Fields(s)) >= 5:
 		b.add(secDone, s)
-	case c == facts.Other && st.specific:
+	case c == facts.Other && (st.specific || len(strings.Fields(s)) >= 6):
+		// What the assistant stated along the way ("The migration adds the
+		// column as nullable first"); the lightest items, kept as the budget
+		// allows.
 		b.add(secNotes, s)
 	}
 }
