@@ -476,6 +476,11 @@ func Classify(sentence string, user bool) Class {
 		}
 		return Other
 	}
+	if user && strings.HasSuffix(strings.TrimSpace(sentence), "?") {
+		// "Do we still need src/ledger/subscription.ts?" asks; it requires
+		// nothing.
+		return Request
+	}
 	if user {
 		if constraintCues.matchAny(ws) || imperativeOpeners.opens(ws) {
 			// "I never understood it": a remark about the speaker, not a rule;

@@ -55,6 +55,7 @@ func TestClassify(t *testing.T) {
 		{"Can you add tests for MergeChannelAsync?", true, Request},
 		{"Now add tests for MergeChannelAsync.", true, Request},
 		{"Is this related to your change?", true, Request},
+		{"Do we still need src/ledger/subscription.service.ts?", true, Request},
 		// Filler.
 		{"Thanks!", true, Filler},
 		{"Sounds good.", true, Filler},
