@@ -33,6 +33,9 @@ PACKAGES=(
   # promtool checks and unit-tests the alert rules and parses the dashboard's
   # queries (deploy/); Debian ships it in the prometheus package.
   prometheus
+  # The multi-replica test puts nginx (grpc_pass) in front of three servers:
+  # the L7 gRPC load balancing the README's "Deploying" describes.
+  nginx
 )
 
 mode=install
