@@ -104,6 +104,11 @@ bench: $(BIN)/grpcurl bench-clients bench-sessions
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
 	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
 
+# The README's sizing figures ("Deploying"): Compile calls per second of one
+# replica held to one core, and its memory per MiB of requests in flight.
+bench-sizing:
+	$(GO) test -count=1 -run '^$$' -bench Sizing -benchtime 5s ./integration/
+
 # Twelve generated 40-turn sessions through ctxc eval, on the path that lets
 # Route record compaction and on the stateless one (README, "Measuring long
 # sessions").

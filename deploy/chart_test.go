@@ -417,3 +417,64 @@ func TestChartConfigLoadsInCtxc(t *testing.T) {
 		})
 	}
 }
+
+// TestSidecarManifest: the sidecar manifests decode strictly, and the agent
+// Deployment runs ctxc as a native sidecar (an init container that restarts
+// always, with a startup probe the agent waits for) that serves the Unix
+// socket the agent dials, in a volume both mount.
+func TestSidecarManifest(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(repoRoot, "deploy", "kubernetes", "sidecar", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sidecar manifests: %v", err)
+	}
+	var objects []object
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objects = append(objects, decodeStrictly(t, filepath.Base(f), data)...)
+	}
+	d := find[*appsv1.Deployment](t, objects, "agent.yaml")
+	pod := d.Spec.Template.Spec
+	if len(pod.InitContainers) != 1 || len(pod.Containers) != 1 {
+		t.Fatalf("init containers %d, containers %d; want ctxc beside one agent", len(pod.InitContainers), len(pod.Containers))
+	}
+	ctxc, agent := pod.InitContainers[0], pod.Containers[0]
+	if ctxc.RestartPolicy == nil || *ctxc.RestartPolicy != corev1.ContainerRestartPolicyAlways || ctxc.StartupProbe == nil {
+		t.Errorf("ctxc restartPolicy %v, startup probe %v: want a native sidecar the agent waits for", ctxc.RestartPolicy, ctxc.StartupProbe)
+	}
+	listen := ""
+	for i, a := range ctxc.Args {
+		if a == "--listen" && i+1 < len(ctxc.Args) {
+			listen = ctxc.Args[i+1]
+		}
+	}
+	target := ""
+	for _, e := range agent.Env {
+		if e.Name == "CTXC_TARGET" {
+			target = e.Value
+		}
+	}
+	if !strings.HasPrefix(listen, "unix:///") || target != listen {
+		t.Errorf("ctxc listens on %q, the agent dials %q; want the same Unix socket", listen, target)
+	}
+	if !slices.Contains(ctxc.StartupProbe.Exec.Command, listen) {
+		t.Errorf("the startup probe %v does not probe %s", ctxc.StartupProbe.Exec.Command, listen)
+	}
+	socketDir := filepath.Dir(strings.TrimPrefix(listen, "unix://"))
+	mounted := func(c corev1.Container) string {
+		for _, m := range c.VolumeMounts {
+			if m.MountPath == socketDir {
+				return m.Name
+			}
+		}
+		return ""
+	}
+	if v := mounted(ctxc); v == "" || mounted(agent) != v {
+		t.Errorf("the socket's folder %s is not one volume mounted in both containers", socketDir)
+	}
+	if sc := pod.SecurityContext; sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 65532 {
+		t.Errorf("pod security context %+v: both containers must run as ctxc's uid 65532 to share its socket", sc)
+	}
+}
