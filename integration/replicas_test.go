@@ -124,6 +124,20 @@ func dialRoundRobin(t *testing.T, addrs []string) *grpc.ClientConn {
 	return dialWithServiceConfig(t, r.Scheme()+":///ctxc", grpc.WithResolvers(r))
 }
 
+// nginxLocation is the location block of the README's nginx configuration
+// (TestReadmeDeploying checks the README holds it), used as is.
+const nginxLocation = `    location /ctxc.v1.ContextCompilerService/ {
+      grpc_pass grpc://ctxc;
+      grpc_connect_timeout 1s;
+      grpc_read_timeout 6m;
+      # Every ctxc call is idempotent: one a replica dropped may go to the next.
+      grpc_next_upstream error timeout non_idempotent;
+      grpc_next_upstream_tries 3;
+    }
+    location /grpc.health.v1.Health/ {
+      grpc_pass grpc://ctxc;
+    }`
+
 // nginx is Debian's nginx proxying gRPC calls (grpc_pass) to replicas, one
 // call at a time: the L7 balancing a Kubernetes Service alone does not do.
 type nginx struct {
@@ -167,17 +181,10 @@ http {
   server {
     listen %[4]s http2;
     client_max_body_size 8m;
-    location / {
-      grpc_pass grpc://ctxc;
-      grpc_connect_timeout 1s;
-      # ctxc's calls are idempotent: a call a replica dropped may go to another.
-      grpc_next_upstream error timeout non_idempotent;
-      grpc_next_upstream_tries 3;
-      grpc_read_timeout 60s;
-    }
+%[5]s
   }
 }
-`, user, dir, servers.String(), n.addr)
+`, user, dir, servers.String(), n.addr, nginxLocation)
 	confPath := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestSidecarAgentExample runs the sidecar shape of
@@ -93,5 +95,34 @@ func TestSidecarAgentExample(t *testing.T) {
 	status, reply = turn([]map[string]any{{"role": "tool", "tool_call_id": "", "content": "x"}, {"role": "user", "content": ""}})
 	if status != http.StatusBadRequest || reply["error"] == "" {
 		t.Errorf("a malformed turn: %d %v, want 400 with the error", status, reply)
+	}
+}
+
+// TestReadmeDeploying: the service config the README's "Deploying" tells
+// clients to copy is the one the multi-replica test uses, and its nginx
+// configuration holds the location blocks the test runs nginx with.
+func TestReadmeDeploying(t *testing.T) {
+	r := readReadme(t)
+	var serviceConfig, nginxConf []string
+	for _, b := range r.blocks {
+		switch {
+		case b.lang == "json" && strings.Contains(strings.Join(b.lines, "\n"), "retryPolicy"):
+			serviceConfig = b.lines
+		case b.lang == "nginx":
+			nginxConf = b.lines
+		}
+	}
+	var quoted, file any
+	if err := json.Unmarshal([]byte(strings.Join(serviceConfig, "\n")), &quoted); err != nil {
+		t.Fatalf("the README's service config: %v", err)
+	}
+	if err := json.Unmarshal([]byte(readServiceConfig(t)), &file); err != nil {
+		t.Fatalf("%s: %v", serviceConfigFile, err)
+	}
+	if diff := cmp.Diff(file, quoted); diff != "" {
+		t.Errorf("the README's service config differs from %s (-file +README):\n%s", serviceConfigFile, diff)
+	}
+	if !strings.Contains(strings.Join(nginxConf, "\n"), nginxLocation) {
+		t.Errorf("the README's nginx configuration lacks the location blocks the test runs:\n%s", nginxLocation)
 	}
 }
