@@ -3,8 +3,11 @@ package deploy
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +15,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
@@ -371,12 +377,7 @@ func TestChartMonitoring(t *testing.T) {
 // the real ctxc accepts (its decoder refuses unknown keys), with the values'
 // profiles in it.
 func TestChartConfigLoadsInCtxc(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "ctxc")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/ctxc")
-	build.Dir = repoRoot
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building ctxc: %v\n%s", err, out)
-	}
+	bin := buildCtxc(t)
 	sets := map[string][]string{"default": nil}
 	for _, f := range exampleValues(t) {
 		sets[filepath.Base(f)] = []string{f}
@@ -476,5 +477,132 @@ func TestSidecarManifest(t *testing.T) {
 	}
 	if sc := pod.SecurityContext; sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 65532 {
 		t.Errorf("pod security context %+v: both containers must run as ctxc's uid 65532 to share its socket", sc)
+	}
+}
+
+var (
+	buildOnce sync.Once
+	builtCtxc string
+	buildErr  error
+)
+
+// buildCtxc builds the ctxc binary of this repository once per test run.
+func buildCtxc(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ctxc-deploy-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtCtxc = filepath.Join(dir, "ctxc")
+		build := exec.Command("go", "build", "-o", builtCtxc, "./cmd/ctxc")
+		build.Dir = repoRoot
+		if out, err := build.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building ctxc: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtCtxc
+}
+
+// TestChartPodStarts runs the real ctxc as the chart's pod would: its
+// arguments, its environment, the config file and token file the chart
+// mounts (under a temporary folder instead of /etc/ctxc), listening on every
+// address as in the pod; it must start, answer health SERVING, and stop
+// cleanly on SIGTERM after the drain.
+func TestChartPodStarts(t *testing.T) {
+	bin := buildCtxc(t)
+	for name, files := range map[string][]string{
+		"default":              nil,
+		"trusted-network.yaml": {filepath.Join(repoRoot, "deploy", chartDir, "examples", "trusted-network.yaml")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			objects := render(t, files)
+			root := t.TempDir()
+			mount := func(path, content string) {
+				p := filepath.Join(root, path)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mount("config/config.yaml", find[*corev1.ConfigMap](t, objects, "configmap.yaml").Data["config.yaml"])
+			for _, o := range objects {
+				if s, ok := o.obj.(*corev1.Secret); ok {
+					mount("auth/tokens", s.StringData["tokens"])
+				}
+			}
+			c := find[*appsv1.Deployment](t, objects, "deployment.yaml").Spec.Template.Spec.Containers[0]
+			local := func(v string) string { return strings.ReplaceAll(v, "/etc/ctxc", root) }
+			env := []string{"PATH=" + os.Getenv("PATH")}
+			for _, e := range c.Env {
+				v := local(e.Value)
+				switch e.Name {
+				case "CTXC_LISTEN", "CTXC_METRICS_LISTEN", "CTXC_HTTP_LISTEN":
+					v = strings.Split(v, ":")[0] + ":0" // every address, as in the pod; a free port
+				}
+				if e.ValueFrom == nil {
+					env = append(env, e.Name+"="+v)
+				}
+			}
+			var args []string
+			for _, a := range c.Args {
+				args = append(args, local(a))
+			}
+			cmd := exec.Command(bin, args...)
+			cmd.Env = env
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			var (
+				mu  sync.Mutex
+				log strings.Builder
+			)
+			logs := func() string { mu.Lock(); defer mu.Unlock(); return log.String() }
+			addr := make(chan string, 1)
+			go func() {
+				sc := bufio.NewScanner(stderr)
+				for sc.Scan() {
+					mu.Lock()
+					log.WriteString(sc.Text() + "\n")
+					mu.Unlock()
+					var entry struct{ Msg, Addr string }
+					if json.Unmarshal(sc.Bytes(), &entry) == nil && entry.Msg == "serving" {
+						addr <- entry.Addr
+					}
+				}
+			}()
+			var serving string
+			select {
+			case serving = <-addr:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("the pod's ctxc did not start:\n%s", logs())
+			}
+			_, port, err := net.SplitHostPort(serving)
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe := exec.Command(bin, "health", "--addr", "127.0.0.1:"+port)
+			if out, err := probe.CombinedOutput(); err != nil || !strings.Contains(string(out), "SERVING") {
+				t.Errorf("ctxc health on %s: %v %s", serving, err, out)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("after SIGTERM: %v\n%s", err, logs())
+			}
+		})
 	}
 }

@@ -226,7 +226,7 @@ func (n *nginx) errorLog() string {
 
 // TestReplicasBehaveAsOneService runs three replicas sharing a real Redis and
 // a scripted helper model, behind a real L7 gRPC load balancer (nginx) and
-// behind client-side round robin, and shows: calls spread over the
+// behind client-side round robin (grpc-go's and Python grpcio's), and shows: calls spread over the
 // replicas; a summary one replica paid a model call for is a cache hit on the
 // others; killing a replica under load loses no call of a client with the
 // README's service config; the restarted replica takes calls again.
@@ -267,6 +267,38 @@ func TestReplicasBehaveAsOneService(t *testing.T) {
 			}
 			t.Logf("%s: %d calls answered by the replicas as %v", name, calls, sub(after, before))
 		}
+	})
+
+	t.Run("Python's grpcio balances by itself with the service config", func(t *testing.T) {
+		python := needProgram(t, "/usr/bin/python3", "make deps")
+		// grpcio resolves an ipv4: target of several addresses as DNS would
+		// resolve the chart's headless Service.
+		target := "ipv4:" + strings.Join(rs.addrs, ",")
+		script := `
+import sys, grpc
+from ctxc.v1 import agent_state_pb2 as st, compiler_service_pb2 as api, compiler_service_pb2_grpc as rpc
+config = open(sys.argv[2]).read()
+with grpc.insecure_channel(sys.argv[1], options=[("grpc.service_config", config)]) as ch:
+    stub = rpc.ContextCompilerServiceStub(ch)
+    grpc.channel_ready_future(ch).result(timeout=10)
+    for i in range(30):
+        stub.Compile(api.CompileRequest(state=st.AgentState(model=st.ModelSpec(name="gpt-4o"), context=st.AgentContext(
+            messages=[st.Message(id="u1", role=st.ROLE_USER, parts=[st.Part(text="question %d" % i)])]))), timeout=10)
+`
+		before := rs.handled(t, "Compile")
+		cmd := exec.Command(python, "-c", script, target, filepath.Join(repoRoot, serviceConfigFile))
+		cmd.Dir = repoRoot
+		cmd.Env = append(os.Environ(), "PYTHONPATH=clients/python/src")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("python: %v\n%s", err, out)
+		}
+		got := sub(rs.handled(t, "Compile"), before)
+		for i, n := range got {
+			if n < 5 {
+				t.Errorf("replica %d answered %v of Python's 30 calls (each: %v)", i, n, got)
+			}
+		}
+		t.Logf("python round robin: 30 calls answered by the replicas as %v", got)
 	})
 
 	t.Run("a summary made by one replica is a cache hit on the others", func(t *testing.T) {
