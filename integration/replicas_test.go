@@ -29,7 +29,7 @@ import (
 // serviceConfigFile is the gRPC service config the README tells clients to
 // use: round robin over the addresses the name resolves to, and retries of
 // UNAVAILABLE (every ctxc call is idempotent).
-const serviceConfigFile = "examples/grpc-service-config.json"
+const serviceConfigFile = "examples/clients/grpc-service-config.json"
 
 // replicaSet is several `ctxc serve` processes with one configuration, each
 // on a port of its own that a restart keeps.
