@@ -11,6 +11,8 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 # The same grpc-gateway version as go.mod, so generated code and runtime agree.
 PROTOC_GEN_GRPC_GATEWAY_VERSION := v2.31.0
 GRPCURL_VERSION := v1.9.4
+# helm renders and lints the chart (deploy/helm/ctxc); Debian has no helm.
+HELM_VERSION := v3.22.0
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
@@ -19,7 +21,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BUILD_TAGS := grpcnotrace
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps grpcurl tools generate ui python-stubs lint test test-clients test-short bench bench-clients bench-sessions run build docker clean
+.PHONY: all deps grpcurl helm test-deploy bench-sizing tools generate ui python-stubs lint test test-clients test-short bench bench-clients bench-sessions run build docker clean
 
 all: build
 
@@ -33,6 +35,10 @@ $(BIN)/protoc-gen-grpc-gateway:
 	GOBIN=$(BIN) $(GO) install github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway@$(PROTOC_GEN_GRPC_GATEWAY_VERSION)
 $(BIN)/grpcurl:
 	GOBIN=$(BIN) $(GO) install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
+# With the version helm's own Makefile stamps, so `helm version` names it;
+# the tests pass --kube-version (deploy/go.mod's k8s.io/api) themselves.
+$(BIN)/helm:
+	GOBIN=$(BIN) $(GO) install -ldflags '-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 # The Debian packages the tests need (scripts/deps.sh holds the one list,
 # which .ci/run installs too): installed when missing, as root or with sudo
@@ -43,7 +49,8 @@ deps:
 # grpcurl alone, for the README's commands; `make tools` also
 # builds buf (several minutes on two cores), which only generate and lint need.
 grpcurl: $(BIN)/grpcurl
-tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/grpcurl
+helm: $(BIN)/helm
+tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/grpcurl $(BIN)/helm
 
 generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway python-stubs ui
 	rm -rf gen/ctxc
@@ -70,13 +77,20 @@ lint: $(BIN)/buf
 	$(BIN)/buf lint
 	$(BIN)/buf format -d --exit-code
 	$(GO) vet ./...
+	cd deploy && $(GO) vet ./...
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './gen/*' -not -path './bin/*')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # Integration tests build the real binary with `make build` and drive it with
 # grpcurl from ./bin; a missing program fails them. ./bin/ctxc is built too, for
 # the README's commands. test-clients runs the client packages' own tests.
-test: deps build $(BIN)/grpcurl python-stubs test-clients
+test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy
 	CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
+
+# The Helm chart and the sidecar manifests, checked without a cluster by the
+# deploy/ module (its own go.mod keeps the Kubernetes API types out of the
+# service's): helm lint, helm template, and strict decoding of every object.
+test-deploy: $(BIN)/helm
+	cd deploy && CTXC_HELM=$(BIN)/helm $(GO) test -count=1 ./...
 
 # The client packages (clients/), each tested against a real `ctxc serve` of
 # ./bin/ctxc: npm (Node 20 with npm; Debian's protoc and the package's
@@ -96,6 +110,11 @@ test-short:
 bench: $(BIN)/grpcurl bench-clients bench-sessions
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
 	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
+
+# The README's sizing figures ("Deploying"): Compile calls per second of one
+# replica held to one core, and its memory per MiB of requests in flight.
+bench-sizing:
+	$(GO) test -count=1 -run '^$$' -bench Sizing -benchtime 5s ./integration/
 
 # Twelve generated 40-turn sessions through ctxc eval, on the path that lets
 # Route record compaction and on the stateless one (README, "Measuring long

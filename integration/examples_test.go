@@ -228,7 +228,7 @@ func TestGeneratedExamplesAreUpToDate(t *testing.T) {
 	}
 }
 
-func readExample(t *testing.T, name string) *ctxcv1.CompileRequest {
+func readExample(t testing.TB, name string) *ctxcv1.CompileRequest {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "examples", name))
 	if err != nil {

@@ -50,13 +50,13 @@ func TestTemplateAmplificationRefused(t *testing.T) {
 }
 
 // peakRSS reads a process's peak resident set size (VmHWM) in bytes.
-func peakRSS(t *testing.T, pid int) int64 {
+func peakRSS(t testing.TB, pid int) int64 {
 	t.Helper()
 	return procStatus(t, pid, "VmHWM:")
 }
 
 // procStatus reads a size in kB from /proc/<pid>/status, in bytes.
-func procStatus(t *testing.T, pid int, field string) int64 {
+func procStatus(t testing.TB, pid int, field string) int64 {
 	t.Helper()
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
@@ -77,7 +77,7 @@ func procStatus(t *testing.T, pid int, field string) int64 {
 
 // largeCompile is the coding-agent example with an old tool output of size
 // bytes, which compaction clamps: real work over a large request.
-func largeCompile(t *testing.T, size int, tag string) *ctxcv1.CompileRequest {
+func largeCompile(t testing.TB, size int, tag string) *ctxcv1.CompileRequest {
 	t.Helper()
 	req := readExample(t, "coding-agent.json")
 	line := "ok  \tgithub.com/acme/store/internal/" + tag + "\t0.012s coverage: 81.2% of statements\n"

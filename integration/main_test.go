@@ -114,7 +114,7 @@ func (l *logLines) String() string {
 
 // startServer runs `ctxc serve` on a free loopback port with extra args and
 // waits until health says SERVING.
-func startServer(t *testing.T, args ...string) *server {
+func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
 	return launch(t, launchOptions{args: args})
 }
@@ -138,7 +138,7 @@ type launchOptions struct {
 }
 
 // launch runs `ctxc serve` with o and waits until health says SERVING.
-func launch(t *testing.T, o launchOptions) *server {
+func launch(t testing.TB, o launchOptions) *server {
 	t.Helper()
 	args := append([]string{"serve", "--log-format", "json"}, o.args...)
 	if !o.noListen {
@@ -218,7 +218,7 @@ func (s *server) client() ctxcv1.ContextCompilerServiceClient {
 }
 
 // waitServing polls health until SERVING.
-func (s *server) waitServing(t *testing.T) {
+func (s *server) waitServing(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -51,6 +51,10 @@ var readmeSectionsCheckedApart = map[string]string{
 	"## Running it safely": "cmd/ctxc's TestReadmeLimitsTable compares the limits table, the token length and the retry hint " +
 		"with the code; TestReadmeSharedServiceConfigLoads loads its configuration; the behaviour it describes is " +
 		"tested through the binary (security_test.go, hardening_test.go, connections_test.go)",
+	"## Deploying": "deploy/ (make test-deploy) renders, lints and strictly decodes the chart and the sidecar manifest; " +
+		"TestReplicasBehaveAsOneService and TestSidecarAgentExample run what it describes; TestReadmeDeploying checks its " +
+		"service config and nginx configuration against the ones the tests use; the sizing figures are what " +
+		"make bench-sizing measured, wall-clock rates no test asserts",
 	"## Metrics, dashboard and alerts": "TestMetricsThroughTheBinary compares the metrics table, the reason classes and " +
 		"the dashboard's panels with a real server's scrape and deploy/; TestReadmeRunbooks the alerts' thresholds with the rules",
 }

@@ -37,6 +37,9 @@ PACKAGES=(
   # (integration/inspector_test.go); the page's text is set in DejaVu.
   chromium
   fonts-dejavu-core
+  # The multi-replica test puts nginx (grpc_pass) in front of three servers:
+  # the L7 gRPC load balancing the README's "Deploying" describes.
+  nginx
 )
 
 mode=install

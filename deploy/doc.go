@@ -1,0 +1,9 @@
+// Package deploy checks the Kubernetes deployment files without a cluster:
+// the Helm chart (helm/ctxc) rendered by the pinned helm for its default
+// values and every example values file, and the sidecar manifests
+// (kubernetes/sidecar), each object decoded strictly against the Kubernetes
+// and Prometheus Operator API types of the versions this module pins.
+//
+// It is a module of its own so that the Kubernetes API types stay out of the
+// service binary's module; `make test` runs it (README, "Deploying").
+package deploy
