@@ -113,7 +113,7 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 			return
 		}
 		if _, dup := c.profiles[spec.Name]; dup {
-			problems = append(problems, fmt.Errorf("%s: profile %q is defined twice (built-in names: pragmatic, budget-aware, policy-driven)", where, spec.Name))
+			problems = append(problems, fmt.Errorf("%s: profile %q is defined twice (built-in names: %s)", where, spec.Name, builtinNames(builtin)))
 			return
 		}
 		c.profiles[spec.Name] = p
@@ -149,6 +149,15 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 	}
 	sort.Strings(c.names)
 	return c, nil
+}
+
+// builtinNames lists the built-in profiles' names, in their file's order.
+func builtinNames(specs []ProfileSpec) string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, placement policies.Factory) (*profile, error) {
