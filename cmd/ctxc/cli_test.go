@@ -151,7 +151,7 @@ func TestProfilesNeedNoTokenizers(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, err := svc.ListProfiles(context.Background(), &ctxcv1.ListProfilesRequest{})
-	if err != nil || len(resp.GetProfiles()) != 3 {
+	if err != nil || len(resp.GetProfiles()) != 4 {
 		t.Fatalf("ListProfiles: %v %v", resp, err)
 	}
 	if eng.tokens.svc != nil {
