@@ -165,7 +165,7 @@ func TestAPI(t *testing.T) {
 				}
 			}
 		}
-		if diff := cmp.Diff([]string{"budget-aware", "policy-driven", "pragmatic"}, names); diff != "" || defaults != 1 {
+		if diff := cmp.Diff([]string{"budget-aware", "llm-assisted", "policy-driven", "pragmatic"}, names); diff != "" || defaults != 1 {
 			t.Errorf("profiles (-want +got):\n%s defaults=%d", diff, defaults)
 		}
 	})
@@ -311,7 +311,7 @@ func badInput(t *testing.T, client ctxcv1.ContextCompilerServiceClient) {
 		req.Profile = "fastest"
 		_, err := client.Compile(ctx, req)
 		info := wantStatus(t, err, codes.InvalidArgument, "UNKNOWN_PROFILE", "profile")
-		if got := info.GetMetadata()["known_profiles"]; got != "budget-aware,policy-driven,pragmatic" {
+		if got := info.GetMetadata()["known_profiles"]; got != "budget-aware,llm-assisted,policy-driven,pragmatic" {
 			t.Errorf("known_profiles = %q", got)
 		}
 	})

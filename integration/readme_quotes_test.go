@@ -25,6 +25,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
 
@@ -46,6 +47,10 @@ type readmeQuote struct {
 
 func readmeQuotes() []readmeQuote {
 	return []readmeQuote{
+		{"with its default `min_importance_threshold` of # it drops reasoning-only output and messages given an explicit `importance` under # first, and " +
+			"never the newest # messages (`keep_recent_messages`)", func(t *testing.T, a *readmeAnswers) []any {
+			return []any{compaction.DefaultMinImportanceThreshold, compaction.DefaultMinImportanceThreshold, compaction.DefaultKeepRecentMessages}
+		}},
 		{"What you need: Go # (the version in `go.mod`)", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{goVersion(t)}
 		}},

@@ -327,7 +327,7 @@ func TestIrreducibleContextIsRefusedInOneCall(t *testing.T) {
 	req := readExample(t, "coding-agent.json")
 	window := uint32(400)
 	req.Options = &ctxcv1.CompileOptions{MaxContextTokenCount: &window}
-	for _, profile := range []string{"pragmatic", "budget-aware", "policy-driven"} {
+	for _, profile := range []string{"pragmatic", "budget-aware", "policy-driven", "llm-assisted"} {
 		req.Profile = profile
 		_, err := s.client().Compile(context.Background(), req)
 		info := wantStatus(t, err, codes.ResourceExhausted, "CONTEXT_IRREDUCIBLE")
@@ -401,5 +401,46 @@ func TestRouteCompactsOnlyWhenTheTriggerFires(t *testing.T) {
 	}
 	if c := forced.GetReport().GetCompaction(); !c.GetForced() || c.GetTriggerFired() {
 		t.Errorf("Compact in a roomy window: %v, want forced and no trigger", c)
+	}
+}
+
+// TestRouteCompactsAfterAnErrorOnlyWhenConfigured: a profile with
+// compact_on_execution_error persists compaction when an execution ends with
+// an error and its trigger fired at a compaction point; the same stages without it (budget-aware)
+// do not compact after the error.
+func TestRouteCompactsAfterAnErrorOnlyWhenConfigured(t *testing.T) {
+	config := writeConfig(t, `
+profiles:
+  - name: after-errors
+    compact_on_execution_end: true
+    compact_on_execution_error: true
+    stages:
+      - policy: normalize
+      - policy: project
+      - policy: estimate
+      - policy: token_budget
+      - policy: threshold
+      - policy: mask_observations
+      - policy: summarize
+      - policy: truncate
+      - policy: repair
+`)
+	s := startServer(t, "--config", config)
+	ctx := context.Background()
+	st := readExample(t, "coding-agent.json").GetState() // exec-2 is running
+	failed := &ctxcv1.RouteRequest_Step{Step: &ctxcv1.AgentStep{FinishReason: ctxcv1.FinishReason_FINISH_REASON_ERROR, Error: "the model call timed out"}}
+	tight := &ctxcv1.CompileOptions{MaxContextTokenCount: proto.Uint32(8000)}
+	for _, tt := range []struct {
+		profile  string
+		compacts bool
+	}{{"after-errors", true}, {"budget-aware", false}} {
+		resp, err := s.client().Route(ctx, &ctxcv1.RouteRequest{State: st, Profile: tt.profile, Input: failed, Options: tight})
+		if err != nil {
+			t.Fatal(err)
+		}
+		report := resp.GetCompactionReport()
+		if !resp.GetExecutionEnded() || (report != nil) != tt.compacts || (tt.compacts && (!report.GetCompacted() || len(report.GetCompaction().GetPoints()) == 0 || report.GetCompaction().GetForced())) {
+			t.Errorf("%s: ended %v, compaction %v; want compacted %v", tt.profile, resp.GetExecutionEnded(), report, tt.compacts)
+		}
 	}
 }

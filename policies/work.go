@@ -198,10 +198,16 @@ type Budget struct {
 	SoftThreshold     int
 	Remaining         int
 	OverSoftThreshold bool
-	ShouldCompact     bool
-	Provenance        Provenance
-	Breakdown         Breakdown
-	Counter           string
+	// MinHeadroom is the token_budget's min_headroom_tokens: fewer tokens
+	// remaining than this asks for compaction, as the soft threshold does.
+	MinHeadroom int
+	// ShouldCompact is the profile's decision on this context: its trigger's
+	// verdict when it has one (the runner sets it, so that the budget and the
+	// decide stage agree), else OverSoftThreshold or Remaining < MinHeadroom.
+	ShouldCompact bool
+	Provenance    Provenance
+	Breakdown     Breakdown
+	Counter       string
 }
 
 // Breakdown splits used tokens by what they are spent on.

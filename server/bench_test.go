@@ -24,8 +24,10 @@ import (
 	"github.com/contextcompiler/ctxc/policies/decide"
 	"github.com/contextcompiler/ctxc/policies/estimate"
 	"github.com/contextcompiler/ctxc/policies/isolation"
+	"github.com/contextcompiler/ctxc/policies/llmsummary"
 	"github.com/contextcompiler/ctxc/policies/normalize"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
+	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/policies/render"
 	"github.com/contextcompiler/ctxc/policies/views"
 	"github.com/contextcompiler/ctxc/tokens"
@@ -54,8 +56,10 @@ func benchRegistry(b testing.TB) *policies.Registry {
 		views.NewFactory(),
 		isolation.NewObservationMaskingFactory(),
 		isolation.NewTransparentFactory(),
+		isolation.NewBoundaryFactory(),
 		estimate.NewFactory(),
 		budget.NewFactory(),
+		planning.NewFactory(planning.Deps{}), // no planner: the deterministic plan
 		decide.NewThresholdFactory(),
 		decide.NewMessageCountFactory(),
 		decide.NewCompositeFactory(),
@@ -64,6 +68,7 @@ func benchRegistry(b testing.TB) *policies.Registry {
 		compaction.NewMaskObservationsFactory(),
 		compaction.NewDropLowImportanceFactory(),
 		compaction.NewSummarizeFactory(),
+		llmsummary.NewFactory(llmsummary.Deps{}), // no summarizer: the deterministic summary
 		compaction.NewTruncateFactory(),
 		normalize.NewRepairFactory(),
 		render.NewFactory(),

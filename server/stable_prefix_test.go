@@ -68,7 +68,7 @@ func TestOmitStablePrefixRebuildsTheFullContext(t *testing.T) {
 			if ratio > 0 {
 				options.MaxContextTokenCount = proto.Uint32(uint32(used*ratio) + 256)
 			}
-			for _, profile := range []string{"pragmatic", "budget-aware", "policy-driven"} {
+			for _, profile := range []string{"pragmatic", "budget-aware", "policy-driven", "llm-assisted"} {
 				label := fmt.Sprintf("seed %d ratio %.2f profile %s", seed, ratio, profile)
 				req := &ctxcv1.CompileRequest{State: state, Profile: profile, Options: options}
 				full, fullErr := svc.Compile(t.Context(), req)

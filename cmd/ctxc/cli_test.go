@@ -105,7 +105,7 @@ profiles:
   - summary_cache: ttl: -1s must be positive
   - profiles[0] (mine): stages[1] (summarise): unknown policy "summarise" (known: POLICIES)
   - profiles[0] (mine): stages: a compact policy needs estimate and budget policies before it
-  - default_profile: "nope" is not a profile (known: budget-aware, mine, policy-driven, pragmatic)
+  - default_profile: "nope" is not a profile (known: budget-aware, llm-assisted, mine, policy-driven, pragmatic)
 `
 	reg, err := components(policyDeps{})
 	if err != nil {
@@ -151,7 +151,7 @@ func TestProfilesNeedNoTokenizers(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, err := svc.ListProfiles(context.Background(), &ctxcv1.ListProfilesRequest{})
-	if err != nil || len(resp.GetProfiles()) != 3 {
+	if err != nil || len(resp.GetProfiles()) != 4 {
 		t.Fatalf("ListProfiles: %v %v", resp, err)
 	}
 	if eng.tokens.svc != nil {

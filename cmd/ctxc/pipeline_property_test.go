@@ -72,12 +72,21 @@ func fullSize(st *policies.State) int {
 }
 
 // checkCompiled asserts the invariants of docs/ARCHITECTURE.md on one compiled result.
-func checkCompiled(t *testing.T, label string, st *policies.State, res *pipeline.Result) {
+//
+// shrinkRunning allows what invariant 6 of docs/ARCHITECTURE.md allows when
+// what must be kept does not fit the window without it: the running
+// execution's tool results shrunk in place (by llm_plan), still shown and
+// each with its disposition.
+func checkCompiled(t *testing.T, label string, st *policies.State, res *pipeline.Result, shrinkRunning bool) {
 	t.Helper()
 	w := res.Work
 	var problems []string
 	problems = append(problems, statetest.Check(w)...)
-	problems = append(problems, statetest.CheckPreserved(st, w)...)
+	for _, p := range statetest.CheckPreserved(st, w) {
+		if !(shrinkRunning && strings.HasSuffix(p, " of the running execution is changed")) {
+			problems = append(problems, p)
+		}
+	}
 	if w.Budget != nil && w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
 		problems = append(problems, fmt.Sprintf("uses %d tokens, over the hard limit %d", w.UsedTokens(), w.HardLimit))
 	}
@@ -101,7 +110,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 		states = 40
 	}
 	profiles := isolationProfiles(t)
-	names := []string{"pragmatic", "budget-aware", "policy-driven"}
+	names := []string{"pragmatic", "budget-aware", "policy-driven", "llm-assisted"}
 	for _, p := range profiles {
 		names = append(names, p.Name)
 	}
@@ -116,11 +125,16 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 		for _, ratio := range []float64{1.5, 0.7, 0.35} {
 			window := int(float64(size)*ratio) + 256
 			c := propertyCatalog(t, window, profiles)
+			// budget-aware cannot fit what it must keep verbatim (it runs
+			// before llm-assisted, which may then shrink the running
+			// execution's tool results instead of refusing).
+			cannotFit := false
 			for _, name := range names {
 				label := fmt.Sprintf("seed %d window %d (%.2f of %d) profile %s", seed, window, ratio, size, name)
 				res, err := c.Run(t.Context(), pipeline.Request{Profile: name, State: st})
 				var irr *policies.IrreducibleError
 				if errors.As(err, &irr) {
+					cannotFit = cannotFit || name == "budget-aware"
 					irreducible++
 					if strings.Contains(irr.Detail, "compacted as far as") {
 						t.Errorf("%s: the transforms left the context over the window: %v", label, irr)
@@ -136,7 +150,8 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 				if res.Report.Compacted {
 					compacted++
 				}
-				checkCompiled(t, label, st, res)
+				shrinkRunning := cannotFit && name == "llm-assisted"
+				checkCompiled(t, label, st, res, shrinkRunning)
 
 				// Compact, then compile the compacted state: the same invariants hold
 				// and the log keeps every message it had.
@@ -162,7 +177,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: compile after compact: %v", label, err)
 				}
-				checkCompiled(t, label+" after compact", cres.State, res2)
+				checkCompiled(t, label+" after compact", cres.State, res2, shrinkRunning)
 			}
 		}
 	}
@@ -197,7 +212,7 @@ func FuzzEveryProfile(f *testing.F) {
 			if err != nil {
 				t.Fatalf("profile %s: %v", name, err)
 			}
-			checkCompiled(t, "profile "+name, st, res)
+			checkCompiled(t, "profile "+name, st, res, false)
 		}
 	})
 }

@@ -12,7 +12,10 @@ import "github.com/contextcompiler/ctxc/policies"
 //   - Used: anchored when possible (see anchor), else the preamble plus every
 //     entry's count, EXACT when every entry count is exact, else ESTIMATED.
 //   - Remaining: window - Used - ReservedOutput, never negative.
-//   - ShouldCompact: over the soft threshold, or Remaining < MinHeadroomTokens.
+//   - OverSoftThreshold: Used >= SoftThreshold (the soft threshold reached).
+//   - ShouldCompact: the soft threshold reached, or Remaining <
+//     MinHeadroomTokens; the runner replaces it with the profile trigger's
+//     verdict when the profile has one.
 //   - Breakdown: the preamble and the entries' own counts by kind (pinned,
 //     summaries, tool trace, conversation); under anchoring it explains the
 //     estimate, so it may differ from Used.
@@ -42,6 +45,7 @@ func Compute(w *policies.Work, cfg *Config) policies.Budget {
 		ReservedOutput: reserved,
 		ReservedSystem: w.SystemTokens + w.ToolTokens,
 		SoftThreshold:  int(ratio * float64(window-reserved)),
+		MinHeadroom:    cfg.MinHeadroomTokens,
 		Breakdown:      breakdown(w),
 	}
 	if w.Counter != nil {
@@ -66,8 +70,8 @@ func Compute(w *policies.Work, cfg *Config) policies.Budget {
 	}
 
 	b.Remaining = max(window-b.Used-reserved, 0)
-	b.OverSoftThreshold = b.Used > b.SoftThreshold
-	b.ShouldCompact = b.OverSoftThreshold || b.Remaining < cfg.MinHeadroomTokens
+	b.OverSoftThreshold = b.Used >= b.SoftThreshold
+	b.ShouldCompact = b.OverSoftThreshold || b.Remaining < b.MinHeadroom
 	return b
 }
 

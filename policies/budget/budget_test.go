@@ -98,7 +98,7 @@ func TestComputeFields(t *testing.T) {
 		// Reserve 3000 is capped at 0.25 x 8000; soft threshold 0.5 x 6000; headroom 8000 asks to compact.
 		{"options and caps", Config{SoftThresholdRatio: 0.8, MaxReservedOutputRatio: 0.25, MinHeadroomTokens: 8000},
 			policies.Options{SoftThresholdRatio: &ratio, ReservedOutputTokens: &reserve, MaxContextTokens: &maxCtx}, policies.ProvenanceExact, policies.Budget{
-				ContextWindow: 8000, Used: 535, ReservedOutput: 2000, ReservedSystem: 50, SoftThreshold: 3000, Remaining: 5465, ShouldCompact: true,
+				ContextWindow: 8000, Used: 535, ReservedOutput: 2000, ReservedSystem: 50, SoftThreshold: 3000, Remaining: 5465, MinHeadroom: 8000, ShouldCompact: true,
 				Provenance: policies.ProvenanceExact,
 				Breakdown:  policies.Breakdown{SystemPrompt: 20, Tools: 30, Pinned: 15, Summaries: 70, Conversation: 100, ToolTrace: 300},
 			}},
@@ -129,6 +129,38 @@ func TestOverThresholdAndNeverNegative(t *testing.T) {
 	w.Model.ContextWindow = 500
 	if b := Compute(w, &cfg); b.Remaining != 0 || !b.ShouldCompact {
 		t.Errorf("over-full: Remaining %d ShouldCompact %v", b.Remaining, b.ShouldCompact)
+	}
+}
+
+// TestSoftThresholdBoundary: the soft threshold is reached at Used ==
+// SoftThreshold (the proto's over_soft_threshold is >=), one token below is
+// not; the minimum headroom asks at one token less than it remaining.
+func TestSoftThresholdBoundary(t *testing.T) {
+	w := work(conversation(), policies.ProvenanceEstimated)
+	for i := range w.Entries {
+		w.Entries[i].Message.Usage = nil
+	}
+	used := Compute(w, &Config{SoftThresholdRatio: 1, MaxReservedOutputRatio: 0.25}).Used
+	tests := []struct {
+		name          string
+		window        int
+		headroom      int
+		over, compact bool
+	}{
+		{"at the threshold", used, 0, true, true},
+		{"one token under", used + 1, 0, false, false},
+		{"headroom one short", used + 10, 11, false, true},
+		{"headroom met", used + 10, 10, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w.Model.ContextWindow, w.Model.MaxOutputTokens = tt.window, 0
+			b := Compute(w, &Config{SoftThresholdRatio: 1, MaxReservedOutputRatio: 0.25, MinHeadroomTokens: tt.headroom})
+			if b.OverSoftThreshold != tt.over || b.ShouldCompact != tt.compact {
+				t.Errorf("used %d of soft threshold %d, %d remaining: over %v should_compact %v, want %v %v",
+					b.Used, b.SoftThreshold, b.Remaining, b.OverSoftThreshold, b.ShouldCompact, tt.over, tt.compact)
+			}
+		})
 	}
 }
 

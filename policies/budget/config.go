@@ -15,7 +15,7 @@ const (
 // Config is the token_budget policy's settings.
 type Config struct {
 	// SoftThresholdRatio is the share of the usable window (window minus
-	// reserved output) above which the context should be compacted. A
+	// reserved output) at or above which the context should be compacted. A
 	// request's soft_threshold_ratio option overrides it. Default 0.8.
 	SoftThresholdRatio float64 `yaml:"soft_threshold_ratio" json:"soft_threshold_ratio"`
 	// MaxReservedOutputRatio caps the output reservation at this share of the
@@ -23,7 +23,10 @@ type Config struct {
 	// room for context. Default 0.25.
 	MaxReservedOutputRatio float64 `yaml:"max_reserved_output_ratio" json:"max_reserved_output_ratio"`
 	// MinHeadroomTokens asks for compaction when fewer tokens than this
-	// remain. Default 0 (only the soft threshold decides).
+	// remain (window minus used minus reserved output), however far below
+	// the soft threshold the context is: the budget's should_compact says so
+	// and the threshold trigger fires. Default 0 (only the soft threshold
+	// decides).
 	MinHeadroomTokens int `yaml:"min_headroom_tokens" json:"min_headroom_tokens"`
 }
 

@@ -61,6 +61,7 @@ func TestGolden(t *testing.T) {
 		{name: "dedupe", state: "session", factory: NewDedupeFactory(), recent: 1, target: 100},
 		{name: "mask_observations", state: "session", factory: NewMaskObservationsFactory(), settings: "{preview_chars: 16, protect_recent_tokens: 0, min_prunable_tokens: 0}", recent: 1, target: 350},
 		{name: "drop_low_importance", state: "session", factory: NewDropLowImportanceFactory(), recent: 1, target: 300},
+		{name: "drop_low_importance_tool_rounds", state: "session", factory: NewDropLowImportanceFactory(), settings: "{min_importance_threshold: 61, keep_recent_messages: 0}", recent: 1, target: 300},
 		{name: "summarize", state: "session", factory: NewSummarizeFactory(), recent: 1, target: 100},
 		{name: "summarize_iterative", state: "iterative", factory: NewSummarizeFactory(), recent: 1, target: 50},
 	}
@@ -149,6 +150,14 @@ func userMsg(id, text string) policies.Message {
 
 func assistantMsg(id, text string) policies.Message {
 	return policies.Message{ID: id, Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart(text)}}
+}
+
+// toolRound is an assistant call and its successful result.
+func toolRound(callID, resultID, call, output string) []policies.Message {
+	return []policies.Message{
+		{ID: callID, Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: call, Name: "read_file", ArgumentsJSON: "{}"}}}},
+		{ID: resultID, Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: call, Name: "read_file", Content: output}}}},
+	}
 }
 
 func ids(w *policies.Work) []string {
@@ -298,13 +307,47 @@ func TestClampLeavesToolCallArgumentsWhole(t *testing.T) {
 	}
 }
 
+// TestDropLowImportanceDefaults: under the defaults (threshold 30, the
+// newest 10 messages kept) tool rounds and decisions stay, reasoning-only
+// output older than the newest 10 messages goes, and so does a message given
+// an explicit importance under 30.
+func TestDropLowImportanceDefaults(t *testing.T) {
+	big := strings.Repeat("x", 200)
+	thinking := func(id string) policies.Message {
+		return policies.Message{ID: id, Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: big}}}}
+	}
+	log := []policies.Message{userMsg("m1", big), thinking("m2")}
+	log = append(log, toolRound("m3", "m4", "c1", big)...)
+	log = append(log, assistantMsg("m5", big), userMsg("m6", big), thinking("m7"))
+	log = append(log, policies.Message{ID: "m8", Role: policies.RoleAssistant, Importance: 29, Parts: []policies.Part{policies.TextPart(big)}})
+	log = append(log, userMsg("m9", big), thinking("m10"), assistantMsg("m11", big), userMsg("m12", big), thinking("m13"), assistantMsg("m14", big), userMsg("m15", big))
+	w := statetest.Work(&policies.State{Context: policies.Context{Messages: log}})
+	w.RecentTurns = 1
+	w.CompactionTarget = 1 // drop all it may
+	if err := run(newPolicy(t, NewDropLowImportanceFactory(), ""), w); err != nil {
+		t.Fatal(err)
+	}
+	// m2 is older than the newest 10 (m6 to m15); m7, m10 and m13 are among them.
+	if got, want := strings.Join(ids(w), ","), "m1,m3,m4,m5,m6,m7,m8,m9,m10,m11,m12,m13,m14,m15"; got != want {
+		t.Errorf("kept %s, want %s", got, want)
+	}
+	w = statetest.Work(&policies.State{Context: policies.Context{Messages: log}})
+	w.RecentTurns, w.CompactionTarget = 1, 1
+	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{keep_recent_messages: 3}"), w); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(ids(w), ","), "m1,m3,m4,m5,m6,m9,m11,m12,m13,m14,m15"; got != want {
+		t.Errorf("keep_recent_messages 3: kept %s, want %s", got, want)
+	}
+}
+
 func TestDropLowImportanceOrder(t *testing.T) {
 	big := strings.Repeat("x", 200) // 53 tokens a message
 	st := &policies.State{Context: policies.Context{Messages: []policies.Message{
 		userMsg("m1", big), // first task
 		{ID: "m2", Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: big}}}}, // 10
 		assistantMsg("m3", big), // 30: another assistant message follows
-		assistantMsg("m4", big), // 60: closes its turn
+		assistantMsg("m4", big), // 65: closes its turn
 		userMsg("m5", big),      // 70
 		{ID: "m6", Role: policies.RoleAssistant, Importance: 5, Parts: []policies.Part{policies.TextPart(big)}}, // explicit 5
 		assistantMsg("m7", big), // 30
@@ -313,7 +356,7 @@ func TestDropLowImportanceOrder(t *testing.T) {
 	w := statetest.Work(st)
 	w.RecentTurns = 1
 	w.CompactionTarget = w.UsedTokens() - 3*53 // three drops needed
-	if err := run(newPolicy(t, NewDropLowImportanceFactory(), ""), w); err != nil {
+	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{min_importance_threshold: 31, keep_recent_messages: 0}"), w); err != nil {
 		t.Fatal(err)
 	}
 	// Dropped: m6 (5), m2 (10), then m3 (30, older than m7).

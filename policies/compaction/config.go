@@ -66,6 +66,14 @@ type MaskObservationsConfig struct {
 	isolation.MaskingConfig `yaml:",inline"`
 }
 
+// Defaults of drop_low_importance: remove what scores under 30 first and
+// always keep the newest 10 messages, the defaults of an SDK-managed context
+// window (tool calls and decisions outscore chatter).
+const (
+	DefaultMinImportanceThreshold = 30
+	DefaultKeepRecentMessages     = 10
+)
+
 // DropLowImportanceConfig is the "drop_low_importance" policy's settings.
 //
 // A message's importance is its explicit Importance (1..100) when
@@ -74,30 +82,41 @@ type MaskObservationsConfig struct {
 //	summary (Kind summary)                               90
 //	tool result that failed (any result IsError)          80
 //	user message (regular)                               70
-//	decision: assistant text answer closing its turn     60
+//	decision: assistant text answer closing its turn     65
+//	assistant message calling tools                      60
 //	event (Kind event)                                   50
-//	assistant message calling tools                      40
 //	plain assistant text (not closing its turn)          30
 //	repair or placeholder message                        30
 //	successful tool result                               20
 //	assistant message with only reasoning                10
 //
 // A tool unit (a call with its results) scores the maximum of its messages
-// and is dropped whole; so with the default threshold of 50 a successful tool
-// round (40) goes, while a failed one (80), user messages and decisions stay.
+// and is dropped whole; so with the default threshold of 30 tool rounds (60)
+// and decisions (65) stay with user messages, and what goes first is
+// reasoning-only output and any message given an explicit importance under
+// 30. Messages the profile protects, and the newest KeepRecentMessages,
+// are never dropped.
 type DropLowImportanceConfig struct {
 	// MinImportanceThreshold: only units scoring below it are dropped, lowest
 	// score first, oldest first among equals, until the target is met. In
-	// [1, 101]. Default 50.
+	// [1, 101]. Default 30.
 	MinImportanceThreshold int `yaml:"min_importance_threshold" json:"min_importance_threshold"`
+	// KeepRecentMessages: the newest this many messages of the context are
+	// never dropped (a tool unit reaching into them is kept whole), beside
+	// the profile's recent_turns. Default 10; 0 leaves only recent_turns.
+	KeepRecentMessages int `yaml:"keep_recent_messages" json:"keep_recent_messages"`
 }
 
 // Validate reports every problem of the config.
 func (c *DropLowImportanceConfig) Validate() error {
+	var errs []error
 	if c.MinImportanceThreshold < 1 || c.MinImportanceThreshold > 101 {
-		return fmt.Errorf("min_importance_threshold: %d must be in [1, 101]", c.MinImportanceThreshold)
+		errs = append(errs, fmt.Errorf("min_importance_threshold: %d must be in [1, 101]", c.MinImportanceThreshold))
 	}
-	return nil
+	if c.KeepRecentMessages < 0 {
+		errs = append(errs, fmt.Errorf("keep_recent_messages: %d must not be negative", c.KeepRecentMessages))
+	}
+	return errors.Join(errs...)
 }
 
 // SummarizeConfig is the "summarize" policy's settings. A summary's size

@@ -105,8 +105,10 @@ func NewMaskObservationsFactory() policies.Factory {
 // lowest importance first, whole units, below a threshold.
 func NewDropLowImportanceFactory() policies.Factory {
 	return factory{
-		typ:      TypeDropLowImportance,
-		defaults: func() policies.Config { return &DropLowImportanceConfig{MinImportanceThreshold: 50} },
+		typ: TypeDropLowImportance,
+		defaults: func() policies.Config {
+			return &DropLowImportanceConfig{MinImportanceThreshold: DefaultMinImportanceThreshold, KeepRecentMessages: DefaultKeepRecentMessages}
+		},
 		create: func(cfg policies.Config) (policies.Policy, bool) {
 			c, ok := cfg.(*DropLowImportanceConfig)
 			if !ok {

@@ -8,14 +8,16 @@ import (
 	"github.com/contextcompiler/ctxc/policies"
 )
 
-// Default importance scores, documented in DropLowImportanceConfig.
+// Default importance scores, documented in DropLowImportanceConfig: the
+// agent's work (tool calls with their results, and the decisions that close
+// turns) scores above the default threshold, so it outlives chatter.
 const (
 	scoreSummary       = 90
 	scoreFailedResult  = 80
 	scoreUser          = 70
-	scoreDecision      = 60
+	scoreDecision      = 65
+	scoreToolCalls     = 60
 	scoreEvent         = 50
-	scoreToolCalls     = 40
 	scoreAssistantText = 30
 	scoreRepair        = 30
 	scoreResult        = 20
@@ -31,13 +33,15 @@ type dropLowImportance struct {
 
 func (d dropLowImportance) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
+	// The newest KeepRecentMessages entries stay, beside the profile's recency window.
+	recent := len(w.Entries) - d.cfg.KeepRecentMessages
 	type candidate struct {
 		unit  policies.Span
 		score int
 	}
 	var candidates []candidate
 	for _, u := range policies.Units(w.Entries) {
-		if protected[u.Start] {
+		if protected[u.Start] || u.End > recent {
 			continue
 		}
 		score := 0

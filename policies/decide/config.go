@@ -17,7 +17,8 @@ const DefaultTargetRatio = 0.75
 type ThresholdConfig struct {
 	// Ratio, when set, fires when used >= Ratio * the usable window (context
 	// window minus reserved output) instead of using the budget's soft
-	// threshold. In (0, 1]. Default unset.
+	// threshold. In (0, 1]. Default unset. Either way the trigger also fires
+	// when fewer tokens remain than the token_budget's min_headroom_tokens.
 	Ratio *float64 `yaml:"ratio" json:"ratio,omitempty"`
 	// TargetRatio is the share of the trigger point compaction aims at. In (0, 1].
 	// Default 0.75.

@@ -78,6 +78,9 @@ func scale(n int, ratio float64) int { return int(float64(n) * ratio) }
 
 type thresholdTrigger struct{ cfg ThresholdConfig }
 
+// evaluate fires at the threshold, or when fewer tokens remain than the
+// budget's minimum headroom (token_budget's min_headroom_tokens), which is
+// what the budget's should_compact says: the two never disagree.
 func (t thresholdTrigger) evaluate(m policies.Measure) policies.Verdict {
 	b := &m.Budget
 	point, what := b.SoftThreshold, "soft threshold"
@@ -85,12 +88,27 @@ func (t thresholdTrigger) evaluate(m policies.Measure) policies.Verdict {
 		point = int(float64(usable(b)) * *t.cfg.Ratio)
 		what = "threshold " + strconv.FormatFloat(*t.cfg.Ratio, 'g', -1, 64) + " of the usable window"
 	}
-	return policies.Verdict{
+	v := policies.Verdict{
 		Fire:   m.Used >= point,
 		Reason: fmt.Sprintf("used %s of %s tokens, at or over the %s of %s", tokens(m.Used), tokens(usable(b)), what, tokens(point)),
 		Point:  point,
 		Target: scale(point, t.cfg.TargetRatio),
 	}
+	if b.MinHeadroom <= 0 {
+		return v
+	}
+	// The used count at which exactly the minimum headroom remains; one token
+	// more fires.
+	least := max(usable(b)-b.MinHeadroom, 0)
+	if least+1 < point {
+		v.Point, v.Target = least+1, scale(least, t.cfg.TargetRatio)
+	}
+	if remaining := max(usable(b)-m.Used, 0); !v.Fire && remaining < b.MinHeadroom {
+		v.Fire = true
+		v.Reason = fmt.Sprintf("%s tokens remaining (used %s of %s), below the budget's min headroom of %s",
+			tokens(remaining), tokens(m.Used), tokens(usable(b)), tokens(b.MinHeadroom))
+	}
+	return v
 }
 
 type headroomTrigger struct{ cfg HeadroomConfig }

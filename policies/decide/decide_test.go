@@ -34,6 +34,11 @@ func toolCall(id string) policies.Entry {
 	return policies.Entry{Message: policies.Message{ID: id, Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "grep"}}}}, SourceID: id, Tokens: 10, Counted: true}
 }
 
+func withHeadroom(b *policies.Budget, tokens int) *policies.Budget {
+	b.MinHeadroom = tokens
+	return b
+}
+
 type outcome struct {
 	Requested bool
 	Reason    string
@@ -82,6 +87,15 @@ func TestDecide(t *testing.T) {
 		{
 			name: "threshold own ratio below the point", factory: NewThresholdFactory(), settings: "{ratio: 0.5}",
 			budget: budget(49999, 10, true), exec: done, entries: []policies.Entry{user("m1")},
+		},
+		{
+			name: "threshold under soft but below the budget's headroom", factory: NewThresholdFactory(),
+			budget: withHeadroom(budget(95001, 98000, false), 5000), exec: done, entries: []policies.Entry{user("m1")},
+			want: outcome{Requested: true, Reason: "4,999 tokens remaining (used 95,001 of 100,000), below the budget's min headroom of 5,000", Target: 71250},
+		},
+		{
+			name: "threshold at the budget's headroom", factory: NewThresholdFactory(),
+			budget: withHeadroom(budget(95000, 98000, false), 5000), exec: done, entries: []policies.Entry{user("m1")},
 		},
 		{
 			name: "headroom below minimum", factory: NewHeadroomFactory(), settings: "{min_headroom_tokens: 10000}",

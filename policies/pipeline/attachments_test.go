@@ -33,7 +33,7 @@ func (placeFactory) Create(policies.Config) (policies.Policy, error) { return pl
 // own plan policy uses it; a profile that cannot place them (no budget)
 // refuses them, naming the field, rather than drop them.
 func TestAttachmentsArePlacedWhateverTheStages(t *testing.T) {
-	fs := []policies.Factory{placeFactory{fakeFactory{typ: "place", stage: policies.StagePlan}}, fakeFactory{typ: "llm_plan", stage: policies.StagePlan}}
+	fs := []policies.Factory{placeFactory{fakeFactory{typ: "place", stage: policies.StagePlan}}}
 	for _, f := range builtinTypes {
 		fs = append(fs, f)
 	}
@@ -57,7 +57,7 @@ func TestAttachmentsArePlacedWhateverTheStages(t *testing.T) {
 	for _, p := range c.Profiles() {
 		policiesOf[p.Name] = p.AttachmentPolicy
 	}
-	if diff := cmp.Diff(map[string]string{"no-plan": "place", "own-plan": "llm_plan", "no-budget": "", "pragmatic": "place", "budget-aware": "place", "policy-driven": "place"}, policiesOf); diff != "" {
+	if diff := cmp.Diff(map[string]string{"no-plan": "place", "own-plan": "llm_plan", "no-budget": "", "pragmatic": "place", "budget-aware": "place", "policy-driven": "place", "llm-assisted": "llm_plan"}, policiesOf); diff != "" {
 		t.Errorf("attachment policies (-want +got):\n%s", diff)
 	}
 	stages := func(profile string, attachments []policies.Attachment) ([]string, []string, error) {

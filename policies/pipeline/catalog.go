@@ -53,6 +53,9 @@ type profile struct {
 	// the profile has a plan stage, steps with the placement policy in the
 	// plan stage's place otherwise, nil when it cannot place them.
 	attaching []step
+	// trigger is the decide stage's trigger, nil when the profile has none:
+	// the budget's should_compact is its verdict.
+	trigger policies.Trigger
 }
 
 type step struct {
@@ -110,7 +113,7 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 			return
 		}
 		if _, dup := c.profiles[spec.Name]; dup {
-			problems = append(problems, fmt.Errorf("%s: profile %q is defined twice (built-in names: pragmatic, budget-aware, policy-driven)", where, spec.Name))
+			problems = append(problems, fmt.Errorf("%s: profile %q is defined twice (built-in names: %s)", where, spec.Name, builtinNames(builtin)))
 			return
 		}
 		c.profiles[spec.Name] = p
@@ -146,6 +149,15 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 	}
 	sort.Strings(c.names)
 	return c, nil
+}
+
+// builtinNames lists the built-in profiles' names, in their file's order.
+func builtinNames(specs []ProfileSpec) string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, placement policies.Factory) (*profile, error) {
@@ -230,6 +242,11 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, place
 	}
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
+	}
+	for _, s := range p.steps {
+		if t, ok := s.policy.(policies.Trigger); ok && s.stage.Info().Decides {
+			p.trigger = t
+		}
 	}
 	if err := p.placeAttachments(placement, declared); err != nil {
 		return nil, err
@@ -330,7 +347,7 @@ func (c *Catalog) forRun(req Request) (*profile, error) {
 		return nil, &policies.InvalidArgumentError{Reason: ReasonAttachmentsUnsupported, Violations: []policies.FieldViolation{{Field: "attachments",
 			Description: fmt.Sprintf("profile %q cannot place attachments: it has no plan stage, nor the estimate and budget stages placing them needs; use a profile that has them (every built-in profile does)", p.info.Name)}}}
 	}
-	return &profile{info: p.info, steps: p.attaching, attaching: p.attaching}, nil
+	return &profile{info: p.info, steps: p.attaching, attaching: p.attaching, trigger: p.trigger}, nil
 }
 
 // ReasonAttachmentsUnsupported is a Compile with attachments under a profile

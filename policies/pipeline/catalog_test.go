@@ -26,7 +26,7 @@ func TestBuiltinProfilesBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"budget-aware", "policy-driven", "pragmatic"}, c.Names()); diff != "" {
+	if diff := cmp.Diff([]string{"budget-aware", "llm-assisted", "policy-driven", "pragmatic"}, c.Names()); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
 	if c.DefaultProfile() != "pragmatic" {
@@ -124,7 +124,7 @@ func TestBadProfilesReportEveryProblem(t *testing.T) {
 
 func TestUnknownDefaultProfile(t *testing.T) {
 	_, err := NewCatalog(fakeRegistry(), fakeResolver{}, noop.NewTracerProvider(), Config{DefaultProfile: "nope"})
-	if err == nil || !strings.Contains(err.Error(), `default_profile: "nope" is not a profile (known: budget-aware, policy-driven, pragmatic)`) {
+	if err == nil || !strings.Contains(err.Error(), `default_profile: "nope" is not a profile (known: budget-aware, llm-assisted, policy-driven, pragmatic)`) {
 		t.Fatalf("err = %v", err)
 	}
 	// A default naming a profile that is given but broken is reported through
@@ -146,7 +146,7 @@ func TestUnknownProfileListsKnownNames(t *testing.T) {
 	if !errors.As(err, &unknown) {
 		t.Fatalf("err = %v, want UnknownProfileError", err)
 	}
-	if diff := cmp.Diff([]string{"budget-aware", "policy-driven", "pragmatic"}, unknown.Known); diff != "" {
+	if diff := cmp.Diff([]string{"budget-aware", "llm-assisted", "policy-driven", "pragmatic"}, unknown.Known); diff != "" {
 		t.Errorf("known (-want +got):\n%s", diff)
 	}
 }

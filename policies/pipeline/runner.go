@@ -206,19 +206,25 @@ func (r *runner) remeasure(ctx context.Context) error {
 	return nil
 }
 
-// afterBudget derives the hard limit from the budget; the first budget is
-// the one before any compaction.
+// afterBudget derives the hard limit from the budget, and makes the budget's
+// ShouldCompact the verdict of the profile's trigger (which also fires over
+// the window), so that the budget says what the decide stage decides; the
+// first budget is the one before any compaction.
 func (r *runner) afterBudget() {
 	b := r.w.Budget
 	if b == nil {
 		return
 	}
+	r.w.HardLimit = max(b.ContextWindow-b.ReservedOutput, 0)
+	r.w.HardLimitExceeded = b.Used > r.w.HardLimit
+	if t := r.p.trigger; t != nil {
+		v := t.Evaluate(policies.Measure{Used: r.w.UsedTokens(), Messages: len(r.w.Entries), Budget: *b})
+		b.ShouldCompact = v.Fire || r.w.HardLimitExceeded
+	}
 	if r.budgetBefore == nil {
 		before := *b
 		r.budgetBefore = &before
 	}
-	r.w.HardLimit = max(b.ContextWindow-b.ReservedOutput, 0)
-	r.w.HardLimitExceeded = b.Used > r.w.HardLimit
 }
 
 func (r *runner) skip(s *step) {

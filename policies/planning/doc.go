@@ -26,8 +26,9 @@
 // as masked (exclude) or truncated (summarize, extract). Entries
 // policies.Protection marks are never changed, with one exception that
 // honours invariant 6 of docs/ARCHITECTURE.md as the runner does: when the
-// view exceeds the hard window, tool results of the recent turns and the
-// running execution may be shrunk too, but they stay visible (content
-// replaced, never removed). Pinned messages and unresolved failures are never
+// view exceeds the hard window and what is protected does not fit it on its
+// own (so compacting older material cannot make room), tool results of the
+// recent turns and the running execution may be shrunk too, but they stay
+// visible (content replaced, never removed). Pinned messages and unresolved failures are never
 // changed.
 package planning

@@ -99,15 +99,27 @@ func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 	if starts := policies.TurnStarts(w.Entries); len(starts) > 0 {
 		latest = starts[len(starts)-1]
 	}
+	// Over the hard window the recent trace may shrink too (it stays
+	// visible), but only when what is protected does not fit on its own:
+	// otherwise compacting older material makes room, and the running
+	// execution stays verbatim. Pinned messages and open failures never change.
+	widen := false
+	if w.HardLimitExceeded {
+		kept := w.SystemTokens + w.ToolTokens
+		for i := range w.Entries {
+			if protected[i] {
+				kept += w.Entries[i].Tokens
+			}
+		}
+		widen = kept > w.HardLimit
+	}
 	var arts []*Artifact
 	for i := range w.Entries {
 		m := &w.Entries[i].Message
 		if attachmentsOnly || m.Role != policies.RoleTool || m.Mask != nil {
 			continue
 		}
-		// Over the hard window the recent trace may shrink too (it stays
-		// visible); pinned messages and open failures never change.
-		eligible := !protected[i] || (w.HardLimitExceeded && !m.Pinned && !failures[i])
+		eligible := !protected[i] || (widen && !m.Pinned && !failures[i])
 		if !eligible {
 			continue
 		}

@@ -8,7 +8,7 @@ use Ctxc\Client\Contracts\CanCompileMessages;
 
 /**
  * MessageCompiler compiles through ctxc with one profile: swapping the
- * profile ("pragmatic", "budget-aware", "policy-driven" or a server's own)
+ * profile ("pragmatic", "budget-aware", "policy-driven", "llm-assisted" or a server's own)
  * swaps the whole context strategy, with no policy code in the runtime.
  * lastResponse() keeps the budget and report of the latest compile.
  */

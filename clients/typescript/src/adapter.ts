@@ -15,7 +15,7 @@ export interface AdapterOptions {
   client: CtxcClient;
   /** The model the context is for ("gpt-4o", or a ModelSpec with a window for a model the registry lacks). */
   model?: string | ModelSpecInit;
-  /** The profile ("pragmatic", "budget-aware", "policy-driven" or one of your server's); empty selects the server's default. */
+  /** The profile ("pragmatic", "budget-aware", "policy-driven", "llm-assisted" or one of your server's); empty selects the server's default. */
   profile?: string;
   /** Caps the context window below the model's, like trimMessages' maxTokens. */
   maxTokens?: number;

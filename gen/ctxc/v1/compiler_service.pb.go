@@ -890,7 +890,9 @@ type TokenBudget struct {
 	RemainingTokenCount uint32 `protobuf:"varint,6,opt,name=remaining_token_count,json=remainingTokenCount,proto3" json:"remaining_token_count,omitempty"`
 	// used_token_count >= soft_threshold_token_count.
 	OverSoftThreshold bool `protobuf:"varint,7,opt,name=over_soft_threshold,json=overSoftThreshold,proto3" json:"over_soft_threshold,omitempty"`
-	// The profile's decision: soft threshold reached or headroom below its minimum.
+	// The profile's decision on this context: the verdict of its decide stage's
+	// trigger (the one Compile and Compact act on), else soft threshold reached
+	// or fewer tokens remaining than the token_budget's min_headroom_tokens.
 	ShouldCompact bool `protobuf:"varint,8,opt,name=should_compact,json=shouldCompact,proto3" json:"should_compact,omitempty"`
 	// How used_token_count was obtained.
 	Provenance TokenCountProvenance `protobuf:"varint,9,opt,name=provenance,proto3,enum=ctxc.v1.TokenCountProvenance" json:"provenance,omitempty"`
