@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/facts"
 )
 
 // Boundary isolates the tool trace at execution boundaries. The running
@@ -15,7 +16,9 @@ import (
 // calling assistant message and its results) whose messages all belong to that
 // execution is replaced by one record message per execution, "ctxc-trace-<id>"
 // (role assistant, Kind placeholder), placed where the first replaced unit was;
-// it lists each call with its outcome. User messages, final answers, events and
+// it lists each call with its outcome (a failure by the line that names its
+// error) and what the assistant decided or found along the way, verbatim.
+// User messages, final answers, events and
 // summaries stay. A unit holding a pinned message or an unresolved failure
 // (policies.UnresolvedFailures) stays verbatim. Messages without an
 // ExecutionID are conversation and stay. Replaced log messages are disposed
@@ -93,10 +96,21 @@ type traceRecord struct {
 	pos      int
 	calls    []policies.ToolCall
 	results  map[string]*policies.ToolResult
-	strays   int // results without a call in the replaced trace
+	strays   int      // results without a call in the replaced trace
+	stated   []string // the assistant's decisions and findings along the way
 }
 
 func (r *traceRecord) add(m *policies.Message) {
+	if m.Role == policies.RoleAssistant && m.Mask == nil {
+		// What the assistant concluded or decided between its calls is no
+		// trace: the record keeps those sentences, verbatim.
+		ss := facts.Sentences(m.Text())
+		for k, c := range facts.ClassifyAll(ss, false) {
+			if c == facts.Decision || c == facts.Constraint || (c == facts.Other && facts.Specific(ss[k]) && len(strings.Fields(ss[k])) >= 5) {
+				r.stated = append(r.stated, ss[k])
+			}
+		}
+	}
 	for k := range m.Parts {
 		p := &m.Parts[k]
 		switch p.Kind {
@@ -130,7 +144,9 @@ func (r *traceRecord) text(w *policies.Work, maxCalls int) string {
 		case res == nil:
 			b.WriteString(" -> no result")
 		case res.IsError:
-			b.WriteString(" -> error: " + truncate(firstLine(res.Content), 80))
+			// The line that names the error (its code, its cause), not just
+			// the first one.
+			b.WriteString(" -> error: " + strings.Join(facts.ErrorLines(res.Content, 1, 160), ""))
 		default:
 			b.WriteString(" -> ok, " + tokens(countText(w, res.Content)))
 		}
@@ -142,6 +158,9 @@ func (r *traceRecord) text(w *policies.Work, maxCalls int) string {
 	}
 	if r.strays > 0 {
 		fmt.Fprintf(&b, "; %d result(s) without a call", r.strays)
+	}
+	if len(r.stated) > 0 {
+		b.WriteString("\nStated along the way: " + strings.Join(r.stated, " "))
 	}
 	return b.String()
 }
@@ -158,14 +177,6 @@ func tokens(n int) string {
 		return fmt.Sprintf("%d tokens", n)
 	}
 	return fmt.Sprintf("%.1fK tokens", float64(n)/1000)
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // truncate cuts s to at most n runes, marking the cut, and makes it valid UTF-8.

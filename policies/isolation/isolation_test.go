@@ -297,3 +297,39 @@ func TestPlaceholderDescribesTheLogOriginal(t *testing.T) {
 		t.Errorf("placeholder lacks %q:\n%s", want, got)
 	}
 }
+
+// A boundary record keeps what the trace said that matters later: a failure
+// by the line that names its error, and what the assistant decided between
+// its calls.
+func TestBoundaryRecordKeepsErrorsAndDecisions(t *testing.T) {
+	result := func(id, call, content string, isErr bool) policies.Message {
+		m := toolMsg(id, "e1", "read", content)
+		m.Parts[0].ToolResult.ToolCallID, m.Parts[0].ToolResult.IsError = call, isErr
+		return m
+	}
+	call := callMsg("aa", "e1", "read")
+	call.Parts = append([]policies.Part{policies.TextPart("Let me read the file. Root cause: the worker reads the row before taking the lock.")}, call.Parts...)
+	st := &policies.State{Execution: policies.Execution{ID: "e9", Status: policies.ExecutionRunning}}
+	st.Context.Messages = []policies.Message{
+		{ID: "u", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("task")}},
+		call, result("ra", "caa", "running migrations\napplying 0042_add_index\nERROR: deadlock detected (SQLSTATE 40P01)\n", true),
+		// A later success of the same tool resolves the failure, so its unit may go.
+		callMsg("ab", "e1", "read"), result("rb", "cab", "ok", false),
+	}
+	w := statetest.Work(st)
+	Boundary(w, &BoundaryConfig{MaxRecordCalls: 50})
+	var record string
+	for _, e := range w.Entries {
+		if strings.HasPrefix(e.Message.ID, "ctxc-trace-") {
+			record = e.Message.Text()
+		}
+	}
+	for _, want := range []string{"ERROR: deadlock detected (SQLSTATE 40P01)", "Root cause: the worker reads the row before taking the lock."} {
+		if !strings.Contains(record, want) {
+			t.Errorf("boundary record lacks %q:\n%s", want, record)
+		}
+	}
+	if strings.Contains(record, "Let me read the file") {
+		t.Errorf("boundary record keeps narration:\n%s", record)
+	}
+}
