@@ -693,10 +693,23 @@ func parseSummary(text string) (items map[string][]string, count int, ok bool) {
 // lines, without the call's arguments and id, which matter only while it is
 // open.
 func compactFailure(f *failure) string {
-	if i := strings.Index(f.item, "]: "); i >= 0 && f.tool != "" {
-		return f.tool + ": " + f.item[i+3:]
+	item := f.item
+	if i := strings.Index(item, "]: "); i >= 0 && f.tool != "" {
+		item = f.tool + ": " + item[i+3:]
 	}
-	return f.item
+	// Resolved, it needs its line that names the error (ranked first), and
+	// a later line only for an identifier the first does not hold.
+	segs := strings.Split(item, " | ")
+	kept := segs[:1]
+	for _, seg := range segs[1:] {
+		for _, id := range facts.Identifiers(seg) {
+			if !strings.Contains(kept[0], id) {
+				kept = append(kept, seg)
+				break
+			}
+		}
+	}
+	return strings.Join(kept, " | ")
 }
 
 // errorTool is the tool name an error item starts with ("run_tests(...) [call",
