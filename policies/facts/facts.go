@@ -183,6 +183,8 @@ var (
 		"we should", "should be", "from now on", "going forward", "best option", "wins", "better option",
 		"i'll use", "will use", "we use", "we keep", "keep the", "keeping the", "will keep", "i'll keep",
 		"will return", "will be", "is to", "comes from", "because of", "since", "means", "so that",
+		"the problem is", "the issue is", "the bug is", "the cause is", "the reason is", "the culprit is",
+		"comes down to", "boils down to", "found that", "final call", "verdict",
 	)
 	requestCues = cueSet(
 		"can you", "could you", "would you", "please", "i need", "we need", "i want", "we want", "i'd like",
@@ -392,7 +394,9 @@ var (
 	strongDecision = cueSet("decided", "decision", "root cause", "conclusion", "concluded", "the fix is", "fix is to",
 		"instead of", "rather than", "chose", "going with", "go with", "went with", "plan is", "the plan", "best option",
 		"turns out", "turned out", "caused by", "the culprit", "the issue was", "the problem was", "the bug was",
-		"settled on", "opted", "we'll", "we will", "will return", "wins", "trade-off", "tradeoff", "ruled out", "rejected")
+		"settled on", "opted", "we'll", "we will", "will return", "wins", "trade-off", "tradeoff", "ruled out", "rejected",
+		"the problem is", "the issue is", "the bug is", "the cause is", "the culprit is", "comes down to", "boils down to",
+		"final call")
 )
 
 // Weight is how much a sentence of the given class is worth keeping beyond

@@ -64,6 +64,8 @@ func TestClassify(t *testing.T) {
 		{"Root cause: importRevisionIndex reads the channel before taking the row lock.", false, Decision},
 		{"I'll go with a vitest-based implementation instead of extending fetchBackoffs.", false, Decision},
 		{"It turns out internal/channel/feed.go is dead code, so I'll delete it.", false, Decision},
+		{"After investigating, the problem is a race in the cache.", false, Decision},
+		{"Final call: we'll keep the old endpoint.", false, Decision},
 		// Narration of what the assistant is about to do.
 		{"Let me read the file.", false, Filler},
 		{"I'll run the tests again.", false, Filler},
