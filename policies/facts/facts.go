@@ -225,7 +225,12 @@ var endorsementPhrases = cueSet("agreed", "let's go with that", "let's do that",
 // before is then a decision, and this one carries nothing of its own.
 func Endorses(sentence string) bool {
 	ws := words(sentence)
-	if len(ws) == 0 || len(ws) > 7 || len(Identifiers(sentence)) > 0 {
+	return len(ws) <= 7 && endorses(ws, len(Identifiers(sentence)) > 0)
+}
+
+// endorses is Endorses of a sentence's words; hasID says it names something.
+func endorses(ws []string, hasID bool) bool {
+	if len(ws) == 0 || len(ws) > 7 || hasID {
 		return false
 	}
 	if endorsementPhrases[strings.Join(ws, " ")] {
@@ -254,11 +259,11 @@ func Endorses(sentence string) bool {
 func ClassifyAll(sentences []string, user bool) []Class {
 	out := make([]Class, len(sentences))
 	for i, s := range sentences {
-		out[i] = Classify(s, user)
-		if !Endorses(s) {
+		var endorsement bool
+		out[i], endorsement = classify(s, user)
+		if !endorsement {
 			continue
 		}
-		out[i] = Filler
 		for k := i - 1; k >= 0; k-- {
 			if out[k] == Filler {
 				continue
@@ -460,15 +465,26 @@ func Specific(s string) bool {
 // Classify says what a sentence is. user says whether a user wrote it (a
 // user's instruction is a constraint; an assistant's is a decision or plan).
 func Classify(sentence string, user bool) Class {
+	c, _ := classify(sentence, user)
+	return c
+}
+
+// classify is Classify, and says whether the sentence is an endorsement
+// (Endorses), which Classify reads as filler.
+func classify(sentence string, user bool) (Class, bool) {
 	ws := words(sentence)
 	if len(ws) == 0 {
-		return Filler
+		return Filler, false
 	}
 	hasID := len(Identifiers(sentence)) > 0
-	if fillerOpeners.opens(ws) && len(ws) <= 8 && !hasID && !constraintCues.matchAny(ws[1:]) && !specificAfterOpener(sentence) {
-		return Filler
+	if endorses(ws, hasID) {
+		return Filler, true
 	}
-	if Endorses(sentence) {
+	return classifyWords(sentence, ws, hasID, user), false
+}
+
+func classifyWords(sentence string, ws []string, hasID, user bool) Class {
+	if fillerOpeners.opens(ws) && len(ws) <= 8 && !hasID && !constraintCues.matchAny(ws[1:]) && !specificAfterOpener(sentence) {
 		return Filler
 	}
 	if user && infoLeadIns.opens(ws) {
