@@ -636,8 +636,12 @@ func ErrorLine(line string) bool { return errorScore(line) > 0 }
 func errorScore(line string) int {
 	lower := strings.ToLower(strings.TrimSpace(line))
 	for _, m := range successMarks {
-		if strings.HasPrefix(lower, m) {
-			return 0
+		// A whole mark: "pass" opens "PASS: TestX", not "password
+		// authentication failed".
+		if rest, ok := strings.CutPrefix(lower, m); ok {
+			if r, _ := utf8.DecodeRuneInString(rest); rest == "" || !unicode.IsLetter(r) || !unicode.IsLetter([]rune(m)[len([]rune(m))-1]) {
+				return 0
+			}
 		}
 	}
 	if hasCode(line) {

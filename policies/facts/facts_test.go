@@ -276,3 +276,15 @@ func TestWeightPrefersSpecificStrongStatements(t *testing.T) {
 		t.Errorf("a specific, strongly worded constraint weighs %d, not more than a weak one's %d", strong, weak)
 	}
 }
+
+func TestSuccessMarksAreWholeWords(t *testing.T) {
+	for line, want := range map[string]bool{
+		"password authentication failed for user \"app\"": true,
+		"PASS: TestReserve (0.01s)":                       false,
+		"passed: 12, failed: 0":                           false,
+	} {
+		if got := ErrorLine(line); got != want {
+			t.Errorf("ErrorLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
