@@ -212,9 +212,10 @@ func (b *summaryBuilder) add(section, item string) {
 }
 
 // addFailure records a failed call once, by call id (or by its text when it
-// has none); a failure known as resolved stays resolved.
+// has none); a failure known as resolved stays resolved. An item is one line
+// a finding: the first names the call, the others continue it.
 func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) *failure {
-	item = strings.Join(strings.Fields(item), " ")
+	item = normalizeLines(item)
 	for strings.HasSuffix(item, resolvedMark) {
 		item, resolved = strings.TrimSuffix(item, resolvedMark), true
 	}
@@ -230,6 +231,18 @@ func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) *fai
 	b.failures = append(b.failures, f)
 	b.byCall[key] = f
 	return f
+}
+
+// normalizeLines collapses the white space within each line of a text and
+// drops its empty lines.
+func normalizeLines(text string) string {
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // merge carries the facts of an earlier summary into this one.
@@ -446,22 +459,24 @@ func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall) {
 	}
 	tc.runs++
 	// The log keeps a masked output whole: the summary reads what was there.
-	content := r.Content
-	if !r.IsError {
+	out := b.memo.output(r.Content)
+	if !r.IsError && !out.failed {
 		b.resolveTool(name)
 		// An output that went through but reports trouble (a crash-looping
 		// pod, a failing test in a passing run): its first such line.
-		if seen := b.memo.output(content).observed; seen != "" {
-			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), seen))
+		if out.observed != "" {
+			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), out.observed))
 		}
 		return
 	}
+	// Failed, by its flag or in its own words (an exit status, a failing
+	// test): what identifies the failure, one finding a line.
 	tc.failed++
-	lines := b.memo.output(content).errors
+	lines := out.errors
 	if len(lines) == 0 {
 		lines = []string{"(no output)"}
 	}
-	b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(lines, " | ")), false)
+	b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(lines, "\n")), false)
 }
 
 // resolveTool marks the open failures of a tool resolved.
@@ -569,21 +584,6 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	if t := b.toolsItem(); t != "" {
 		b.items[secTools] = []string{t}
 	}
-	b.items[secOpenErrors], b.items[secResolved] = nil, nil
-	resolved := map[string]bool{}
-	for _, f := range b.failures {
-		if f.resolved {
-			// The same error of the same tool, resolved again, is one item:
-			// without its call id nothing tells the two apart.
-			item := compactFailure(f) + resolvedMark
-			if !resolved[item] {
-				resolved[item] = true
-				b.items[secResolved] = append(b.items[secResolved], item)
-			}
-		} else {
-			b.items[secOpenErrors] = append(b.items[secOpenErrors], f.item)
-		}
-	}
 	span := ""
 	if b.first != "" {
 		span = fmt.Sprintf(" (%s to %s)", b.first, b.last)
@@ -591,6 +591,15 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	header := fmt.Sprintf(summaryHeader+"%s, written by ctxc without a model.\n", b.messages, span)
 	// Room for the header and for the note on what was left out.
 	room := budgetTokens - b.count(header) - b.count("[... 999 items (about 99,999 tokens) left out to fit the summary budget: 999 user requests, 999 notes]\n")
+	// Facts are compressed before any is left out: when they outgrow the
+	// room, resolved failures keep only each finding's first line, then open
+	// ones do too.
+	for _, short := range [][2]bool{{false, false}, {true, false}, {true, true}} {
+		b.failureItems(short[0], short[1])
+		if b.factTokens() <= room {
+			break
+		}
+	}
 	type candidate struct {
 		section string
 		index   int
@@ -614,7 +623,7 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	omitted := map[string]int{}
 	omittedTokens := 0
 	for _, c := range cands {
-		cost := b.count("- " + c.text + "\n")
+		cost := b.count("- " + strings.ReplaceAll(c.text, "\n", "\n  ") + "\n")
 		if !opened[c.section] {
 			cost += b.count("\n## " + c.section + "\n")
 		}
@@ -662,6 +671,48 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	return sb.String()
 }
 
+// failureItems lists the failures in their sections: open ones by call,
+// resolved ones once per text (without its call id nothing tells two alike
+// apart), each in its shortest form when asked.
+func (b *summaryBuilder) failureItems(shortResolved, shortOpen bool) {
+	b.items[secOpenErrors], b.items[secResolved] = nil, nil
+	resolved := map[string]bool{}
+	for _, f := range b.failures {
+		if f.resolved {
+			item := compactFailure(f)
+			if shortResolved {
+				item = shortFailure(item)
+			}
+			item += resolvedMark
+			if !resolved[item] {
+				resolved[item] = true
+				b.items[secResolved] = append(b.items[secResolved], item)
+			}
+			continue
+		}
+		item := f.item
+		if shortOpen {
+			item = shortFailure(item)
+		}
+		b.items[secOpenErrors] = append(b.items[secOpenErrors], item)
+	}
+}
+
+// factTokens is what the items that hold facts cost written out: the
+// sections down to errors resolved.
+func (b *summaryBuilder) factTokens() int {
+	n := 0
+	for _, title := range sectionOrder {
+		if sectionWeight[title] < factWeight && title != secOpenErrors {
+			continue
+		}
+		for _, it := range b.items[title] {
+			n += b.count("- " + strings.ReplaceAll(it, "\n", "\n  ") + "\n")
+		}
+	}
+	return n
+}
+
 // parseSummary reads a summary written by DeterministicSummarizer: its items
 // by section title and the message count of its header. ok is false for text
 // in any other layout.
@@ -689,27 +740,32 @@ func parseSummary(text string) (items map[string][]string, count int, ok bool) {
 	return items, count, true
 }
 
-// compactFailure is how a resolved failure is listed: its tool and error
-// lines, without the call's arguments and id, which matter only while it is
-// open.
+// compactFailure is how a resolved failure is listed: its tool and what
+// identifies the failure, without the call's arguments and id, which matter
+// only while it is open.
 func compactFailure(f *failure) string {
 	item := f.item
-	if i := strings.Index(item, "]: "); i >= 0 && f.tool != "" {
+	if i := strings.Index(item, "]: "); i >= 0 && f.tool != "" && !strings.Contains(item[:i], "\n") {
 		item = f.tool + ": " + item[i+3:]
 	}
-	// Resolved, it needs its line that names the error (ranked first), and
-	// a later line only for an identifier the first does not hold.
-	segs := strings.Split(item, " | ")
-	kept := segs[:1]
-	for _, seg := range segs[1:] {
-		for _, id := range facts.Identifiers(seg) {
-			if !strings.Contains(kept[0], id) {
-				kept = append(kept, seg)
-				break
-			}
+	return item
+}
+
+// shortFailure is a failure item in its shortest form, for a summary whose
+// facts outgrow its budget: each finding by its first line, repeats of a
+// line already given left out.
+func shortFailure(item string) string {
+	lines := strings.Split(item, "\n")
+	seen := map[string]bool{}
+	out := lines[:0:0]
+	for _, l := range lines {
+		head, _, _ := strings.Cut(l, " | ")
+		if !seen[head] {
+			seen[head] = true
+			out = append(out, head)
 		}
 	}
-	return strings.Join(kept, " | ")
+	return strings.Join(out, "\n")
 }
 
 // errorTool is the tool name an error item starts with ("run_tests(...) [call",

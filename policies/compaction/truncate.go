@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/facts"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 )
 
 // truncator is the "truncate" policy: the deterministic fallback that keeps the
@@ -222,7 +222,7 @@ func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
 		}
 		for _, p := range w.Entries[i].Message.Parts {
 			if p.Kind == policies.PartToolResult && p.ToolResult.IsError {
-				lines = append(lines, fmt.Sprintf("- %s [call %s] failed: %s", p.ToolResult.Name, p.ToolResult.ToolCallID, strings.Join(facts.ErrorLines(p.ToolResult.Content, 1, 100), " | ")))
+				lines = append(lines, fmt.Sprintf("- %s [call %s] failed: %s", p.ToolResult.Name, p.ToolResult.ToolCallID, strings.Join(diagnose.Identify(p.ToolResult.Content, diagnose.DefaultLimits), "\n  ")))
 			}
 		}
 	}
@@ -273,8 +273,8 @@ func errorLines(text string, openOnly bool) []string {
 		switch {
 		case strings.HasPrefix(line, "## "):
 			open = strings.HasPrefix(line, "## Errors") && (!openOnly || strings.HasPrefix(line, "## "+secOpenErrors))
-		case open && strings.HasPrefix(line, "- "):
-			out = append(out, line)
+		case open && (strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "  ") && len(out) > 0):
+			out = append(out, line) // an item and its continuation lines
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/facts"
 )
 
@@ -144,9 +145,10 @@ func (r *traceRecord) text(w *policies.Work, maxCalls int) string {
 		case res == nil:
 			b.WriteString(" -> no result")
 		case res.IsError:
-			// The line that names the error (its code, its cause), not just
-			// the first one.
-			b.WriteString(" -> error: " + strings.Join(facts.ErrorLines(res.Content, 1, 160), ""))
+			// What identifies the failure (the diagnostic with its location,
+			// the exception and its frame, the failing test), not the
+			// output's envelope.
+			b.WriteString(" -> error: " + strings.Join(diagnose.Identify(res.Content, diagnose.DefaultLimits), " ¦ "))
 		default:
 			b.WriteString(" -> ok, " + tokens(countText(w, res.Content)))
 		}

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/facts"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 )
 
 // MaskReason is the Mask.Reason of masks made by MaskObservations.
@@ -295,7 +295,7 @@ func placeholder(w *policies.Work, messageID string, r *policies.ToolResult, pre
 	b.WriteString("; the full output stays in the log]")
 	if r.IsError {
 		// The error's identifiers must outlive its output (invariant 5).
-		for _, line := range facts.ErrorLines(r.Content, 3, 160) {
+		for _, line := range diagnose.Identify(r.Content, diagnose.DefaultLimits) {
 			b.WriteString("\nerror: " + strings.ToValidUTF8(line, "\uFFFD"))
 		}
 	}

@@ -1,0 +1,1071 @@
+package diagnose
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Each block reader looks at line i, and when a structure it knows starts
+// there, records its findings and returns how many lines it took.
+
+// pythonTraceback: "Traceback (most recent call last):", frames (outermost
+// first), then the exception line. Kept: the exception and the innermost
+// frame in the project's code.
+func (r *reader) pythonTraceback(i int) int {
+	if r.trim(i) != "Traceback (most recent call last):" {
+		return 0
+	}
+	j := i + 1
+	frame, first, source := "", "", ""
+	for ; j < len(r.lines); j++ {
+		l, t := r.lines[j], r.trim(j)
+		if strings.HasPrefix(t, `File "`) {
+			if first == "" {
+				first = t
+			}
+			if projectPath(pyFramePath(t)) {
+				frame, source = t, ""
+				// The frame's source line, unless the frame has none.
+				if j+1 < len(r.lines) && indent(r.lines[j+1]) > indent(l) && !strings.HasPrefix(r.trim(j+1), `File "`) && strings.Trim(r.trim(j+1), "^~ ") != "" {
+					source = r.trim(j + 1)
+				}
+			}
+			continue
+		}
+		if t == "" || startsWithSpace(l) {
+			continue // a frame's source line, carets, "[Previous line repeated …]"
+		}
+		break
+	}
+	if frame == "" {
+		frame = first
+	}
+	if j >= len(r.lines) {
+		return j - i
+	}
+	exc := r.trim(j)
+	lines := []string{exc}
+	for _, l := range []string{frame, source} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: exc}, "")
+	return j + 1 - i
+}
+
+func pyFramePath(frame string) string {
+	rest := strings.TrimPrefix(frame, `File "`)
+	p, _, _ := strings.Cut(rest, `"`)
+	return p
+}
+
+// projectPath reports whether a frame's file is the project's own code
+// rather than a standard library's, an installed package's or a runtime's.
+func projectPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, lib := range libraryMarkers {
+		if strings.Contains(p, lib) {
+			return false
+		}
+	}
+	return true
+}
+
+var libraryMarkers = []string{
+	"/lib/python", "site-packages", "dist-packages", "<frozen ", "/usr/lib/", "/usr/share/", "/usr/include/",
+	"node_modules", "node:", "internal/process", "internal/modules", "internal/main", "<anonymous>", "/rustc/", "/.cargo/registry",
+	"/.rustup/", "library/std/", "library/core/", "library/alloc/", "/pkg/mod/", "/vendor/", "/go/src/runtime/", "/src/runtime/",
+	"/src/testing/", "/src/reflect/", "/src/sync/", "java.base/", "/libexec/", "sanitizer_common", "/build/glibc",
+}
+
+// Go panics: "panic: msg" or "fatal error: msg" at the start of a line, then
+// goroutine traces (function line, then "\t/path/file.go:12 +0x1d").
+var (
+	goPanicStart = regexp.MustCompile(`^(?:panic: |fatal error: )`)
+	goroutineHdr = regexp.MustCompile(`^goroutine \d+ \[[^\]]+\]:$`)
+	goFrameFile  = regexp.MustCompile(`^\s+\S+\.(?:go|s):\d+(?: \+0x[0-9a-f]+)?$`)
+)
+
+func (r *reader) goPanic(i int) int {
+	if !goPanicStart.MatchString(r.lines[i]) {
+		return 0
+	}
+	headline := r.trim(i)
+	// A deadlock is every goroutine's fault: the innermost project frame of
+	// each (two at most); a panic is the panicking goroutine's, listed first.
+	perGoroutine := strings.Contains(headline, "deadlock") || strings.Contains(headline, "timed out")
+	withFrame := 0
+	lines := []string{headline}
+	j := i + 1
+	fn, found, goroutines := "", false, 0
+	running := false
+	for ; j < len(r.lines); j++ {
+		l, t := r.lines[j], r.trim(j)
+		switch {
+		case t == "running tests:":
+			running = true // "panic: test timed out": which tests ran
+		case running && strings.HasPrefix(l, "\t\t"):
+			if len(lines) < 3 {
+				lines = append(lines, t)
+			}
+		case t == "", strings.HasPrefix(l, "\tpanic: "), strings.HasPrefix(t, "[signal "), strings.HasPrefix(t, "...additional frames elided..."):
+		case goroutineHdr.MatchString(t):
+			running = false
+			goroutines++
+			found = false
+		case goFrameFile.MatchString(l):
+			if !found && goProjectFunc(fn) && projectPath(t) && !strings.Contains(t, "_testmain.go") &&
+				(goroutines <= 1 || perGoroutine && withFrame < 2) {
+				lines = append(lines, fn+" "+t)
+				found = true
+				withFrame++
+			}
+		case strings.HasPrefix(t, "created by "):
+			fn = ""
+		case !startsWithSpace(l) && j+1 < len(r.lines) && goFrameFile.MatchString(r.lines[j+1]):
+			fn = t
+		default:
+			goto done
+		}
+	}
+done:
+	if goroutines == 0 && len(lines) == 1 && !strings.HasPrefix(headline, "fatal error: ") {
+		// "panic: " at a line's start without a trace: still a panic line.
+		r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: headline}, "")
+		return 1
+	}
+	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: headline}, "")
+	return j - i
+}
+
+// goProjectFunc reports whether a Go frame's function is the project's: its
+// import path's first element has a dot (a module path) or it is package
+// main; the standard library's and the runtime's have none.
+func goProjectFunc(fn string) bool {
+	if fn == "" {
+		return false
+	}
+	name := fn
+	if k := strings.LastIndexByte(name, '/'); k >= 0 {
+		first, _, _ := strings.Cut(name, "/")
+		return strings.Contains(first, ".")
+	}
+	pkg, _, _ := strings.Cut(name, ".")
+	return pkg == "main"
+}
+
+// goRace: "WARNING: DATA RACE", the racing accesses with their frames, up to
+// "==================". Kept: the warning and each of the first two
+// accesses' innermost project frame.
+var goRaceAccess = regexp.MustCompile(`^(?:Previous )?(?:[Rr]ead|[Ww]rite|[Aa]tomic \w+)(?: of size \d+)? at 0x[0-9a-f]+ by (?:goroutine \d+|main goroutine):$`)
+
+func (r *reader) goRace(i int) int {
+	if r.trim(i) != "WARNING: DATA RACE" {
+		return 0
+	}
+	lines := []string{"WARNING: DATA RACE"}
+	key := ""
+	j := i + 1
+	accesses, frames := 0, 0
+	fn := ""
+	for ; j < len(r.lines); j++ {
+		t := r.trim(j)
+		if strings.HasPrefix(t, "==================") {
+			j++
+			break
+		}
+		switch {
+		case goRaceAccess.MatchString(t):
+			accesses++
+			frames = 0
+			fn = ""
+		case strings.HasPrefix(t, "Goroutine ") && strings.HasSuffix(t, ":"):
+			accesses = 3 // where goroutines were created: not the race
+		case goFrameFile.MatchString(r.lines[j]):
+			// Each of the two accesses by its innermost project frame and
+			// that frame's caller.
+			if accesses <= 2 && frames < 2 && goProjectFunc(fn) && projectPath(t) {
+				lines = append(lines, fn+" "+t)
+				key += fn + "\n"
+				frames++
+			}
+		case t != "":
+			fn = t
+		}
+	}
+	r.add(Finding{Kind: Race, Severity: Error, Lines: lines, key: key}, "")
+	return j - i
+}
+
+// Go tests: "--- FAIL: TestX (0.00s)", with what the test logged indented
+// below it, or above it between "=== RUN   TestX" and the verdict (-v).
+var (
+	goTestFail = regexp.MustCompile(`^(\s*)--- FAIL: (\S+) \([\d.]+m?s\)$`)
+	goTestRun  = regexp.MustCompile(`^=== (?:RUN|CONT|PAUSE|NAME)\s+(\S+)$`)
+	goTestLog  = regexp.MustCompile(`^\s+\S+\.go:\d+: \S`)
+)
+
+// goTestLine reads a line of a Go test run that belongs to a test's log.
+func (r *reader) goTestLine(raw, t string) bool {
+	if m := goTestRun.FindStringSubmatch(t); m != nil {
+		r.goTest = m[1]
+		return true
+	}
+	if strings.HasPrefix(t, "--- PASS: ") || strings.HasPrefix(t, "--- SKIP: ") {
+		r.goTest = ""
+		return true
+	}
+	if r.goTest != "" && goTestLog.MatchString(raw) {
+		if r.goTestLog == nil {
+			r.goTestLog = map[string][]string{}
+		}
+		r.goTestLog[r.goTest] = append(r.goTestLog[r.goTest], t)
+		return true
+	}
+	return false
+}
+
+func (r *reader) goTestFailure(i int) int {
+	m := goTestFail.FindStringSubmatch(r.lines[i])
+	if m == nil {
+		return 0
+	}
+	depth := indent(r.lines[i])
+	name := m[2]
+	var logged []string
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		l, t := r.lines[j], r.trim(j)
+		if t == "" {
+			continue
+		}
+		if indent(l) <= depth || goTestFail.MatchString(l) || strings.HasPrefix(t, "=== ") {
+			break
+		}
+		if goTestLog.MatchString(l) {
+			logged = append(logged, t)
+		}
+	}
+	if len(logged) == 0 {
+		logged = r.goTestLog[name]
+	}
+	if len(logged) == 0 && j < len(r.lines) {
+		if next := goTestFail.FindStringSubmatch(r.lines[j]); next != nil && strings.HasPrefix(next[2], name+"/") {
+			return j - i // a parent failing because a subtest did: the subtest says why
+		}
+	}
+	lines := []string{r.trim(i)}
+	if len(logged) > 2 {
+		logged = logged[:2]
+	}
+	lines = append(lines, logged...)
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: strings.Join(lines, "\n")}, name)
+	r.goTest = ""
+	return j - i
+}
+
+// Rust: "thread 'main' panicked at src/main.rs:4:5:" and the message on the
+// next lines (an assertion's left and right), or the older one-line form.
+var rustPanicRe = regexp.MustCompile(`^thread '[^']*' panicked at .+`)
+
+func (r *reader) rustPanic(i int) int {
+	t := r.trim(i)
+	if !rustPanicRe.MatchString(t) {
+		return 0
+	}
+	lines := []string{t}
+	j := i + 1
+	if strings.HasSuffix(t, ":") {
+		for ; j < len(r.lines) && len(lines) < 4; j++ {
+			n := r.trim(j)
+			if n == "" || strings.HasPrefix(n, "note: ") || strings.HasPrefix(n, "stack backtrace:") {
+				break
+			}
+			lines = append(lines, n)
+		}
+	}
+	// A backtrace (RUST_BACKTRACE=1): numbered frames and "at" lines.
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if n == "stack backtrace:" || strings.HasPrefix(n, "note: ") || rustFrame.MatchString(n) || strings.HasPrefix(n, "at ") {
+			continue
+		}
+		break
+	}
+	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: strings.Join(lines, "\n")}, "")
+	return j - i
+}
+
+var rustFrame = regexp.MustCompile(`^\d+: \S+`)
+
+// rustc and cargo: "error[E0308]: mismatched types" with its " --> path"
+// location a few lines below.
+var (
+	rustHeadline = regexp.MustCompile(`^(error|warning)(\[[A-Z]+\d+\])?: (.+)$`)
+	rustArrow    = regexp.MustCompile(`^\s*--> (\S+:\d+:\d+)$`)
+)
+
+func (r *reader) rustDiagnostic(i int) int {
+	m := rustHeadline.FindStringSubmatch(r.lines[i])
+	if m == nil {
+		return 0
+	}
+	for k := i + 1; k < len(r.lines) && k <= i+3; k++ {
+		if rustArrow.MatchString(r.lines[k]) {
+			sev := Warning
+			if m[1] == "error" {
+				sev = Error
+			}
+			// Skip the excerpt with its carets and notes, up to the next
+			// headline.
+			j := k + 1
+			for ; j < len(r.lines); j++ {
+				if t := r.trim(j); t == "" || rustHeadline.MatchString(r.lines[j]) {
+					break
+				}
+			}
+			r.add(Finding{Kind: Diagnostic, Severity: sev, Lines: []string{r.trim(i), r.trim(k)}, key: r.trim(i)}, "")
+			return j - i
+		}
+	}
+	return 0
+}
+
+// Sanitizers: "==123==ERROR: AddressSanitizer: heap-buffer-overflow …",
+// numbered frames, "SUMMARY: AddressSanitizer: … file.c:12:5 in main".
+var (
+	sanitizerStart = regexp.MustCompile(`^==\d+==\s*ERROR: \w*Sanitizer: .+|^WARNING: \w*Sanitizer: .+|^\S+:\d+:\d+: runtime error: .+`)
+	sanitizerFrame = regexp.MustCompile(`^#\d+ 0x[0-9a-f]+ in (\S+) (\S+)`)
+)
+
+func (r *reader) sanitizer(i int) int {
+	t := r.trim(i)
+	if !sanitizerStart.MatchString(t) || strings.Contains(t, "runtime error:") && !strings.HasPrefix(t, "==") {
+		return 0
+	}
+	lines := []string{t}
+	frame, summary := "", ""
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if m := sanitizerFrame.FindStringSubmatch(n); m != nil {
+			if frame == "" && projectPath(m[2]) && !strings.HasPrefix(m[2], "(") {
+				frame = n
+			}
+			continue
+		}
+		if strings.HasPrefix(n, "SUMMARY: ") {
+			summary = n
+			j++
+			break
+		}
+		if strings.HasPrefix(n, "==") && strings.Contains(n, "ABORTING") {
+			j++
+			break
+		}
+	}
+	if frame != "" {
+		lines = append(lines, frame)
+	}
+	if summary != "" {
+		lines = append(lines, summary)
+	}
+	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// valgrind: "==123== Invalid read of size 4" and its "at"/"by" frames.
+var (
+	valgrindStart = regexp.MustCompile(`^==\d+== (Invalid (?:read|write|free\(\)|free\(\) / delete / delete\[\] / realloc\(\)) .*|Conditional jump or move depends on uninitialised value.*|Use of uninitialised value.*|Syscall param .*|Mismatched free.*|Process terminating with default action of signal.*|\d[\d,]* (?:\(.*\) )?bytes in [\d,]+ blocks are (?:definitely|possibly) lost.*|Source and destination overlap.*)$`)
+	valgrindFrame = regexp.MustCompile(`^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: .+\((\S+?):\d+\)$`)
+)
+
+func (r *reader) valgrind(i int) int {
+	m := valgrindStart.FindStringSubmatch(r.trim(i))
+	if m == nil {
+		return 0
+	}
+	lines := []string{r.trim(i)}
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if f := valgrindFrame.FindStringSubmatch(n); f != nil {
+			if len(lines) == 1 && !strings.HasPrefix(f[1], "vg_") {
+				lines = append(lines, n)
+			}
+			continue
+		}
+		if strings.HasPrefix(n, "==") && (strings.Contains(n, " at 0x") || strings.Contains(n, " by 0x") || strings.Contains(n, "Address 0x") || strings.Contains(n, "Block was") || strings.Contains(n, "Uninitialised value")) {
+			continue
+		}
+		break
+	}
+	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: lines[0][strings.Index(lines[0], "== ")+3:]}, "")
+	return j - i
+}
+
+// stackTrace: an exception headline followed by "at" frames (Java, Kotlin,
+// JavaScript, C#), with "Caused by:" chains. Kept: the headline and the
+// innermost frame of the project's code.
+var (
+	atFrame   = regexp.MustCompile(`^\s+at\s+\S`)
+	javaFrame = regexp.MustCompile(`^at (?:[\w$]+/)?([\w$.<>]+)\(([^)]*)\)$`)
+	jsFrame   = regexp.MustCompile(`^at (?:async )?(?:(.+?) \((.+)\)|(\S+))$`)
+)
+
+func (r *reader) stackTrace(i int) int {
+	t := r.trim(i)
+	if !exceptionLine(t) {
+		return 0
+	}
+	// The message may run on for a few lines before the frames.
+	k := i + 1
+	for ; k < len(r.lines) && k <= i+6; k++ {
+		if atFrame.MatchString(r.lines[k]) {
+			break
+		}
+		if r.trim(k) == "" && k > i+1 {
+			return 0
+		}
+	}
+	if k >= len(r.lines) || !atFrame.MatchString(r.lines[k]) {
+		return 0
+	}
+	frame := ""
+	if exceptionLine(t) {
+		// Node prints where an uncaught error was thrown above it:
+		// "/app/x.js:3", the source line, a caret.
+		for k := i - 1; k >= 0 && k >= i-5; k-- {
+			if n := r.trim(k); locOnly.MatchString(n) && projectPath(n) {
+				frame = n
+				break
+			}
+		}
+	}
+	j := k
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if atFrame.MatchString(r.lines[j]) {
+			if (frame == "" || locOnly.MatchString(frame)) && projectFrame(n) {
+				frame = n
+			}
+			continue
+		}
+		if strings.HasPrefix(n, "... ") && strings.HasSuffix(n, " more") || n == "^" || strings.HasPrefix(n, "Suppressed: ") {
+			continue
+		}
+		break
+	}
+	lines := []string{t}
+	if frame != "" {
+		lines = append(lines, frame)
+	}
+	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+var locOnly = regexp.MustCompile(`^\S+\.\w+:\d+$`)
+
+// projectFrame reports whether an "at" frame is the project's code.
+func projectFrame(frame string) bool {
+	if m := javaFrame.FindStringSubmatch(frame); m != nil && !strings.Contains(m[2], "/") && !strings.Contains(m[2], "\\") {
+		for _, lib := range []string{"java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "kotlinx.", "scala.", "org.junit.", "junit.", "org.opentest4j.", "org.apache.maven.", "org.gradle.", "org.springframework.", "worker.org.gradle.", "System.", "Microsoft."} {
+			if strings.HasPrefix(m[1], lib) {
+				return false
+			}
+		}
+		return strings.Contains(m[2], ":") // a source line, not "Native Method" or "Unknown Source"
+	}
+	if m := jsFrame.FindStringSubmatch(frame); m != nil {
+		loc := m[2]
+		if loc == "" {
+			loc = m[3]
+		}
+		return projectPath(loc) && strings.Contains(loc, ":")
+	}
+	return false
+}
+
+// pytest: a failure's section ("____ test_name ____") with its "E" lines and
+// the location "tests/test_x.py:12: AssertionError"; its summary line
+// "FAILED tests/test_x.py::test_name - AssertionError: …" comes later.
+var (
+	pytestHeader   = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
+	pytestLocation = regexp.MustCompile(`^(\S+\.py):(\d+): (\S.*)$`)
+	pytestSummary  = regexp.MustCompile(`^(FAILED|ERROR) (\S+)(?: - (.+))?$`)
+	sectionEnd     = regexp.MustCompile(`^(?:={3,}|-{3,} (?:Captured|generated))`)
+)
+
+func (r *reader) pytestSection(i int) int {
+	m := pytestHeader.FindStringSubmatch(r.trim(i))
+	if m == nil || strings.Contains(m[1], "coverage") || strings.HasPrefix(m[1], "summary") {
+		return 0
+	}
+	name := strings.TrimPrefix(m[1], "ERROR at setup of ")
+	name = strings.TrimPrefix(name, "ERROR at teardown of ")
+	assertion, loc := "", ""
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if pytestHeader.MatchString(n) || sectionEnd.MatchString(n) {
+			break
+		}
+		if assertion == "" && (strings.HasPrefix(n, "E ") || n == "E") && len(strings.TrimSpace(n[1:])) > 0 {
+			assertion = n
+		}
+		if lm := pytestLocation.FindStringSubmatch(n); lm != nil && !strings.HasPrefix(lm[3], "in ") {
+			loc = n
+		}
+	}
+	var lines []string
+	for _, l := range []string{assertion, loc} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		lines = []string{r.trim(i)}
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: r.trim(i)}, "pytest:"+name)
+	return j - i
+}
+
+// pytestSummary completes a section's finding with its "FAILED" line, or
+// records a failure whose section was not printed (-q --tb=no).
+func (r *reader) pytestSummary(t string) bool {
+	m := pytestSummary.FindStringSubmatch(t)
+	if m == nil || !strings.Contains(m[2], "::") && !strings.HasSuffix(m[2], ".py") {
+		return false
+	}
+	node := m[2]
+	if k, ok := r.findPytest(node); ok {
+		f := &r.findings[k]
+		f.Lines = append([]string{t}, f.Lines...)
+		f.key = t
+		return true
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: []string{t}, key: t}, "")
+	return true
+}
+
+// findPytest finds the section of a node id: "tests/test_x.py::TestA::test_b[1]"
+// has the section "TestA.test_b[1]".
+func (r *reader) findPytest(node string) (int, bool) {
+	parts := strings.Split(node, "::")
+	for k := 1; k < len(parts); k++ {
+		if i, ok := r.named["pytest:"+strings.Join(parts[k:], ".")]; ok {
+			delete(r.named, "pytest:"+strings.Join(parts[k:], "."))
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Jest: "● Suite › test", then the matcher, Expected and Received, a code
+// frame and the frames.
+func (r *reader) jestFailure(i int) int {
+	t := r.trim(i)
+	if !strings.HasPrefix(t, "● ") || strings.HasPrefix(t, "● Console") {
+		return 0
+	}
+	lines := []string{t}
+	msg, expected, received, frame := "", "", "", ""
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		l, n := r.lines[j], r.trim(j)
+		if strings.HasPrefix(n, "● ") || n != "" && !startsWithSpace(l) {
+			break
+		}
+		switch {
+		case n == "" || strings.HasPrefix(n, "|") || jestCodeFrame.MatchString(n):
+		case strings.HasPrefix(n, "Expected") && expected == "":
+			expected = n
+		case strings.HasPrefix(n, "Received") && received == "":
+			received = n
+		case atFrame.MatchString(l):
+			if frame == "" && projectFrame(n) {
+				frame = n
+			}
+		case msg == "":
+			msg = n
+		}
+	}
+	for _, l := range []string{msg, expected, received, frame} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+var jestCodeFrame = regexp.MustCompile(`^>?\s*\d+ \|`)
+
+// Vitest: " FAIL  src/x.test.ts > suite > test", the error, "❯ file:line:col".
+var vitestFail = regexp.MustCompile(`^FAIL\s+\S+\.\w+ > .+`)
+
+func (r *reader) vitestFailure(i int) int {
+	t := r.trim(i)
+	if !vitestFail.MatchString(t) {
+		return 0
+	}
+	msg, frame := "", ""
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if vitestFail.MatchString(n) || strings.HasPrefix(n, "⎯") {
+			break
+		}
+		switch {
+		case strings.HasPrefix(n, "❯ "):
+			if frame == "" && projectPath(n) {
+				frame = n
+			}
+		case msg == "" && n != "" && !strings.HasPrefix(n, "- ") && !strings.HasPrefix(n, "+ ") && !jestCodeFrame.MatchString(n):
+			msg = n
+		}
+	}
+	lines := []string{t}
+	for _, l := range []string{msg, frame} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// TAP (node --test, prove): "not ok 3 - name" and its YAML block with the
+// error and the location.
+var tapNotOK = regexp.MustCompile(`^not ok \d+ - (.+?)(?: # .*)?$`)
+
+func (r *reader) tapFailure(i int) int {
+	t := r.trim(i)
+	m := tapNotOK.FindStringSubmatch(t)
+	if m == nil {
+		return 0
+	}
+	msg, loc := "", ""
+	j := i + 1
+	if j < len(r.lines) && r.trim(j) == "---" {
+		for j++; j < len(r.lines); j++ {
+			n := r.trim(j)
+			if n == "..." {
+				j++
+				break
+			}
+			switch {
+			case strings.HasPrefix(n, "location: "):
+				loc = n
+			case strings.HasPrefix(n, "error: ") && msg == "":
+				msg = n
+				if v := strings.TrimSpace(strings.TrimPrefix(n, "error: ")); v == "|-" || v == "|" || v == ">-" {
+					msg = ""
+					for k := j + 1; k < len(r.lines); k++ {
+						if v := r.trim(k); v != "" {
+							msg = v
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+	if strings.Contains(msg, "subtest failed") || strings.Contains(msg, "subtests failed") {
+		return j - i // a suite failing because its tests did: they say why
+	}
+	lines := []string{t}
+	for _, l := range []string{msg, loc} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// node --test's spec reporter: "✖ name (1.2ms)" with the error indented
+// below; its closing "✖ failing tests:" list repeats them.
+var specFail = regexp.MustCompile(`^✖ (.+?)(?: \([\d.]+m?s\))?$`)
+
+func (r *reader) specFailure(i int) int {
+	t := r.trim(i)
+	if t == "✖ failing tests:" {
+		r.done = true
+		return len(r.lines) - i
+	}
+	if !specFail.MatchString(t) {
+		return 0
+	}
+	depth := indent(r.lines[i])
+	msg, frame := "", ""
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		l, n := r.lines[j], r.trim(j)
+		if n == "" {
+			continue
+		}
+		if indent(l) <= depth {
+			break
+		}
+		switch {
+		case atFrame.MatchString(l):
+			if frame == "" && projectFrame(n) {
+				frame = n
+			}
+		case msg == "":
+			msg = n
+		}
+	}
+	if msg == "" || strings.Contains(msg, "subtest failed") || strings.Contains(msg, "subtests failed") {
+		return j - i
+	}
+	lines := []string{t, msg}
+	if frame != "" {
+		lines = append(lines, frame)
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// PHPUnit and JUnit 4: "1) CalcTest::testAdd" or "1) testAdd(com.x.CalcTest)",
+// the message, and for PHPUnit the location "/path/CalcTest.php:12".
+var (
+	numberedTest = regexp.MustCompile(`^\d+\) (?:[\w\\]+::\w+.*|\w+\([\w.$]+\))$`)
+	phpLocation  = regexp.MustCompile(`^\S+\.php:\d+$`)
+)
+
+func (r *reader) phpunitFailure(i int) int {
+	t := r.trim(i)
+	if !numberedTest.MatchString(t) {
+		return 0
+	}
+	if strings.Contains(t, "(") && !strings.Contains(t, "::") {
+		// JUnit 4: the exception and its frames follow; the stack trace
+		// reader takes them.
+		r.add(Finding{Kind: Test, Severity: Error, Lines: []string{t}, key: t}, "")
+		return 1
+	}
+	msg, loc := "", ""
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if numberedTest.MatchString(n) || strings.HasPrefix(n, "FAILURES!") || strings.HasPrefix(n, "ERRORS!") || strings.HasPrefix(n, "--") {
+			break
+		}
+		switch {
+		case phpLocation.MatchString(n):
+			if loc == "" && projectPath(n) {
+				loc = n
+			}
+		case msg == "" && n != "":
+			msg = n
+		}
+	}
+	lines := []string{t}
+	for _, l := range []string{msg, loc} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// grpcurl: "ERROR:" then "  Code: NotFound" and "  Message: …".
+func (r *reader) grpcurlError(i int) int {
+	if r.trim(i) != "ERROR:" || i+1 >= len(r.lines) || !strings.HasPrefix(r.trim(i+1), "Code: ") {
+		return 0
+	}
+	lines := []string{r.trim(i + 1)}
+	j := i + 2
+	if j < len(r.lines) && strings.HasPrefix(r.trim(j), "Message: ") {
+		lines = append(lines, r.trim(j))
+		j++
+	}
+	for ; j < len(r.lines) && startsWithSpace(r.lines[j]); j++ {
+	}
+	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: strings.Join(lines, "\n")}, "")
+	return j - i
+}
+
+// Terraform: "Error: Summary", then where ("on main.tf line 4, in …:"), the
+// source line and the values involved, then an explanation; in colour inside
+// a box whose lines start with "│". Kept: the summary, where, the source
+// line, the values and the explanation's first line.
+var (
+	tfHeadline = regexp.MustCompile(`^(?:│\s*)?(Error|Warning): (.+)$`)
+	tfOn       = regexp.MustCompile(`^on (\S+) line (\d+)`)
+	tfSource   = regexp.MustCompile(`^\d+: `)
+)
+
+func (r *reader) terraformError(i int) int {
+	t := r.trim(i)
+	m := tfHeadline.FindStringSubmatch(t)
+	if m == nil {
+		return 0
+	}
+	boxed := strings.HasPrefix(t, "│")
+	// Without a box, the structure says it: a blank line, then "on … line N".
+	if !boxed && !(i+2 < len(r.lines) && r.trim(i+1) == "" && tfOn.MatchString(r.trim(i+2))) {
+		return 0
+	}
+	lines := []string{t}
+	on, source, explained := "", "", false
+	var values []string
+	j := i + 1
+	blank := 0
+	for ; j < len(r.lines); j++ {
+		raw := r.trim(j)
+		n := strings.TrimSpace(strings.TrimPrefix(raw, "│"))
+		if raw == "╵" || raw == "╷" || tfHeadline.MatchString(raw) && j > i+1 {
+			if raw == "╵" {
+				j++
+			}
+			break
+		}
+		if n == "" {
+			blank++
+			if explained || blank >= 2 && !boxed {
+				break
+			}
+			continue
+		}
+		blank = 0
+		switch {
+		case on == "" && tfOn.MatchString(n):
+			on = raw
+		case on != "" && source == "" && tfSource.MatchString(n):
+			source = raw
+		case strings.HasPrefix(n, "├") || strings.HasPrefix(n, "╵"):
+		case strings.HasPrefix(n, "│") || strings.HasPrefix(raw, "│ │") || strings.HasPrefix(r.lines[j], "    │"):
+			values = append(values, raw)
+		case !explained && !startsWithSpace(r.lines[j]) || boxed && !explained && on != "":
+			lines = append(lines, "")
+			lines[len(lines)-1] = raw
+			explained = true
+		}
+	}
+	expl := ""
+	if explained {
+		expl = lines[len(lines)-1]
+		lines = lines[:len(lines)-1]
+	}
+	for _, l := range append([]string{on, source}, append(values, expl)...) {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	sev := Error
+	if m[1] == "Warning" {
+		sev = Warning
+	}
+	r.add(Finding{Kind: Diagnostic, Severity: sev, Lines: lines, key: m[2] + "\n" + on}, "")
+	return j - i
+}
+
+// PostgreSQL: "ERROR:  relation \"x\" does not exist" (psql may prefix the
+// script and line), then LINE, DETAIL, HINT, CONTEXT lines.
+var (
+	pgError  = regexp.MustCompile(`^(?:psql:\S+?:\d+: )?(?:ERROR|FATAL|PANIC):  ?\S.*`)
+	pgDetail = regexp.MustCompile(`^(?:LINE \d+: |DETAIL:  |HINT:  |CONTEXT:  |LOCATION:  |QUERY:  |\s+\^$)`)
+)
+
+func (r *reader) sqlError(i int) int {
+	t := r.trim(i)
+	if !pgError.MatchString(t) {
+		return 0
+	}
+	if !strings.HasPrefix(t, "psql:") && !strings.Contains(t, ":  ") && (i+1 >= len(r.lines) || !pgDetail.MatchString(r.lines[i+1])) {
+		return 0 // pip's "ERROR: Could not find…" and the like: a line of their own
+	}
+	lines := []string{t}
+	detail, hint, context, where := "", "", "", ""
+	j := i + 1
+	for ; j < len(r.lines) && (pgDetail.MatchString(r.lines[j]) || strings.TrimSpace(r.lines[j]) == "^"); j++ {
+		n := r.trim(j)
+		switch {
+		case strings.HasPrefix(n, "DETAIL:") && detail == "":
+			detail = n
+		case strings.HasPrefix(n, "HINT:") && hint == "":
+			hint = n
+		case strings.HasPrefix(n, "CONTEXT:") && context == "":
+			context = n
+		case strings.HasPrefix(n, "LINE ") && where == "":
+			where = n
+		}
+	}
+	for _, l := range []string{detail, hint, where, context} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// ESLint's stylish format: a file's path alone on a line, then its problems
+// indented, "  12:5  error  'x' is not defined  no-undef". Each is kept with
+// its file in front.
+var (
+	eslintProblem = regexp.MustCompile(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}(\S+))?$`)
+	pathOnly      = regexp.MustCompile(`^(?:[A-Za-z]:)?(?:[\w@+~.\-]*[/\\])+[\w@+~.\-]+\.\w{1,12}$`)
+)
+
+func (r *reader) eslintFile(i int) int {
+	t := r.trim(i)
+	if !pathOnly.MatchString(t) || i+1 >= len(r.lines) || !eslintProblem.MatchString(r.lines[i+1]) {
+		return 0
+	}
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		m := eslintProblem.FindStringSubmatch(r.lines[j])
+		if m == nil {
+			break
+		}
+		sev := Warning
+		if m[3] == "error" {
+			sev = Error
+		}
+		r.add(Finding{Kind: Diagnostic, Severity: sev, Lines: []string{t + "  " + r.trim(j)}, key: m[4] + "  " + m[5]}, "")
+	}
+	return j - i
+}
+
+// A Python syntax error has no traceback: `File "x.py", line 3`, the source
+// line and a caret, then "SyntaxError: invalid syntax".
+func (r *reader) pythonSyntaxError(i int) int {
+	t := r.trim(i)
+	if !strings.HasPrefix(t, `File "`) || !strings.Contains(t, `", line `) {
+		return 0
+	}
+	for k := i + 1; k < len(r.lines) && k <= i+5; k++ {
+		if startsWithSpace(r.lines[k]) || r.trim(k) == "" {
+			continue
+		}
+		exc := r.trim(k)
+		if !exceptionLine(exc) {
+			return 0
+		}
+		r.add(Finding{Kind: Exception, Severity: Error, Lines: []string{exc, t}, key: exc}, "")
+		return k + 1 - i
+	}
+	return 0
+}
+
+// A failure mark before a test's name ("✗ rejects empty input", "✕ adds",
+// "× parses dates 3ms"): the test, and the message and frame indented below.
+var markedFail = regexp.MustCompile(`^(?:[✗✕×✘]|\(fail\)) \S.*`)
+
+func (r *reader) markedFailure(i int) int {
+	t := r.trim(i)
+	if !markedFail.MatchString(t) {
+		return 0
+	}
+	depth := indent(r.lines[i])
+	lines := []string{t}
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		l, n := r.lines[j], r.trim(j)
+		if n == "" || indent(l) <= depth || markedFail.MatchString(n) {
+			break
+		}
+		if len(lines) < 3 && (!atFrame.MatchString(l) || projectFrame(n)) {
+			lines = append(lines, n)
+		}
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// An HTTP response with an error status: the status line, the headers that
+// say what to do (Retry-After, WWW-Authenticate) and the body's lines that
+// say what went wrong (an error message, the fields it names, an HTML
+// page's heading).
+var (
+	httpErrStatus = regexp.MustCompile(`^(?:< )?HTTP/[\d.]+ [45]\d\d\b`)
+	httpAdvice    = regexp.MustCompile(`^(?:< )?(?i:retry-after|www-authenticate|x-ratelimit-reset|ratelimit-reset|location|x-error|x-request-id|grpc-status|grpc-message):`)
+	httpNextResp  = regexp.MustCompile(`^(?:< )?HTTP/[\d.]+ \d{3}\b|^\* Connection .* left intact|^\* Closing connection`)
+)
+
+func (r *reader) httpResponse(i int) int {
+	t := r.trim(i)
+	if !httpErrStatus.MatchString(t) {
+		return 0
+	}
+	if i == r.firstLine() {
+		r.failed = true // a response that opens with its error status failed, whatever curl's exit code
+	}
+	lines := []string{t}
+	var body []string
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if httpNextResp.MatchString(n) {
+			break
+		}
+		switch {
+		case httpAdvice.MatchString(n):
+			lines = append(lines, n)
+		case bodyErrorLine(n):
+			body = append(body, n)
+		}
+	}
+	lines = append(lines, body...)
+	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// jsonErrorKey is a line of an error body printed as JSON: the keys an API
+// names its error with.
+var jsonErrorKey = regexp.MustCompile(`^"(?:message|error|error_description|detail|details|title|reason|description|field|code|errorMessage|msg|hint|cause)"\s*:\s*(?:"[^"]|[0-9])`)
+
+var htmlText = regexp.MustCompile(`<[^>]+>`)
+
+// bodyErrorLine reports whether a line of a response body says what went
+// wrong: a JSON error key, a one-line JSON error, an HTML line with an error
+// word or code.
+func bodyErrorLine(n string) bool {
+	if jsonErrorKey.MatchString(n) || strings.HasPrefix(n, `{"error"`) || strings.HasPrefix(n, `{"message"`) || strings.HasPrefix(n, `{"detail"`) {
+		return true
+	}
+	if strings.HasPrefix(n, "<") {
+		text := strings.TrimSpace(htmlText.ReplaceAllString(n, " "))
+		return text != "" && !strings.HasPrefix(strings.ToLower(n), "<title") && errorScore(text) >= 2
+	}
+	return false
+}
+
+// A unified diff's file header ("--- old/main.tf" over "+++ new/main.tf")
+// in a failed output names a file a check wants changed (terraform fmt
+// -check -diff, gofmt -d, black --diff).
+func (r *reader) diffHeader(i int) int {
+	t := r.trim(i)
+	if !strings.HasPrefix(t, "--- ") || i+1 >= len(r.lines) || !strings.HasPrefix(r.trim(i+1), "+++ ") {
+		return 0
+	}
+	r.add(Finding{Kind: Diagnostic, Severity: Plain, Lines: []string{t}, key: t}, "")
+	return 2
+}
+
+// Go's module errors: "go: example.com/x imports" and, indented below, the
+// package that could not be had and why.
+func (r *reader) goImports(i int) int {
+	t := r.trim(i)
+	if !strings.HasPrefix(t, "go: ") || !strings.HasSuffix(t, " imports") {
+		return 0
+	}
+	j := i + 1
+	last := ""
+	for ; j < len(r.lines) && startsWithSpace(r.lines[j]); j++ {
+		last = r.trim(j)
+	}
+	if last == "" {
+		return 0
+	}
+	r.add(Finding{Kind: Status, Severity: Error, Lines: []string{last}, key: last}, "")
+	return j - i
+}
