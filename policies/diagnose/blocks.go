@@ -79,6 +79,7 @@ var libraryMarkers = []string{
 	"node_modules", "node:", "internal/process", "internal/modules", "internal/main", "<anonymous>", "/rustc/", "/.cargo/registry",
 	"/.rustup/", "library/std/", "library/core/", "library/alloc/", "/pkg/mod/", "/vendor/", "/go/src/runtime/", "/src/runtime/",
 	"/src/testing/", "/src/reflect/", "/src/sync/", "java.base/", "/libexec/", "sanitizer_common", "/build/glibc",
+	"libsanitizer", "/sysdeps/", "../csu/", " in __interceptor_", " in __asan", "_start (",
 }
 
 // Go panics: "panic: msg" or "fatal error: msg" at the start of a line, then
@@ -269,7 +270,7 @@ func (r *reader) goTestFailure(i int) int {
 
 // Rust: "thread 'main' panicked at src/main.rs:4:5:" and the message on the
 // next lines (an assertion's left and right), or the older one-line form.
-var rustPanicRe = regexp.MustCompile(`^thread '[^']*' panicked at .+`)
+var rustPanicRe = regexp.MustCompile(`^thread '[^']*'(?: \(\d+\))? panicked at .+`)
 
 func (r *reader) rustPanic(i int) int {
 	t := r.trim(i)
@@ -287,13 +288,26 @@ func (r *reader) rustPanic(i int) int {
 			lines = append(lines, n)
 		}
 	}
-	// A backtrace (RUST_BACKTRACE=1): numbered frames and "at" lines.
+	// A backtrace (RUST_BACKTRACE=1): numbered frames and "at" lines; the
+	// innermost frame of the project's own code is kept.
+	fn, frame := "", ""
 	for ; j < len(r.lines); j++ {
 		n := r.trim(j)
-		if n == "stack backtrace:" || strings.HasPrefix(n, "note: ") || rustFrame.MatchString(n) || strings.HasPrefix(n, "at ") {
-			continue
+		switch {
+		case rustFrame.MatchString(n):
+			fn = n
+		case strings.HasPrefix(n, "at "):
+			if frame == "" && projectPath(n) && !strings.HasPrefix(n, "at /rustc/") {
+				frame = fn + " " + n
+			}
+		case n == "stack backtrace:" || strings.HasPrefix(n, "note: "):
+		default:
+			goto done
 		}
-		break
+	}
+done:
+	if frame != "" {
+		lines = append(lines, frame)
 	}
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: strings.Join(lines, "\n")}, "")
 	return j - i
@@ -346,36 +360,50 @@ func (r *reader) sanitizer(i int) int {
 	if !sanitizerStart.MatchString(t) || strings.Contains(t, "runtime error:") && !strings.HasPrefix(t, "==") {
 		return 0
 	}
-	lines := []string{t}
-	frame, summary := "", ""
+	// The access, its innermost project frame, where the memory was, and
+	// the innermost project frame of where it was allocated or freed.
+	var access, accessFrame, located, allocFrame string
+	inAlloc := false
 	j := i + 1
 	for ; j < len(r.lines); j++ {
 		n := r.trim(j)
 		if m := sanitizerFrame.FindStringSubmatch(n); m != nil {
-			if frame == "" && projectPath(m[2]) && !strings.HasPrefix(m[2], "(") {
-				frame = n
+			if projectPath(m[2]) && !strings.HasPrefix(m[2], "(") {
+				switch {
+				case !inAlloc && accessFrame == "":
+					accessFrame = n
+				case inAlloc && allocFrame == "":
+					allocFrame = n
+				}
 			}
 			continue
 		}
-		if strings.HasPrefix(n, "SUMMARY: ") {
-			summary = n
+		switch {
+		case access == "" && sanitizerAccess.MatchString(n):
+			access = n
+		case located == "" && strings.Contains(n, " is located "):
+			located = n
+		case strings.Contains(n, " by thread ") && strings.HasSuffix(n, " here:"):
+			inAlloc = true
+		case strings.HasPrefix(n, "SUMMARY: "):
+			goto done // a line of its own
+		case strings.HasPrefix(n, "==") && strings.Contains(n, "ABORTING"):
 			j++
-			break
-		}
-		if strings.HasPrefix(n, "==") && strings.Contains(n, "ABORTING") {
-			j++
-			break
+			goto done
 		}
 	}
-	if frame != "" {
-		lines = append(lines, frame)
-	}
-	if summary != "" {
-		lines = append(lines, summary)
+done:
+	lines := []string{t}
+	for _, l := range []string{access, accessFrame, located, allocFrame} {
+		if l != "" {
+			lines = append(lines, l)
+		}
 	}
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
+
+var sanitizerAccess = regexp.MustCompile(`^(?:READ|WRITE) of size \d+ at 0x[0-9a-f]+`)
 
 // valgrind: "==123== Invalid read of size 4" and its "at"/"by" frames.
 var (
@@ -389,19 +417,30 @@ func (r *reader) valgrind(i int) int {
 		return 0
 	}
 	lines := []string{r.trim(i)}
+	frames, address := 0, ""
 	j := i + 1
 	for ; j < len(r.lines); j++ {
 		n := r.trim(j)
 		if f := valgrindFrame.FindStringSubmatch(n); f != nil {
-			if len(lines) == 1 && !strings.HasPrefix(f[1], "vg_") {
+			// The first two frames of the error (not of where its block was
+			// allocated), the allocator's own left out.
+			if address == "" && frames < 2 && !strings.HasPrefix(f[1], "vg_") {
 				lines = append(lines, n)
+				frames++
 			}
 			continue
 		}
-		if strings.HasPrefix(n, "==") && (strings.Contains(n, " at 0x") || strings.Contains(n, " by 0x") || strings.Contains(n, "Address 0x") || strings.Contains(n, "Block was") || strings.Contains(n, "Uninitialised value")) {
+		if strings.HasPrefix(n, "==") && strings.Contains(n, "Address 0x") && address == "" {
+			address = n
+			continue
+		}
+		if strings.HasPrefix(n, "==") && (strings.Contains(n, " at 0x") || strings.Contains(n, " by 0x") || strings.Contains(n, "Block was") || strings.Contains(n, "Uninitialised value")) {
 			continue
 		}
 		break
+	}
+	if address != "" {
+		lines = append(lines, address)
 	}
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: lines[0][strings.Index(lines[0], "== ")+3:]}, "")
 	return j - i
@@ -413,7 +452,7 @@ func (r *reader) valgrind(i int) int {
 var (
 	atFrame   = regexp.MustCompile(`^\s+at\s+\S`)
 	javaFrame = regexp.MustCompile(`^at (?:[\w$]+/)?([\w$.<>]+)\(([^)]*)\)$`)
-	jsFrame   = regexp.MustCompile(`^at (?:async )?(?:(.+?) \((.+)\)|(\S+))$`)
+	jsFrame   = regexp.MustCompile(`^at (?:async )?(?:(.+?) \((.+)\)|(\S+))(?: \{)?$`)
 )
 
 func (r *reader) stackTrace(i int) int {
@@ -434,15 +473,16 @@ func (r *reader) stackTrace(i int) int {
 	if k >= len(r.lines) || !atFrame.MatchString(r.lines[k]) {
 		return 0
 	}
-	frame := ""
-	if exceptionLine(t) {
-		// Node prints where an uncaught error was thrown above it:
-		// "/app/x.js:3", the source line, a caret.
-		for k := i - 1; k >= 0 && k >= i-5; k-- {
-			if n := r.trim(k); locOnly.MatchString(n) && projectPath(n) {
-				frame = n
-				break
+	frame, source := "", ""
+	// Node prints where an uncaught error was thrown above it: "/app/x.js:3",
+	// the source line, a caret.
+	for k := i - 1; k >= 0 && k >= i-5; k-- {
+		if n := r.trim(k); locOnly.MatchString(n) && projectPath(n) {
+			frame = n
+			if k+1 < i && strings.Trim(r.trim(k+1), "^ ") != "" {
+				source = r.trim(k + 1)
 			}
+			break
 		}
 	}
 	j := k
@@ -460,14 +500,16 @@ func (r *reader) stackTrace(i int) int {
 		break
 	}
 	lines := []string{t}
-	if frame != "" {
-		lines = append(lines, frame)
+	for _, l := range []string{frame, source} {
+		if l != "" {
+			lines = append(lines, l)
+		}
 	}
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
 
-var locOnly = regexp.MustCompile(`^\S+\.\w+:\d+$`)
+var locOnly = regexp.MustCompile(`^(?:file://)?\S+\.\w+:\d+$`)
 
 // projectFrame reports whether an "at" frame is the project's code.
 func projectFrame(frame string) bool {
@@ -648,9 +690,11 @@ func (r *reader) tapFailure(i int) int {
 	if m == nil {
 		return 0
 	}
-	msg, loc := "", ""
+	msg, loc, frame := "", "", ""
+	var diff []string
 	j := i + 1
 	if j < len(r.lines) && r.trim(j) == "---" {
+		inStack := false
 		for j++; j < len(r.lines); j++ {
 			n := r.trim(j)
 			if n == "..." {
@@ -660,6 +704,8 @@ func (r *reader) tapFailure(i int) int {
 			switch {
 			case strings.HasPrefix(n, "location: "):
 				loc = n
+			case strings.HasPrefix(n, "stack: "):
+				inStack = true
 			case strings.HasPrefix(n, "error: ") && msg == "":
 				msg = n
 				if v := strings.TrimSpace(strings.TrimPrefix(n, "error: ")); v == "|-" || v == "|" || v == ">-" {
@@ -671,6 +717,12 @@ func (r *reader) tapFailure(i int) int {
 						}
 					}
 				}
+			case len(diff) < 2 && diffLine(n):
+				diff = append(diff, n) // an assertion's actual and expected
+			case inStack && frame == "" && strings.Contains(n, "(") && projectFrame("at "+n):
+				frame = n
+			case strings.HasSuffix(n, ":") && !strings.Contains(n, " "):
+				inStack = false
 			}
 		}
 	}
@@ -678,8 +730,8 @@ func (r *reader) tapFailure(i int) int {
 		return j - i // a suite failing because its tests did: they say why
 	}
 	lines := []string{t}
-	for _, l := range []string{msg, loc} {
-		if l != "" {
+	for _, l := range []string{msg, strings.Join(diff, " "), loc, frame} {
+		if l != "" && len(lines) < DefaultLimits.LinesPerFinding {
 			lines = append(lines, l)
 		}
 	}
@@ -694,14 +746,30 @@ var specFail = regexp.MustCompile(`^✖ (.+?)(?: \([\d.]+m?s\))?$`)
 func (r *reader) specFailure(i int) int {
 	t := r.trim(i)
 	if t == "✖ failing tests:" {
+		// The closing list repeats each failure, with where its test is
+		// ("test at test/x.test.js:25:3") above it: that line only is new.
+		for j := i + 1; j+1 < len(r.lines); j++ {
+			n := r.trim(j)
+			if !strings.HasPrefix(n, "test at ") {
+				continue
+			}
+			if m := specFail.FindStringSubmatch(r.trim(j + 1)); m != nil {
+				if k, ok := r.named["spec:"+m[1]]; ok {
+					f := &r.findings[k]
+					f.Lines = append(f.Lines[:1], append([]string{n}, f.Lines[1:]...)...)
+				}
+			}
+		}
 		r.done = true
 		return len(r.lines) - i
 	}
-	if !specFail.MatchString(t) {
+	m := specFail.FindStringSubmatch(t)
+	if m == nil {
 		return 0
 	}
 	depth := indent(r.lines[i])
-	msg, frame := "", ""
+	msg, frame, where := "", "", ""
+	var diff []string
 	j := i + 1
 	for ; j < len(r.lines); j++ {
 		l, n := r.lines[j], r.trim(j)
@@ -716,18 +784,24 @@ func (r *reader) specFailure(i int) int {
 			if frame == "" && projectFrame(n) {
 				frame = n
 			}
+		case strings.HasPrefix(n, "test at "):
+			where = n
 		case msg == "":
 			msg = n
+		case len(diff) < 2 && diffLine(n):
+			diff = append(diff, n)
 		}
 	}
 	if msg == "" || strings.Contains(msg, "subtest failed") || strings.Contains(msg, "subtests failed") {
 		return j - i
 	}
-	lines := []string{t, msg}
-	if frame != "" {
-		lines = append(lines, frame)
+	lines := []string{t}
+	for _, l := range []string{where, msg, strings.Join(diff, " "), frame} {
+		if l != "" && len(lines) < DefaultLimits.LinesPerFinding-1 {
+			lines = append(lines, l)
+		}
 	}
-	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "spec:"+m[1])
 	return j - i
 }
 
@@ -786,11 +860,26 @@ func (r *reader) grpcurlError(i int) int {
 		lines = append(lines, r.trim(j))
 		j++
 	}
-	for ; j < len(r.lines) && startsWithSpace(r.lines[j]); j++ {
+	// The status details grpcurl prints as JSON: the reason and the fields
+	// named, on one line.
+	var details []string
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if !startsWithSpace(r.lines[j]) && n != "Details:" && !detailItem.MatchString(n) && n != "}" {
+			break
+		}
+		if jsonErrorKey.MatchString(n) && !strings.HasPrefix(n, `"description"`) || strings.HasPrefix(n, `"reason"`) || strings.HasPrefix(n, `"field"`) {
+			details = append(details, n)
+		}
+	}
+	if len(details) > 0 {
+		lines = append(lines, strings.Join(details, " "))
 	}
 	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: strings.Join(lines, "\n")}, "")
 	return j - i
 }
+
+var detailItem = regexp.MustCompile(`^\d+\)\s+\{$`)
 
 // Terraform: "Error: Summary", then where ("on main.tf line 4, in …:"), the
 // source line and the values involved, then an explanation; in colour inside
@@ -854,7 +943,7 @@ func (r *reader) terraformError(i int) int {
 		expl = lines[len(lines)-1]
 		lines = lines[:len(lines)-1]
 	}
-	for _, l := range append([]string{on, source}, append(values, expl)...) {
+	for _, l := range []string{on, source, strings.Join(values, " "), expl} {
 		if l != "" {
 			lines = append(lines, l)
 		}
@@ -885,7 +974,7 @@ func (r *reader) sqlError(i int) int {
 	lines := []string{t}
 	detail, hint, context, where := "", "", "", ""
 	j := i + 1
-	for ; j < len(r.lines) && (pgDetail.MatchString(r.lines[j]) || strings.TrimSpace(r.lines[j]) == "^"); j++ {
+	for ; j < len(r.lines) && (pgDetail.MatchString(r.lines[j]) || strings.TrimSpace(r.lines[j]) == "^" || r.trim(j) != "" && (startsWithSpace(r.lines[j]) || j+1 < len(r.lines) && pgDetail.MatchString(r.lines[j+1]))); j++ {
 		n := r.trim(j)
 		switch {
 		case strings.HasPrefix(n, "DETAIL:") && detail == "":
@@ -1067,5 +1156,82 @@ func (r *reader) goImports(i int) int {
 		return 0
 	}
 	r.add(Finding{Kind: Status, Severity: Error, Lines: []string{last}, key: last}, "")
+	return j - i
+}
+
+// npm prints an error as a run of "npm error" lines: one finding, by the
+// lines that say what could not be had or resolved.
+var (
+	npmLine    = regexp.MustCompile(`^npm (?:ERR!|error|WARN|warn)(?: |$)`)
+	npmTelling = regexp.MustCompile(`(?:^(?:E[A-Z0-9]+|\d{3})\s+\S|^Found: |^peer |^Missing: |^Invalid: |Could not resolve|No matching|notarget|Missing script|not in this registry|could not be found|Invalid|Cannot|ENOENT|EACCES|ENOTEMPTY|EEXIST|gyp|Unsupported|is not|must|missing|Conflicting)`)
+	npmGeneric = regexp.MustCompile(`^npm (?:ERR!|error)(?:\s*$| {2,}| (?:code |errno |A complete log|For a full report|/\S+\.(?:log|txt)$|Fix the upstream|While resolving|node_modules/|path |command |signal |syscall |Lifecycle script|Failed at|This is probably|Exit status|Test failed|Note that you|tarball, folder|404\s*$|Run "npm help|Usage:|Options:|aliases:|\[-|npm \w+$|Clean install|\S+@\S+ \S+: ))`)
+)
+
+func (r *reader) npmBlock(i int) int {
+	if !npmLine.MatchString(r.trim(i)) {
+		return 0
+	}
+	warn := strings.HasPrefix(strings.ToLower(r.trim(i)), "npm warn")
+	var lines []string
+	j := i
+	for ; j < len(r.lines) && npmLine.MatchString(r.trim(j)) && strings.HasPrefix(strings.ToLower(r.trim(j)), "npm warn") == warn; j++ {
+		n := r.trim(j)
+		msg := strings.TrimSpace(npmLine.ReplaceAllString(n, ""))
+		switch {
+		case msg == "" || !warn && npmGeneric.MatchString(n):
+			if !warn {
+				r.envelope = append(r.envelope, n)
+			}
+		case len(lines) < 4 && (len(lines) == 0 || npmTelling.MatchString(msg)):
+			lines = append(lines, n)
+		}
+	}
+	sev := Error
+	if warn {
+		sev = Warning
+	} else {
+		r.failed = true
+	}
+	if len(lines) > 0 {
+		r.add(Finding{Kind: Status, Severity: sev, Lines: lines, key: strings.Join(lines, "\n")}, "")
+	}
+	return j - i
+}
+
+// rustfmt --check: "Diff in /path/src/lib.rs:46:" a hunk.
+var rustfmtDiff = regexp.MustCompile(`^Diff in (\S+?):(\d+):$`)
+
+func (r *reader) rustfmtDiff(i int) int {
+	t := r.trim(i)
+	if !rustfmtDiff.MatchString(t) {
+		return 0
+	}
+	r.add(Finding{Kind: Diagnostic, Severity: Plain, Lines: []string{t}, key: "rustfmt diff"}, "")
+	return 1
+}
+
+// diffLine is a line of an assertion's diff: "+ '-USD 0.05'" (actual) or
+// "- 'USD -0.05'" (expected), not the legend "+ actual - expected".
+func diffLine(n string) bool {
+	return (strings.HasPrefix(n, "+ ") || strings.HasPrefix(n, "- ")) && !strings.Contains(n, " expected") && !strings.Contains(n, " actual")
+}
+
+// sqlite3: "Parse error near line 7: near "LIMT": syntax error", the
+// statement and a caret line ("error here ---^") below it.
+var sqliteError = regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`)
+
+func (r *reader) sqliteError(i int) int {
+	t := r.trim(i)
+	if !sqliteError.MatchString(t) {
+		return 0
+	}
+	lines := []string{t}
+	j := i + 1
+	for ; j < len(r.lines) && startsWithSpace(r.lines[j]) && r.trim(j) != ""; j++ {
+		if len(lines) < 3 {
+			lines = append(lines, r.trim(j))
+		}
+	}
+	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }

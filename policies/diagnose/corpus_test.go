@@ -25,6 +25,17 @@ func TestRecordedOutputs(t *testing.T) {
 				if d.Failed {
 					t.Errorf("an output that went through is read as failed (envelope %q, findings %v)", d.Envelope, headlines(d))
 				}
+				// What a summary notes as trouble in it: only what its
+				// labels call trouble.
+				// A warning may be noted where the labels chose another or none
+				// (which of a build's warnings matters is a judgement); an
+				// error may not.
+				if tr := d.Trouble(); tr != "" && !labelled(c.Meta.Trouble, tr) && errorFinding(d, tr) {
+					t.Errorf("trouble read where the labels see none: %q", tr)
+				}
+				if len(c.Meta.Trouble) > 0 && d.Trouble() == "" {
+					t.Errorf("trouble not read: %q", c.Meta.Trouble)
+				}
 				return
 			}
 			d.Failed = true
@@ -69,7 +80,7 @@ func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 func grouped(d Digest, line string) bool {
 	loc := location(line)
 	for _, f := range d.Findings {
-		if f.Count > 1 && strings.HasSuffix(line, f.key) {
+		if f.Count > 1 && loc != "" {
 			for _, a := range f.Also {
 				if a == loc {
 					return true
@@ -81,3 +92,12 @@ func grouped(d Digest, line string) bool {
 }
 
 func stripANSI(s string) string { return ansi.ReplaceAllString(s, "") }
+
+func errorFinding(d Digest, headline string) bool {
+	for _, f := range d.Findings {
+		if f.Lines[0] == headline {
+			return f.Severity == Error
+		}
+	}
+	return false
+}

@@ -150,7 +150,7 @@ func pick(fs []Finding, n int) (shown, rest []Finding) {
 	files := map[string]bool{}
 	count := 0
 	for i, f := range fs {
-		file, _, _ := strings.Cut(location(f.Lines[0]), ":")
+		file, _, _ := strings.Cut(findingLocation(f), ":")
 		if count < n && file != "" && !files[file] {
 			files[file] = true
 			chosen[i] = true
@@ -185,10 +185,9 @@ func (d *Digest) errors() []Finding {
 			warns = append(warns, f)
 		}
 	}
-	if len(errs) > 0 {
-		return errs
-	}
-	return warns
+	// Warnings fill what room errors leave: in a failed C build an implicit
+	// declaration is often the cause.
+	return append(errs, warns...)
 }
 
 // unstructured is what Lines shows of an output without findings.
@@ -218,11 +217,14 @@ func (d *Digest) Headlines(l Limits) []string {
 
 // Trouble returns the headline of the first finding an output that went
 // through reports in so many words (a severity, a failing test, an
-// exception, a race, an error status), "" for none.
+// exception, a race, an error status), else of its first warning; "" for
+// none.
 func (d *Digest) Trouble() string {
-	for _, f := range d.Findings {
-		if f.Severity == Error {
-			return f.Lines[0]
+	for _, sev := range []Severity{Error, Warning} {
+		for _, f := range d.Findings {
+			if f.Severity == sev {
+				return f.Lines[0]
+			}
 		}
 	}
 	return ""

@@ -19,6 +19,8 @@ var (
 		regexp.MustCompile(`^The connection to the server .+ was refused.*`),
 		regexp.MustCompile(`^Unable to connect to the server: .+`),
 		regexp.MustCompile(`^error: (?:unable to|the server|error validating|error parsing|resource mapping|no objects|unknown|failed|couldn't|you must|the path|invalid|no matches|Unexpected).+`),
+		regexp.MustCompile(`^SUMMARY: \w+Sanitizer: .+`),
+		regexp.MustCompile(`^<(?:title|h1|h2)>.*\b[45]\d\d\b.*</(?:title|h1|h2)>|^<head><title>.*\b[45]\d\d\b.*`), // an error page
 		regexp.MustCompile(`^(?:docker: )?Cannot connect to the Docker daemon .+`),
 		regexp.MustCompile(`^[45]\d\d\s+https?://\S+$`), // curl -w '%{http_code} %{url}'
 		regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`), // sqlite3
@@ -30,7 +32,7 @@ var (
 		regexp.MustCompile(`^Error: (?:near line \d+: |in prepare, |stepping, ).+`), // sqlite3
 		regexp.MustCompile(`^CONFLICT \([\w/ -]+\): .+`),                            // git
 		regexp.MustCompile(`^! \[(?:rejected|remote rejected)\] .+`),
-		regexp.MustCompile(`^(?:fatal|error): .+`),
+		regexp.MustCompile(`^(?:fatal|error|warning): .+`),
 		regexp.MustCompile(`^npm (?:ERR!|error) .+`),
 		regexp.MustCompile(`^(?:yarn|pnpm) ERR.* .+|^ERR_PNPM_\w+ .+`),
 		regexp.MustCompile(`^ERROR: (?:Could not|No matching|Cannot|Invalid|Package|Failed|Exception|pip|Command|Double requirement|Ignored|Requirement|ResolutionImpossible|Directory|File).*`),
@@ -65,14 +67,14 @@ func statusLine(t, rest string) (Finding, bool) {
 	if statusPhrase.MatchString(rest) && !codeLike(rest) {
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
-	if m := toolLine.FindStringSubmatch(rest); m != nil && errorScore(m[2]) >= 2 && !codeLike(m[2]) {
+	if m := toolLine.FindStringSubmatch(rest); m != nil && !notTools[m[1]] && errorScore(m[2]) >= 2 && !codeLike(m[2]) {
 		// "gzip: stdin: not in gzip format": a tool saying why it stopped.
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
 	for _, re := range statusRes {
-		if re.MatchString(rest) {
+		if re.MatchString(rest) && !codeLike(rest) {
 			sev := Error
-			if strings.HasPrefix(rest, "PHP Warning") || strings.HasPrefix(rest, "Warning:") ||
+			if strings.HasPrefix(rest, "warning: ") || strings.HasPrefix(rest, "PHP Warning") || strings.HasPrefix(rest, "Warning:") ||
 				strings.HasPrefix(rest, "PHP Notice") || strings.HasPrefix(rest, "Notice:") ||
 				strings.HasPrefix(rest, "PHP Deprecated") || strings.HasPrefix(rest, "Deprecated:") {
 				sev = Warning
@@ -85,6 +87,13 @@ func statusLine(t, rest string) (Finding, bool) {
 
 // toolLine is a line a program starts with its own name.
 var toolLine = regexp.MustCompile(`^([a-z][\w+.-]{1,20}): (\S.*)$`)
+
+// notTools open lines like a program's name but label a value.
+var notTools = map[string]bool{"left": true, "right": true, "expected": true, "actual": true, "got": true, "want": true,
+	"received": true, "note": true, "help": true, "hint": true, "info": true, "debug": true, "detail": true, "details": true,
+	"message": true, "reason": true, "cause": true, "value": true, "key": true, "name": true, "type": true, "description": true,
+	"status": true, "code": true, "id": true, "path": true, "url": true, "stack": true, "location": true, "summary": true,
+	"warning": true, "error": true, "fatal": true, "see": true, "at": true, "in": true, "from": true, "to": true, "and": true}
 
 // Exception headlines: a typed error and its message.
 var exceptionRe = regexp.MustCompile(`^(?:Exception in thread "[^"]*" |Caused by: |Uncaught |\[cause\]: |=> |E\s+)?(?:[A-Za-z_$][\w$]*[.:]{1,2})*(?:[A-Z][\w$]*)?(?:Error|Exception|Throwable|Failure|Failed|Panic|Fault|Interrupt|Exit|Warning)(?: \[[A-Z_0-9]+\])?(?::(?:\s.*)?)?$`)

@@ -141,7 +141,7 @@ func group(fs []Finding) []Finding {
 		if i, ok := at[k]; ok {
 			g := &out[i]
 			g.Count++
-			if loc := location(f.Lines[0]); loc != "" && loc != location(g.Lines[0]) {
+			if loc := findingLocation(f); loc != "" && loc != findingLocation(*g) {
 				g.Also = append(g.Also, loc)
 			}
 			if f.Severity > g.Severity {
@@ -163,7 +163,7 @@ func (r *reader) block(i int) int {
 	for _, read := range []func(int) int{
 		r.pythonTraceback, r.pythonSyntaxError, r.goPanic, r.goRace, r.goTestFailure, r.rustPanic, r.rustDiagnostic,
 		r.sanitizer, r.valgrind, r.stackTrace, r.pytestSection, r.jestFailure, r.vitestFailure,
-		r.tapFailure, r.specFailure, r.markedFailure, r.phpunitFailure, r.grpcurlError, r.terraformError, r.sqlError, r.eslintFile, r.httpResponse, r.diffHeader, r.goImports,
+		r.tapFailure, r.specFailure, r.markedFailure, r.phpunitFailure, r.grpcurlError, r.terraformError, r.sqlError, r.eslintFile, r.httpResponse, r.diffHeader, r.goImports, r.npmBlock, r.rustfmtDiff, r.sqliteError,
 	} {
 		if n := read(i); n > 0 {
 			return n
@@ -185,7 +185,7 @@ func (r *reader) line(i int) {
 	if r.pytestSummary(t) {
 		return
 	}
-	if unittestHeader.MatchString(t) {
+	if unittestHeader.MatchString(t) || cargoTestFailed.MatchString(t) {
 		r.add(Finding{Kind: Test, Severity: Error, Lines: []string{t}}, "")
 		return
 	}
@@ -218,22 +218,25 @@ func (r *reader) line(i int) {
 		return
 	}
 	if f, ok := statusLine(t, rest); ok {
-		if i == r.firstLine() && f.Kind == Status {
-			// A response that opens with its error status failed, whatever
-			// the client's exit code (curl -i).
-			r.failed = true
-		}
 		r.add(f, "")
 		return
 	}
-	if jsonErrorKey.MatchString(t) && r.attach(t) {
+	if gitState.MatchString(t) {
+		r.add(Finding{Kind: Status, Severity: Warning, Lines: []string{t}}, "")
 		return
 	}
-	if exceptionLine(rest) {
+	if (jsonErrorKey.MatchString(t) || followUp.MatchString(t)) && r.attach(t) {
+		return
+	}
+	if exceptionLine(rest) && strings.Contains(rest, ": ") {
 		r.add(Finding{Kind: Exception, Severity: Error, Lines: []string{t}, key: t}, "")
 		return
 	}
-	if s := errorScore(t); s == 3 || s > 0 && !codeLike(t) {
+	s := errorScore(t)
+	if m := toolLine.FindStringSubmatch(t); m != nil && !notTools[m[1]] && s == 0 && !codeLike(m[2]) {
+		s = 1 // "gzip: stdin: not in gzip format": a program saying what it could not do
+	}
+	if s == 3 || s > 0 && !codeLike(t) {
 		r.fallback[s] = append(r.fallback[s], t)
 	}
 }
@@ -245,7 +248,15 @@ func (r *reader) attach(line string) bool {
 		return false
 	}
 	f := &r.findings[len(r.findings)-1]
-	if f.Kind != Status || len(f.Lines) >= DefaultLimits.LinesPerFinding {
+	if f.Kind != Status && f.Kind != Diagnostic {
+		return false
+	}
+	// An error body's keys share one line: the message and every field.
+	if last := f.Lines[len(f.Lines)-1]; len(f.Lines) > 1 && jsonErrorKey.MatchString(last) && jsonErrorKey.MatchString(line) {
+		f.Lines[len(f.Lines)-1] = last + " " + line
+		return true
+	}
+	if len(f.Lines) >= DefaultLimits.LinesPerFinding {
 		return false
 	}
 	f.Lines = append(f.Lines, line)
@@ -264,7 +275,7 @@ func (r *reader) firstLine() int {
 // envelopes: lines that only say that a run failed, or how it ended.
 var (
 	exitStatus   = regexp.MustCompile(`^(?i:\[?(?:exit status|exit code|exited with code|process exited with code|process completed with exit code|command exited with code|return code|returncode)[:=]?\s*(-?\d+)\]?)\.?$`)
-	envelopeRes  = regexp.MustCompile(`^(?:FAIL|FAILED|FAILURES!+|ERRORS!+|BUILD FAILED|BUILD FAILURE|\[build failed\]|Tests failed\.?|FAIL\s+\S+\s+(?:\[(?:build failed|setup failed|no test files)\]|[\d.]+s)|FAILED \((?:failures|errors)=\d+(?:, (?:failures|errors|skipped)=\d+)*\)|make(?:\[\d+\])?: \*\*\* (?:\[[^\]]*\] )?Error \d+|error: could not compile .*|error: aborting due to .*|error: test failed, to rerun pass .*|Some tests failed\.?|npm (?:ERR!|error) (?:code 1|errno \d+|A complete log of this run.*|Lifecycle script .* failed.*|command failed|command sh -c .*|path .*|Test failed\.\s.*)|Error: Process completed with exit code \d+\.?|Tests run: \d+,\s+Failures: \d+.*|Test Suites: \d+ failed.*|Tests:\s+\d+ failed.*|Test Files\s+\d+ failed.*|Tests\s+\d+ failed.*|[#ℹ] fail [1-9]\d*|# fail [1-9]\d*|=+ .*\b\d+ (?:failed|errors?)\b.* =+|\d+ failed(?:, \d+ \w+)* in [\d.]+s|test result: FAILED\..*|ERROR SUMMARY: [1-9]\d* errors? .*|==\d+== ERROR SUMMARY: [1-9]\d* errors? .*|Found \d+ errors? in \d+ files?.*|Found \d+ errors?\..*|✖ \d+ problems? .*|\d+ errors? generated\.|\d+ errors?|\d+ errors? and \d+ warnings?.*|compilation terminated\.|collect2: error: ld returned \d+ exit status|Error: Command failed.*|\S+:\d+:\d+: too many errors|tar: Child returned status \d+|tar: Error is not recoverable: exiting now|tar: Exiting with failure status due to previous errors)$`)
+	envelopeRes  = regexp.MustCompile(`^(?:FAIL|FAILED|FAILURES!+|ERRORS!+|BUILD FAILED|BUILD FAILURE|\[build failed\]|Tests failed\.?|FAIL\s+\S+\s+(?:\[(?:build failed|setup failed|no test files)\]|[\d.]+s)|FAILED \((?:failures|errors)=\d+(?:, (?:failures|errors|skipped)=\d+)*\)|make(?:\[\d+\])?: \*\*\* (?:\[[^\]]*\] )?Error \d+|error: could not compile .*|error: aborting due to .*|error: test failed, to rerun pass .*|Some tests failed\.?|npm (?:ERR!|error) (?:code 1|errno \d+|A complete log of this run.*|Lifecycle script .* failed.*|command failed|command sh -c .*|path .*|Test failed\.\s.*)|Error: Process completed with exit code \d+\.?|Tests run: \d+,\s+Failures: \d+.*|Test Suites: \d+ failed.*|Tests:\s+\d+ failed.*|Test Files\s+\d+ failed.*|Tests\s+\d+ failed.*|[#ℹ] fail [1-9]\d*|# fail [1-9]\d*|=+ .*\b\d+ (?:failed|errors?)\b.* =+|\d+ failed(?:, \d+ \w+)* in [\d.]+s|test result: FAILED\..*|ERROR SUMMARY: [1-9]\d* errors? .*|==\d+== ERROR SUMMARY: [1-9]\d* errors? .*|Found \d+ errors? in \d+ files?.*|Found \d+ errors?\..*|✖ \d+ problems? .*|\d+ errors? generated\.|\d+ errors?|\d+ errors? and \d+ warnings?.*|compilation terminated\.|collect2: error: ld returned \d+ exit status|Error: Command failed.*|\S+:\d+:\d+: too many errors|clang(?:-\d+)?: error: linker command failed with exit code \d+.*|npm (?:ERR!|error) code \w+|tar: Child returned status \d+|tar: Error is not recoverable: exiting now|tar: Exiting with failure status due to previous errors)$`)
 	exitNonZero  = regexp.MustCompile(`[1-9]`)
 	mavenPrefix  = regexp.MustCompile(`^\[(ERROR|WARNING)\]\s+(.+)$`)
 	mavenTest    = regexp.MustCompile(`^\s*[\w$.]+\.\w+(?::\d+)?(?: [»>] \w+)?\s+.+$`)
@@ -296,7 +307,7 @@ var (
 	locPrefix = regexp.MustCompile(`^((?:[A-Za-z]:)?(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}|Makefile|Dockerfile|GNUmakefile|makefile|<stdin>|<string>)((?::\d+){1,2}|:\[\d+,\d+\]|\(\d+,\d+\))(?::\s*|\s+-\s+|\s+)(\S.*)$`)
 	// A location anywhere in a line: to name where a finding was reported.
 	anyLoc   = regexp.MustCompile(`(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}(?::\d+){1,2}|(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}\(\d+,\d+\)|(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12} line \d+`)
-	severity = regexp.MustCompile(`^(?i:(fatal error|error|err|warning|warn|note|info|information|hint|help|remark|suggestion)\b(?:\[[\w-]+\])?(?:\s+[A-Z]{2,5}\d{3,5})?\s*:?\s*)`)
+	severity = regexp.MustCompile(`^(?i:(fatal error|error|err|warning|warn|note|info|information|hint|help|remark|suggestion))(?:\[[\w-]+\])?(?:\s+[A-Z]{2,5}\d{3,5})?\s*:(?:\s+|$)`)
 	// Go's package header ("# example.com/x/y"), gcc's context lines ("x.c:
 	// In function 'main':", "In file included from x.h:3,").
 	contextLine = regexp.MustCompile(`^(?:# \S+|In file included from .*|\s*from .*[:,]|.*: In (?:function|member function|constructor|destructor|instantiation of|lambda function) .*:|.*: At (?:top level|global scope):|.*: In (?:static )?member function .*)$`)
@@ -304,9 +315,30 @@ var (
 
 // unittestHeader opens a failure of Python's unittest: "FAIL: test_add
 // (test_calc.CalcTest.test_add)"; its traceback follows.
-var unittestHeader = regexp.MustCompile(`^(?:FAIL|ERROR): \S+ \(.+\)$`)
+// gitState lines say a repository is in a state that later work must
+// mind (a merge half done, a detached HEAD).
+var gitState = regexp.MustCompile(`^(?:You have unmerged paths\.|both (?:modified|added|deleted):\s+\S.*|You are in 'detached HEAD' state\..*|Unmerged paths:|interactive rebase in progress.*|You are currently (?:rebasing|bisecting|cherry-picking|reverting).*)$`)
+
+// followUp lines add to the error before them: cargo's "required by
+// package …", "Caused by:" explanations.
+var followUp = regexp.MustCompile(`^(?:required by package .+|location searched: .+|perhaps you meant: .+|Caused by: .+|caused by: .+)$`)
+
+var (
+	unittestHeader  = regexp.MustCompile(`^(?:FAIL|ERROR): \S+ \(.+\)$`)
+	cargoTestFailed = regexp.MustCompile(`^test \S+ \.\.\. FAILED$`)
+)
 
 var toolPrefix = regexp.MustCompile(`^(?:[a-z][\w.-]{0,15}|/usr/bin/\w+): `)
+
+// findingLocation is the first location any of a finding's lines names.
+func findingLocation(f Finding) string {
+	for _, l := range f.Lines {
+		if loc := location(l); loc != "" {
+			return loc
+		}
+	}
+	return ""
+}
 
 // location returns the first source location a line names, "" for none.
 func location(line string) string {
@@ -347,9 +379,9 @@ func diagnostic(t, rest string, sev Severity) (Finding, bool) {
 		// "path:12: msg [Error/no-undef]", "x.py:3:1: E302 expected…": a
 		// code or an ESLint severity in brackets says it.
 		switch {
-		case strings.Contains(msg, "[Error/") || strings.HasSuffix(msg, " error"):
+		case strings.Contains(msg, "[Error/"):
 			sev = Error
-		case strings.Contains(msg, "[Warning/") || strings.HasSuffix(msg, " warning"):
+		case strings.Contains(msg, "[Warning/"):
 			sev = Warning
 		}
 	}
@@ -380,7 +412,10 @@ func codeLike(s string) bool {
 	if t == "" {
 		return false
 	}
-	for _, marker := range []string{"{", "}", ":=", " != ", " == ", "=>", "();", "//", "/*", "#include", "import ", "return ", "func ", "def ", "raise ", "throw ", "} catch", "except ", "else:", "const ", "let ", "var "} {
+	if i := strings.Index(t, "//"); i >= 0 && (i == 0 || t[i-1] == ' ' || t[i-1] == '\t') {
+		return true // a comment, not a URL's "://"
+	}
+	for _, marker := range []string{"{", "}", ":=", " != ", " == ", " = ", "=>", "();", "/*", "#include", "import ", "return ", "func ", "def ", "raise ", "throw ", "} catch", "except ", "else:", "const ", "let ", "var "} {
 		if strings.Contains(t, marker) {
 			return true
 		}
