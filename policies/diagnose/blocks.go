@@ -16,9 +16,13 @@ func (r *reader) pythonTraceback(i int) int {
 		return 0
 	}
 	j := i + 1
-	frame, first, source := "", "", ""
+	frame, first, source, repeated := "", "", "", ""
 	for ; j < len(r.lines); j++ {
 		l, t := r.lines[j], r.trim(j)
+		if strings.HasPrefix(t, "[Previous line repeated ") {
+			repeated = t
+			continue
+		}
 		if strings.HasPrefix(t, `File "`) {
 			if first == "" {
 				first = t
@@ -45,7 +49,7 @@ func (r *reader) pythonTraceback(i int) int {
 	}
 	exc := r.trim(j)
 	lines := []string{exc}
-	for _, l := range []string{frame, source} {
+	for _, l := range []string{frame, source, repeated} {
 		if l != "" {
 			lines = append(lines, l)
 		}
@@ -485,12 +489,22 @@ func (r *reader) stackTrace(i int) int {
 			break
 		}
 	}
+	// The innermost project frame, and where the project called into a
+	// library below it (a stream, a framework) when the exception came
+	// from inside the library's call.
+	caller, libraryAfter := "", false
 	j := k
 	for ; j < len(r.lines); j++ {
 		n := r.trim(j)
 		if atFrame.MatchString(r.lines[j]) {
-			if (frame == "" || locOnly.MatchString(frame)) && projectFrame(n) {
+			project := projectFrame(n)
+			switch {
+			case (frame == "" || locOnly.MatchString(frame)) && project:
 				frame = n
+			case frame != "" && !project:
+				libraryAfter = true
+			case frame != "" && project && libraryAfter && caller == "":
+				caller = n
 			}
 			continue
 		}
@@ -500,7 +514,7 @@ func (r *reader) stackTrace(i int) int {
 		break
 	}
 	lines := []string{t}
-	for _, l := range []string{frame, source} {
+	for _, l := range []string{frame, source, caller} {
 		if l != "" {
 			lines = append(lines, l)
 		}
@@ -548,22 +562,41 @@ func (r *reader) pytestSection(i int) int {
 	}
 	name := strings.TrimPrefix(m[1], "ERROR at setup of ")
 	name = strings.TrimPrefix(name, "ERROR at teardown of ")
-	assertion, loc := "", ""
+	name = strings.TrimPrefix(name, "ERROR collecting ")
+	var asserts []string
+	first, loc, via := "", "", ""
 	j := i + 1
 	for ; j < len(r.lines); j++ {
 		n := r.trim(j)
 		if pytestHeader.MatchString(n) || sectionEnd.MatchString(n) {
 			break
 		}
-		if assertion == "" && (strings.HasPrefix(n, "E ") || n == "E") && len(strings.TrimSpace(n[1:])) > 0 {
-			assertion = n
+		if first == "" && n != "" && !startsWithSpace(r.lines[j]) && errorScore(n) >= 2 && !codeLike(n) && !strings.HasPrefix(n, "E ") {
+			first = n // "ImportError while importing test module '…'."
 		}
-		if lm := pytestLocation.FindStringSubmatch(n); lm != nil && !strings.HasPrefix(lm[3], "in ") {
-			loc = n
+		// The first "E" line says what failed; those that follow and compare
+		// say how ("E  {'total': 3} != {'total': 4}").
+		if (strings.HasPrefix(n, "E ") || n == "E") && len(strings.TrimSpace(n[1:])) > 0 {
+			if len(asserts) == 0 || len(asserts) < 3 && (strings.Contains(n, "!=") || strings.Contains(n, " == ") || strings.Contains(n, "Differing") || strings.Contains(n, "where ")) {
+				asserts = append(asserts, n)
+			}
+		}
+		if lm := pytestLocation.FindStringSubmatch(n); lm != nil {
+			if strings.HasPrefix(lm[3], "in ") {
+				via = n // "tests/conftest.py:31: in db" (--tb=short, collection errors)
+			} else {
+				loc = n
+			}
 		}
 	}
+	if loc == "" {
+		loc = via
+	}
 	var lines []string
-	for _, l := range []string{assertion, loc} {
+	if strings.Contains(m[1], "ERROR at ") {
+		lines = append(lines, r.trim(i)) // setup or teardown: which one failed
+	}
+	for _, l := range []string{first, strings.Join(asserts, " "), loc} {
 		if l != "" {
 			lines = append(lines, l)
 		}
@@ -571,7 +604,13 @@ func (r *reader) pytestSection(i int) int {
 	if len(lines) == 0 {
 		lines = []string{r.trim(i)}
 	}
-	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: r.trim(i)}, "pytest:"+name)
+	// Tests that fail the same way are one finding (a broken fixture): the
+	// key is how, not which.
+	key := strings.Join(lines, "\n")
+	if len(asserts) > 0 {
+		key = asserts[0] + "\n" + loc
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: key}, "pytest:"+name)
 	return j - i
 }
 
@@ -586,7 +625,6 @@ func (r *reader) pytestSummary(t string) bool {
 	if k, ok := r.findPytest(node); ok {
 		f := &r.findings[k]
 		f.Lines = append([]string{t}, f.Lines...)
-		f.key = t
 		return true
 	}
 	r.add(Finding{Kind: Test, Severity: Error, Lines: []string{t}, key: t}, "")
@@ -823,7 +861,8 @@ func (r *reader) phpunitFailure(i int) int {
 		r.add(Finding{Kind: Test, Severity: Error, Lines: []string{t}, key: t}, "")
 		return 1
 	}
-	msg, loc := "", ""
+	var msg []string
+	loc := ""
 	j := i + 1
 	for ; j < len(r.lines); j++ {
 		n := r.trim(j)
@@ -835,12 +874,16 @@ func (r *reader) phpunitFailure(i int) int {
 			if loc == "" && projectPath(n) {
 				loc = n
 			}
-		case msg == "" && n != "":
-			msg = n
+		case n == "":
+			if len(msg) > 0 {
+				msg = append(msg, "") // the message ends at its first blank line
+			}
+		case len(msg) < 2 && (len(msg) == 0 || msg[len(msg)-1] != ""):
+			msg = append(msg, n) // a custom message, then "Failed asserting that …"
 		}
 	}
 	lines := []string{t}
-	for _, l := range []string{msg, loc} {
+	for _, l := range append(msg, loc) {
 		if l != "" {
 			lines = append(lines, l)
 		}
@@ -1039,7 +1082,11 @@ func (r *reader) pythonSyntaxError(i int) int {
 		if !exceptionLine(exc) {
 			return 0
 		}
-		r.add(Finding{Kind: Exception, Severity: Error, Lines: []string{exc, t}, key: exc}, "")
+		lines := []string{exc, t}
+		if src := r.trim(i + 1); i+1 < k && strings.Trim(src, "^~ ") != "" {
+			lines = append(lines, src)
+		}
+		r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: exc}, "")
 		return k + 1 - i
 	}
 	return 0
@@ -1233,5 +1280,179 @@ func (r *reader) sqliteError(i int) int {
 		}
 	}
 	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// javac: "Foo.java:12: error: cannot find symbol", the source line, a caret,
+// and what it could not find ("symbol:   method getPrise()", "location: class
+// Catalog"); Maven prints the same with "[ERROR] " in front.
+var (
+	javacHeadline = regexp.MustCompile(`^(?:\[(?:ERROR|WARNING)\] )?\S+\.java:(?:\d+|\[\d+,\d+\]):? (?:(?:error|warning): )?\S.*$`)
+	javacDetail   = regexp.MustCompile(`^(?:\[(?:ERROR|WARNING)\]\s+)?(?:symbol|location|required|found|reason):\s+\S.*$`)
+)
+
+func (r *reader) javacDiagnostic(i int) int {
+	t := r.trim(i)
+	if !javacHeadline.MatchString(t) || strings.HasPrefix(t, "at ") {
+		return 0
+	}
+	f, ok := diagnostic(t, strings.TrimPrefix(strings.TrimPrefix(t, "[ERROR] "), "[WARNING] "), mavenSeverity(t))
+	if !ok {
+		return 0
+	}
+	j := i + 1
+	var source string
+	var details []string
+	for ; j < len(r.lines) && j <= i+8; j++ {
+		n := r.trim(j)
+		switch {
+		case javacDetail.MatchString(n):
+			details = append(details, n)
+		case n == "^" || strings.Trim(n, " ^") == "":
+		case source == "" && startsWithSpace(r.lines[j]) && len(details) == 0:
+			source = n
+		default:
+			goto done
+		}
+	}
+done:
+	if source != "" && len(details) == 0 {
+		f.Lines = append(f.Lines, source) // a syntax error: the line it is in
+	}
+	f.Lines = append(f.Lines, details...)
+	f.key += "\n" + strings.Join(details, "\n")
+	r.add(f, "")
+	return j - i
+}
+
+func mavenSeverity(t string) Severity {
+	switch {
+	case strings.HasPrefix(t, "[ERROR]"):
+		return Error
+	case strings.HasPrefix(t, "[WARNING]"):
+		return Warning
+	}
+	return Plain
+}
+
+// JUnit 5's console launcher lists each failure as "JUnit Jupiter:Class:
+// method()", its source, then "=> exception: message" and frames.
+var junitFailure = regexp.MustCompile(`^JUnit (?:Jupiter|Vintage|Platform Suite):\S.*`)
+
+func (r *reader) junitConsoleFailure(i int) int {
+	t := r.trim(i)
+	if !junitFailure.MatchString(t) {
+		return 0
+	}
+	exc, frame := "", ""
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if junitFailure.MatchString(n) || n == "" || !startsWithSpace(r.lines[j]) {
+			break
+		}
+		switch {
+		case strings.HasPrefix(n, "=> ") && exc == "":
+			exc = n
+		case exc != "" && frame == "" && bareJavaFrame.MatchString(n) && projectFrame("at "+n):
+			frame = n
+		}
+	}
+	if exc == "" {
+		return 0
+	}
+	lines := []string{t, exc}
+	if frame != "" {
+		lines = append(lines, frame)
+	}
+	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+var bareJavaFrame = regexp.MustCompile(`^[\w$.<>]+\([\w$.]+:\d+\)$`)
+
+// Gradle: "* What went wrong:" and the failure on the next lines.
+func (r *reader) gradleFailure(i int) int {
+	if r.trim(i) != "* What went wrong:" || i+1 >= len(r.lines) {
+		return 0
+	}
+	lines := []string{r.trim(i + 1)}
+	j := i + 2
+	for ; j < len(r.lines) && strings.HasPrefix(r.trim(j), ">"); j++ {
+		if len(lines) < 3 {
+			lines = append(lines, r.trim(j))
+		}
+	}
+	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: lines[0]}, "")
+	r.failed = true
+	return j - i
+}
+
+// PHP's uncaught exception: "PHP Fatal error:  Uncaught X: msg in f.php:12",
+// "Stack trace:", "#0 /app/src/Cart.php(34): f()", chained ones after
+// "Next", then "thrown in … on line N". Kept: the headline, the first two
+// frames, and each "Next" exception.
+var (
+	phpUncaught = regexp.MustCompile(`^(?:PHP )?Fatal error:\s+Uncaught .+`)
+	phpFrame    = regexp.MustCompile(`^#\d+ (\S+?)\(\d+\): .+`)
+	phpNext     = regexp.MustCompile(`^Next \S+: .+`)
+)
+
+func (r *reader) phpUncaught(i int) int {
+	t := r.trim(i)
+	if !phpUncaught.MatchString(t) {
+		return 0
+	}
+	lines := []string{t}
+	frames := 0
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		switch {
+		case n == "Stack trace:", strings.HasPrefix(n, "#") && strings.HasSuffix(n, "{main}"), strings.HasPrefix(n, "thrown in "), strings.HasPrefix(n, "PHP Stack trace:"):
+		case phpFrame.MatchString(n):
+			if frames < 2 && len(lines) < DefaultLimits.LinesPerFinding && projectPath(phpFrame.FindStringSubmatch(n)[1]) {
+				lines = append(lines, n)
+				frames++
+			}
+		case phpNext.MatchString(n):
+			if len(lines) < DefaultLimits.LinesPerFinding {
+				lines = append(lines, n)
+			}
+			frames = 1 // one frame of a chained exception
+		default:
+			goto done
+		}
+	}
+done:
+	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
+	return j - i
+}
+
+// Composer (Symfony Console) prints an exception in a box: "In
+// CurlDownloader.php line 365:" and the message, wrapped, indented below.
+var consoleException = regexp.MustCompile(`^In \S+ line \d+:$`)
+
+func (r *reader) consoleException(i int) int {
+	t := r.trim(i)
+	if !consoleException.MatchString(t) {
+		return 0
+	}
+	var msg []string
+	j := i + 1
+	for ; j < len(r.lines); j++ {
+		n := r.trim(j)
+		if n == "" && len(msg) > 0 {
+			break
+		}
+		if n != "" {
+			msg = append(msg, n)
+		}
+	}
+	lines := []string{t}
+	if len(msg) > 0 {
+		lines = append(lines, strings.Join(msg, " "))
+	}
+	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: strings.Join(lines, "\n")}, "")
 	return j - i
 }

@@ -139,9 +139,12 @@ func (d *Digest) Lines(l Limits) []string {
 	return out
 }
 
-// pick chooses n findings to show, in their order: the first of each file
-// before a second of any (errors in three packages are three failures, not
-// one), then the earliest.
+// pick chooses n findings to show, in their order: failing tests, races
+// and exceptions before diagnostics and statuses (a test run's stack traces
+// and its runner's list of failures say the same thing twice: the list
+// names the tests), then the first of each file before a second of any
+// (errors in three packages are three failures, not one), then the
+// earliest.
 func pick(fs []Finding, n int) (shown, rest []Finding) {
 	if len(fs) <= n {
 		return fs, nil
@@ -149,9 +152,17 @@ func pick(fs []Finding, n int) (shown, rest []Finding) {
 	chosen := make([]bool, len(fs))
 	files := map[string]bool{}
 	count := 0
+	for _, kind := range []Kind{Race, Test, Exception} {
+		for i, f := range fs {
+			if count < n && f.Kind == kind && f.Severity == Error && !chosen[i] {
+				chosen[i] = true
+				count++
+			}
+		}
+	}
 	for i, f := range fs {
 		file, _, _ := strings.Cut(findingLocation(f), ":")
-		if count < n && file != "" && !files[file] {
+		if count < n && file != "" && !files[file] && !chosen[i] {
 			files[file] = true
 			chosen[i] = true
 			count++

@@ -162,8 +162,8 @@ func (r *reader) trim(i int) string { return strings.TrimSpace(r.lines[i]) }
 func (r *reader) block(i int) int {
 	for _, read := range []func(int) int{
 		r.pythonTraceback, r.pythonSyntaxError, r.goPanic, r.goRace, r.goTestFailure, r.rustPanic, r.rustDiagnostic,
-		r.sanitizer, r.valgrind, r.stackTrace, r.pytestSection, r.jestFailure, r.vitestFailure,
-		r.tapFailure, r.specFailure, r.markedFailure, r.phpunitFailure, r.grpcurlError, r.terraformError, r.sqlError, r.eslintFile, r.httpResponse, r.diffHeader, r.goImports, r.npmBlock, r.rustfmtDiff, r.sqliteError,
+		r.sanitizer, r.valgrind, r.javacDiagnostic, r.stackTrace, r.pytestSection, r.jestFailure, r.vitestFailure,
+		r.tapFailure, r.specFailure, r.markedFailure, r.phpunitFailure, r.grpcurlError, r.terraformError, r.sqlError, r.eslintFile, r.httpResponse, r.diffHeader, r.goImports, r.npmBlock, r.rustfmtDiff, r.sqliteError, r.junitConsoleFailure, r.gradleFailure, r.phpUncaught, r.consoleException,
 	} {
 		if n := read(i); n > 0 {
 			return n
@@ -323,6 +323,10 @@ var gitState = regexp.MustCompile(`^(?:You have unmerged paths\.|both (?:modifie
 // package …", "Caused by:" explanations.
 var followUp = regexp.MustCompile(`^(?:required by package .+|location searched: .+|perhaps you meant: .+|Caused by: .+|caused by: .+)$`)
 
+// pytestProgress is pytest -v's line for a test that failed:
+// "tests/test_x.py::test_y FAILED   [100%]".
+var pytestProgress = regexp.MustCompile(`^(\S+::\S+) (?:FAILED|ERROR)\s+\[\s*\d+%\]$`)
+
 var (
 	unittestHeader  = regexp.MustCompile(`^(?:FAIL|ERROR): \S+ \(.+\)$`)
 	cargoTestFailed = regexp.MustCompile(`^test \S+ \.\.\. FAILED$`)
@@ -375,6 +379,10 @@ func diagnostic(t, rest string, sev Severity) (Finding, bool) {
 		default: // a note, hint or help line adds to what it follows
 			return Finding{}, false
 		}
+	} else if w := strings.SplitN(msg, ":", 2)[0]; sev == Plain && strings.HasSuffix(w, "Warning") && !strings.Contains(w, " ") {
+		sev = Warning // "x.py:34: DeprecationWarning: …"
+	} else if sev == Plain && strings.HasSuffix(w, "Error") && !strings.Contains(w, " ") {
+		sev = Error
 	} else if sev == Plain {
 		// "path:12: msg [Error/no-undef]", "x.py:3:1: E302 expected…": a
 		// code or an ESLint severity in brackets says it.
