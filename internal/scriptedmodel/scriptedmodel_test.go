@@ -146,7 +146,10 @@ func TestDecode(t *testing.T) {
 // field, and recorded without the credentials they carried.
 func TestBadRequests(t *testing.T) {
 	called := false
-	sm := scriptedmodel.New(func(*scriptedmodel.Request) (scriptedmodel.Reply, error) { called = true; return scriptedmodel.Reply{}, nil })
+	sm := scriptedmodel.New(func(*scriptedmodel.Request) (scriptedmodel.Reply, error) {
+		called = true
+		return scriptedmodel.Reply{}, nil
+	})
 	srv := httptest.NewServer(sm)
 	defer srv.Close()
 	tests := []struct {
