@@ -101,8 +101,18 @@ func decodeAnthropic(req *Request) error {
 	}
 	for i, m := range body.Messages {
 		field := fmt.Sprintf("messages[%d]", i)
+		if m.Role == "system" {
+			// Claude Code sends its environment as a system message in the
+			// conversation; the view keeps it with the system prompt.
+			text, err := textOf(m.Content)
+			if err != nil {
+				return errField(field+".content", err)
+			}
+			req.System = strings.TrimPrefix(req.System+"\n\n"+text, "\n\n")
+			continue
+		}
 		if m.Role != "user" && m.Role != "assistant" {
-			return errField(field+".role", fmt.Errorf("%q is not user or assistant", m.Role))
+			return errField(field+".role", fmt.Errorf("%q is not user, assistant or system", m.Role))
 		}
 		msg := Message{Role: m.Role}
 		raw := bytes.TrimSpace(m.Content)

@@ -157,7 +157,7 @@ func TestBadRequests(t *testing.T) {
 		code       int
 		wantInBody string
 	}{
-		{"/v1/messages", `{"model":"m","messages":[{"role":"system","content":"x"}]}`, 400, `messages[0].role: \"system\" is not user or assistant`},
+		{"/v1/messages", `{"model":"m","messages":[{"role":"tool","content":"x"}]}`, 400, `messages[0].role: \"tool\" is not user, assistant or system`},
 		{"/v1/messages", `not json`, 400, `"type":"invalid_request_error"`},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":7}]}`, 400, `messages[0].content: expected a string or an array of content blocks`},
 		{"/v1/responses", `{"input":[{"type":"function_call_output","call_id":"c","output":{}}]}`, 400, `input[0].output`},
