@@ -120,7 +120,6 @@ func tickingClock() func() time.Time {
 	}
 }
 
-
 func msg(id string, role ctxcv1.Role, parts ...*ctxcv1.Part) *ctxcv1.Message {
 	return &ctxcv1.Message{Id: id, Role: role, Parts: parts}
 }

@@ -65,8 +65,11 @@ func main() {
 		{name: "codex-40", turns: 40, run: runCodex},
 		{name: "openai-chat", turns: 4, run: runChat, requests: "openai-chat.requests.jsonl"},
 	}
-	r := &recorder{root: *root, out: filepath.Join(*root, "examples/transcripts")}
-	var err error
+	abs, err := filepath.Abs(*root)
+	if err != nil {
+		fail(err)
+	}
+	r := &recorder{root: abs, out: filepath.Join(abs, "examples/transcripts")}
 	if r.goroot, err = goEnv("GOROOT"); err == nil {
 		r.gocache, err = goEnv("GOCACHE")
 	}

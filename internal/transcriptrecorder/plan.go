@@ -38,8 +38,8 @@ type turn struct {
 	final string
 }
 
-func bash(say, cmd string) step        { return step{act: action{say: say, bash: cmd}} }
-func read(say, path string) step       { return step{act: action{say: say, read: path}} }
+func bash(say, cmd string) step  { return step{act: action{say: say, bash: cmd}} }
+func read(say, path string) step { return step{act: action{say: say, read: path}} }
 func change(say, path, old, new string) step {
 	return step{act: action{say: say, edit: &edit{path, old, new}}}
 }
