@@ -15,6 +15,8 @@ type codexLine struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
+// codexPayload is what eval reads of a line's payload; which fields a
+// payload has depends on the line's type (and a response item's type).
 type codexPayload struct {
 	Type string `json:"type"`
 	// session_meta
@@ -25,9 +27,7 @@ type codexPayload struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
 	// response_item reasoning
-	Summary []struct {
-		Text string `json:"text"`
-	} `json:"summary"`
+	Summary json.RawMessage `json:"summary"`
 	// response_item calls and outputs
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
@@ -59,8 +59,10 @@ func readCodex(lines []rawLine) (*conversation, error) {
 		if cl.Type == "" {
 			return nil, lineErr(l.n, "type", "required on a rollout line")
 		}
-		if err := json.Unmarshal(cl.Payload, &items[i]); err != nil && len(cl.Payload) > 0 {
-			return nil, lineErr(l.n, "payload", "%v", err)
+		if len(cl.Payload) > 0 && cl.Payload[0] == '{' {
+			if err := json.Unmarshal(cl.Payload, &items[i]); err != nil && cl.Type == "response_item" {
+				return nil, lineErr(l.n, "payload", "%v", err)
+			}
 		}
 		p := &items[i]
 		switch cl.Type {
@@ -117,8 +119,12 @@ func readCodex(lines []rawLine) (*conversation, error) {
 				return nil, lineErr(n, "payload.role", "%q is not developer, system, user or assistant", p.Role)
 			}
 		case "reasoning":
+			var summary []struct {
+				Text string `json:"text"`
+			}
+			json.Unmarshal(p.Summary, &summary)
 			var texts []string
-			for _, s := range p.Summary {
+			for _, s := range summary {
 				texts = append(texts, s.Text)
 			}
 			if len(texts) > 0 {

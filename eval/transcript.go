@@ -216,12 +216,14 @@ func (c *conversation) session(name string, f Format) (*Session, error) {
 	if c.model == "" {
 		return nil, lineErr(1, "model", "no line of the %s transcript names the model", f)
 	}
-	id := c.id
-	if id == "" {
-		id = strings.TrimSuffix(baseName(name), ".jsonl")
+	// The file names the session (a transcript's own id is a UUID), and
+	// the description keeps the transcript's id.
+	desc := fmt.Sprintf("read from a %s transcript", f)
+	if c.id != "" {
+		desc += " of session " + c.id
 	}
-	s := &Session{Name: name, Header: Header{ID: id, Model: &ctxcv1.ModelSpec{Name: c.model}, SystemPrompt: c.systemPrompt, Tools: c.tools,
-		Description: fmt.Sprintf("read from a %s transcript", f)}}
+	s := &Session{Name: name, Header: Header{ID: strings.TrimSuffix(baseName(name), ".jsonl"), Model: &ctxcv1.ModelSpec{Name: c.model},
+		SystemPrompt: c.systemPrompt, Tools: c.tools, Description: desc}}
 	var step *ctxcv1.AgentStep
 	stepLine := 0
 	flush := func() {
@@ -275,8 +277,14 @@ func (c *conversation) session(name string, f Format) (*Session, error) {
 	if len(s.Lines) == 0 {
 		return nil, lineErr(1, "", "the %s transcript holds no user turn, agent step or event", f)
 	}
-	if s.Lines[0].Route.GetUserTurn() == nil {
-		return nil, lineErr(s.Lines[0].Number, "", "the conversation must start with a user message")
+	for _, l := range s.Lines {
+		if l.Route.GetEvent() != nil {
+			continue // context may come first (Codex's environment block)
+		}
+		if l.Route.GetUserTurn() == nil {
+			return nil, lineErr(l.Number, "", "the conversation must start with a user message")
+		}
+		break
 	}
 	return s, nil
 }
