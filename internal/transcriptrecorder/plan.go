@@ -268,8 +268,9 @@ var turns = []turn{
 	{
 		user: "How does strconv.Atoi report a number that is too large? Look it up in the Go sources, I want the exact error text.",
 		steps: []step{
-			bash("Searching the strconv sources.", "grep -n \"ErrRange\\|value out of range\" \"$(go env GOROOT)/src/strconv/atoi.go\""),
-			read("Reading atoi.go.", "$GOROOT/src/strconv/atoi.go"),
+			bash("Searching the strconv sources.", "grep -rn \"value out of range\" \"$(go env GOROOT)/src/strconv\" \"$(go env GOROOT)/src/internal/strconv\""),
+			read("ErrRange is declared in number.go; reading it.", "$GOROOT/src/strconv/number.go"),
+			read("The parsing itself lives in internal/strconv.", "$GOROOT/src/internal/strconv/atoi.go"),
 		},
 		final: "Atoi returns a *strconv.NumError whose Err is strconv.ErrRange; its text reads: strconv.Atoi: parsing \"99999999999999999999\": value out of range.",
 	},

@@ -37,7 +37,7 @@ type codex struct{}
 
 func (codex) call(a action, ws, goroot string) scriptedmodel.ToolCall {
 	exec := func(cmd string) scriptedmodel.ToolCall {
-		return toolCall("exec_command", map[string]any{"cmd": cmd, "workdir": ws, "yield_time_ms": 120000, "max_output_tokens": 12000})
+		return toolCall("exec_command", map[string]any{"cmd": cmd, "workdir": ws, "login": false, "yield_time_ms": 120000, "max_output_tokens": 12000})
 	}
 	switch {
 	case a.bash != "":
