@@ -61,75 +61,111 @@ func readClaudeCode(lines []rawLine) (*conversation, error) {
 		if err := json.Unmarshal(cl.Message, &msg); err != nil {
 			return nil, lineErr(l.n, "message", "%v", err)
 		}
-		raw := bytes.TrimSpace(msg.Content)
-		var blocks []claudeBlock
-		if len(raw) > 0 && raw[0] == '"' {
-			var text string
-			json.Unmarshal(raw, &text)
-			blocks = []claudeBlock{{Type: "text", Text: text}}
-		} else if err := json.Unmarshal(raw, &blocks); err != nil {
-			return nil, lineErr(l.n, "message.content", "neither a string nor an array of content blocks: %v", err)
+		blocks, err := anthropicBlocks(msg.Content)
+		if err != nil {
+			return nil, lineErr(l.n, "message.content", "%v", err)
 		}
 		if cl.Type == "assistant" {
 			if c.model == "" && msg.Model != "" && msg.Model != "<synthetic>" {
 				c.model = msg.Model
 			}
+			m, err := anthropicAssistant(blocks, names, l.n, "message")
+			if err != nil {
+				return nil, err
+			}
 			// Claude Code writes one line per content block of a response;
 			// lines of the same message id are one message.
-			if msg.ID == "" || msg.ID != lastAssistant || len(c.messages) == 0 || c.messages[len(c.messages)-1].kind != "assistant" {
-				c.messages = append(c.messages, convMessage{line: l.n, kind: "assistant"})
+			if k := len(c.messages); msg.ID != "" && msg.ID == lastAssistant && k > 0 && c.messages[k-1].kind == "assistant" {
+				last := &c.messages[k-1]
+				last.text, last.reasoning = joinText(last.text, m.text), joinText(last.reasoning, m.reasoning)
+				last.calls = append(last.calls, m.calls...)
+			} else {
+				c.messages = append(c.messages, m)
 			}
 			lastAssistant = msg.ID
-			m := &c.messages[len(c.messages)-1]
-			for i, b := range blocks {
-				switch b.Type {
-				case "text":
-					m.text = joinText(m.text, b.Text)
-				case "thinking":
-					m.reasoning = joinText(m.reasoning, b.Thinking)
-				case "tool_use":
-					if b.ID == "" || b.Name == "" {
-						return nil, lineErr(l.n, fmt.Sprintf("message.content[%d]", i), "a tool_use block needs an id and a name")
-					}
-					names[b.ID] = b.Name
-					m.calls = append(m.calls, &ctxcv1.ToolCall{Id: b.ID, Name: b.Name, ArgumentsJson: compactJSON(b.Input)})
-				}
-			}
 			continue
 		}
 		lastAssistant = ""
-		var texts []string
-		var results []*ctxcv1.ToolResult
-		for i, b := range blocks {
-			switch b.Type {
-			case "text":
-				texts = append(texts, b.Text)
-			case "tool_result":
-				content, ok := contentText(b.Content)
-				if !ok {
-					return nil, lineErr(l.n, fmt.Sprintf("message.content[%d].content", i), "neither a string nor an array of content blocks")
-				}
-				if b.ToolUseID == "" {
-					return nil, lineErr(l.n, fmt.Sprintf("message.content[%d].tool_use_id", i), "required")
-				}
-				results = append(results, &ctxcv1.ToolResult{ToolCallId: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError})
-			}
+		msgs, err := anthropicUser(blocks, names, l.n, "message", cl.IsCompactSummary)
+		if err != nil {
+			return nil, err
 		}
-		if len(results) > 0 {
-			c.messages = append(c.messages, convMessage{line: l.n, kind: "tool", results: results})
-		}
-		text := strings.Join(texts, "\n")
-		switch {
-		case strings.TrimSpace(text) == "":
-		case cl.IsCompactSummary || len(results) > 0:
-			// A summary Claude Code wrote when it compacted, or text sent
-			// beside tool results, is context, not a new request.
-			c.messages = append(c.messages, convMessage{line: l.n, kind: "event", text: text})
-		default:
-			c.messages = append(c.messages, convMessage{line: l.n, kind: "user", text: text})
-		}
+		c.messages = append(c.messages, msgs...)
 	}
 	return c, nil
+}
+
+// anthropicBlocks reads Anthropic message content: a string (one text
+// block) or an array of blocks.
+func anthropicBlocks(raw json.RawMessage) ([]claudeBlock, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var text string
+		err := json.Unmarshal(raw, &text)
+		return []claudeBlock{{Type: "text", Text: text}}, err
+	}
+	var blocks []claudeBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, fmt.Errorf("neither a string nor an array of content blocks: %w", err)
+	}
+	return blocks, nil
+}
+
+// anthropicAssistant is an assistant message of Anthropic blocks (a Claude
+// Code line's or a request body's; field names it for errors): its text,
+// thinking and tool calls, whose names it records.
+func anthropicAssistant(blocks []claudeBlock, names map[string]string, line int, field string) (convMessage, error) {
+	m := convMessage{line: line, kind: "assistant"}
+	for i, b := range blocks {
+		switch b.Type {
+		case "text":
+			m.text = joinText(m.text, b.Text)
+		case "thinking":
+			m.reasoning = joinText(m.reasoning, b.Thinking)
+		case "tool_use":
+			if b.ID == "" || b.Name == "" {
+				return m, lineErr(line, fmt.Sprintf("%s.content[%d]", field, i), "a tool_use block needs an id and a name")
+			}
+			names[b.ID] = b.Name
+			m.calls = append(m.calls, &ctxcv1.ToolCall{Id: b.ID, Name: b.Name, ArgumentsJson: compactJSON(b.Input)})
+		}
+	}
+	return m, nil
+}
+
+// anthropicUser is a user message of Anthropic blocks: its tool results,
+// then its text, a user turn unless it is context (sent beside tool results,
+// or a summary written at compaction), which is an event.
+func anthropicUser(blocks []claudeBlock, names map[string]string, line int, field string, summary bool) ([]convMessage, error) {
+	var texts []string
+	var results []*ctxcv1.ToolResult
+	for i, b := range blocks {
+		switch b.Type {
+		case "text":
+			texts = append(texts, b.Text)
+		case "tool_result":
+			content, ok := contentText(b.Content)
+			if !ok {
+				return nil, lineErr(line, fmt.Sprintf("%s.content[%d].content", field, i), "neither a string nor an array of content blocks")
+			}
+			if b.ToolUseID == "" {
+				return nil, lineErr(line, fmt.Sprintf("%s.content[%d].tool_use_id", field, i), "required")
+			}
+			results = append(results, &ctxcv1.ToolResult{ToolCallId: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError})
+		}
+	}
+	var msgs []convMessage
+	if len(results) > 0 {
+		msgs = append(msgs, convMessage{line: line, kind: "tool", results: results})
+	}
+	if text := strings.Join(texts, "\n"); strings.TrimSpace(text) != "" {
+		kind := "user"
+		if summary || len(results) > 0 {
+			kind = "event"
+		}
+		msgs = append(msgs, convMessage{line: line, kind: kind, text: text})
+	}
+	return msgs, nil
 }
 
 func joinText(a, b string) string {

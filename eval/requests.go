@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -114,13 +113,9 @@ func (c *conversation) anthropicBody(body requestBody, line int) error {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return lineErr(line, field, "%v", err)
 		}
-		var blocks []claudeBlock
-		if trimmed := bytes.TrimSpace(m.Content); len(trimmed) > 0 && trimmed[0] == '"' {
-			var text string
-			json.Unmarshal(trimmed, &text)
-			blocks = []claudeBlock{{Type: "text", Text: text}}
-		} else if err := json.Unmarshal(m.Content, &blocks); err != nil {
-			return lineErr(line, field+".content", "neither a string nor an array of content blocks")
+		blocks, err := anthropicBlocks(m.Content)
+		if err != nil {
+			return lineErr(line, field+".content", "%v", err)
 		}
 		switch m.Role {
 		case "system":
@@ -128,47 +123,17 @@ func (c *conversation) anthropicBody(body requestBody, line int) error {
 			text, _ := contentText(m.Content)
 			c.systemPrompt = strings.TrimPrefix(c.systemPrompt+"\n\n"+text, "\n\n")
 		case "assistant":
-			msg := convMessage{line: line, kind: "assistant"}
-			for j, b := range blocks {
-				switch b.Type {
-				case "text":
-					msg.text = joinText(msg.text, b.Text)
-				case "thinking":
-					msg.reasoning = joinText(msg.reasoning, b.Thinking)
-				case "tool_use":
-					if b.ID == "" || b.Name == "" {
-						return lineErr(line, fmt.Sprintf("%s.content[%d]", field, j), "a tool_use block needs an id and a name")
-					}
-					names[b.ID] = b.Name
-					msg.calls = append(msg.calls, &ctxcv1.ToolCall{Id: b.ID, Name: b.Name, ArgumentsJson: compactJSON(b.Input)})
-				}
+			msg, err := anthropicAssistant(blocks, names, line, field)
+			if err != nil {
+				return err
 			}
 			c.messages = append(c.messages, msg)
 		case "user":
-			var texts []string
-			var results []*ctxcv1.ToolResult
-			for j, b := range blocks {
-				switch b.Type {
-				case "text":
-					texts = append(texts, b.Text)
-				case "tool_result":
-					content, ok := contentText(b.Content)
-					if !ok {
-						return lineErr(line, fmt.Sprintf("%s.content[%d].content", field, j), "neither a string nor an array of content blocks")
-					}
-					results = append(results, &ctxcv1.ToolResult{ToolCallId: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError})
-				}
+			msgs, err := anthropicUser(blocks, names, line, field, false)
+			if err != nil {
+				return err
 			}
-			if len(results) > 0 {
-				c.messages = append(c.messages, convMessage{line: line, kind: "tool", results: results})
-			}
-			if text := strings.Join(texts, "\n"); strings.TrimSpace(text) != "" {
-				kind := "user"
-				if len(results) > 0 {
-					kind = "event" // text beside tool results is context, not a request
-				}
-				c.messages = append(c.messages, convMessage{line: line, kind: kind, text: text})
-			}
+			c.messages = append(c.messages, msgs...)
 		default:
 			return lineErr(line, field+".role", "%q is not user, assistant or system", m.Role)
 		}
