@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -45,12 +46,15 @@ func (codex) call(a action, ws, goroot string) scriptedmodel.ToolCall {
 	case a.read != "":
 		return exec("sed -n '1,400p' " + shellQuote(relPath(a.read, ws, goroot)))
 	case a.edit != nil:
+		// apply_patch replaces whole lines: the edit is widened to the lines
+		// it touches, as the model sees them in the file.
+		old, new := wholeLines(filepath.Join(ws, a.edit.path), a.edit.old, a.edit.new)
 		var b strings.Builder
 		fmt.Fprintf(&b, "*** Begin Patch\n*** Update File: %s\n@@\n", a.edit.path)
-		for _, l := range strings.Split(a.edit.old, "\n") {
+		for _, l := range strings.Split(old, "\n") {
 			b.WriteString("-" + l + "\n")
 		}
-		for _, l := range strings.Split(a.edit.new, "\n") {
+		for _, l := range strings.Split(new, "\n") {
 			b.WriteString("+" + l + "\n")
 		}
 		b.WriteString("*** End Patch\n")
@@ -81,6 +85,25 @@ func (chatAgent) call(a action, ws, goroot string) scriptedmodel.ToolCall {
 	default:
 		return toolCall("write_file", map[string]any{"path": a.write.path, "content": a.write.content})
 	}
+}
+
+// wholeLines widens the replacement of old by new in the file at path to the
+// whole lines old spans (unchanged when the file or old is not found).
+func wholeLines(path, old, new string) (string, string) {
+	data, err := os.ReadFile(path)
+	text := string(data)
+	i := strings.Index(text, old)
+	if err != nil || i < 0 {
+		return old, new
+	}
+	start := strings.LastIndex(text[:i], "\n") + 1
+	end := i + len(old)
+	if j := strings.Index(text[end:], "\n"); j >= 0 {
+		end += j
+	} else {
+		end = len(text)
+	}
+	return text[start:end], text[start:i] + new + text[i+len(old):end]
 }
 
 func toolCall(name string, input map[string]any) scriptedmodel.ToolCall {
