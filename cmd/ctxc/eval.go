@@ -32,7 +32,9 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 			"append-only bound, tokens billed at full price, and Compile latency.\n\n"+
 			"FILE (or - for standard input) is a session in JSONL: a header line {\"session\": {...}}\n"+
 			"with id, model, system_prompt, tools and the facts to keep, then one line per input,\n"+
-			"{\"route\": <ctxc.v1.RouteRequest without state>} or {\"state\": <ctxc.v1.AgentState>}.\n"+
+			"{\"route\": <ctxc.v1.RouteRequest without state>} or {\"state\": <ctxc.v1.AgentState>};\n"+
+			"or a Claude Code session transcript, a Codex CLI rollout, or a list of OpenAI Chat\n"+
+			"Completions or Anthropic Messages request bodies, one per line (--format).\n"+
 			"README.md (\"Measuring long sessions\") and the eval package documentation define the\n"+
 			"format and every figure. Several files are measured together.\n\n"+
 			"The service runs in this process, built from --config like `ctxc serve`, unless --addr\n"+
@@ -47,6 +49,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	verbose := fs.Bool("verbose", false, "also print every compile of every session and the violations found")
 	generate := fs.String("generate", "", "write a generated session for this seed (an unsigned integer) to standard output and exit")
 	turns := fs.Int("turns", 40, "user turns of a --generate session")
+	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines), ctxc, claude-code, codex, openai-chat or anthropic")
 	cf := registerConfigFlags(fs, false)
 	if code, done := parseFlags(fs, io, args); done {
 		return code
@@ -63,6 +66,10 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	wins, err := parseWindows(*windows)
 	if err != nil {
 		return usageErr("--windows: %v", err)
+	}
+	format, err := eval.ParseFormat(*formatName)
+	if err != nil {
+		return usageErr("--format: %v", err)
 	}
 	var seed uint64
 	if *generate != "" {
@@ -96,7 +103,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 
 	var sessions []*eval.Session
 	for _, name := range fs.Args() {
-		s, err := loadSession(name, io.in)
+		s, err := loadSession(name, io.in, format)
 		if err != nil {
 			return fail("%s: %v", name, err)
 		}
@@ -192,16 +199,20 @@ func serviceCounter(ctx context.Context, svc eval.Service, model string) (func(s
 	}, &firstErr
 }
 
-func loadSession(name string, stdin io.Reader) (*eval.Session, error) {
+func loadSession(name string, stdin io.Reader, format eval.Format) (*eval.Session, error) {
+	r := stdin
 	if name == "-" {
-		return eval.Load(stdin, "stdin")
+		name = "stdin"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return eval.Load(f, name)
+	s, _, err := eval.LoadAny(r, name, format)
+	return s, err
 }
 
 func parseWindows(s string) ([]uint32, error) {
