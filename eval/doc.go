@@ -148,7 +148,12 @@
 //     user's, and is skipped;
 //   - other: identifiers (error codes such as E1234, ERR_FOO, ECONNREFUSED,
 //     HTTP 503, SQLSTATE 23505, exit status 137, exception and ErrXxx names,
-//     file paths, versions, ticket ids such as OPS-1423).
+//     file paths, versions, ticket ids such as OPS-1423) in what people wrote:
+//     the text of user and assistant messages (not tool calls, reasoning or
+//     tool results), events and step errors. A tool's output counts only when
+//     it failed, by its identifying lines and the error codes among its
+//     identifiers (not its paths or versions): the paths a grep or a stack
+//     trace prints and the names in a file read are not facts.
 //
 // These rules are eval's own, kept apart from how ctxc's summarizer reads
 // text, so that they measure it rather than mirror it.

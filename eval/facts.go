@@ -167,14 +167,20 @@ func autoFacts(s *Session) []Fact {
 		}
 	}
 	add := func(turn int, text string) { plant(turn, FactOther, identifiers(text)) }
+	// Identifiers count where people wrote them (a user's or an assistant's
+	// text, an event, a step's error); a tool's output counts only by the
+	// identifying lines of a failure: the paths a grep or a stack trace
+	// prints, the names in a source file read, are not what anyone needs
+	// to remember.
 	addStep := func(turn int, msgs []*ctxcv1.Message) {
 		for _, m := range msgs {
 			for _, p := range m.GetParts() {
 				if r := p.GetToolResult(); r != nil && (r.GetIsError() || exitFailure(r.GetContent())) {
 					plant(turn, FactErrorCode, failureLines(r.GetContent()))
+					plant(turn, FactOther, errorCodes(r.GetContent()))
 				}
 			}
-			add(turn, messageText(m))
+			add(turn, writtenText(m))
 		}
 	}
 	turn := 0
@@ -278,4 +284,30 @@ func requirements(text string) []string {
 		}
 	}
 	return out
+}
+
+// errorCodes are the identifiers of a failed output that name an error
+// (codes, errno and exception names, status phrases), not its paths,
+// versions or ticket-like words.
+func errorCodes(text string) []string {
+	var out []string
+	for _, id := range identifiers(text) {
+		if !strings.ContainsAny(id, "/.") {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// writtenText is what a message's author wrote: its text parts, without
+// reasoning, tool calls and tool results.
+func writtenText(m *ctxcv1.Message) string {
+	var b strings.Builder
+	for _, p := range m.GetParts() {
+		if t, ok := p.GetContent().(*ctxcv1.Part_Text); ok {
+			b.WriteString(t.Text)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
