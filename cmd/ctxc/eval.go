@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/contextcompiler/ctxc/eval"
+	"github.com/contextcompiler/ctxc/eval/realistic"
 	"github.com/contextcompiler/ctxc/eval/synth"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/server"
@@ -39,7 +40,8 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 			"format and every figure. Several files are measured together.\n\n"+
 			"The service runs in this process, built from --config like `ctxc serve`, unless --addr\n"+
 			"names a running server. --generate writes a synthetic 40-turn coding-agent session with\n"+
-			"planted facts instead (deterministic per seed).")
+			"planted facts instead (deterministic per seed); with --recorded its tool outputs are real\n"+
+			"ones recorded from real tools and its wording people's own (eval/corpus).")
 	profiles := fs.String("profiles", "", "comma-separated profiles to measure (default: every profile the service offers)")
 	windows := fs.String("windows", "16000,8000", "comma-separated windows in tokens (CompileOptions.max_context_token_count)")
 	addr := fs.String("addr", "", "measure a running server at host:port or unix:///path instead of an in-process one")
@@ -49,6 +51,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	verbose := fs.Bool("verbose", false, "also print every compile of every session and the violations found")
 	generate := fs.String("generate", "", "write a generated session for this seed (an unsigned integer) to standard output and exit")
 	turns := fs.Int("turns", 40, "user turns of a --generate session")
+	recorded := fs.Bool("recorded", false, "with --generate: build the session from recorded real tool outputs and people's own wording (eval/corpus) instead of synthetic ones")
 	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines), ctxc, claude-code, codex, openai-chat or anthropic")
 	cf := registerConfigFlags(fs, false)
 	if code, done := parseFlags(fs, io, args); done {
@@ -87,6 +90,9 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	if turnsGiven && *generate == "" {
 		return usageErr("--turns goes with --generate")
 	}
+	if *recorded && *generate == "" {
+		return usageErr("--recorded goes with --generate")
+	}
 	if *turns < 1 {
 		return usageErr("--turns: %d must be at least 1", *turns)
 	}
@@ -98,7 +104,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	defer closeSvc()
 
 	if *generate != "" {
-		return evalGenerate(ctx, svc, seed, *turns, io)
+		return evalGenerate(ctx, svc, seed, *turns, *recorded, io)
 	}
 
 	var sessions []*eval.Session
@@ -164,11 +170,15 @@ func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (stri
 
 // evalGenerate writes a generated session, with step usage and sizes
 // counted by the service's CountTokens for the session's model.
-func evalGenerate(ctx context.Context, svc eval.Service, seed uint64, turns int, io stdio) int {
-	opts := synth.Options{Seed: seed, Turns: turns}
+func evalGenerate(ctx context.Context, svc eval.Service, seed uint64, turns int, recorded bool, io stdio) int {
 	count, countErr := serviceCounter(ctx, svc, synth.DefaultOptions(seed).Model)
-	opts.Count = count
-	s, err := synth.Generate(opts)
+	var s *eval.Session
+	var err error
+	if recorded {
+		s, err = realistic.Generate(realistic.Options{Seed: seed, Turns: turns, Count: count})
+	} else {
+		s, err = synth.Generate(synth.Options{Seed: seed, Turns: turns, Count: count})
+	}
 	if err == nil {
 		err = *countErr
 	}

@@ -477,9 +477,15 @@ func (r *reader) stackTrace(i int) int {
 	if k >= len(r.lines) || !atFrame.MatchString(r.lines[k]) {
 		return 0
 	}
-	frame, source := "", ""
+	frame, source, version := "", "", ""
 	// Node prints where an uncaught error was thrown above it: "/app/x.js:3",
-	// the source line, a caret.
+	// the source line, a caret; a tool that crashed names its version
+	// ("ESLint: 8.57.1").
+	for k := i - 1; k >= 0 && k >= i-4 && version == ""; k-- {
+		if n := r.trim(k); toolVersion.MatchString(n) {
+			version = n
+		}
+	}
 	for k := i - 1; k >= 0 && k >= i-5; k-- {
 		if n := r.trim(k); locOnly.MatchString(n) && projectPath(n) {
 			frame = n
@@ -514,7 +520,7 @@ func (r *reader) stackTrace(i int) int {
 		break
 	}
 	lines := []string{t}
-	for _, l := range []string{frame, source, caller} {
+	for _, l := range []string{frame, source, caller, version} {
 		if l != "" {
 			lines = append(lines, l)
 		}
@@ -522,6 +528,8 @@ func (r *reader) stackTrace(i int) int {
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
+
+var toolVersion = regexp.MustCompile(`^[A-Z][\w.-]*: v?\d+\.\d+(?:\.\d+)?$`)
 
 var locOnly = regexp.MustCompile(`^(?:file://)?\S+\.\w+:\d+$`)
 
@@ -571,13 +579,13 @@ func (r *reader) pytestSection(i int) int {
 		if pytestHeader.MatchString(n) || sectionEnd.MatchString(n) {
 			break
 		}
-		if first == "" && n != "" && !startsWithSpace(r.lines[j]) && errorScore(n) >= 2 && !codeLike(n) && !strings.HasPrefix(n, "E ") {
+		if first == "" && n != "" && !startsWithSpace(r.lines[j]) && errorScore(n) >= 2 && !codeLike(n) && !strings.HasPrefix(n, "E ") && len(strings.Fields(n)) >= 3 {
 			first = n // "ImportError while importing test module '…'."
 		}
 		// The first "E" line says what failed; those that follow and compare
 		// say how ("E  {'total': 3} != {'total': 4}").
-		if (strings.HasPrefix(n, "E ") || n == "E") && len(strings.TrimSpace(n[1:])) > 0 {
-			if len(asserts) == 0 || len(asserts) < 3 && (strings.Contains(n, "!=") || strings.Contains(n, " == ") || strings.Contains(n, "Differing") || strings.Contains(n, "where ")) {
+		if (strings.HasPrefix(n, "E ") || n == "E") && len(strings.TrimSpace(n[1:])) > 0 && !strings.HasSuffix(n, ":") {
+			if len(asserts) == 0 || len(asserts) < 3 && (strings.Contains(n, "!=") || strings.Contains(n, " == ") || strings.Contains(n, "where ")) {
 				asserts = append(asserts, n)
 			}
 		}
@@ -596,7 +604,11 @@ func (r *reader) pytestSection(i int) int {
 	if strings.Contains(m[1], "ERROR at ") {
 		lines = append(lines, r.trim(i)) // setup or teardown: which one failed
 	}
-	for _, l := range []string{first, strings.Join(asserts, " "), loc} {
+	if len(asserts) > 2 {
+		// The comparisons under the first line share one.
+		asserts = []string{asserts[0], strings.Join(asserts[1:], " ")}
+	}
+	for _, l := range append(append([]string{first}, asserts...), loc) {
 		if l != "" {
 			lines = append(lines, l)
 		}
@@ -610,6 +622,9 @@ func (r *reader) pytestSection(i int) int {
 	if len(asserts) > 0 {
 		key = asserts[0] + "\n" + loc
 	}
+	if p, ok := r.progress[name]; ok {
+		lines = append([]string{p}, lines...) // -v printed its verdict first
+	}
 	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: key}, "pytest:"+name)
 	return j - i
 }
@@ -617,6 +632,18 @@ func (r *reader) pytestSection(i int) int {
 // pytestSummary completes a section's finding with its "FAILED" line, or
 // records a failure whose section was not printed (-q --tb=no).
 func (r *reader) pytestSummary(t string) bool {
+	if m := pytestProgress.FindStringSubmatch(t); m != nil {
+		// pytest -v prints each test's verdict before its failure's
+		// section: the section takes it.
+		if r.progress == nil {
+			r.progress = map[string]string{}
+		}
+		parts := strings.Split(m[1], "::")
+		for k := 1; k < len(parts); k++ {
+			r.progress[strings.Join(parts[k:], ".")] = t
+		}
+		return true
+	}
 	m := pytestSummary.FindStringSubmatch(t)
 	if m == nil || !strings.Contains(m[2], "::") && !strings.HasSuffix(m[2], ".py") {
 		return false
@@ -653,6 +680,7 @@ func (r *reader) jestFailure(i int) int {
 	}
 	lines := []string{t}
 	msg, expected, received, frame := "", "", "", ""
+	var diff []string
 	j := i + 1
 	for ; j < len(r.lines); j++ {
 		l, n := r.lines[j], r.trim(j)
@@ -661,6 +689,10 @@ func (r *reader) jestFailure(i int) int {
 		}
 		switch {
 		case n == "" || strings.HasPrefix(n, "|") || jestCodeFrame.MatchString(n):
+		case diffLine(n) && !strings.HasPrefix(n, "- Snapshot") && !strings.HasPrefix(n, "+ Received"):
+			if len(diff) < 2 {
+				diff = append(diff, n) // a snapshot's or an object's changed lines
+			}
 		case strings.HasPrefix(n, "Expected") && expected == "":
 			expected = n
 		case strings.HasPrefix(n, "Received") && received == "":
@@ -673,7 +705,7 @@ func (r *reader) jestFailure(i int) int {
 			msg = n
 		}
 	}
-	for _, l := range []string{msg, expected, received, frame} {
+	for _, l := range []string{msg, expected, received, strings.Join(diff, " "), frame} {
 		if l != "" {
 			lines = append(lines, l)
 		}
@@ -779,7 +811,10 @@ func (r *reader) tapFailure(i int) int {
 
 // node --test's spec reporter: "✖ name (1.2ms)" with the error indented
 // below; its closing "✖ failing tests:" list repeats them.
-var specFail = regexp.MustCompile(`^✖ (.+?)(?: \([\d.]+m?s\))?$`)
+var (
+	specFail     = regexp.MustCompile(`^✖ (.+?)(?: \([\d.]+m?s\))?$`)
+	problemCount = regexp.MustCompile(`^✖ \d+ problems? `) // ESLint's closing count
+)
 
 func (r *reader) specFailure(i int) int {
 	t := r.trim(i)
@@ -802,7 +837,7 @@ func (r *reader) specFailure(i int) int {
 		return len(r.lines) - i
 	}
 	m := specFail.FindStringSubmatch(t)
-	if m == nil {
+	if m == nil || problemCount.MatchString(t) {
 		return 0
 	}
 	depth := indent(r.lines[i])
@@ -1260,7 +1295,8 @@ func (r *reader) rustfmtDiff(i int) int {
 // diffLine is a line of an assertion's diff: "+ '-USD 0.05'" (actual) or
 // "- 'USD -0.05'" (expected), not the legend "+ actual - expected".
 func diffLine(n string) bool {
-	return (strings.HasPrefix(n, "+ ") || strings.HasPrefix(n, "- ")) && !strings.Contains(n, " expected") && !strings.Contains(n, " actual")
+	return (strings.HasPrefix(n, "+ ") || strings.HasPrefix(n, "- ") || strings.HasPrefix(n, "-  ") || strings.HasPrefix(n, "+  ")) &&
+		!strings.Contains(n, " expected") && !strings.Contains(n, " actual") && !strings.HasPrefix(n, "- Expected") && !strings.HasPrefix(n, "+ Received")
 }
 
 // sqlite3: "Parse error near line 7: near "LIMT": syntax error", the
@@ -1307,17 +1343,22 @@ func (r *reader) javacDiagnostic(i int) int {
 		n := r.trim(j)
 		switch {
 		case javacDetail.MatchString(n):
-			details = append(details, n)
+			if len(details) < 3 {
+				details = append(details, n)
+			}
 		case n == "^" || strings.Trim(n, " ^") == "":
 		case source == "" && startsWithSpace(r.lines[j]) && len(details) == 0:
 			source = n
+		case source != "" && startsWithSpace(r.lines[j]):
+			// "  cannot find symbol" above the symbol of an invalid method
+			// reference: part of the same diagnostic.
 		default:
 			goto done
 		}
 	}
 done:
-	if source != "" && len(details) == 0 {
-		f.Lines = append(f.Lines, source) // a syntax error: the line it is in
+	if source != "" {
+		f.Lines = append(f.Lines, source) // the line it is in
 	}
 	f.Lines = append(f.Lines, details...)
 	f.key += "\n" + strings.Join(details, "\n")
@@ -1379,8 +1420,8 @@ func (r *reader) gradleFailure(i int) int {
 	lines := []string{r.trim(i + 1)}
 	j := i + 2
 	for ; j < len(r.lines) && strings.HasPrefix(r.trim(j), ">"); j++ {
-		if len(lines) < 3 {
-			lines = append(lines, r.trim(j))
+		if n := r.trim(j); len(lines) < 3 && !strings.Contains(n, "see the compiler error output") && !strings.Contains(n, "Run with --") {
+			lines = append(lines, n)
 		}
 	}
 	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: lines[0]}, "")
@@ -1409,7 +1450,7 @@ func (r *reader) phpUncaught(i int) int {
 	for ; j < len(r.lines); j++ {
 		n := r.trim(j)
 		switch {
-		case n == "Stack trace:", strings.HasPrefix(n, "#") && strings.HasSuffix(n, "{main}"), strings.HasPrefix(n, "thrown in "), strings.HasPrefix(n, "PHP Stack trace:"):
+		case n == "", n == "Stack trace:", strings.HasPrefix(n, "#") && strings.HasSuffix(n, "{main}"), strings.HasPrefix(n, "thrown in "), strings.HasPrefix(n, "PHP Stack trace:"):
 		case phpFrame.MatchString(n):
 			if frames < 2 && len(lines) < DefaultLimits.LinesPerFinding && projectPath(phpFrame.FindStringSubmatch(n)[1]) {
 				lines = append(lines, n)

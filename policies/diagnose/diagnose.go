@@ -73,6 +73,8 @@ type Finding struct {
 	Also []string
 	// key groups identical findings: the headline without its location.
 	key string
+	// end is the index of the line after the finding in the output read.
+	end int
 }
 
 // Digest is what an output says about failure.
@@ -104,7 +106,7 @@ type Limits struct {
 }
 
 // DefaultLimits suit a summary's record of one failed call.
-var DefaultLimits = Limits{Findings: 6, LinesPerFinding: 5, Runes: 600}
+var DefaultLimits = Limits{Findings: 8, LinesPerFinding: 5, Runes: 600}
 
 // Lines renders what identifies a failed output, within limits, one line a
 // finding: its lines joined by " | ", a grouped finding's headline followed
@@ -142,9 +144,9 @@ func (d *Digest) Lines(l Limits) []string {
 // pick chooses n findings to show, in their order: failing tests, races
 // and exceptions before diagnostics and statuses (a test run's stack traces
 // and its runner's list of failures say the same thing twice: the list
-// names the tests), then the first of each file before a second of any
-// (errors in three packages are three failures, not one), then the
-// earliest.
+// names the tests), then the earliest up to half, then the first of each
+// file not yet shown (errors in three packages are three failures, not
+// one), then the earliest.
 func pick(fs []Finding, n int) (shown, rest []Finding) {
 	if len(fs) <= n {
 		return fs, nil
@@ -158,6 +160,18 @@ func pick(fs []Finding, n int) (shown, rest []Finding) {
 				chosen[i] = true
 				count++
 			}
+		}
+	}
+	for i := range fs {
+		if count < n/2 && !chosen[i] {
+			chosen[i] = true
+			count++
+		}
+	}
+	for i, f := range fs {
+		file, _, _ := strings.Cut(findingLocation(f), ":")
+		if chosen[i] {
+			files[file] = true
 		}
 	}
 	for i, f := range fs {

@@ -20,6 +20,7 @@ var (
 		regexp.MustCompile(`^Unable to connect to the server: .+`),
 		regexp.MustCompile(`^error: (?:unable to|the server|error validating|error parsing|resource mapping|no objects|unknown|failed|couldn't|you must|the path|invalid|no matches|Unexpected).+`),
 		regexp.MustCompile(`^SUMMARY: \w+Sanitizer: .+`),
+		regexp.MustCompile(`^ESLint found too many warnings .*`),
 		regexp.MustCompile(`^<(?:title|h1|h2)>.*\b[45]\d\d\b.*</(?:title|h1|h2)>|^<head><title>.*\b[45]\d\d\b.*`), // an error page
 		regexp.MustCompile(`^(?:docker: )?Cannot connect to the Docker daemon .+`),
 		regexp.MustCompile(`^[45]\d\d\s+https?://\S+$`), // curl -w '%{http_code} %{url}'
@@ -132,6 +133,9 @@ func errorScore(line string) int {
 			return 3
 		}
 		lw := strings.ToLower(w)
+		if len(lw) > 5 && (strings.HasSuffix(lw, "error") || strings.HasSuffix(lw, "exception")) {
+			score = max(score, 2) // a type name: ImportError, IOException
+		}
 		for _, stem := range errorStems {
 			if strings.HasPrefix(lw, stem) {
 				score = max(score, 2)

@@ -56,6 +56,8 @@ type reader struct {
 	// named holds findings by test name, for a runner's closing list to
 	// complete (pytest's "FAILED path::test - message").
 	named    map[string]int
+	// progress holds pytest -v's verdict lines by test name.
+	progress map[string]string
 	envelope []string
 	// failed: the output says in its own words that its command failed.
 	failed   bool
@@ -75,7 +77,9 @@ func (r *reader) run() {
 		if t := strings.TrimSpace(r.lines[i]); t != "" {
 			r.last = t
 		}
+		before := len(r.findings)
 		if n := r.block(i); n > 0 {
+			r.ended(before, i+n)
 			for _, l := range r.lines[i : i+n] {
 				if t := strings.TrimSpace(l); t != "" {
 					r.last = t
@@ -85,6 +89,7 @@ func (r *reader) run() {
 			continue
 		}
 		r.line(i)
+		r.ended(before, i+1)
 		i++
 	}
 	if r.done {
@@ -97,14 +102,39 @@ func (r *reader) run() {
 	}
 }
 
+// ended notes where the findings from index from on ended in the output.
+func (r *reader) ended(from, end int) {
+	for k := from; k < len(r.findings); k++ {
+		r.findings[k].end = end
+	}
+}
+
+// trailing counts the non-empty lines after end that are not envelopes:
+// output the program went on to print.
+func (r *reader) trailing(end int) int {
+	n := 0
+	for _, l := range r.lines[min(end, len(r.lines)):] {
+		if t := strings.TrimSpace(l); t != "" {
+			if env, _ := envelope(t); !env {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func (r *reader) digest() Digest {
 	d := Digest{Envelope: r.envelope, Failed: r.failed, Last: r.last}
 	for score := 3; score > 0; score-- {
 		d.Fallback = append(d.Fallback, r.fallback[score]...)
 	}
 	for _, f := range r.findings {
-		// A failing test or a race fails its run whatever the exit code.
-		if f.Kind == Test || f.Kind == Race {
+		// An error in so many words (a failing test, a race, an error
+		// status, a diagnostic that says "error") fails the run, whatever
+		// the exit code: curl -i of a 404, a psql script without
+		// ON_ERROR_STOP. An exception does when the output ends with it; one
+		// the program logged and went on from is trouble.
+		if f.Severity == Error && (f.Kind != Exception || r.trailing(f.end) <= 2) {
 			d.Failed = true
 		}
 	}
@@ -138,6 +168,12 @@ func group(fs []Finding) []Finding {
 	at := map[string]int{}
 	for _, f := range fs {
 		k := f.Kind.String() + "\x00" + f.key
+		if f.Kind == Diagnostic && location(f.Lines[0]) == "" {
+			// Its location is on another line (rustc's "--> src/x.rs:3:9"),
+			// and its headline alone ("mismatched types") says too little
+			// to call two of them the same.
+			k += "\x00" + findingLocation(f)
+		}
 		if i, ok := at[k]; ok {
 			g := &out[i]
 			g.Count++
@@ -294,7 +330,8 @@ func envelope(t string) (isEnvelope, failed bool) {
 		return true, exitNonZero.MatchString(m[1])
 	}
 	if envelopeRes.MatchString(t) {
-		return true, true
+		// ESLint's count fails the run only when it counts errors.
+		return true, !strings.Contains(t, "(0 errors,")
 	}
 	return false, false
 }
