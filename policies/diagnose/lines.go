@@ -23,7 +23,7 @@ var (
 		regexp.MustCompile(`^ESLint found too many warnings .*`),
 		regexp.MustCompile(`^<(?:title|h1|h2)>.*\b[45]\d\d\b.*</(?:title|h1|h2)>|^<head><title>.*\b[45]\d\d\b.*`), // an error page
 		regexp.MustCompile(`^(?:docker: )?Cannot connect to the Docker daemon .+`),
-		regexp.MustCompile(`^[45]\d\d\s+https?://\S+$`), // curl -w '%{http_code} %{url}'
+		regexp.MustCompile(`^[45]\d\d\s+https?://\S+$`),                       // curl -w '%{http_code} %{url}'
 		regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`), // sqlite3
 		regexp.MustCompile(`^(?:docker: )?Error response from daemon: .+`),
 		regexp.MustCompile(`^ERROR: failed to (?:solve|build|read|receive).*`),

@@ -55,7 +55,7 @@ type reader struct {
 	findings []Finding
 	// named holds findings by test name, for a runner's closing list to
 	// complete (pytest's "FAILED path::test - message").
-	named    map[string]int
+	named map[string]int
 	// progress holds pytest -v's verdict lines by test name.
 	progress map[string]string
 	envelope []string
