@@ -42,11 +42,13 @@ func NewMemo() *Memo {
 	return &Memo{sentences: s, outputs: o, weights: w, summaries: f}
 }
 
-// sentence is one classified sentence of a message's text.
+// sentence is one classified sentence of a message's text, with the
+// paragraph it stands in.
 type sentence struct {
-	text     string
-	class    facts.Class
-	specific bool
+	text      string
+	class     facts.Class
+	specific  bool
+	paragraph int
 }
 
 // outputLines are what a tool output holds that a summary keeps: whether it
@@ -77,9 +79,11 @@ func (m *Memo) classified(text string, user bool) []sentence {
 		}
 	}
 	var out []sentence
-	ss := facts.Sentences(text)
-	for i, c := range facts.ClassifyAll(ss, user) {
-		out = append(out, sentence{ss[i], c, facts.Specific(ss[i])})
+	for k, p := range facts.Paragraphs(text) {
+		ss := facts.Sentences(p)
+		for i, c := range facts.ClassifyAll(ss, user) {
+			out = append(out, sentence{ss[i], c, facts.Specific(ss[i]), k})
+		}
 	}
 	if m != nil {
 		m.sentences.Add(key, out)

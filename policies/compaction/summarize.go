@@ -228,20 +228,30 @@ func (s summarize) mergeBudget(p *summaryPlan, total int, counter policies.Token
 		_, lost := s.det.fit(req)
 		return lost < factWeight
 	}
-	if !keepsFacts(lo) {
-		// Bisect for the least budget that keeps every fact.
-		hi := full
-		for hi-lo > total/50+1 {
-			mid := (lo + hi) / 2
-			if keepsFacts(mid) {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		lo = hi
+	if keepsFacts(lo) {
+		return min(lo+total/10, full)
 	}
-	return min(lo+total/10, full)
+	// More facts than merge_fill_ratio holds: they may take the whole budget
+	// but the room for the next summary before any is shortened or left
+	// out; the next compaction merges again sooner, which costs the cache
+	// less than a fact costs the agent.
+	hi := full
+	if !keepsFacts(full) {
+		lo, hi = full, total-total/10
+		if !keepsFacts(hi) {
+			return hi
+		}
+	}
+	// Bisect for the least budget that keeps every fact.
+	for hi-lo > total/50+1 {
+		mid := (lo + hi) / 2
+		if keepsFacts(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return min(hi+total/10, max(full, hi))
 }
 
 // reset forgets what collect gathered, keeping the removed set.

@@ -68,8 +68,8 @@ var sectionOrder = []string{secConstraints, secOpenErrors, secDecisions, secUser
 // sectionWeight is what an item of a section is worth before facts.Weight
 // adds what its own wording says; the budget goes to the heaviest items.
 var sectionWeight = map[string]int{
-	secConstraints: 100, secDecisions: 80, secUserNotes: 80, secResolved: 75, secEarlier: 60, secTasks: 55,
-	secDone: 45, secSeen: 45, secEvents: 40, secRequests: 30, secNotes: 25, secFiles: 10, secTools: 5,
+	secConstraints: 100, secDecisions: 80, secUserNotes: 80, secResolved: 75, secDone: 75, secEarlier: 60, secTasks: 55,
+	secSeen: 45, secEvents: 40, secRequests: 30, secNotes: 25, secFiles: 10, secTools: 5,
 }
 
 // sectionClass is the class facts.Weight reads an item of a section as.
@@ -77,8 +77,8 @@ func sectionClass(section string) facts.Class {
 	switch section {
 	case secConstraints:
 		return facts.Constraint
-	case secDecisions:
-		return facts.Decision
+	case secDecisions, secDone:
+		return facts.Decision // what an answer concluded or did
 	case secRequests:
 		return facts.Request
 	}
@@ -326,9 +326,15 @@ func (b *summaryBuilder) read(span []policies.Message) {
 		case m.Role == policies.RoleUser:
 			answered = false
 			text := m.Text()
-			for _, s := range b.memo.classified(text, true) {
-				if c := b.addUserSentence(s); c == facts.Request {
-					lastRequest = s.text
+			for _, group := range paragraphs(b.memo.classified(text, true)) {
+				if item, ok := wholeParagraph(group, facts.Constraint); ok {
+					b.add(secConstraints, item)
+					continue
+				}
+				for _, s := range group {
+					if c := b.addUserSentence(s); c == facts.Request {
+						lastRequest = s.text
+					}
 				}
 			}
 			// A log the user pasted: the lines that report its errors.
@@ -354,8 +360,14 @@ func (b *summaryBuilder) read(span []policies.Message) {
 				text = ""
 			}
 			final := !m.HasToolCalls() && closesTurnIn(span, i)
-			for _, s := range b.memo.classified(text, false) {
-				b.addAssistantSentence(s, final)
+			for _, group := range paragraphs(b.memo.classified(text, false)) {
+				if item, ok := wholeParagraph(group, facts.Decision); ok {
+					b.add(secDecisions, item)
+					continue
+				}
+				for _, s := range group {
+					b.addAssistantSentence(s, final)
+				}
 			}
 			if !m.HasToolCalls() && strings.TrimSpace(text) != "" {
 				answered = true
@@ -371,6 +383,43 @@ func (b *summaryBuilder) read(span []policies.Message) {
 	if !answered && lastRequest != "" {
 		b.add(secTasks, lastRequest)
 	}
+}
+
+// maxParagraphRunes bounds a paragraph kept whole.
+const maxParagraphRunes = 320
+
+// paragraphs groups a message's sentences by the paragraph they stand in.
+func paragraphs(ss []sentence) [][]sentence {
+	var out [][]sentence
+	for i, s := range ss {
+		if i == 0 || s.paragraph != ss[i-1].paragraph {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], s)
+	}
+	return out
+}
+
+// wholeParagraph returns a short paragraph of several sentences as one
+// item when one of them is of class c: a rule or a conclusion is kept in
+// the words around it ("We never force-push to main. Ever.", "Confirmed
+// the vendor sends local time. We'll assume Europe/Berlin."), not torn
+// from them.
+func wholeParagraph(group []sentence, c facts.Class) (string, bool) {
+	if len(group) < 2 {
+		return "", false
+	}
+	has := false
+	texts := make([]string, len(group))
+	for i, s := range group {
+		has = has || s.class == c
+		texts[i] = s.text
+	}
+	item := strings.Join(texts, " ")
+	if !has || utf8.RuneCountInString(item) > maxParagraphRunes {
+		return "", false
+	}
+	return item, true
 }
 
 // leadIn is a short sentence that only introduces what follows ("Please
@@ -594,8 +643,13 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	// Facts are compressed before any is left out: when they outgrow the
 	// room, resolved failures keep only each finding's first line, then open
 	// ones do too.
-	for _, short := range [][2]bool{{false, false}, {true, false}, {true, true}} {
+	for level, short := range [][2]bool{{false, false}, {true, false}, {true, true}} {
 		b.failureItems(short[0], short[1])
+		if level > 0 {
+			// A shortened failure lost lines of a fact: a merge is given
+			// the room not to, where it can be.
+			b.droppedWeight = max(b.droppedWeight, factWeight)
+		}
 		if b.factTokens() <= room {
 			break
 		}
@@ -677,9 +731,18 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 func (b *summaryBuilder) failureItems(shortResolved, shortOpen bool) {
 	b.items[secOpenErrors], b.items[secResolved] = nil, nil
 	resolved := map[string]bool{}
+	var all []string
+	for _, f := range b.failures {
+		if f.resolved {
+			all = append(all, compactFailure(f))
+		}
+	}
 	for _, f := range b.failures {
 		if f.resolved {
 			item := compactFailure(f)
+			if coveredBy(item, all) {
+				continue // said in full by another item (a shortened copy from a merge)
+			}
 			if shortResolved {
 				item = shortFailure(item)
 			}
@@ -696,6 +759,28 @@ func (b *summaryBuilder) failureItems(shortResolved, shortOpen bool) {
 		}
 		b.items[secOpenErrors] = append(b.items[secOpenErrors], item)
 	}
+}
+
+// coveredBy reports whether every line of a failure item is part of another,
+// longer item: the same failure, said in full elsewhere.
+func coveredBy(item string, others []string) bool {
+	tool, _, _ := strings.Cut(item, ":")
+	for _, o := range others {
+		if len(o) <= len(item) || !strings.HasPrefix(o, tool+":") {
+			continue
+		}
+		all := true
+		for _, l := range strings.Split(item, "\n") {
+			if !strings.Contains(o, l) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // factTokens is what the items that hold facts cost written out: the
@@ -745,8 +830,10 @@ func parseSummary(text string) (items map[string][]string, count int, ok bool) {
 // only while it is open.
 func compactFailure(f *failure) string {
 	item := f.item
-	if i := strings.Index(item, "]: "); i >= 0 && f.tool != "" && !strings.Contains(item[:i], "\n") {
-		item = f.tool + ": " + item[i+3:]
+	if f.call != "" && f.tool != "" {
+		if _, rest, ok := strings.Cut(item, " [call "+f.call+"]: "); ok {
+			item = f.tool + ": " + rest
+		}
 	}
 	return item
 }

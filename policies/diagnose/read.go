@@ -167,7 +167,13 @@ func group(fs []Finding) []Finding {
 	var out []Finding
 	at := map[string]int{}
 	for _, f := range fs {
-		k := f.Kind.String() + "\x00" + f.key
+		key := f.key
+		if f.Kind == Status {
+			// "spurious network error (3 tries remaining)", then 2, then 1:
+			// one error, retried.
+			key = digits.ReplaceAllString(key, "#")
+		}
+		k := f.Kind.String() + "\x00" + key
 		if f.Kind == Diagnostic && location(f.Lines[0]) == "" {
 			// Its location is on another line (rustc's "--> src/x.rs:3:9"),
 			// and its headline alone ("mismatched types") says too little
@@ -370,6 +376,8 @@ var (
 )
 
 var toolPrefix = regexp.MustCompile(`^(?:[a-z][\w.-]{0,15}|/usr/bin/\w+): `)
+
+var digits = regexp.MustCompile(`\d+`)
 
 // findingLocation is the first location any of a finding's lines names.
 func findingLocation(f Finding) string {
