@@ -1244,6 +1244,7 @@ func (r *reader) goImports(i int) int {
 // npm prints an error as a run of "npm error" lines: one finding, by the
 // lines that say what could not be had or resolved.
 var (
+	npmCode    = regexp.MustCompile(`^npm (?:ERR!|error) code E[A-Z0-9]+$`)
 	npmLine    = regexp.MustCompile(`^npm (?:ERR!|error|WARN|warn)(?: |$)`)
 	npmTelling = regexp.MustCompile(`(?:^(?:E[A-Z0-9]+|\d{3})\s+\S|^Found: |^peer |^Missing: |^Invalid: |Could not resolve|No matching|notarget|Missing script|not in this registry|could not be found|Invalid|Cannot|ENOENT|EACCES|ENOTEMPTY|EEXIST|gyp|Unsupported|is not|must|missing|Conflicting)`)
 	npmGeneric = regexp.MustCompile(`^npm (?:ERR!|error)(?:\s*$| {2,}| (?:code |errno |A complete log|For a full report|/\S+\.(?:log|txt)$|Fix the upstream|While resolving|node_modules/|path |command |signal |syscall |Lifecycle script|Failed at|This is probably|Exit status|Test failed|Note that you|tarball, folder|404\s*$|Run "npm help|Usage:|Options:|aliases:|\[-|npm \w+$|Clean install|\S+@\S+ \S+: ))`)
@@ -1255,11 +1256,14 @@ func (r *reader) npmBlock(i int) int {
 	}
 	warn := strings.HasPrefix(strings.ToLower(r.trim(i)), "npm warn")
 	var lines []string
+	code := ""
 	j := i
 	for ; j < len(r.lines) && npmLine.MatchString(r.trim(j)) && strings.HasPrefix(strings.ToLower(r.trim(j)), "npm warn") == warn; j++ {
 		n := r.trim(j)
 		msg := strings.TrimSpace(npmLine.ReplaceAllString(n, ""))
 		switch {
+		case !warn && npmCode.MatchString(n) && code == "":
+			code = n // "code ERESOLVE": the class of the error
 		case msg == "" || !warn && npmGeneric.MatchString(n):
 			if !warn {
 				r.envelope = append(r.envelope, n)
@@ -1274,8 +1278,14 @@ func (r *reader) npmBlock(i int) int {
 	} else {
 		r.failed = true
 	}
-	if len(lines) > 0 {
+	switch {
+	case len(lines) > 0:
+		if code != "" {
+			lines = append([]string{code}, lines...)
+		}
 		r.add(Finding{Kind: Status, Severity: sev, Lines: lines, key: strings.Join(lines, "\n")}, "")
+	case code != "":
+		r.envelope = append(r.envelope, code) // a code alone: how it ended
 	}
 	return j - i
 }

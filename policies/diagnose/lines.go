@@ -49,8 +49,6 @@ var (
 		regexp.MustCompile(`^(?:ERROR|FATAL|CRITICAL|Error|Fatal|error|fatal)\s*(?:\[[\w.-]+\])?:\s+\S.+`),
 		regexp.MustCompile(`^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated|Catchable fatal error):\s+.+`),
 		regexp.MustCompile(`^Exception: .+`),
-		// An API's error body on one line: {"error": {"code": …, "message": …}}.
-		regexp.MustCompile(`^\{\s*"(?:error|errors|err|fault)"\s*:\s*[{"\[].*\}$`),
 		regexp.MustCompile(`^(?:exit status|exit code|Exit code:?|exited with code) (?:129|13\d|14\d|15\d)$`),
 	}
 )
@@ -64,6 +62,9 @@ func statusLine(t, rest string) (Finding, bool) {
 			return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 		}
 		return Finding{}, false
+	}
+	if jsonErrorBody.MatchString(rest) {
+		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
 	if statusPhrase.MatchString(rest) && !codeLike(rest) {
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
@@ -85,6 +86,10 @@ func statusLine(t, rest string) (Finding, bool) {
 	}
 	return Finding{}, false
 }
+
+// jsonErrorBody is an API's error body on one line: {"error": {"code": …,
+// "message": …}}.
+var jsonErrorBody = regexp.MustCompile(`^\{\s*"(?:error|errors|err|fault)"\s*:\s*[{"\[].*\}$`)
 
 // toolLine is a line a program starts with its own name.
 var toolLine = regexp.MustCompile(`^([a-z][\w+.-]{1,20}): (\S.*)$`)
