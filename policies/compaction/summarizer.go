@@ -406,6 +406,9 @@ func paragraphs(ss []sentence) [][]sentence {
 // the vendor sends local time. We'll assume Europe/Berlin."), not torn
 // from them.
 func wholeParagraph(group []sentence, c facts.Class) (string, bool) {
+	for len(group) > 0 && group[0].class == facts.Filler {
+		group = group[1:] // "Thanks!" or "Let me look." before it says nothing
+	}
 	if len(group) < 2 {
 		return "", false
 	}

@@ -114,6 +114,9 @@ func exceptionLine(t string) bool {
 	// "Error:" alone, or "ValidationError: a sentence" in prose: an
 	// exception names its type in one word and has no spaces before the colon.
 	head, _, _ := strings.Cut(t, ": ")
+	if rest, ok := strings.CutPrefix(head, "E "); ok {
+		head = strings.TrimSpace(rest) // pytest's "E   KeyError: 'x'"
+	}
 	return !strings.ContainsAny(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(head, "Caused by"), "Exception in thread"), "Uncaught "), " ") ||
 		strings.HasPrefix(t, "Exception in thread") || strings.HasPrefix(t, "Caused by: ") || strings.HasPrefix(t, "Uncaught ")
 }

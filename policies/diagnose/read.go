@@ -450,7 +450,7 @@ func diagnostic(t, rest string, sev Severity) (Finding, bool) {
 // (Go's `"os" imported and not used`) rather than a grep hit's source line
 // or a compiler's note (`can inline f`).
 func plainDiagnostic(msg string) bool {
-	if codeLike(msg) || strings.HasPrefix(msg, "can inline") || strings.HasPrefix(msg, "inlining call") ||
+	if codeLike(msg) || strings.HasPrefix(msg, "in ") || strings.HasPrefix(msg, "can inline") || strings.HasPrefix(msg, "inlining call") ||
 		strings.Contains(msg, "escapes to heap") || strings.Contains(msg, "does not escape") ||
 		strings.HasPrefix(msg, "moved to heap") || strings.HasPrefix(msg, "leaking param") {
 		return false

@@ -24,7 +24,7 @@ import (
 // (policies.UnresolvedFailures) stays verbatim. Messages without an
 // ExecutionID are conversation and stay. Replaced log messages are disposed
 // DROPPED with the record's id in the reason.
-func Boundary(w *policies.Work, cfg *BoundaryConfig) {
+func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 	entries := w.Entries
 	n := len(entries)
 	runningID := ""
@@ -86,10 +86,13 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig) {
 	}
 	w.Entries = out
 	for _, rec := range records {
-		w.Entries[rec.pos].Message.Parts = []policies.Part{policies.TextPart(rec.text(w, maxCalls))}
+		w.Entries[rec.pos].Message.Parts = []policies.Part{policies.TextPart(rec.text(w, maxCalls, outputs))}
 		w.Touch(rec.pos)
 	}
 }
+
+// maxStatedParagraph bounds a paragraph a record keeps whole.
+const maxStatedParagraph = 320
 
 // traceRecord gathers the calls and results of one execution's replaced trace.
 type traceRecord struct {
@@ -104,11 +107,26 @@ type traceRecord struct {
 func (r *traceRecord) add(m *policies.Message) {
 	if m.Role == policies.RoleAssistant && m.Mask == nil {
 		// What the assistant concluded or decided between its calls is no
-		// trace: the record keeps those sentences, verbatim.
-		ss := facts.Sentences(m.Text())
-		for k, c := range facts.ClassifyAll(ss, false) {
-			if c == facts.Decision || c == facts.Constraint || (c == facts.Other && facts.Specific(ss[k]) && len(strings.Fields(ss[k])) >= 5) {
-				r.stated = append(r.stated, ss[k])
+		// trace: the record keeps it verbatim, a short paragraph whole (a
+		// cause and what it will do about it), else its sentences.
+		for _, p := range facts.Paragraphs(m.Text()) {
+			ss := facts.Sentences(p)
+			classes := facts.ClassifyAll(ss, false)
+			for len(ss) > 0 && classes[0] == facts.Filler {
+				ss, classes = ss[1:], classes[1:] // "Let me look." before it says nothing
+			}
+			var kept []string
+			for k, c := range classes {
+				if c == facts.Decision || c == facts.Constraint || (c == facts.Other && facts.Specific(ss[k]) && len(strings.Fields(ss[k])) >= 5) {
+					kept = append(kept, ss[k])
+				}
+			}
+			whole := strings.Join(ss, " ")
+			switch {
+			case len(kept) > 0 && len(ss) > 1 && utf8.RuneCountInString(whole) <= maxStatedParagraph:
+				r.stated = append(r.stated, whole)
+			default:
+				r.stated = append(r.stated, kept...)
 			}
 		}
 	}
@@ -123,7 +141,7 @@ func (r *traceRecord) add(m *policies.Message) {
 	}
 }
 
-func (r *traceRecord) text(w *policies.Work, maxCalls int) string {
+func (r *traceRecord) text(w *policies.Work, maxCalls int, outputs *diagnose.Cache) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tool trace of execution %s (%d calls): ", r.exec, len(r.calls))
 	seen := make(map[string]bool, len(r.calls))
@@ -144,11 +162,12 @@ func (r *traceRecord) text(w *policies.Work, maxCalls int) string {
 		switch {
 		case res == nil:
 			b.WriteString(" -> no result")
-		case res.IsError:
+		case res.IsError || outputs.Read(res.Content).Failed:
 			// What identifies the failure (the diagnostic with its location,
 			// the exception and its frame, the failing test), not the
-			// output's envelope.
-			b.WriteString(" -> error: " + strings.Join(diagnose.Identify(res.Content, diagnose.DefaultLimits), " ¦ "))
+			// output's envelope; an output that failed in its own words (an
+			// HTTP 404 through curl -i) too.
+			b.WriteString(" -> error: " + strings.Join(outputs.Identify(res.Content, diagnose.DefaultLimits), " ¦ "))
 		default:
 			b.WriteString(" -> ok, " + tokens(countText(w, res.Content)))
 		}
