@@ -294,6 +294,16 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 			original[entries[i].SourceID] = nil
 		}
 	}
+	// A record isolation wrote in place of a finished execution's trace
+	// (boundary) stands for the log messages it lists: the summary reads
+	// those, whole, rather than the record's one-line digest of them.
+	for i := range entries {
+		if m := &entries[i].Message; p.remove[i] && m.Kind == policies.KindPlaceholder && len(m.CoversMessageIDs) > 0 {
+			for _, id := range m.CoversMessageIDs {
+				original[id] = nil
+			}
+		}
+	}
 	if w.State != nil && len(original) > 0 {
 		for i := range w.State.Context.Messages {
 			if m := &w.State.Context.Messages[i]; original[m.ID] == nil {
@@ -324,6 +334,13 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 			}
 			if e.SourceID == "" {
 				p.synthesized[m.ID] = true
+			}
+		} else if m.Kind == policies.KindPlaceholder && len(m.CoversMessageIDs) > 0 && w.State != nil {
+			for _, id := range m.CoversMessageIDs {
+				if o := original[id]; o != nil {
+					p.span = append(p.span, *o)
+				}
+				cover(id)
 			}
 		} else {
 			if o := original[e.SourceID]; o != nil && e.Changed && o.Kind == m.Kind && o.Role == m.Role {

@@ -226,6 +226,8 @@ var (
 		"will return", "will be", "is to", "comes from", "because of", "since", "means", "so that",
 		"the problem is", "the issue is", "the bug is", "the cause is", "the reason is", "the culprit is",
 		"comes down to", "boils down to", "found that", "final call", "verdict",
+		"that's why", "which is why", "that is why", "is why", "ruling out", "rule out", "that's all it was", "the answer is",
+		"it was the", "it's the", "it is the", "was the problem", "is the problem", "turns out", "dropping the", "not the",
 	)
 	requestCues = cueSet(
 		"can you", "could you", "would you", "please", "i need", "we need", "i want", "we want", "i'd like",

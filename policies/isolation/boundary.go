@@ -81,12 +81,17 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 			out = append(out, policies.Entry{Message: policies.Message{ID: rec.id, Role: policies.RoleAssistant, Kind: policies.KindPlaceholder, ExecutionID: m.ExecutionID}})
 		}
 		rec.add(m)
+		if id := entries[i].SourceID; id != "" {
+			rec.covers = append(rec.covers, id)
+		}
 		w.Dispose(policies.MessageReport{MessageID: entries[i].SourceID, Disposition: policies.DispositionDropped,
 			Reason: fmt.Sprintf("tool trace of finished execution %s replaced by %s", m.ExecutionID, rec.id), Policy: TypeBoundary})
 	}
 	w.Entries = out
 	for _, rec := range records {
 		w.Entries[rec.pos].Message.Parts = []policies.Part{policies.TextPart(rec.text(w, maxCalls, outputs))}
+		// The log messages it stands for: a summary of the record reads them.
+		w.Entries[rec.pos].Message.CoversMessageIDs = rec.covers
 		w.Touch(rec.pos)
 	}
 }
@@ -102,6 +107,7 @@ type traceRecord struct {
 	results  map[string]*policies.ToolResult
 	strays   int      // results without a call in the replaced trace
 	stated   []string // the assistant's decisions and findings along the way
+	covers   []string // the log messages it replaces
 }
 
 func (r *traceRecord) add(m *policies.Message) {
@@ -115,9 +121,11 @@ func (r *traceRecord) add(m *policies.Message) {
 			for len(ss) > 0 && classes[0] == facts.Filler {
 				ss, classes = ss[1:], classes[1:] // "Let me look." before it says nothing
 			}
+			// Between its calls an agent says what it found and what it
+			// will do: every sentence but filler is kept.
 			var kept []string
 			for k, c := range classes {
-				if c == facts.Decision || c == facts.Constraint || (c == facts.Other && facts.Specific(ss[k]) && len(strings.Fields(ss[k])) >= 5) {
+				if c != facts.Filler {
 					kept = append(kept, ss[k])
 				}
 			}
