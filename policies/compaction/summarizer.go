@@ -327,11 +327,14 @@ func (b *summaryBuilder) read(span []policies.Message) {
 			answered = false
 			text := m.Text()
 			for _, group := range paragraphs(b.memo.classified(text, true)) {
-				if item, ok := wholeParagraph(group, facts.Constraint); ok {
+				items, taken := runs(group, facts.Constraint)
+				for _, item := range items {
 					b.add(secConstraints, item)
-					continue
 				}
-				for _, s := range group {
+				for k, s := range group {
+					if taken[k] {
+						continue
+					}
 					if c := b.addUserSentence(s); c == facts.Request {
 						lastRequest = s.text
 					}
@@ -361,12 +364,14 @@ func (b *summaryBuilder) read(span []policies.Message) {
 			}
 			final := !m.HasToolCalls() && closesTurnIn(span, i)
 			for _, group := range paragraphs(b.memo.classified(text, false)) {
-				if item, ok := wholeParagraph(group, facts.Decision); ok {
+				items, taken := runs(group, facts.Decision)
+				for _, item := range items {
 					b.add(secDecisions, item)
-					continue
 				}
-				for _, s := range group {
-					b.addAssistantSentence(s, final)
+				for k, s := range group {
+					if !taken[k] {
+						b.addAssistantSentence(s, final)
+					}
 				}
 			}
 			if !m.HasToolCalls() && strings.TrimSpace(text) != "" {
@@ -400,29 +405,47 @@ func paragraphs(ss []sentence) [][]sentence {
 	return out
 }
 
-// wholeParagraph returns a short paragraph of several sentences as one
-// item when one of them is of class c: a rule or a conclusion is kept in
-// the words around it ("We never force-push to main. Ever.", "Confirmed
-// the vendor sends local time. We'll assume Europe/Berlin."), not torn
-// from them.
-func wholeParagraph(group []sentence, c facts.Class) (string, bool) {
-	for len(group) > 0 && group[0].class == facts.Filler {
-		group = group[1:] // "Thanks!" or "Let me look." before it says nothing
+// runs finds, in a paragraph's sentences, each sentence of class c with the
+// sentences that belong to it: neighbours that state something too (another
+// of class c, or a plain statement: "Read-only root filesystem in prod.
+// Only /tmp is writable."), and short tags ("Ever.", "No exceptions."). A
+// rule or a conclusion is kept in the words around it, not torn from them;
+// requests, remarks and filler beside it are not part of it. It returns the
+// runs of two sentences or more, joined, and marks the sentences they took.
+func runs(group []sentence, c facts.Class) (items []string, taken []bool) {
+	taken = make([]bool, len(group))
+	belongs := func(s sentence) bool {
+		return s.class == c || s.class == facts.Other || len(strings.Fields(s.text)) <= 3 && s.class == facts.Filler
 	}
-	if len(group) < 2 {
-		return "", false
+	for i := 0; i < len(group); i++ {
+		if group[i].class != c || taken[i] {
+			continue
+		}
+		lo, hi := i, i+1
+		for lo > 0 && belongs(group[lo-1]) && !taken[lo-1] && group[lo-1].class != facts.Filler {
+			lo--
+		}
+		for hi < len(group) && belongs(group[hi]) {
+			hi++
+		}
+		if hi-lo < 2 {
+			continue
+		}
+		texts := make([]string, 0, hi-lo)
+		for k := lo; k < hi; k++ {
+			texts = append(texts, group[k].text)
+		}
+		item := strings.Join(texts, " ")
+		if utf8.RuneCountInString(item) > maxParagraphRunes {
+			continue
+		}
+		for k := lo; k < hi; k++ {
+			taken[k] = true
+		}
+		items = append(items, item)
+		i = hi - 1
 	}
-	has := false
-	texts := make([]string, len(group))
-	for i, s := range group {
-		has = has || s.class == c
-		texts[i] = s.text
-	}
-	item := strings.Join(texts, " ")
-	if !has || utf8.RuneCountInString(item) > maxParagraphRunes {
-		return "", false
-	}
-	return item, true
+	return items, taken
 }
 
 // leadIn is a short sentence that only introduces what follows ("Please
@@ -645,9 +668,9 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	room := budgetTokens - b.count(header) - b.count("[... 999 items (about 99,999 tokens) left out to fit the summary budget: 999 user requests, 999 notes]\n")
 	// Facts are compressed before any is left out: when they outgrow the
 	// room, resolved failures keep only each finding's first line, then open
-	// ones do too.
-	for level, short := range [][2]bool{{false, false}, {true, false}, {true, true}} {
-		b.failureItems(short[0], short[1])
+	// ones do too, then the resolved failures of a tool share one item.
+	for level, short := range [][3]bool{{false, false, false}, {true, false, false}, {true, true, false}, {true, true, true}} {
+		b.failureItems(short[0], short[1], short[2])
 		if level > 0 {
 			// A shortened failure lost lines of a fact: a merge is given
 			// the room not to, where it can be.
@@ -731,8 +754,13 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 // failureItems lists the failures in their sections: open ones by call,
 // resolved ones once per text (without its call id nothing tells two alike
 // apart), each in its shortest form when asked.
-func (b *summaryBuilder) failureItems(shortResolved, shortOpen bool) {
+func (b *summaryBuilder) failureItems(shortResolved, shortOpen, grouped bool) {
 	b.items[secOpenErrors], b.items[secResolved] = nil, nil
+	defer func() {
+		if grouped {
+			b.items[secResolved] = groupByTool(b.items[secResolved])
+		}
+	}()
 	resolved := map[string]bool{}
 	var all []string
 	for _, f := range b.failures {
@@ -762,6 +790,45 @@ func (b *summaryBuilder) failureItems(shortResolved, shortOpen bool) {
 		}
 		b.items[secOpenErrors] = append(b.items[secOpenErrors], item)
 	}
+}
+
+// groupByTool merges resolved failure items of the same tool into one item,
+// their lines joined by "; ": a long session's fixed errors by what named
+// them, without an item's framing each.
+func groupByTool(items []string) []string {
+	var order []string
+	byTool := map[string][]string{}
+	for _, it := range items {
+		it = strings.TrimSuffix(it, resolvedMark)
+		tool, rest, ok := strings.Cut(it, ": ")
+		if !ok || strings.ContainsAny(tool, " ([") {
+			tool, rest = "", it
+		}
+		if _, seen := byTool[tool]; !seen {
+			order = append(order, tool)
+		}
+		for _, l := range strings.Split(rest, "\n") {
+			if !slices.Contains(byTool[tool], l) {
+				byTool[tool] = append(byTool[tool], l) // the same error fixed twice is one
+			}
+		}
+	}
+	// A few to an item: an item is kept whole or not at all.
+	const perItem = 6
+	out := make([]string, 0, len(order))
+	for _, tool := range order {
+		fs := byTool[tool]
+		for len(fs) > 0 {
+			n := min(perItem, len(fs))
+			item := strings.Join(fs[:n], "; ")
+			if tool != "" {
+				item = tool + ": " + item
+			}
+			out = append(out, item+resolvedMark)
+			fs = fs[n:]
+		}
+	}
+	return out
 }
 
 // coveredBy reports whether every line of a failure item is part of another,
