@@ -35,11 +35,14 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 		}
 	}
 	if need := preamble + protectedTokens; w.HardLimit > 0 && need > w.HardLimit {
-		return &policies.IrreducibleError{
-			NeededTokens:    need,
-			AvailableTokens: w.HardLimit,
-			Detail: fmt.Sprintf("the system prompt and tools (%s tokens) and the %d protected messages (first task, pinned, latest %d turns, running execution: %s tokens) exceed the usable window",
-				formatCount(preamble), protectedCount, w.RecentTurns, formatCount(protectedTokens)),
+		// Never refuse what can be shrunk: the protected tool outputs are
+		// cut first; only what cannot be cut refuses the call.
+		fits := false
+		if w.HardLimitExceeded {
+			protectedTokens, fits = shrinkProtected(w, protected, preamble, protectedTokens)
+		}
+		if !fits {
+			return irreducible(w, protected, preamble, protectedTokens, protectedCount)
 		}
 	}
 
@@ -329,4 +332,42 @@ func insertEntry(entries []policies.Entry, at int, e policies.Entry) []policies.
 	out = append(out, entries[:at]...)
 	out = append(out, e)
 	return append(out, entries[at:]...)
+}
+
+// irreducible says why what must be kept cannot fit: the system prompt, the
+// tools, the pinned messages, the first task and the newest turn, each with
+// its size, and what the protected tool outputs take when cut to the least.
+func irreducible(w *policies.Work, protected []bool, preamble, protectedTokens, protectedCount int) error {
+	pinned, first, newest, rest := 0, 0, 0, 0
+	firstTask := policies.FirstTask(w.Entries)
+	newestStart := policies.RecentStart(w.Entries, 1)
+	for i := range w.Entries {
+		if !protected[i] {
+			continue
+		}
+		e := &w.Entries[i]
+		switch {
+		case e.Message.Pinned:
+			pinned += e.Tokens
+		case i == firstTask:
+			first += e.Tokens
+		case i >= newestStart && e.Message.Role == policies.RoleUser:
+			newest += e.Tokens
+		default:
+			rest += e.Tokens
+		}
+	}
+	parts := []string{
+		fmt.Sprintf("system prompt %s", formatCount(w.SystemTokens)),
+		fmt.Sprintf("tools %s", formatCount(w.ToolTokens)),
+		fmt.Sprintf("pinned messages %s", formatCount(pinned)),
+		fmt.Sprintf("first task %s", formatCount(first)),
+		fmt.Sprintf("newest turn %s", formatCount(newest)),
+		fmt.Sprintf("the other %d protected messages, their tool outputs cut to the least %s", protectedCount, formatCount(rest)),
+	}
+	return &policies.IrreducibleError{
+		NeededTokens:    preamble + protectedTokens,
+		AvailableTokens: w.HardLimit,
+		Detail:          "what must be kept exceeds the usable window (tokens: " + strings.Join(parts, ", ") + ")",
+	}
 }
