@@ -69,7 +69,7 @@ func TestCommittedTranscriptsReplay(t *testing.T) {
 
 // irreducible is the refusal of a context whose system prompt and tools
 // alone exceed the usable window.
-var irreducible = regexp.MustCompile(`needs \d+ tokens, (\d+) available: the system prompt and tools \(([\d,]+) tokens\)`)
+var irreducible = regexp.MustCompile(`needs \d+ tokens, (\d+) available: what must be kept exceeds the usable window \(tokens: system prompt ([\d,]+), tools ([\d,]+),`)
 
 // preambleTooLarge reports whether every compile of res was refused because
 // the system prompt and tools alone do not fit, and fails the test for any
@@ -83,7 +83,9 @@ func preambleTooLarge(t *testing.T, res *eval.Result) bool {
 			return false
 		}
 		available, _ := strconv.Atoi(m[1])
-		preamble, _ := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+		system, _ := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+		tools, _ := strconv.Atoi(strings.ReplaceAll(m[3], ",", ""))
+		preamble := system + tools
 		if preamble <= available {
 			t.Errorf("line %d: refused although the system prompt and tools (%d tokens) fit in %d: %s", c.Line, preamble, available, c.Error)
 			return false
