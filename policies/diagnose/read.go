@@ -21,6 +21,10 @@ const Plain Severity = 0
 // Read reads an output's structure and says what it reports as wrong.
 func Read(output string) Digest {
 	r := &reader{lines: prepare(output)}
+	r.trimmed = make([]string, len(r.lines))
+	for i, l := range r.lines {
+		r.trimmed[i] = strings.TrimSpace(l)
+	}
 	r.run()
 	return r.digest()
 }
@@ -51,7 +55,9 @@ func prepare(output string) []string {
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
 
 type reader struct {
-	lines    []string
+	lines []string
+	// trimmed holds lines without surrounding white space, made once.
+	trimmed  []string
 	findings []Finding
 	// named holds findings by test name, for a runner's closing list to
 	// complete (pytest's "FAILED path::test - message").
@@ -197,7 +203,7 @@ func group(fs []Finding) []Finding {
 	return out
 }
 
-func (r *reader) trim(i int) string { return strings.TrimSpace(r.lines[i]) }
+func (r *reader) trim(i int) string { return r.trimmed[i] }
 
 // block reads a structure that spans lines at i and returns how many lines
 // it took, 0 when none starts there.
@@ -259,15 +265,18 @@ func (r *reader) line(i int) {
 		r.add(f, "")
 		return
 	}
-	if f, ok := statusLine(t, rest); ok {
-		r.add(f, "")
+	if (jsonErrorKey.MatchString(t) || followUp.MatchString(t)) && r.attach(t) {
 		return
 	}
 	if gitState.MatchString(t) {
 		r.add(Finding{Kind: Status, Severity: Warning, Lines: []string{t}}, "")
 		return
 	}
-	if (jsonErrorKey.MatchString(t) || followUp.MatchString(t)) && r.attach(t) {
+	if !mayReport(rest) {
+		return // no word of trouble: nothing the expressions below could find
+	}
+	if f, ok := statusLine(t, rest); ok {
+		r.add(f, "")
 		return
 	}
 	if exceptionLine(rest) && strings.Contains(rest, ": ") {
