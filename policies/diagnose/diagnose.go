@@ -75,6 +75,9 @@ type Finding struct {
 	key string
 	// end is the index of the line after the finding in the output read.
 	end int
+	// logged: a program's log record, trouble it reports rather than the
+	// command failing.
+	logged bool
 }
 
 // Digest is what an output says about failure.

@@ -140,7 +140,7 @@ func (r *reader) digest() Digest {
 		// the exit code: curl -i of a 404, a psql script without
 		// ON_ERROR_STOP. An exception does when the output ends with it; one
 		// the program logged and went on from is trouble.
-		if f.Severity == Error && (f.Kind != Exception || r.trailing(f.end) <= 2) {
+		if f.Severity == Error && !f.logged && (f.Kind != Exception || r.trailing(f.end) <= 2) {
 			d.Failed = true
 		}
 	}
@@ -260,6 +260,12 @@ func (r *reader) line(i int) {
 			r.add(Finding{Kind: Test, Severity: Error, Lines: []string{t}}, "")
 			return
 		}
+		if _, ok := diagnostic(t, rest, sev); !ok {
+			// Maven's own message at its level ("[ERROR] Plugin … could not
+			// be resolved"): what went wrong, said once.
+			r.add(Finding{Kind: Status, Severity: sev, Lines: []string{t}, key: t}, "")
+			return
+		}
 	}
 	if f, ok := diagnostic(t, rest, sev); ok {
 		r.add(f, "")
@@ -274,6 +280,12 @@ func (r *reader) line(i int) {
 	}
 	if !mayReport(rest) {
 		return // no word of trouble: nothing the expressions below could find
+	}
+	if l := logLevel(rest); l != Plain && !codeLike(rest) {
+		// A program's log record: trouble it reports, not a failure of the
+		// command that printed it (the program went on).
+		r.add(Finding{Kind: Status, Severity: l, Lines: []string{t}, key: t, logged: true}, "")
+		return
 	}
 	if f, ok := statusLine(t, rest); ok {
 		r.add(f, "")
@@ -437,6 +449,8 @@ func diagnostic(t, rest string, sev Severity) (Finding, bool) {
 		sev = Warning // "x.py:34: DeprecationWarning: …"
 	} else if sev == Plain && strings.HasSuffix(w, "Error") && !strings.Contains(w, " ") {
 		sev = Error
+	} else if l := logLevel(msg); sev == Plain && l != Plain {
+		sev = l // a log line a grep found: "svc.log:1002:… WARN [worker-01] …"
 	} else if sev == Plain {
 		// "path:12: msg [Error/no-undef]", "x.py:3:1: E302 expected…": a
 		// code or an ESLint severity in brackets says it.
@@ -491,4 +505,22 @@ func codeLike(s string) bool {
 		return !strings.ContainsAny(callee, " \t:") && strings.Contains(callee, ".")
 	}
 	return false
+}
+
+// logLine finds a log record's level: an upper-case level word standing
+// alone after a timestamp or a bracket ("2025-04-29T14:00:40Z WARN [w-1]
+// …", "[ERROR] …"), or a key=value level ("level=error").
+var logLine = regexp.MustCompile(`(?:^|\d[Z\d]?\s+|\[)(ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|PANIC)(?:\]\s+|\s+)\S|\blevel=(error|warn|warning|fatal|panic|crit)\b`)
+
+// logLevel is the severity of a log record's line, Plain for none.
+func logLevel(s string) Severity {
+	m := logLine.FindStringSubmatch(s)
+	if m == nil {
+		return Plain
+	}
+	switch strings.ToUpper(m[1] + m[2]) {
+	case "WARN", "WARNING":
+		return Warning
+	}
+	return Error
 }
