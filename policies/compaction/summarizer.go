@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/facts"
 )
 
@@ -310,7 +311,7 @@ func (b *summaryBuilder) read(span []policies.Message) {
 			// error) is a failure like a tool's: the agent going on after it
 			// resolved it.
 			if text := strings.TrimSpace(m.Text()); facts.Trouble(text) {
-				f := b.addFailure("", "", facts.Elide(strings.Join(strings.Fields(text), " "), 240), false)
+				f := b.addFailure("", "", diagnose.Elide(strings.Join(strings.Fields(text), " "), 240), false)
 				if !f.resolved {
 					eventFailures = append(eventFailures, f)
 				}

@@ -51,12 +51,7 @@ func (r *reader) pythonTraceback(i int) int {
 		return j - i
 	}
 	exc := r.trim(j)
-	lines := []string{exc}
-	for _, l := range []string{frame, source, repeated} {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := present(exc, frame, source, repeated)
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: exc}, "")
 	return j + 1 - i
 }
@@ -418,12 +413,7 @@ func (r *reader) sanitizer(i int) int {
 		}
 	}
 done:
-	lines := []string{t}
-	for _, l := range []string{access, accessFrame, located, allocFrame} {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := present(t, access, accessFrame, located, allocFrame)
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
@@ -546,12 +536,7 @@ func (r *reader) stackTrace(i int) int {
 		}
 		break
 	}
-	lines := []string{t}
-	for _, l := range []string{frame, source, caller, version} {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := present(t, frame, source, caller, version)
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
@@ -638,11 +623,7 @@ func (r *reader) pytestSection(i int) int {
 		// The comparisons under the first line share one.
 		asserts = []string{asserts[0], strings.Join(asserts[1:], " ")}
 	}
-	for _, l := range append(append([]string{first}, asserts...), loc) {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines = append(lines, present(append(append([]string{first}, asserts...), loc)...)...)
 	if len(lines) == 0 {
 		lines = []string{r.trim(i)}
 	}
@@ -738,11 +719,7 @@ func (r *reader) jestFailure(i int) int {
 			msg = n
 		}
 	}
-	for _, l := range []string{msg, expected, received, strings.Join(diff, " "), frame} {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines = append(lines, present(msg, expected, received, strings.Join(diff, " "), frame)...)
 	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
@@ -776,12 +753,7 @@ func (r *reader) vitestFailure(i int) int {
 			msg = n
 		}
 	}
-	lines := []string{t}
-	for _, l := range []string{msg, frame} {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := present(t, msg, frame)
 	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
@@ -962,12 +934,7 @@ func (r *reader) phpunitFailure(i int) int {
 			msg = append(msg, n) // a custom message, then "Failed asserting that …"
 		}
 	}
-	lines := []string{t}
-	for _, l := range append(msg, loc) {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := present(append(append([]string{t}, msg...), loc)...)
 	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
@@ -1072,11 +1039,7 @@ func (r *reader) terraformError(i int) int {
 		expl = lines[len(lines)-1]
 		lines = lines[:len(lines)-1]
 	}
-	for _, l := range []string{on, source, strings.Join(values, " "), expl} {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines = append(lines, present(on, source, strings.Join(values, " "), expl)...)
 	sev := Error
 	if m[1] == "Warning" {
 		sev = Warning
@@ -1119,11 +1082,7 @@ func (r *reader) sqlError(i int) int {
 			where = n
 		}
 	}
-	for _, l := range []string{detail, hint, where, context} {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines = append(lines, present(detail, hint, where, context)...)
 	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
@@ -1626,4 +1585,16 @@ func startsWithDigitParen(t string) bool {
 		k++
 	}
 	return k > 0 && k+1 < len(t) && t[k] == ')' && t[k+1] == ' '
+}
+
+// present returns the lines that are not empty, in order: what a reader
+// found of the parts a finding may have.
+func present(lines ...string) []string {
+	out := lines[:0:0]
+	for _, l := range lines {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }

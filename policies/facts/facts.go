@@ -720,66 +720,6 @@ func errorScore(line string) int {
 	return score
 }
 
-// ErrorLines returns the lines of a failed tool's output worth keeping when
-// the output itself goes, at most max, each cut to maxLine runes (Elide): the
-// lines that report an error, those with an error code first, then those
-// with an error word, then those that only may report one; the last
-// non-empty line (where a run says how it ended) when none does.
-func ErrorLines(content string, max, maxLine int) []string {
-	var ranked [4][]string
-	last := ""
-	seen := map[string]bool{}
-	for _, l := range headAndTail(strings.Split(content, "\n"), errorScanHead, errorScanTail) {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		last = l
-		if seen[l] {
-			continue
-		}
-		seen[l] = true
-		if score := errorScore(l); score > 0 {
-			ranked[score] = append(ranked[score], l)
-		}
-	}
-	var out []string
-	for score := 3; score > 0; score-- {
-		for _, l := range ranked[score] {
-			if len(out) == max {
-				return out
-			}
-			out = append(out, Elide(l, maxLine))
-		}
-	}
-	if len(out) == 0 && last != "" && max > 0 {
-		out = append(out, Elide(last, maxLine))
-	}
-	return out
-}
-
-// Elide cuts a line to n runes by leaving out its middle, marked "…": an
-// error line names its cause at the end ("write /var/lib/docker/…: no space
-// left on device (ENOSPC)") and its operation at the start, while the middle
-// is a long path, hash or payload. The cut falls on spaces where it can.
-func Elide(line string, n int) string {
-	runes := []rune(line)
-	if len(runes) <= n || n < 8 {
-		return shorten(line, n)
-	}
-	keep := n - 3 // " … "
-	head, tail := keep*2/5, keep-keep*2/5
-	h := string(runes[:head])
-	if i := strings.LastIndexByte(h, ' '); i > len(h)/2 {
-		h = h[:i]
-	}
-	t := string(runes[len(runes)-tail:])
-	if i := strings.IndexByte(t, ' '); i >= 0 && i < len(t)/2 {
-		t = t[i+1:]
-	}
-	return strings.TrimRight(h, " ") + " … " + strings.TrimLeft(t, " ")
-}
-
 // Trouble reports whether a line of a tool output that went through reports
 // something going wrong worth noting (a failing test in a passing run, a
 // crash-looping pod): a plain error line (not one that only may be one) that
@@ -835,21 +775,6 @@ func mayHold(s string, paths bool) bool {
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
-
-// ErrorLines reads at most this many lines at the head and at the tail of an
-// output: errors are reported at either end, and an output of a million lines
-// must not cost a million scans.
-const (
-	errorScanHead = 400
-	errorScanTail = 200
-)
-
-func headAndTail(lines []string, head, tail int) []string {
-	if len(lines) <= head+tail {
-		return lines
-	}
-	return append(lines[:head:head], lines[len(lines)-tail:]...)
-}
 
 // hasCode reports whether a line holds an error-like identifier (not just a
 // path or a version): a code with capitals and digits (E1234, TS2304,
@@ -950,17 +875,3 @@ func statusWord(w string) bool {
 	return strings.HasPrefix(w, "HTTP/")
 }
 
-// shorten cuts s to n runes, marking the cut.
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, count := 0, 0
-	for i = range s {
-		if count == n {
-			break
-		}
-		count++
-	}
-	return s[:i] + "…"
-}

@@ -1,9 +1,7 @@
 package facts
 
 import (
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -166,81 +164,6 @@ func TestErrorLine(t *testing.T) {
 	}
 }
 
-func TestErrorLines(t *testing.T) {
-	long := "failed to register layer: write /var/lib/docker/overlay2/" + strings.Repeat("0a9d", 20) + "/diff/usr/lib/libicu.so.72: no space left on device (ENOSPC)"
-	tests := []struct {
-		name    string
-		content string
-		max     int
-		want    []string
-	}{
-		{
-			"coded lines first, then worded, then weak; passing tests are no errors",
-			" ✓ pkg/a.test.ts > rejects invalid cursor (12 ms)\n=== RUN TestX\nsignal: killed\nFAIL\tpkg/revision\t21.5s\nexit status 137\n Tests  1 failed | 555 passed\n",
-			3,
-			[]string{"exit status 137", "signal: killed", "FAIL\tpkg/revision\t21.5s"},
-		},
-		{
-			"the last line when no line reports an error",
-			"building...\nlinking...\ndone in 3s\n",
-			2,
-			[]string{"done in 3s"},
-		},
-		{
-			"a long line keeps its cause at the end",
-			long,
-			1,
-			[]string{Elide(long, 160)},
-		},
-		{
-			"each line once",
-			"Error: boom\nError: boom\nError: boom\n",
-			2,
-			[]string{"Error: boom"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := ErrorLines(tt.content, tt.max, 160)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ErrorLines (-want +got):\n%s", diff)
-			}
-			for _, l := range got {
-				if n := utf8.RuneCountInString(l); n > 160 {
-					t.Errorf("line of %d runes is over the cap of 160: %q", n, l)
-				}
-			}
-		})
-	}
-	if got := ErrorLines(long, 1, 160)[0]; !strings.HasSuffix(got, "no space left on device (ENOSPC)") || !strings.HasPrefix(got, "failed to register layer") {
-		t.Errorf("elided error line lost its start or its cause: %q", got)
-	}
-}
-
-func TestElide(t *testing.T) {
-	for _, n := range []int{8, 20, 60, 160} {
-		for _, line := range []string{
-			strings.Repeat("word ", 80),
-			strings.Repeat("x", 500),
-			"short",
-			"héllo wörld " + strings.Repeat("ü", 300) + " the end",
-		} {
-			got := Elide(line, n)
-			if utf8.RuneCountInString(line) <= n {
-				if got != line {
-					t.Errorf("Elide(%q, %d) changed a line that fits: %q", line, n, got)
-				}
-				continue
-			}
-			if c := utf8.RuneCountInString(got); c > n+1 {
-				t.Errorf("Elide(…, %d) is %d runes: %q", n, c, got)
-			}
-			if !strings.Contains(got, "…") || !utf8.ValidString(got) {
-				t.Errorf("Elide(…, %d) = %q: no mark or invalid UTF-8", n, got)
-			}
-		}
-	}
-}
 
 func TestTrouble(t *testing.T) {
 	for line, want := range map[string]bool{

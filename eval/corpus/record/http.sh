@@ -11,37 +11,6 @@
 # reads what the earlier requests left in logs/api.log.
 source "$(dirname "$0")/lib.sh"
 
-# refresh_labels FAMILY: a labelled line that a new recording printed with other
-# numbers (a timestamp, a pid, milliseconds) is replaced by the line that differs
-# from it only in its digits; a label with no such line is reported and left alone.
-refresh_labels() {
-  python3 - "$CORPUS_DIR/recorded/$1" <<'PY'
-import json, os, re, sys
-d = sys.argv[1]
-mask = lambda s: re.sub(r"\s+", " ", re.sub(r"[0-9]+", "0", s))
-for name in sorted(os.listdir(d)):
-    if not name.endswith(".json"):
-        continue
-    path = os.path.join(d, name)
-    meta = json.load(open(path))
-    lines = [l.strip() for l in open(path[:-5] + ".out", encoding="utf-8", errors="replace").read().split("\n")]
-    changed = False
-    for field in ("identifying", "generic", "trouble"):
-        for i, label in enumerate(meta.get(field) or []):
-            if label in lines:
-                continue
-            same = [l for l in lines if mask(l) == mask(label)]
-            if same:
-                meta[field][i] = same[0]
-                changed = True
-            else:
-                print(f"{name}: {field}[{i}] is no longer printed: {label!r}", file=sys.stderr)
-    if changed:
-        with open(path, "w") as f:
-            json.dump(meta, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-PY
-}
 
 SRV="$CTXC_CORPUS_WORKDIR/http-orders"
 export CTXC_CORPUS_KEEP=1
