@@ -103,48 +103,7 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 		turns = append(turns, t)
 	}
 	for i := range c.messages {
-		m := &c.messages[i]
-		t := anthropicTurn{role: "user"}
-		if m.Role == policies.RoleAssistant {
-			t.role = "assistant"
-		}
-		for _, p := range m.Parts {
-			switch {
-			case p.Kind == policies.PartText:
-				if blank(p.Text) {
-					c.notes.add("blank text part(s) omitted (the API rejects them)", 1)
-					continue
-				}
-				t.blocks = append(t.blocks, anthropicBlock{Type: "text", Text: &p.Text})
-			case p.Kind == policies.PartToolCall && t.role == "assistant":
-				t.blocks = append(t.blocks, anthropicBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: argumentsObject(p.ToolCall.ArgumentsJSON)})
-			case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
-				b := anthropicBlock{Type: "tool_result", ToolUseID: p.ToolResult.ToolCallID, IsError: p.ToolResult.IsError}
-				if p.ToolResult.Content != "" {
-					b.Content = rawJSON(p.ToolResult.Content)
-				}
-				t.blocks = append(t.blocks, b)
-			case p.Kind == policies.PartReasoning && t.role == "assistant":
-				r := p.Reasoning
-				switch {
-				case len(r.Signature) == 0:
-					c.notes.add("unsigned reasoning part(s) omitted (the API accepts only signed thinking)", 1)
-				case r.Text == "":
-					t.thinking = append(t.thinking, anthropicBlock{Type: "redacted_thinking", Data: base64.StdEncoding.EncodeToString(r.Signature)})
-				default:
-					t.thinking = append(t.thinking, anthropicBlock{Type: "thinking", Thinking: &r.Text, Signature: base64.StdEncoding.EncodeToString(r.Signature)})
-				}
-			case p.Kind == policies.PartImage && t.role == "user" && m.Role != policies.RoleTool:
-				if mt, data, ok := imageBytes(p.Image); ok {
-					t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
-				} else {
-					t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "url", URL: p.Image.URL}})
-				}
-			default:
-				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
-			}
-		}
-		appendTurn(t)
+		appendTurn(anthropicTurnOf(c, &c.messages[i]))
 		if i+1 == c.stable {
 			stableTurn = len(turns) - 1
 		}
@@ -165,6 +124,52 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 		req.Messages = append(req.Messages, anthropicMessage{Role: t.role, Content: rawJSON(append(t.thinking, t.blocks...))})
 	}
 	return encodeJSON(req)
+}
+
+// anthropicTurnOf renders one compiled message as a turn's blocks, thinking
+// apart (the API wants it first in its turn).
+func anthropicTurnOf(c *conversation, m *policies.Message) anthropicTurn {
+	t := anthropicTurn{role: "user"}
+	if m.Role == policies.RoleAssistant {
+		t.role = "assistant"
+	}
+	for _, p := range m.Parts {
+		switch {
+		case p.Kind == policies.PartText:
+			if blank(p.Text) {
+				c.notes.add("blank text part(s) omitted (the API rejects them)", 1)
+				continue
+			}
+			t.blocks = append(t.blocks, anthropicBlock{Type: "text", Text: &p.Text})
+		case p.Kind == policies.PartToolCall && t.role == "assistant":
+			t.blocks = append(t.blocks, anthropicBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: argumentsObject(p.ToolCall.ArgumentsJSON)})
+		case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
+			b := anthropicBlock{Type: "tool_result", ToolUseID: p.ToolResult.ToolCallID, IsError: p.ToolResult.IsError}
+			if p.ToolResult.Content != "" {
+				b.Content = rawJSON(p.ToolResult.Content)
+			}
+			t.blocks = append(t.blocks, b)
+		case p.Kind == policies.PartReasoning && t.role == "assistant":
+			r := p.Reasoning
+			switch {
+			case len(r.Signature) == 0:
+				c.notes.add("unsigned reasoning part(s) omitted (the API accepts only signed thinking)", 1)
+			case r.Text == "":
+				t.thinking = append(t.thinking, anthropicBlock{Type: "redacted_thinking", Data: base64.StdEncoding.EncodeToString(r.Signature)})
+			default:
+				t.thinking = append(t.thinking, anthropicBlock{Type: "thinking", Thinking: &r.Text, Signature: base64.StdEncoding.EncodeToString(r.Signature)})
+			}
+		case p.Kind == policies.PartImage && t.role == "user" && m.Role != policies.RoleTool:
+			if mt, data, ok := imageBytes(p.Image); ok {
+				t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
+			} else {
+				t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "url", URL: p.Image.URL}})
+			}
+		default:
+			c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
+		}
+	}
+	return t
 }
 
 // cacheAfter marks the last block of turns[i] as a cache breakpoint.
@@ -339,6 +344,7 @@ func importAnthropic(im *importer, body []byte) {
 		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.InputSchema)})
 	}
 	for i, m := range req.Messages {
+		im.at = i
 		importAnthropicMessage(im, fmt.Sprintf("messages[%d]", i), m)
 	}
 }
@@ -362,8 +368,10 @@ func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
 	}
 	t := turn{im: im, role: anthropicRole(m.Role)}
 	for j, b := range blocks {
-		t.next(b.Type == "tool_result")
+		ref := t.next(j, b.Type == "tool_result")
+		parts, results := len(t.parts), len(t.results)
 		importAnthropicBlock(&t, fmt.Sprintf("%s.content[%d]", path, j), b)
+		t.fromBlock(ref, parts, results)
 	}
 	t.flush()
 }

@@ -58,14 +58,14 @@ func TestImportVariants(t *testing.T) {
 	}{
 		{"openai developer prompt and text parts", policies.RenderOpenAI,
 			`{"model":"gpt-4o","messages":[{"role":"developer","content":[{"type":"text","text":"Be brief."}]},{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AQI="}}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"role":"tool","tool_call_id":"c1","content":"[tool error] boom"}]}`,
-			&Imported{Model: "gpt-4o", SystemPrompt: "Be brief.", Messages: []policies.Message{
+			&Imported{Model: "gpt-4o", SystemPrompt: "Be brief.", Preamble: 1, Origins: origins(whole(1), whole(2), whole(3)), Messages: []policies.Message{
 				msg("in-1", policies.RoleUser, text("a"), policies.Part{Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceData, Data: []byte{1, 2}, MediaType: "image/png"}}),
 				msg("in-2", policies.RoleAssistant, call("c1", "f", `{"x":1}`)),
 				msg("in-3", policies.RoleTool, result("c1", "f", "boom", true)),
 			}}},
 		{"anthropic string contents and block system", policies.RenderAnthropic,
 			`{"system":[{"type":"text","text":"A"},{"type":"text","text":"B"}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{"_raw":"oops"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"}]},{"type":"text","text":"next"}]}]}`,
-			&Imported{SystemPrompt: "A\nB", Messages: []policies.Message{
+			&Imported{SystemPrompt: "A\nB", Origins: origins(whole(0), blocks(1, 0), blocks(2, 0), blocks(2, 1)), Messages: []policies.Message{
 				msg("in-1", policies.RoleUser, text("hi")),
 				msg("in-2", policies.RoleAssistant, call("t1", "f", "oops")),
 				msg("in-3", policies.RoleTool, result("t1", "f", "r", false)),
@@ -73,7 +73,7 @@ func TestImportVariants(t *testing.T) {
 			}}},
 		{"gemini synthesized ids paired by name", policies.RenderGemini,
 			`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{"name":"b"}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"result":42}}},{"functionResponse":{"name":"a","response":{"output":"A"}}}]}],"tools":[{"googleSearch":{}},{"functionDeclarations":[{"name":"a","parameters":{"type":"OBJECT"}}]}]}`,
-			&Imported{Tools: []policies.ToolDefinition{{Name: "a", ParametersJSON: `{"type":"OBJECT"}`}}, Messages: []policies.Message{
+			&Imported{Tools: []policies.ToolDefinition{{Name: "a", ParametersJSON: `{"type":"OBJECT"}`}}, Origins: origins(blocks(0, 0), blocks(1, 0, 1), blocks(2, 0), blocks(2, 1)), Messages: []policies.Message{
 				msg("in-1", policies.RoleUser, text("go")),
 				msg("in-2", policies.RoleAssistant, call("gemini-call-1-0", "a", "{}"), call("gemini-call-1-1", "b", "{}")),
 				msg("in-3", policies.RoleTool, result("gemini-call-1-1", "b", `{"result":42}`, false)),
@@ -81,7 +81,7 @@ func TestImportVariants(t *testing.T) {
 			}}},
 		{"ollama without ids", policies.RenderOllama,
 			`{"model":"llama3.1","messages":[{"role":"user","content":"go"},{"role":"assistant","content":"","thinking":"hm","tool_calls":[{"function":{"name":"a","arguments":{"k":"v"}}}]},{"role":"tool","content":"ok","tool_name":"a"}]}`,
-			&Imported{Model: "llama3.1", Messages: []policies.Message{
+			&Imported{Model: "llama3.1", Origins: origins(whole(0), whole(1), whole(2)), Messages: []policies.Message{
 				msg("in-1", policies.RoleUser, text("go")),
 				msg("in-2", policies.RoleAssistant, reasoning("hm", nil), call("ollama-call-1-0", "a", `{"k":"v"}`)),
 				msg("in-3", policies.RoleTool, result("ollama-call-1-0", "a", "ok", false)),
@@ -100,6 +100,20 @@ func TestImportVariants(t *testing.T) {
 	}
 }
 
+func origins(refs ...[]Ref) [][]Ref { return refs }
+
+// whole is the origin of a message read from the whole body message i.
+func whole(i int) []Ref { return []Ref{{Message: i, Block: WholeMessage}} }
+
+// blocks is the origin of a message read from blocks of the body message i.
+func blocks(i int, blocks ...int) []Ref {
+	out := make([]Ref, len(blocks))
+	for k, b := range blocks {
+		out[k] = Ref{Message: i, Block: b}
+	}
+	return out
+}
+
 func FuzzImport(f *testing.F) {
 	f.Add(byte(1), []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"x"}}]},{"role":"tool","tool_call_id":"c","content":[{"type":"text","text":"r"}]}]}`))
 	f.Add(byte(2), []byte(`{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":[{"type":"image"}]},{"type":"thinking","signature":"AQI="}]}]}`))
@@ -107,7 +121,7 @@ func FuzzImport(f *testing.F) {
 	f.Add(byte(4), []byte(`{"messages":[{"role":"tool","tool_name":"f"},{"role":"assistant","images":["??"],"tool_calls":[{"function":{"name":"f","arguments":"s"}}]}]}`))
 	f.Add(byte(0), []byte("\x00not json"))
 	f.Fuzz(func(t *testing.T, format byte, body []byte) {
-		got, err := Import(policies.RenderFormat(format%5), body)
+		got, err := Import(policies.RenderFormat(format%6), body)
 		if err == nil && got == nil {
 			t.Fatal("nil result without error")
 		}

@@ -78,63 +78,72 @@ func renderOpenAI(c *conversation) ([]byte, error) {
 		add(openAIMessage{Role: "system", Content: rawJSON(c.system)})
 	}
 	for i := range c.messages {
-		m := &c.messages[i]
-		switch m.Role {
-		case policies.RoleTool:
-			for _, p := range m.Parts {
-				if p.Kind == policies.PartToolResult {
-					add(openAIMessage{Role: "tool", ToolCallID: p.ToolResult.ToolCallID, Content: rawJSON(toolResultContent(p.ToolResult))})
-				} else {
-					c.notes.add("non-result part(s) of tool messages omitted", 1)
-				}
-			}
-		case policies.RoleAssistant:
-			out := openAIMessage{Role: "assistant"}
-			var texts []string
-			for _, p := range m.Parts {
-				switch p.Kind {
-				case policies.PartText:
-					texts = append(texts, p.Text)
-				case policies.PartToolCall:
-					args := p.ToolCall.ArgumentsJSON
-					if blank(args) {
-						args = "{}"
-					}
-					out.ToolCalls = append(out.ToolCalls, openAIToolCall{ID: p.ToolCall.ID, Type: "function", Function: openAIFunction{Name: p.ToolCall.Name, Arguments: args}})
-				case policies.PartReasoning:
-					c.notes.add("reasoning part(s) omitted (Chat Completions accepts no reasoning input)", 1)
-				default:
-					c.notes.add("non-text part(s) of assistant messages omitted", 1)
-				}
-			}
-			out.Content = openAIContent(texts, nil)
-			if out.Content == nil && len(out.ToolCalls) == 0 {
-				continue
-			}
-			add(out)
-		default: // user, and system messages inside the log
-			role := "user"
-			if m.Role == policies.RoleSystem {
-				role = "system"
-			}
-			var texts []string
-			var images []string
-			for _, p := range m.Parts {
-				switch {
-				case p.Kind == policies.PartText:
-					texts = append(texts, p.Text)
-				case p.Kind == policies.PartImage && role == "user":
-					images = append(images, openAIImage(p.Image))
-				default:
-					c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, role), 1)
-				}
-			}
-			if content := openAIContent(texts, images); content != nil {
-				add(openAIMessage{Role: role, Content: content})
-			}
+		for _, m := range openAIMessagesOf(c, &c.messages[i]) {
+			add(m)
 		}
 	}
 	return encodeJSON(req)
+}
+
+// openAIMessagesOf renders one compiled message as Chat Completions
+// messages: one per result of a tool message, else one, or none when
+// nothing of it can be sent.
+func openAIMessagesOf(c *conversation, m *policies.Message) (out []openAIMessage) {
+	switch m.Role {
+	case policies.RoleTool:
+		for _, p := range m.Parts {
+			if p.Kind == policies.PartToolResult {
+				out = append(out, openAIMessage{Role: "tool", ToolCallID: p.ToolResult.ToolCallID, Content: rawJSON(toolResultContent(p.ToolResult))})
+			} else {
+				c.notes.add("non-result part(s) of tool messages omitted", 1)
+			}
+		}
+	case policies.RoleAssistant:
+		msg := openAIMessage{Role: "assistant"}
+		var texts []string
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case policies.PartText:
+				texts = append(texts, p.Text)
+			case policies.PartToolCall:
+				args := p.ToolCall.ArgumentsJSON
+				if blank(args) {
+					args = "{}"
+				}
+				msg.ToolCalls = append(msg.ToolCalls, openAIToolCall{ID: p.ToolCall.ID, Type: "function", Function: openAIFunction{Name: p.ToolCall.Name, Arguments: args}})
+			case policies.PartReasoning:
+				c.notes.add("reasoning part(s) omitted (Chat Completions accepts no reasoning input)", 1)
+			default:
+				c.notes.add("non-text part(s) of assistant messages omitted", 1)
+			}
+		}
+		msg.Content = openAIContent(texts, nil)
+		if msg.Content == nil && len(msg.ToolCalls) == 0 {
+			return nil
+		}
+		out = append(out, msg)
+	default: // user, and system messages inside the log
+		role := "user"
+		if m.Role == policies.RoleSystem {
+			role = "system"
+		}
+		var texts []string
+		var images []string
+		for _, p := range m.Parts {
+			switch {
+			case p.Kind == policies.PartText:
+				texts = append(texts, p.Text)
+			case p.Kind == policies.PartImage && role == "user":
+				images = append(images, openAIImage(p.Image))
+			default:
+				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, role), 1)
+			}
+		}
+		if content := openAIContent(texts, images); content != nil {
+			out = append(out, openAIMessage{Role: role, Content: content})
+		}
+	}
+	return out
 }
 
 // openAIContent is a plain string for one text, content parts otherwise, nil for nothing.
@@ -282,6 +291,7 @@ func importOpenAI(im *importer, body []byte) {
 	im.openAITools(req.Tools)
 	leading := true
 	for i, raw := range req.Messages {
+		im.at = i
 		path := fmt.Sprintf("messages[%d]", i)
 		var m openAIMessage
 		if !im.decode(raw, &m, path) {
@@ -295,6 +305,7 @@ func importOpenAI(im *importer, body []byte) {
 		case system && leading:
 			texts, _ := openAIImportContent(im, m.Content, path, false)
 			im.out.SystemPrompt = joinNonEmpty(im.out.SystemPrompt, strings.Join(partTexts(texts), "\n"))
+			im.out.Preamble = i + 1
 		case system || m.Role == "user":
 			parts, _ := openAIImportContent(im, m.Content, path, m.Role == "user")
 			role := policies.RoleUser
@@ -322,7 +333,7 @@ func importOpenAI(im *importer, body []byte) {
 			}
 			parts, _ := openAIImportContent(im, m.Content, path, false)
 			content, isErr := errorResult(strings.Join(partTexts(parts), "\n"))
-			im.addResults([]policies.ToolResult{{ToolCallID: m.ToolCallID, Name: im.callNames[m.ToolCallID], Content: content, IsError: isErr}})
+			im.addResults([]policies.ToolResult{{ToolCallID: m.ToolCallID, Name: im.callNames[m.ToolCallID], Content: content, IsError: isErr}}, nil)
 		default:
 			im.fail(path+".role", "unsupported role %q (want system, developer, user, assistant or tool)", m.Role)
 		}
