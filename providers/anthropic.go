@@ -55,12 +55,19 @@ type anthropicSource struct {
 	MediaType string `json:"media_type,omitempty"`
 	Data      string `json:"data,omitempty"`
 	URL       string `json:"url,omitempty"`
+	// FileID names a file of the Files API (type "file").
+	FileID string `json:"file_id,omitempty"`
 }
 
 type anthropicTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	// Type is set for Anthropic's server and client tools (web_search_...,
+	// bash_..., text_editor_...), which have no input_schema; empty or
+	// "custom" for a tool the client defines.
+	Type         string                 `json:"type,omitempty"`
+	Name         string                 `json:"name"`
+	Description  string                 `json:"description,omitempty"`
+	InputSchema  json.RawMessage        `json:"input_schema,omitempty"`
+	CacheControl *anthropicCacheControl `json:"cache_control,omitempty"`
 }
 
 // emptyInputSchema is sent for a tool without parameters: input_schema is required.
@@ -180,32 +187,41 @@ func cacheAfter(turns []anthropicTurn, i int) {
 	turns[i].blocks[len(turns[i].blocks)-1].CacheControl = &anthropicCacheControl{Type: "ephemeral"}
 }
 
-// ValidateAnthropic checks the Messages API rules a rendered body must meet:
-// the system prompt only at top level; at least one message; roles user and
-// assistant strictly alternating, starting with user; non-empty content with
-// no blank text; thinking blocks signed and first in their assistant turn;
-// tool_use ids unique, inputs objects; each tool_use answered exactly once by
-// a tool_result in the next (user) message, where tool_result blocks come
-// first; no tool_result without its tool_use; max_tokens positive; tool
-// input_schema objects.
+// ValidateAnthropic checks the Messages API rules a body must meet: the
+// system prompt a string or text blocks, only at top level; at least one
+// message; roles user and assistant strictly alternating, starting with
+// user; non-empty content with no blank text; thinking blocks signed and
+// first in their assistant turn; tool_use ids unique, inputs objects; each
+// tool_use answered exactly once by a tool_result in the next (user)
+// message, where tool_result blocks come first; no tool_result without its
+// tool_use; tool_result content a string or blocks; block types the API
+// documents; max_tokens positive; the client's tools with input_schema
+// objects; at most four cache_control breakpoints in all.
 func ValidateAnthropic(body []byte) error {
+	return validateAnthropic(body, true)
+}
+
+// validateAnthropic is ValidateAnthropic, with or without the max_tokens
+// rule (a count_tokens body has none, and Splice keeps the client's).
+func validateAnthropic(body []byte, maxTokens bool) error {
 	var req anthropicRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("invalid anthropic body: %w", err)
 	}
 	v := anthropicValidator{ids: make(map[string]bool)}
-	if req.MaxTokens <= 0 {
+	if maxTokens && req.MaxTokens <= 0 {
 		v.fail("max_tokens must be positive")
 	}
-	if len(req.System) > 0 && !isJSONString(req.System) {
-		v.fail("system must be a string")
-	}
+	v.system(req.System)
 	if len(req.Messages) == 0 {
 		v.fail("messages is empty")
 	}
 	for i, t := range req.Tools {
-		if t.Name == "" || !isJSONObject(t.InputSchema) {
+		if t.Name == "" || (t.Type == "" || t.Type == "custom") && !isJSONObject(t.InputSchema) {
 			v.fail("tools[%d]: want a name and an input_schema object", i)
+		}
+		if t.CacheControl != nil {
+			v.breakpoints++
 		}
 	}
 	for i, m := range req.Messages {
@@ -218,6 +234,26 @@ func ValidateAnthropic(body []byte) error {
 		v.fail("%d blocks carry cache_control; at most %d may", v.breakpoints, maxCacheBreakpoints)
 	}
 	return v.err("anthropic")
+}
+
+// system checks the system prompt: a string, or non-blank text blocks.
+func (v *anthropicValidator) system(raw json.RawMessage) {
+	if len(raw) == 0 || isJSONString(raw) {
+		return
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		v.fail("system must be a string or text blocks")
+		return
+	}
+	for j, b := range blocks {
+		if b.Type != "text" || b.Text == nil || blank(*b.Text) {
+			v.fail("system[%d]: want a text block with text", j)
+		}
+		if b.CacheControl != nil {
+			v.breakpoints++
+		}
+	}
 }
 
 // anthropicValidator checks the messages of a body in order: roles that
@@ -306,7 +342,18 @@ func (v *anthropicValidator) block(i, j int, role string, b anthropicBlock, lead
 		v.toolResult(i, j, role, b, leading, answered)
 	case "image":
 		if !validAnthropicImage(b.Source) {
-			v.fail("messages[%d].content[%d]: image needs a base64 or url source", i, j)
+			v.fail("messages[%d].content[%d]: image needs a base64, url or file source", i, j)
+		}
+	case "document", "search_result", "container_upload":
+		if role != "user" && b.Type != "container_upload" {
+			v.fail("messages[%d].content[%d]: %s belongs in a user message", i, j, b.Type)
+		}
+	case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+		"bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
+		"mcp_tool_use", "mcp_tool_result":
+		// Server-side tools: the call and its result are both the assistant's.
+		if role != "assistant" {
+			v.fail("messages[%d].content[%d]: %s belongs in an assistant message", i, j, b.Type)
 		}
 	default:
 		v.fail("messages[%d].content[%d]: unexpected block type %q", i, j, b.Type)
@@ -321,13 +368,27 @@ func (v *anthropicValidator) toolResult(i, j int, role string, b anthropicBlock,
 		v.fail("messages[%d].content[%d]: tool_result %q answers no tool_use of the previous message", i, j, b.ToolUseID)
 	}
 	answered[b.ToolUseID] = true
-	if len(b.Content) > 0 && !isJSONString(b.Content) {
-		v.fail("messages[%d].content[%d]: tool_result content must be a string", i, j)
+	if len(b.Content) == 0 || isJSONString(b.Content) {
+		return
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(b.Content, &blocks); err != nil {
+		v.fail("messages[%d].content[%d]: tool_result content must be a string or blocks", i, j)
+		return
+	}
+	for k, c := range blocks {
+		switch {
+		case c.Type == "text" && c.Text != nil:
+		case c.Type == "image" && validAnthropicImage(c.Source):
+		case c.Type == "document" || c.Type == "search_result":
+		default:
+			v.fail("messages[%d].content[%d].content[%d]: a tool_result holds text, image, document or search_result blocks, not %q", i, j, k, c.Type)
+		}
 	}
 }
 
 func validAnthropicImage(s *anthropicSource) bool {
-	return s != nil && (s.Type == "base64" && s.MediaType != "" && s.Data != "" || s.Type == "url" && s.URL != "")
+	return s != nil && (s.Type == "base64" && s.MediaType != "" && s.Data != "" || s.Type == "url" && s.URL != "" || s.Type == "file" && s.FileID != "")
 }
 
 func importAnthropic(im *importer, body []byte) {

@@ -33,6 +33,9 @@ type geminiPart struct {
 	FileData         *geminiFileData         `json:"fileData,omitempty"`
 	FunctionCall     *geminiFunctionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *geminiFunctionResponse `json:"functionResponse,omitempty"`
+	// The code execution tool's parts, which only a client's body carries.
+	ExecutableCode      json.RawMessage `json:"executableCode,omitempty"`
+	CodeExecutionResult json.RawMessage `json:"codeExecutionResult,omitempty"`
 }
 
 type geminiBlob struct {
@@ -223,7 +226,7 @@ func ValidateGemini(body []byte) error {
 		var called, answered []string
 		for j, p := range content.Parts {
 			if geminiData(p) != 1 {
-				c.fail("contents[%d].parts[%d]: a part holds exactly one of text, inlineData, fileData, functionCall, functionResponse", i, j)
+				c.fail("contents[%d].parts[%d]: a part holds exactly one of text, inlineData, fileData, functionCall, functionResponse, executableCode, codeExecutionResult", i, j)
 			}
 			if p.Text != nil && !p.Thought && blank(*p.Text) {
 				c.fail("contents[%d].parts[%d]: blank text", i, j)
@@ -258,7 +261,8 @@ func ValidateGemini(body []byte) error {
 // geminiData counts the data fields set on a part.
 func geminiData(p geminiPart) int {
 	n := 0
-	for _, set := range []bool{p.Text != nil, p.InlineData != nil, p.FileData != nil, p.FunctionCall != nil, p.FunctionResponse != nil} {
+	for _, set := range []bool{p.Text != nil, p.InlineData != nil, p.FileData != nil, p.FunctionCall != nil, p.FunctionResponse != nil,
+		p.ExecutableCode != nil, p.CodeExecutionResult != nil} {
 		if set {
 			n++
 		}
@@ -419,6 +423,7 @@ func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *geminiFuncti
 	id := fc.ID
 	if id == "" {
 		id = fmt.Sprintf("gemini-call-%d-%d", t.index, t.calls)
+		g.syntheticCall(id)
 	}
 	t.calls++
 	g.pending = append(g.pending, pendingCall{id: id, name: fc.Name})

@@ -43,6 +43,9 @@ type Imported struct {
 	// (free-form input rather than JSON arguments), so that a call or
 	// output rendered again keeps its item type.
 	CustomCalls map[string]bool
+	// SyntheticCallIDs holds the call ids Import made up for calls the body
+	// gave none (Gemini, Ollama), which Splice does not send.
+	SyntheticCallIDs map[string]bool
 }
 
 // Ref is a place in a provider body's conversation: a message (an item of
@@ -199,6 +202,14 @@ func (t *turn) flush() {
 	}
 	t.im.add(t.role, t.parts)
 	t.parts, t.results, t.partRefs, t.resultRefs = nil, nil, nil, nil
+}
+
+// syntheticCall records a call id Import made up.
+func (im *importer) syntheticCall(id string) {
+	if im.out.SyntheticCallIDs == nil {
+		im.out.SyntheticCallIDs = make(map[string]bool)
+	}
+	im.out.SyntheticCallIDs[id] = true
 }
 
 func (im *importer) rememberCall(id, name string) {

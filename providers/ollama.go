@@ -234,6 +234,7 @@ func importOllama(im *importer, body []byte) {
 				id := tc.ID
 				if id == "" {
 					id = fmt.Sprintf("ollama-call-%d-%d", i, j)
+					im.syntheticCall(id)
 				}
 				pending = append(pending, pendingCall{id: id, name: tc.Function.Name})
 				im.rememberCall(id, tc.Function.Name)

@@ -212,8 +212,8 @@ func ValidateOpenAI(body []byte) error {
 			default:
 				delete(open, m.ToolCallID)
 			}
-			if !isJSONString(m.Content) {
-				c.fail("messages[%d]: tool content must be a string", i)
+			if !isJSONString(m.Content) && !textParts(m.Content) {
+				c.fail("messages[%d]: tool content must be a string or text parts", i)
 			}
 			continue
 		}
@@ -260,6 +260,20 @@ func validateFunctionTools(c *checker, tools []openAITool) {
 			c.fail("tools[%d]: parameters must be an object", i)
 		}
 	}
+}
+
+// textParts reports whether raw is an array of text content parts.
+func textParts(raw json.RawMessage) bool {
+	var parts []openAIContentPart
+	if json.Unmarshal(raw, &parts) != nil || len(parts) == 0 {
+		return false
+	}
+	for _, p := range parts {
+		if p.Type != "text" || p.Text == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func isJSONString(raw json.RawMessage) bool {
