@@ -75,11 +75,11 @@ func TestImportVariants(t *testing.T) {
 			`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{"name":"b"}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"result":42}}},{"functionResponse":{"name":"a","response":{"output":"A"}}}]}],"tools":[{"googleSearch":{}},{"functionDeclarations":[{"name":"a","parameters":{"type":"OBJECT"}}]}]}`,
 			&Imported{Tools: []policies.ToolDefinition{{Name: "a", ParametersJSON: `{"type":"OBJECT"}`}}, Origins: origins(blocks(0, 0), blocks(1, 0, 1), blocks(2, 0), blocks(2, 1)),
 				SyntheticCallIDs: map[string]bool{"gemini-call-1-0": true, "gemini-call-1-1": true}, Messages: []policies.Message{
-				msg("in-1", policies.RoleUser, text("go")),
-				msg("in-2", policies.RoleAssistant, call("gemini-call-1-0", "a", "{}"), call("gemini-call-1-1", "b", "{}")),
-				msg("in-3", policies.RoleTool, result("gemini-call-1-1", "b", `{"result":42}`, false)),
-				msg("in-4", policies.RoleTool, result("gemini-call-1-0", "a", "A", false)),
-			}}},
+					msg("in-1", policies.RoleUser, text("go")),
+					msg("in-2", policies.RoleAssistant, call("gemini-call-1-0", "a", "{}"), call("gemini-call-1-1", "b", "{}")),
+					msg("in-3", policies.RoleTool, result("gemini-call-1-1", "b", `{"result":42}`, false)),
+					msg("in-4", policies.RoleTool, result("gemini-call-1-0", "a", "A", false)),
+				}}},
 		{"ollama without ids", policies.RenderOllama,
 			`{"model":"llama3.1","messages":[{"role":"user","content":"go"},{"role":"assistant","content":"","thinking":"hm","tool_calls":[{"function":{"name":"a","arguments":{"k":"v"}}}]},{"role":"tool","content":"ok","tool_name":"a"}]}`,
 			&Imported{Model: "llama3.1", Origins: origins(whole(0), whole(1), whole(2)), SyntheticCallIDs: map[string]bool{"ollama-call-1-0": true}, Messages: []policies.Message{

@@ -25,10 +25,10 @@ import (
 // to (not including) to replaced by a summary, and the message masked given
 // a placeholder.
 var spliceCases = []struct {
-	format            policies.RenderFormat
-	summarized, to    int
-	masked            int
-	conversation      string
+	format             policies.RenderFormat
+	summarized, to     int
+	masked             int
+	conversation       string
 	preamble, elements int
 }{
 	{policies.RenderAnthropic, 1, 6, 7, "messages", 0, 9},
