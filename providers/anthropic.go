@@ -276,8 +276,15 @@ func (v *anthropicValidator) message(i int, m anthropicMessage) {
 		v.fail("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
 	}
 	var blocks []anthropicBlock
-	if err := json.Unmarshal(m.Content, &blocks); err != nil || len(blocks) == 0 {
-		v.fail("messages[%d]: content must be a non-empty array of blocks", i)
+	var text string
+	switch {
+	case json.Unmarshal(m.Content, &text) == nil:
+		// A string is one text block.
+		if blank(text) {
+			v.fail("messages[%d]: blank text", i)
+		}
+	case json.Unmarshal(m.Content, &blocks) != nil || len(blocks) == 0:
+		v.fail("messages[%d]: content must be a string or a non-empty array of blocks", i)
 		return
 	}
 	answered := make(map[string]bool)

@@ -2,6 +2,9 @@ package providers
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,6 +35,10 @@ func TestImportErrors(t *testing.T) {
 			[]policies.FieldViolation{{Field: "input_json.contents[0].parts[0].functionResponse.name", Description: `functionResponse "f" answers no functionCall of the previous model turn`}}},
 		{"ollama unpaired tool", policies.RenderOllama, `{"messages":[{"role":"tool","content":"r","tool_name":"f"}]}`,
 			[]policies.FieldViolation{{Field: "input_json.messages[0].tool_name", Description: `tool message "f" answers no tool call of the previous assistant message`}}},
+		{"responses server tool item", policies.RenderOpenAIResponses, `{"input":[{"role":"user","content":"find it"},{"type":"web_search_call","id":"ws_1","status":"completed"}]}`,
+			[]policies.FieldViolation{{Field: "input_json.input[1].type", Description: `unsupported item type "web_search_call" (want message, reasoning, function_call, function_call_output, custom_tool_call or custom_tool_call_output)`}}},
+		{"responses output without call_id", policies.RenderOpenAIResponses, `{"input":[{"type":"function_call_output","output":"x"}]}`,
+			[]policies.FieldViolation{{Field: "input_json.input[0].call_id", Description: "an output needs the call_id of its call"}}},
 		{"unsupported format", policies.RenderNone, `{}`,
 			[]policies.FieldViolation{{Field: "input_format", Description: "unsupported input format none"}}},
 	}
@@ -131,4 +138,61 @@ func FuzzImport(f *testing.F) {
 			t.Fatalf("error of type %T", err)
 		}
 	})
+}
+
+// TestImportResponsesCodexBody reads the Responses body Codex CLI sends
+// (testdata/splice/openai_responses.json): instructions and the leading
+// developer message are the system prompt; a turn's reasoning, message and
+// calls are one assistant message; a custom tool call keeps its free-form
+// input and is remembered as custom; function tools and custom tools are
+// tools, the built-in web_search is not.
+func TestImportResponsesCodexBody(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "splice", "openai_responses.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Import(policies.RenderOpenAIResponses, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell := `{"command":["bash","-lc","go test ./..."],"workdir":"/work/stock"}`
+	patch := "*** Begin Patch\n*** Update File: reserve/reserve.go\n@@\n-\tn += released\n+\tn -= released\n*** End Patch"
+	want := []policies.Message{
+		msg("in-1", policies.RoleUser, text("<environment_context>\n  <cwd>/work/stock</cwd>\n  <shell>bash</shell>\n</environment_context>")),
+		msg("in-2", policies.RoleUser, text("Make go test ./... pass.")),
+		msg("in-3", policies.RoleAssistant, reasoning("**Running the tests**", []byte("gAAAAABoAAAAencrypted-one")), call("call_T1", "shell", shell)),
+		msg("in-4", policies.RoleTool, result("call_T1", "shell", `{"output":"--- FAIL: TestReserve (0.00s)\n    reserve_test.go:31: got 3, want 2\nFAIL\n","metadata":{"exit_code":1,"duration_seconds":1.4}}`, false)),
+		msg("in-5", policies.RoleAssistant, reasoning("", []byte("gAAAAABoAAAAencrypted-two")), text("Reserve double-counts released items; patching it."), call("call_P1", "apply_patch", patch)),
+		msg("in-6", policies.RoleTool, result("call_P1", "apply_patch", "Success. Updated the following files:\nM reserve/reserve.go", false)),
+		msg("in-7", policies.RoleAssistant, text("Fixed: Reserve subtracts released items. go test ./... passes.")),
+		msg("in-8", policies.RoleUser, text("Also add a test for zero items.")),
+	}
+	if diff := cmp.Diff(want, got.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(origins(whole(1), whole(2), wholes(3, 4), wholes(5), wholes(6, 7, 8), wholes(9), wholes(10), wholes(11)), got.Origins); diff != "" {
+		t.Errorf("origins (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(got.SystemPrompt, "You are Codex") || !strings.HasSuffix(got.SystemPrompt, "</permissions instructions>") || got.Preamble != 1 {
+		t.Errorf("system prompt %q, preamble %d", got.SystemPrompt, got.Preamble)
+	}
+	if diff := cmp.Diff(map[string]bool{"call_P1": true}, got.CustomCalls); diff != "" {
+		t.Errorf("custom calls (-want +got):\n%s", diff)
+	}
+	var tools []string
+	for _, td := range got.Tools {
+		tools = append(tools, td.Name)
+	}
+	if diff := cmp.Diff([]string{"shell", "apply_patch"}, tools); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+// wholes is the origin of a message read from the whole body messages (items) is.
+func wholes(is ...int) []Ref {
+	var out []Ref
+	for _, i := range is {
+		out = append(out, whole(i)...)
+	}
+	return out
 }

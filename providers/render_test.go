@@ -146,6 +146,14 @@ func TestValidatorsReject(t *testing.T) {
 		{"gemini unequal counts", ValidateGemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}},{"functionCall":{"name":"g","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "1 functionResponse(s) [f] for the previous turn's 2 functionCall(s) [f g]"},
 		{"gemini args not an object", ValidateGemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":"x"}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "object args"},
 		{"ollama arguments string", ValidateOllama, `{"messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":"r","tool_name":"f"}]}`, "object arguments"},
+		{"responses call without output", ValidateResponses, `{"input":[{"role":"user","content":"x"},{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}]}`, `function_call "c1" has no output`},
+		{"responses output before its call", ValidateResponses, `{"input":[{"type":"function_call_output","call_id":"c1","output":"r"},{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}]}`, "answers no call before it"},
+		{"responses custom output for a function call", ValidateResponses, `{"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"custom_tool_call_output","call_id":"c1","output":"r"}]}`, "answers no call before it"},
+		{"responses reasoning without id", ValidateResponses, `{"input":[{"role":"user","content":"x"},{"type":"reasoning","summary":[]},{"role":"assistant","content":"y"}]}`, "needs the id the API gave it"},
+		{"responses reasoning last", ValidateResponses, `{"input":[{"role":"user","content":"x"},{"type":"reasoning","id":"rs_1","summary":[]}]}`, "must be followed by a message or call"},
+		{"anthropic system not text", ValidateAnthropic, `{"max_tokens":1,"system":[{"type":"image"}],"messages":[{"role":"user","content":"x"}]}`, "system[0]: want a text block"},
+		{"anthropic blank string content", ValidateAnthropic, `{"max_tokens":1,"messages":[{"role":"user","content":" "}]}`, "messages[0]: blank text"},
+		{"anthropic server tool in a user message", ValidateAnthropic, `{"max_tokens":1,"messages":[{"role":"user","content":[{"type":"web_search_tool_result","tool_use_id":"s1","content":[]}]}]}`, "belongs in an assistant message"},
 		{"ollama tool for another call", ValidateOllama, `{"messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{}}}]},{"role":"tool","content":"r","tool_name":"g"}]}`, "answers no open call"},
 	}
 	for _, tt := range tests {
