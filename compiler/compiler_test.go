@@ -399,3 +399,40 @@ func TestCountTokens(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderIntoInput: with render_into_input the rendering is the body the
+// conversation came in, here unchanged (the fake catalog keeps every
+// message), so the very bytes; the pipeline renders nothing itself, and the
+// messages are left out of the result. Without a body, with a rendering in
+// another format or with template variables it is bad input.
+func TestRenderIntoInput(t *testing.T) {
+	body := `{"model": "gpt-4o",  "messages":[{"role":"user","content":"hi"}], "x_unknown": [1]}`
+	input := &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(body)}
+	cat := compilertest.NewCatalog()
+	s, _ := newService(t, cat, Limits{})
+	res, err := s.Compile(t.Context(), CompileRequest{Request: Request{Source: StateSource{State: state()}}, Input: input, RenderIntoInput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rendered != body || res.Messages != nil {
+		t.Errorf("rendered %q with %d messages, want the body itself and none", res.Rendered, len(res.Messages))
+	}
+	if r := cat.Requests()[0].Options.Render; r != policies.RenderNone {
+		t.Errorf("the pipeline was asked to render %v", r)
+	}
+	for _, tt := range []struct {
+		name  string
+		req   CompileRequest
+		field string
+	}{
+		{"no body", CompileRequest{RenderIntoInput: true}, "options.render_into_input"},
+		{"another format", CompileRequest{Request: Request{Options: policies.Options{Render: policies.RenderAnthropic}}, Input: input, RenderIntoInput: true}, "options.render"},
+		{"template variables", CompileRequest{Input: input, RenderIntoInput: true, TemplateVariables: map[string]string{"role": "x"}}, "options.template_variables"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Source = StateSource{State: state()}
+			_, err := s.Compile(t.Context(), tt.req)
+			checkErr(t, err, nil, tt.field)
+		})
+	}
+}

@@ -274,7 +274,7 @@ func (d *decoder) options(path string, in *ctxcv1.CompileOptions) policies.Optio
 		MaxContextTokens:     optionalUint32(in.MaxContextTokenCount),
 		Render:               policies.RenderFormat(in.GetRender()),
 	}
-	if r := in.GetRender(); r < 0 || r > ctxcv1.RenderFormat_RENDER_FORMAT_OLLAMA {
+	if r := in.GetRender(); r < 0 || r > ctxcv1.RenderFormat_RENDER_FORMAT_OPENAI_RESPONSES {
 		d.violate(path+".render", "unknown render format "+strconv.Itoa(int(r)))
 	}
 	if in.SoftThresholdRatio != nil {
