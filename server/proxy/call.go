@@ -414,4 +414,3 @@ func (c *call) finish() {
 	}
 	c.p.log.Info("proxied", attrs...)
 }
-

@@ -488,7 +488,7 @@ func TestKeysStayBetweenClientAndUpstream(t *testing.T) {
 	for _, c := range []struct{ path, body string }{
 		{"/v1beta/models/gpt-4o:generateContent?key=" + key, gemini},
 		{"/v1beta/models/gpt-4o:streamGenerateContent?alt=sse&key=" + key, `{"contents":[{"role":"user","parts":[{"executableCode":{}}]}]}`}, // fails to compile: forwarded
-		{"/v1/chat/completions?key=" + key, chatBody},                               // the upstream is down: 502
+		{"/v1/chat/completions?key=" + key, chatBody},                                                                                        // the upstream is down: 502
 		{"/v1/chat/completions?key=" + key, strings.Replace(chatBody, `"messages"`, `"messages_"`, 1)},
 	} {
 		resp, body := post(t, h.url+c.path, c.body, headers)
