@@ -188,9 +188,10 @@ func cacheAfter(turns []anthropicTurn, i int) {
 }
 
 // ValidateAnthropic checks the Messages API rules a body must meet: the
-// system prompt a string or text blocks, only at top level; at least one
-// message; roles user and assistant strictly alternating, starting with
-// user; non-empty content with no blank text; thinking blocks signed and
+// system prompt a string or text blocks; at least one message; roles user
+// and assistant strictly alternating, starting with user, with system
+// messages of text between turns (never between a tool_use and its
+// tool_result); non-empty content with no blank text; thinking blocks signed and
 // first in their assistant turn; tool_use ids unique, inputs objects; each
 // tool_use answered exactly once by a tool_result in the next (user)
 // message, where tool_result blocks come first; no tool_result without its
@@ -213,9 +214,6 @@ func validateAnthropic(body []byte, maxTokens bool) error {
 		v.fail("max_tokens must be positive")
 	}
 	v.system(req.System)
-	if len(req.Messages) == 0 {
-		v.fail("messages is empty")
-	}
 	for i, t := range req.Tools {
 		if t.Name == "" || (t.Type == "" || t.Type == "custom") && !isJSONObject(t.InputSchema) {
 			v.fail("tools[%d]: want a name and an input_schema object", i)
@@ -226,6 +224,9 @@ func validateAnthropic(body []byte, maxTokens bool) error {
 	}
 	for i, m := range req.Messages {
 		v.message(i, m)
+	}
+	if v.turns == 0 {
+		v.fail("messages holds no user or assistant message")
 	}
 	for id := range v.open {
 		v.fail("tool_use %q of the last message has no tool_result", id)
@@ -262,16 +263,53 @@ func (v *anthropicValidator) system(raw json.RawMessage) {
 type anthropicValidator struct {
 	checker
 	breakpoints int
+	// turns counts the user and assistant messages so far: system messages
+	// stand between turns without being one.
+	turns int
 	// ids holds every tool_use id so far; open, those of the previous
 	// assistant message.
 	ids, open map[string]bool
 }
 
+// systemMessage checks a system message of the conversation (Claude Code
+// sends its environment so): text only, and never between a tool_use and
+// its tool_result.
+func (v *anthropicValidator) systemMessage(i int, m anthropicMessage) {
+	if len(v.open) > 0 {
+		v.fail("messages[%d]: a system message between a tool_use and its tool_result", i)
+	}
+	var text string
+	if json.Unmarshal(m.Content, &text) == nil {
+		if blank(text) {
+			v.fail("messages[%d]: blank text", i)
+		}
+		return
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(m.Content, &blocks); err != nil || len(blocks) == 0 {
+		v.fail("messages[%d]: content must be a string or text blocks", i)
+		return
+	}
+	for j, b := range blocks {
+		if b.Type != "text" || b.Text == nil || blank(*b.Text) {
+			v.fail("messages[%d].content[%d]: a system message holds text blocks", i, j)
+		}
+		if b.CacheControl != nil {
+			v.breakpoints++
+		}
+	}
+}
+
 func (v *anthropicValidator) message(i int, m anthropicMessage) {
+	if m.Role == "system" {
+		v.systemMessage(i, m)
+		return
+	}
 	want := "user"
-	if i%2 == 1 {
+	if v.turns%2 == 1 {
 		want = "assistant"
 	}
+	v.turns++
 	if m.Role != want {
 		v.fail("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
 	}
@@ -421,8 +459,17 @@ func importAnthropic(im *importer, body []byte) {
 // blocks whose results and other content become separate messages, in
 // block order.
 func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
-	if m.Role != "user" && m.Role != "assistant" {
-		im.fail(path+".role", "unsupported role %q (want user or assistant)", m.Role)
+	switch m.Role {
+	case "user", "assistant":
+	case "system":
+		// A system message in the conversation (Claude Code sends its
+		// environment so): text only.
+		if text := anthropicText(im, m.Content, path+".content"); text != "" {
+			im.add(policies.RoleSystem, []policies.Part{textPart(text)})
+		}
+		return
+	default:
+		im.fail(path+".role", "unsupported role %q (want user, assistant or system)", m.Role)
 		return
 	}
 	var s string

@@ -297,14 +297,15 @@ func (s *splicer) turns(fields []field) ([]json.RawMessage, error) {
 		if len(blocks) == 0 {
 			continue
 		}
-		if n := len(turns); n > 0 && turns[n-1].role == role {
-			turns[n-1].blocks = append(turns[n-1].blocks, blocks...)
-			turns[n-1].entries = append(turns[n-1].entries, i)
-		} else {
-			turns = append(turns, spliceTurn{role: role, blocks: blocks, entries: []int{i}})
+		at := joins(turns, role)
+		if at < 0 {
+			turns = append(turns, spliceTurn{role: role})
+			at = len(turns) - 1
 		}
+		turns[at].blocks = append(turns[at].blocks, blocks...)
+		turns[at].entries = append(turns[at].entries, i)
 		if i < stable {
-			stableTurn = len(turns) - 1
+			stableTurn = at
 		}
 	}
 	if len(turns) > 0 && turns[0].role == s.modelRole() {
@@ -345,6 +346,22 @@ func (s *splicer) turns(fields []field) ([]json.RawMessage, error) {
 		out[k] = writeObject([]field{{"role", rawJSON(t.role)}, {content, writeArray(raws)}})
 	}
 	return out, nil
+}
+
+// joins is the turn blocks of role join: the last turn when it has that
+// role, or, for a user or assistant turn, the last one of that role when
+// only system messages (Claude Code's environment) came after it, so that
+// user and assistant turns keep alternating; -1 for a new turn.
+func joins(turns []spliceTurn, role string) int {
+	for k := len(turns) - 1; k >= 0; k-- {
+		switch {
+		case turns[k].role == role:
+			return k
+		case turns[k].role != "system" || role == "system":
+			return -1
+		}
+	}
+	return -1
 }
 
 func (s *splicer) modelRole() string {

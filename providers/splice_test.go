@@ -21,7 +21,9 @@ import (
 // calls and fields ctxc does not know; Codex's Responses body with reasoning
 // items and a custom apply_patch call; a Gemini body with a thought
 // signature and a search tool; Ollama's with options and keep_alive), and
-// what a compaction does to each: the imported messages from summarized up
+// what a compaction does to each (Claude Code's body holds a system message
+// of its environment, as Claude Code 2.1 sends it, which the summary does
+// not cover): the imported messages from summarized up
 // to (not including) to replaced by a summary, and the message masked given
 // a placeholder.
 var spliceCases = []struct {
@@ -31,7 +33,7 @@ var spliceCases = []struct {
 	conversation       string
 	preamble, elements int
 }{
-	{policies.RenderAnthropic, 1, 6, 7, "messages", 0, 9},
+	{policies.RenderAnthropic, 2, 7, 8, "messages", 0, 10},
 	{policies.RenderOpenAI, 1, 5, 7, "messages", 1, 10},
 	{policies.RenderOpenAIResponses, 2, 4, 5, "input", 1, 12},
 	{policies.RenderGemini, 1, 3, 4, "contents", 0, 7},
@@ -150,7 +152,11 @@ func TestSplice(t *testing.T) {
 			// so are those before the summarized ones where the summary
 			// does not join their turn (Anthropic, Gemini).
 			var kept []json.RawMessage
-			if tc.format != policies.RenderAnthropic && tc.format != policies.RenderGemini {
+			switch tc.format {
+			case policies.RenderAnthropic:
+				kept = append(kept, elems[1]) // the system message
+			case policies.RenderGemini:
+			default:
 				kept = append(kept, elems[:tc.preamble+1]...)
 			}
 			last := im.Origins[tc.masked][len(im.Origins[tc.masked])-1].Message
@@ -166,8 +172,13 @@ func TestSplice(t *testing.T) {
 				t.Fatalf("Import(Splice): %v", err)
 			}
 			want := comparable(entryMessages(view), tc.format)
-			if tc.format != policies.RenderOpenAIResponses {
+			switch tc.format {
+			case policies.RenderOpenAIResponses:
 				// Responses' reasoning items are sent back as the client's own.
+			case policies.RenderAnthropic:
+				// Its system message stays one, between turns.
+				want = withSystemTurns(want, lossOf[tc.format])
+			default:
 				want = lossOf[tc.format](want)
 			}
 			got := stripIDs(back.Messages)
@@ -184,6 +195,58 @@ func TestSplice(t *testing.T) {
 			statetest.Golden(t, filepath.Join("testdata", "splice", tc.format.String()+".golden"), prettyJSON(t, out), *update)
 		})
 	}
+}
+
+// withSystemTurns applies loss to the conversation but for its system
+// messages, which Splice keeps as they are between turns: a user or
+// assistant message after them joins the turn before them.
+func withSystemTurns(in []policies.Message, loss func([]policies.Message) []policies.Message) []policies.Message {
+	var system []policies.Message
+	var rest []policies.Message
+	var at []int // where each system message goes: after rest[:at]
+	for _, m := range in {
+		if m.Role == policies.RoleSystem {
+			system, at = append(system, m), append(at, len(rest))
+			continue
+		}
+		rest = append(rest, m)
+	}
+	// Turns merge across the system messages; then each goes back after the
+	// turn holding the message before it.
+	merged := loss(rest)
+	var out []policies.Message
+	k, consumed := 0, 0
+	for _, m := range merged {
+		out = append(out, m)
+		consumed += countOriginals(m, rest[consumed:])
+		for k < len(system) && at[k] <= consumed && endsTurn(merged, len(out)-1, m) {
+			out = append(out, system[k])
+			k++
+		}
+	}
+	return append(out, system[k:]...)
+}
+
+// countOriginals is how many messages of rest (in order) m was made of:
+// those whose parts it holds.
+func countOriginals(m policies.Message, rest []policies.Message) int {
+	n, parts := 0, 0
+	for n < len(rest) && parts < len(m.Parts) {
+		parts += len(rest[n].Parts)
+		n++
+	}
+	return n
+}
+
+// endsTurn reports whether out[i] is the last message of its turn in merged
+// (a user turn comes back split into tool and user runs).
+func endsTurn(merged []policies.Message, i int, m policies.Message) bool {
+	if i+1 >= len(merged) {
+		return true
+	}
+	next := merged[i+1]
+	side := func(r policies.Role) bool { return r == policies.RoleAssistant }
+	return side(next.Role) != side(m.Role)
 }
 
 func entryMessages(view []policies.Entry) []policies.Message {
@@ -222,15 +285,15 @@ func TestSpliceAnthropicBreakpoints(t *testing.T) {
 		want      []string
 	}{
 		{"all stable: the client's last breakpoint is the boundary", body, im, -1,
-			[]string{"system[1]", "messages[4].content[0]"}},
-		{"unsettled from the masked result: one on the call before it", body, im, 3,
-			[]string{"system[1]", "messages[1].content[1]", "messages[4].content[0]"}},
-		{"too many: the client's earliest in messages give way", []byte(crowded), imCrowded, 3,
-			[]string{"system[1]", "messages[1].content[1]", "messages[3].content[0]", "messages[4].content[0]"}},
+			[]string{"system[1]", "messages[5].content[0]"}},
+		{"unsettled from the masked result: one on the call before it", body, im, 4,
+			[]string{"system[1]", "messages[2].content[1]", "messages[5].content[0]"}},
+		{"too many: the client's earliest in messages give way", []byte(crowded), imCrowded, 4,
+			[]string{"system[1]", "messages[2].content[1]", "messages[4].content[0]", "messages[5].content[0]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			view := compacted(tt.im, 1, 6, 7)
+			view := compacted(tt.im, 2, 7, 8)
 			if tt.unsettled >= 0 {
 				view[tt.unsettled].Unsettled = true
 			}
@@ -251,7 +314,7 @@ func breakpointsOf(t *testing.T, body []byte) []string {
 	var req struct {
 		System   []map[string]json.RawMessage `json:"system"`
 		Messages []struct {
-			Content []map[string]json.RawMessage `json:"content"`
+			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -264,7 +327,9 @@ func breakpointsOf(t *testing.T, body []byte) []string {
 		}
 	}
 	for i, m := range req.Messages {
-		for j, b := range m.Content {
+		var blocks []map[string]json.RawMessage
+		_ = json.Unmarshal(m.Content, &blocks) // a string carries none
+		for j, b := range blocks {
 			if b["cache_control"] != nil {
 				out = append(out, fmt.Sprintf("messages[%d].content[%d]", i, j))
 			}
