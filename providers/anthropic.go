@@ -463,9 +463,11 @@ func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
 	case "user", "assistant":
 	case "system":
 		// A system message in the conversation (Claude Code sends its
-		// environment so): text only.
+		// environment so): text only, and pinned, since it instructs as the
+		// system prompt does and compaction must not summarize it away.
 		if text := anthropicText(im, m.Content, path+".content"); text != "" {
 			im.add(policies.RoleSystem, []policies.Part{textPart(text)})
+			im.out.Messages[len(im.out.Messages)-1].Pinned = true
 		}
 		return
 	default:

@@ -78,6 +78,8 @@
 // turn's items as one assistant message). It rejects content it cannot
 // represent (audio, documents, server tools' blocks and items) with the
 // exact field; Gemini tools other than functionDeclarations and Responses'
-// built-in tools are skipped. Imported.Origins says where each message came
-// from in the body.
+// built-in tools are skipped. An Anthropic system message in the
+// conversation (Claude Code sends its environment so) is imported pinned: it
+// instructs as the system prompt does. Imported.Origins says where each
+// message came from in the body.
 package providers

@@ -404,6 +404,11 @@ func (s *splicer) entryBlocks(i int) (string, []spliceBlock, error) {
 			switch {
 			case r.Block == WholeMessage && t.text != nil:
 				blocks = append(blocks, spliceBlock{raw: rawJSON(anthropicBlock{Type: "text", Text: t.text}), from: r})
+			case r.Block == WholeMessage:
+				// A message read whole (Anthropic's system messages): all its blocks.
+				for j, raw := range t.blocks {
+					blocks = append(blocks, spliceBlock{raw: raw, from: Ref{Message: r.Message, Block: j}, first: s.opensTurn(role, raw)})
+				}
 			case r.Block >= 0 && r.Block < len(t.blocks):
 				raw := t.blocks[r.Block]
 				blocks = append(blocks, spliceBlock{raw: raw, from: r, first: s.opensTurn(role, raw)})
