@@ -3,6 +3,7 @@ package compiler
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
@@ -40,8 +41,9 @@ type CompileRequest struct {
 	OmitStablePrefix bool
 	// RenderIntoInput asks for Rendered to be Input's body with its
 	// conversation replaced by the compiled one (providers.Splice), in
-	// Input's format: what a proxy forwards. The result's Messages are then
-	// left out.
+	// Input's format: what a proxy forwards; "" when the compile left every
+	// message as it was, and the body goes as it is. The result's Messages
+	// are then left out.
 	RenderIntoInput bool
 }
 
@@ -115,11 +117,13 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	}
 	if req.RenderIntoInput {
 		w := res.Work
-		body, _, err := providers.Splice(req.Input.Format, req.Input.Body, imported, providers.Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries})
+		body, changed, err := providers.Splice(req.Input.Format, req.Input.Body, imported, providers.Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries})
 		if err != nil {
 			return nil, err
 		}
-		res.Work.Rendered = string(body)
+		if changed { // else "": the caller sends its body as it is
+			res.Work.Rendered = string(body)
+		}
 	} else if res.Work.Rendered == "" && req.Options.Render != policies.RenderNone {
 		// The profile has no render stage: render what it compiled, as the stage would.
 		body, omitted, err := providers.RenderWork(res.Work)
@@ -163,6 +167,11 @@ func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*polici
 			return nil, nil, &policies.LimitError{Field: "input_json.messages", Limit: s.limits.MaxMessages, Got: n}
 		}
 		out.Context.Messages = imported.Messages
+		if req.RenderIntoInput {
+			if err := bodyModel(&out.Model, imported); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	if len(req.TemplateVariables) > 0 {
 		// The rest of the request plus the prompt within the message limit.
@@ -174,6 +183,29 @@ func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*polici
 		out.Context.SystemPrompt = prompt
 	}
 	return &out, imported, nil
+}
+
+// bodyModel applies to a render_into_input call what the body says of its
+// model, since the body is the request as the provider will see it: its
+// model when the state names none, its answer limit as the output
+// reservation and its window (Ollama's num_ctx), unless the state sets them.
+func bodyModel(m *policies.ModelSpec, imported *providers.Imported) error {
+	if m.Name == "" {
+		if imported.Model == "" {
+			return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: []policies.FieldViolation{{
+				Field: "input_json.model", Description: "required when state.model names no model: the model selects the tokenizer and the window"}}}
+		}
+		m.Name = imported.Model
+	}
+	if n := imported.MaxOutputTokens; m.MaxOutputTokens == nil && n > 0 && n <= math.MaxUint32 {
+		v := uint32(n)
+		m.MaxOutputTokens = &v
+	}
+	if n := imported.ContextWindow; m.ContextWindowTokens == nil && n > 0 && n <= math.MaxUint32 {
+		v := uint32(n)
+		m.ContextWindowTokens = &v
+	}
+	return nil
 }
 
 // checkRenderIntoInput refuses render_into_input without a provider body to

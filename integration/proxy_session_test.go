@@ -96,7 +96,7 @@ var sessionTools = []policies.ToolDefinition{
 }
 
 // clientBody is what a client of format sends for the conversation msgs.
-func clientBody(t *testing.T, f proxyFormat, msgs []policies.Message) []byte {
+func clientBody(t testing.TB, f proxyFormat, msgs []policies.Message) []byte {
 	t.Helper()
 	st := &policies.State{Model: policies.ModelSpec{Name: f.model}, Context: policies.Context{SystemPrompt: "You are a coding agent working on the export job.", Tools: sessionTools}}
 	body, _, err := providers.Render(f.format, providers.Input{State: st, Model: policies.ModelInfo{Name: f.model, MaxOutputTokens: 1024}, View: policies.EntriesFromLog(msgs)})
@@ -226,7 +226,7 @@ func checkAsCompiled(t *testing.T, s *server, f proxyFormat, call int, client, f
 		return resp
 	}
 	rendered := compile(true)
-	if rendered.GetRendered() != string(forwarded) {
+	if rendered.GetRendered() != string(forwarded) || len(forwarded) == 0 {
 		t.Errorf("call %d: the proxy forwarded another body than Compile renders", call)
 	}
 	usable := rendered.GetBudget().GetContextWindowTokenCount() - rendered.GetBudget().GetReservedOutputTokenCount()

@@ -441,7 +441,7 @@ func importAnthropic(im *importer, body []byte) {
 	if !im.decode(body, &req, "") {
 		return
 	}
-	im.out.Model = req.Model
+	im.out.Model, im.out.MaxOutputTokens = req.Model, req.MaxTokens
 	im.out.SystemPrompt = anthropicText(im, req.System, "system")
 	for i, t := range req.Tools {
 		if t.Name == "" {

@@ -83,6 +83,8 @@ type geminiFunctionDeclaration struct {
 type geminiGenerationConfig struct {
 	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
 	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
+	// The answer's limit, read on import only.
+	MaxOutputTokens int `json:"maxOutputTokens,omitempty"`
 }
 
 func renderGemini(c *conversation) ([]byte, error) {
@@ -305,6 +307,9 @@ func importGemini(im *importer, body []byte) {
 	var req geminiRequest
 	if !im.decode(body, &req, "") {
 		return
+	}
+	if req.GenerationConfig != nil {
+		im.out.MaxOutputTokens = req.GenerationConfig.MaxOutputTokens
 	}
 	if si := req.SystemInstruction; si != nil {
 		var texts []string

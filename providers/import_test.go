@@ -2,6 +2,7 @@ package providers
 
 import (
 	"errors"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/statetest"
 )
 
 func TestImportErrors(t *testing.T) {
@@ -197,4 +199,52 @@ func wholes(is ...int) []Ref {
 		out = append(out, whole(i)...)
 	}
 	return out
+}
+
+// TestOpenAICommonReadsAsImportOpenAI: the one-pass reading of a Chat
+// Completions body imports what the message-by-message reading does, for
+// every body it takes (rendered examples, generated conversations, a
+// client's), and declines those it does not, which the other reads.
+func TestOpenAICommonReadsAsImportOpenAI(t *testing.T) {
+	var bodies [][]byte
+	for _, state := range goldenStates {
+		body, _, err := Render(policies.RenderOpenAI, input(normalizedWork(state(t))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, body)
+	}
+	for seed := int64(0); seed < 50; seed++ {
+		body, _, err := Render(policies.RenderOpenAI, input(normalizedWork(statetest.Generate(rand.New(rand.NewSource(seed)), statetest.DefaultOptions()))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, body)
+	}
+	client, err := os.ReadFile(filepath.Join("testdata", "splice", "openai.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies = append(bodies, client, []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`))
+	for i, body := range bodies {
+		common, full := &importer{}, &importer{}
+		if !importOpenAICommon(common, body) {
+			t.Errorf("body %d: the common reading declined it", i)
+			continue
+		}
+		importOpenAI(full, body)
+		if diff := cmp.Diff(full, common, cmp.AllowUnexported(importer{})); diff != "" {
+			t.Errorf("body %d (-message by message +one pass):\n%s", i, diff)
+		}
+	}
+	for _, body := range []string{
+		`{"messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"AA=="}}]}]}`,
+		`{"messages":[{"role":7}]}`,
+		`{"messages":[{"role":"assistant","content":[{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":null}]}]}`,
+	} {
+		if importOpenAICommon(&importer{}, []byte(body)) {
+			t.Errorf("the common reading took %s", body)
+		}
+	}
 }

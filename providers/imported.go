@@ -31,6 +31,13 @@ type Imported struct {
 	Messages     []policies.Message
 	Tools        []policies.ToolDefinition
 	Model        string
+	// MaxOutputTokens is the answer's length limit the body asks for
+	// (max_tokens, max_completion_tokens, max_output_tokens,
+	// generationConfig.maxOutputTokens, options.num_predict); 0 when none.
+	MaxOutputTokens int
+	// ContextWindow is the window the body gives the model (Ollama's
+	// options.num_ctx); 0 when none.
+	ContextWindow int
 	// Origins says, for each of Messages, where in the body it was read
 	// from, in order: Splice puts a message the compile left as it was back
 	// as those bytes.
@@ -65,13 +72,12 @@ const WholeMessage = -1
 // fields such as "input_json.messages[3].tool_calls[0].function.name".
 func Import(format policies.RenderFormat, body []byte) (*Imported, error) {
 	im := &importer{}
-	if !json.Valid(body) {
-		im.fail("", "not valid JSON")
-		return im.result()
-	}
 	switch format {
 	case policies.RenderOpenAI:
-		importOpenAI(im, body)
+		if !importOpenAICommon(im, body) {
+			im = &importer{}
+			importOpenAI(im, body)
+		}
 	case policies.RenderAnthropic:
 		importAnthropic(im, body)
 	case policies.RenderGemini:
@@ -113,9 +119,15 @@ func (im *importer) fail(path, format string, args ...any) {
 	im.violations = append(im.violations, policies.FieldViolation{Field: field, Description: fmt.Sprintf(format, args...)})
 }
 
-// decode unmarshals raw into v, recording a failure at path.
+// decode unmarshals raw into v, recording a failure at path ("not valid
+// JSON" for the body itself).
 func (im *importer) decode(raw json.RawMessage, v any, path string) bool {
 	if err := json.Unmarshal(raw, v); err != nil {
+		var syntax *json.SyntaxError
+		if path == "" && errors.As(err, &syntax) {
+			im.fail("", "not valid JSON")
+			return false
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			where := path

@@ -44,6 +44,8 @@ type ollamaFunction struct {
 
 type ollamaOptions struct {
 	NumCtx int `json:"num_ctx,omitempty"`
+	// NumPredict is the answer's limit, read on import only (-1: none).
+	NumPredict int `json:"num_predict,omitempty"`
 }
 
 func renderOllama(c *conversation) ([]byte, error) {
@@ -190,6 +192,9 @@ func importOllama(im *importer, body []byte) {
 		return
 	}
 	im.out.Model = req.Model
+	if o := req.Options; o != nil {
+		im.out.MaxOutputTokens, im.out.ContextWindow = max(o.NumPredict, 0), o.NumCtx
+	}
 	im.openAITools(req.Tools)
 	leading := true
 	var pending []pendingCall

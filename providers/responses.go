@@ -19,6 +19,8 @@ type responsesRequest struct {
 	Input json.RawMessage `json:"input,omitempty"`
 	Tools []responsesTool `json:"tools,omitempty"`
 	Text  *responsesText  `json:"text,omitempty"`
+	// The answer's limit, read on import only.
+	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
 }
 
 // responsesItem is every input item type this package reads; Type is empty
@@ -316,7 +318,7 @@ func importResponses(im *importer, body []byte) {
 	if !im.decode(body, &req, "") {
 		return
 	}
-	im.out.Model = req.Model
+	im.out.Model, im.out.MaxOutputTokens = req.Model, req.MaxOutputTokens
 	if len(req.Instructions) > 0 && string(req.Instructions) != "null" {
 		var s string
 		if !im.decode(req.Instructions, &s, "instructions") {

@@ -21,6 +21,7 @@ import (
 // compileRequest decodes a Compile: the state, options, provider input,
 // template variables and attachments.
 func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRequest, error) {
+	d.modelFromInput = req.GetOptions().GetRenderIntoInput() && req.GetInputJson() != ""
 	src, err := d.source(req.GetState(), req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
 	if err != nil {
 		return compiler.CompileRequest{}, err

@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +31,7 @@ type call struct {
 	w     http.ResponseWriter
 	r     *http.Request
 	start time.Time
-	// model is the call's model: the path's (Gemini), else the body's.
+	// model is the model the path names (Gemini); the others name it in the body.
 	model string
 	body  []byte
 
@@ -67,43 +66,13 @@ func (c *call) read() *refusal {
 	return nil
 }
 
-// head is what the proxy reads of a body itself: the model, the answer's
-// length limit (the reservation of the window) and Ollama's window.
-type head struct {
-	Model               string `json:"model"`
-	MaxTokens           uint32 `json:"max_tokens"`
-	MaxCompletionTokens uint32 `json:"max_completion_tokens"`
-	MaxOutputTokens     uint32 `json:"max_output_tokens"`
-	GenerationConfig    struct {
-		MaxOutputTokens uint32 `json:"maxOutputTokens"`
-	} `json:"generationConfig"`
-	Options struct {
-		NumCtx     uint32 `json:"num_ctx"`
-		NumPredict int64  `json:"num_predict"`
-	} `json:"options"`
-}
-
 // request is the Compile request of the call: the body as input_json,
-// rendered back into itself, for the model the call names, with the
-// reservation it asks for and the window the caller caps.
+// rendered back into itself, with the provider of the endpoint, the
+// profile and the window the caller caps.
 func (c *call) request() (*ctxcv1.CompileRequest, *refusal) {
-	var h head
-	_ = json.Unmarshal(c.body, &h) // a body that is not JSON fails the compile, which says why
-	model := &ctxcv1.ModelSpec{Name: h.Model, Provider: c.ep.Upstream.provider()}
-	if c.model != "" {
-		model.Name = c.model
-	}
-	c.model = model.Name
-	for _, n := range []uint32{h.MaxTokens, h.MaxCompletionTokens, h.MaxOutputTokens, h.GenerationConfig.MaxOutputTokens, uint32(max(0, min(h.Options.NumPredict, 1<<31)))} {
-		if n > 0 {
-			model.MaxOutputTokenCount = &n
-			break
-		}
-	}
-	if h.Options.NumCtx > 0 {
-		// Ollama's window is what the call gives it, not the model's.
-		model.ContextWindowTokenCount = &h.Options.NumCtx
-	}
+	// The compile reads the rest of the model from the body: its name, its
+	// answer limit (the reservation) and Ollama's num_ctx (the window).
+	model := &ctxcv1.ModelSpec{Name: c.model, Provider: c.ep.Upstream.provider()}
 	opts := &ctxcv1.CompileOptions{RenderIntoInput: true}
 	window := c.p.cfg.MaxContextTokens
 	if v := c.r.Header.Get(HeaderMaxContextTokens); v != "" {
@@ -149,7 +118,7 @@ func (c *call) compile(ctx context.Context) ([]byte, *refusal) {
 	c.compiled, c.profile = true, resp.GetReport().GetProfile()
 	c.after, c.compacted = int(resp.GetBudget().GetUsedTokenCount()), resp.GetReport().GetCompacted()
 	c.tokensBefore = tokensBefore(resp)
-	if resp.GetRendered() == req.GetInputJson() {
+	if resp.GetRendered() == "" { // the context as the client sent it
 		c.outcome = OutcomeUnchanged
 		return c.body, nil
 	}
@@ -400,7 +369,7 @@ func (c *call) finish() {
 			o.Compiled(string(c.ep.Upstream), c.tokensBefore, c.after, c.compacted)
 		}
 	}
-	attrs := []any{"upstream", string(c.ep.Upstream), "endpoint", c.ep.Name, "model", c.model, "outcome", c.outcome, "status", c.status,
+	attrs := []any{"upstream", string(c.ep.Upstream), "endpoint", c.ep.Name, "outcome", c.outcome, "status", c.status,
 		"client", server.ClientAddress(c.r, c.p.cfg.TrustedProxies), "duration", time.Since(c.start).Round(time.Microsecond).String()}
 	if c.compiled {
 		attrs = append(attrs, "profile", c.profile, "tokens_before", c.tokensBefore, "tokens_after", c.after, "compacted", c.compacted,

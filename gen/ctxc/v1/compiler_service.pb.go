@@ -415,11 +415,17 @@ type CompileOptions struct {
 	// OpenAI Responses' input), in input_format. Every other field, unknown
 	// ones too, keeps its bytes and its place, and so does each message the
 	// compile left as it was; when it left every message as it was, rendered
-	// is input_json byte for byte. For Anthropic a cache_control breakpoint
+	// is empty: input_json goes to the provider byte for byte (and does not
+	// travel back). For Anthropic a cache_control breakpoint
 	// marks the end of the stable prefix. render must be unset or equal
-	// input_format, and template_variables unset. CompileResponse.messages is
-	// then left empty: rendered holds the conversation. This is what a proxy
-	// forwards to the provider.
+	// input_format, and template_variables unset. The body is the request as
+	// the provider will see it, so it also gives the model: its name when
+	// state.model names none, its answer limit (max_tokens,
+	// max_completion_tokens, max_output_tokens, generationConfig.maxOutputTokens,
+	// options.num_predict) as the output reservation and Ollama's
+	// options.num_ctx as the window, unless state.model sets them.
+	// CompileResponse.messages is then left empty: rendered holds the
+	// conversation. This is what a proxy forwards to the provider.
 	RenderIntoInput bool `protobuf:"varint,7,opt,name=render_into_input,json=renderIntoInput,proto3" json:"render_into_input,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
