@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -54,6 +55,7 @@ func BenchmarkProxy(b *testing.B) {
 	}
 	n := len(parsed.Messages) - 1 // and the system prompt
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	figures := map[string]benchFigures{}
 	call := func(url string, body []byte, window int) (time.Duration, string) {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -100,6 +102,7 @@ func BenchmarkProxy(b *testing.B) {
 			b.ReportMetric(p50(proxied), "proxy-p50-ms")
 			b.ReportMetric(p50(proxied)-p50(direct), "added-p50-ms")
 			b.ReportMetric(float64(n), "messages")
+			figures[bc.name] = benchFigures{Direct: ms(p50(direct)), Proxy: ms(p50(proxied)), Added: ms(p50(proxied) - p50(direct))}
 		})
 	}
 
@@ -148,5 +151,26 @@ func BenchmarkProxy(b *testing.B) {
 		b.ReportMetric(p50(proxied), "proxy-first-byte-p50-ms")
 		b.ReportMetric(p50(proxied)-p50(direct), "added-first-byte-p50-ms")
 		b.ReportMetric(p50(compiled), "compile-p50-ms")
+		figures["first_byte"] = benchFigures{Direct: ms(p50(direct)), Proxy: ms(p50(proxied)), Added: ms(p50(proxied) - p50(direct)), Compile: ms(p50(compiled))}
 	})
+	// With -update the run's medians become the figures the README quotes.
+	if *update && len(figures) == 3 {
+		golden(b, benchFiguresFile, struct {
+			Messages, Window int
+			Figures          map[string]benchFigures
+		}{n, benchWindow, figures})
+	}
 }
+
+// benchFiguresFile holds the medians of the last BenchmarkProxy run with
+// -update (the README quotes them; they are measurements, which no test
+// asserts).
+var benchFiguresFile = filepath.Join("testdata", "proxy-bench.json")
+
+// benchFigures are a side-by-side run's medians, in milliseconds.
+type benchFigures struct {
+	Direct, Proxy, Added string
+	Compile              string `json:",omitempty"`
+}
+
+func ms(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

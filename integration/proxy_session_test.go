@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
@@ -153,8 +157,9 @@ const sessionWindow = 24000
 func TestProxyGrowingSession(t *testing.T) {
 	up := newScriptedUpstream(t, nil)
 	s, base := startProxyServer(t, map[string]string{"openai": up.URL, "anthropic": up.URL, "gemini": up.URL, "ollama": up.URL})
-	msgs, ends, _ := growingSession(40)
+	msgs, ends, facts := growingSession(sessionTurns)
 	var answers []string
+	figures := sessionFigures{Turns: sessionTurns, Calls: len(ends), Window: sessionWindow, Facts: len(facts), Formats: map[string]formatFigures{}}
 	for _, f := range proxyFormats {
 		t.Run(f.name, func(t *testing.T) {
 			before := len(up.requests())
@@ -198,9 +203,86 @@ func TestProxyGrowingSession(t *testing.T) {
 			if ratio < 0.9 {
 				t.Errorf("prefix / append-only bound %.3f, want at least 0.9", ratio)
 			}
+			// The session's facts the last call sent, and how many of them
+			// its forwarded body holds.
+			client, forwarded := conversationText(t, f, clientBody(t, f, msgs[:ends[len(ends)-1]])), conversationText(t, f, up.requests()[len(up.requests())-1].Body)
+			sent, kept := 0, 0
+			for fact := range facts {
+				if strings.Contains(client, fact) {
+					sent++
+					if strings.Contains(forwarded, fact) {
+						kept++
+					}
+				}
+			}
+			figures.Formats[f.name] = formatFigures{Unchanged: unchanged, Rewritten: rewritten, PrefixBound: strconv.FormatFloat(ratio, 'f', 3, 64), FactsSent: sent, FactsKept: kept}
 		})
 	}
 	checkKeyStaysPut(t, s, answers)
+	// The figures are deterministic (the compile is): the README quotes them.
+	golden(t, sessionFiguresFile, figures)
+}
+
+// sessionTurns is the growing session's length.
+const sessionTurns = 40
+
+// sessionFiguresFile holds what TestProxyGrowingSession measured (the
+// README quotes it; -update rewrites it).
+var sessionFiguresFile = filepath.Join("testdata", "proxy-session.json")
+
+type sessionFigures struct {
+	Turns, Calls, Window, Facts int
+	Formats                     map[string]formatFigures
+}
+
+type formatFigures struct {
+	Unchanged, Rewritten int
+	PrefixBound          string
+	// FactsSent is how many of the session's facts the client's last body
+	// holds, FactsKept how many of them the body forwarded for it does.
+	FactsSent, FactsKept int
+}
+
+// golden compares v, as indented JSON, with the file at path (under
+// integration/), or writes it with -update.
+func golden(t testing.TB, path string, v any) {
+	t.Helper()
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, '\n')
+	if *update {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(data)); diff != "" {
+		t.Errorf("%s (-file +measured):\n%s", path, diff)
+	}
+}
+
+// conversationText is the text of a body's conversation: its messages'
+// texts and tool results.
+func conversationText(t *testing.T, f proxyFormat, body []byte) string {
+	t.Helper()
+	im, err := providers.Import(f.format, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, m := range im.Messages {
+		b.WriteString(m.Text() + "\n")
+		for _, p := range m.Parts {
+			b.WriteString(p.ToolResult.Content + "\n")
+		}
+	}
+	return b.String()
 }
 
 // checkAsCompiled: a rewritten body is what Compile renders into the
