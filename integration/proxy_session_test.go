@@ -185,6 +185,9 @@ func TestProxyGrowingSession(t *testing.T) {
 				switch outcome {
 				case "unchanged":
 					unchanged++
+					if rewritten > 0 {
+						t.Errorf("call %d went unchanged after %d rewritten: the client's context only grows", call, rewritten)
+					}
 					if !bytes.Equal(forwarded.Body, body) {
 						t.Errorf("call %d: below the trigger the upstream got another body than the client's", call)
 					}
