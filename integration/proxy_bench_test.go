@@ -56,13 +56,17 @@ func BenchmarkProxy(b *testing.B) {
 	n := len(parsed.Messages) - 1 // and the system prompt
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	figures := map[string]benchFigures{}
-	call := func(url string, body []byte, window int) (time.Duration, string) {
+	newRequest := func(url string, body []byte, window int) *http.Request {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+plantedKey)
 		if window > 0 {
 			req.Header.Set("X-Ctxc-Max-Context-Tokens", strconv.Itoa(window))
 		}
+		return req
+	}
+	call := func(url string, body []byte, window int) (time.Duration, string) {
+		req := newRequest(url, body, window)
 		start := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
@@ -109,11 +113,7 @@ func BenchmarkProxy(b *testing.B) {
 	b.Run("first-byte", func(b *testing.B) {
 		stream := append(append([]byte(nil), body[:len(body)-1]...), `,"stream":true}`...)
 		firstByte := func(url string, window int) time.Duration {
-			req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(stream))
-			req.Header.Set("Content-Type", "application/json")
-			if window > 0 {
-				req.Header.Set("X-Ctxc-Max-Context-Tokens", strconv.Itoa(window))
-			}
+			req := newRequest(url, stream, window)
 			start := time.Now()
 			resp, err := client.Do(req)
 			if err != nil {

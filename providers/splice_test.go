@@ -49,6 +49,17 @@ func spliceBody(t *testing.T, format policies.RenderFormat) []byte {
 	return body
 }
 
+// importedBody is a client body of format and what Import reads of it.
+func importedBody(t *testing.T, format policies.RenderFormat) ([]byte, *Imported) {
+	t.Helper()
+	body := spliceBody(t, format)
+	im, err := Import(format, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body, im
+}
+
 // compacted is the view of im after the case's compaction.
 func compacted(im *Imported, summarized, to, masked int) []policies.Entry {
 	view := policies.EntriesFromLog(im.Messages)
@@ -90,11 +101,7 @@ func validatorOf(format policies.RenderFormat) func([]byte) error {
 func TestSpliceUnchanged(t *testing.T) {
 	for _, tc := range spliceCases {
 		t.Run(tc.format.String(), func(t *testing.T) {
-			body := spliceBody(t, tc.format)
-			im, err := Import(tc.format, body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			body, im := importedBody(t, tc.format)
 			out, changed, err := Splice(tc.format, body, im, Input{View: policies.EntriesFromLog(im.Messages)})
 			if err != nil || changed || !bytes.Equal(out, body) {
 				t.Fatalf("changed %v, err %v, same bytes %v", changed, err, bytes.Equal(out, body))
@@ -111,11 +118,7 @@ func TestSpliceUnchanged(t *testing.T) {
 func TestSplice(t *testing.T) {
 	for _, tc := range spliceCases {
 		t.Run(tc.format.String(), func(t *testing.T) {
-			body := spliceBody(t, tc.format)
-			im, err := Import(tc.format, body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			body, im := importedBody(t, tc.format)
 			view := compacted(im, tc.summarized, tc.to, tc.masked)
 			out, changed, err := Splice(tc.format, body, im, Input{View: view})
 			if err != nil || !changed {
@@ -261,11 +264,7 @@ func entryMessages(view []policies.Entry) []policies.Message {
 // stable prefix's last turn, and the client's earliest breakpoints in
 // messages give way when the body would carry more than four.
 func TestSpliceAnthropicBreakpoints(t *testing.T) {
-	body := spliceBody(t, policies.RenderAnthropic)
-	im, err := Import(policies.RenderAnthropic, body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	body, im := importedBody(t, policies.RenderAnthropic)
 	// Three more of the client's: on both blocks of the first message and on
 	// the answer before the last message (with the system prompt's, the last
 	// message's and the one Splice places, seven).
