@@ -231,6 +231,10 @@ func (c *call) forward(ctx context.Context, body []byte) {
 		for _, k := range credentialHeaders {
 			req.Header.Del(k)
 		}
+		if q := req.URL.Query(); q.Has(credentialParam) {
+			q.Del(credentialParam)
+			req.URL.RawQuery = q.Encode()
+		}
 	}
 	sent := time.Now()
 	resp, err := c.p.client.Do(req)
@@ -270,8 +274,11 @@ func (c *call) upstreamURL() string {
 	return u.String()
 }
 
-// credentialHeaders carry a caller's provider credentials.
+// credentialHeaders carry a caller's provider credentials, and so does
+// Gemini's query parameter credentialParam.
 var credentialHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key"}
+
+const credentialParam = "key"
 
 // credentialsAllowed reports whether credentials may go to base: over TLS,
 // or to this machine.

@@ -582,3 +582,33 @@ func TestCheckUpstream(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCredentialsOverPlainHTTPElsewhere: an upstream on another host over
+// plain HTTP gets the call without the caller's credentials, in headers or
+// in Gemini's key parameter.
+func TestNoCredentialsOverPlainHTTPElsewhere(t *testing.T) {
+	var got *http.Request
+	p, err := New(ctxcv1.NewContextCompilerServiceClient(nil), Config{Upstreams: map[Upstream]*url.URL{}, Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		got = r
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := url.Parse("http://ollama.internal:11434")
+	r := httptest.NewRequest(http.MethodPost, "/v1beta/models/m:generateContent?alt=sse&key=secret", nil)
+	r.Header.Set("Authorization", "Bearer secret")
+	r.Header.Set("X-Goog-Api-Key", "secret")
+	c := &call{p: p, ep: endpoints[4], base: base, w: httptest.NewRecorder(), r: r, start: time.Now()}
+	c.forward(t.Context(), []byte("{}"))
+	if got == nil {
+		t.Fatal("nothing was sent")
+	}
+	if got.Header.Get("Authorization") != "" || got.Header.Get("X-Goog-Api-Key") != "" || got.URL.Query().Has("key") || got.URL.Query().Get("alt") != "sse" {
+		t.Errorf("sent %s with %v", got.URL, got.Header)
+	}
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
