@@ -32,6 +32,59 @@
 // exactly one of route and state, and a fact whose text occurs nowhere in the
 // session are errors naming the line and the field.
 //
+// # Transcripts of real agents
+//
+// LoadAny also reads what agents write, detected from the first lines of a
+// file (or named by Format): a Claude Code session transcript (lines with
+// "type" and "sessionId"), a Codex CLI rollout (lines with "type" and
+// "payload"), and a list of request bodies, one per line, as a proxy sees
+// them: Anthropic Messages (a body with a top-level "system" or
+// "anthropic_version", or a tool_use, tool_result or thinking block) or else
+// OpenAI Chat Completions (a body with "messages"). Each becomes a session
+// of route lines named after the file (the transcript's own session id is in
+// the description), with no listed facts:
+//
+//   - a user message is a user_turn (its text blocks joined by newlines);
+//   - an assistant message is a step: with tool calls (its text, reasoning
+//     and calls in order), FINISH_REASON_TOOL_CALLS, carrying the tool results
+//     that follow it as ROLE_TOOL messages; without calls, a final answer,
+//     FINISH_REASON_STOP; an assistant message with nothing in it is dropped;
+//   - a tool result keeps its call id, takes its call's tool name, and is an
+//     error when the transcript flags it (Claude Code's and Anthropic's
+//     is_error) or, in the formats without a flag (Codex, Chat Completions),
+//     when its output reports a non-zero exit status ("Process exited with
+//     code 1", "Exit code: 1", "[exit status 1]"), or Codex's exec_command_end
+//     event for the call has a non-zero exit_code;
+//   - context that is not a request is an event: a summary Claude Code wrote
+//     when it compacted (isCompactSummary), text sent beside tool results,
+//     and a Codex user message that is one tagged block
+//     (<environment_context>…</environment_context>).
+//
+// Claude Code: only "user" and "assistant" lines of the main thread are read,
+// in file order; side chains (subagents, isSidechain) and meta lines
+// (isMeta) are left out, and consecutive assistant lines of one message id
+// (Claude Code writes one line per content block) are one message. The model
+// is the first assistant message's; the transcript holds no system prompt or
+// tools. Codex: the response_item lines are read in order (message,
+// reasoning, function_call, custom_tool_call, local_shell_call and their
+// outputs); developer and system messages make the system prompt, the first
+// turn_context names the model, and a "compacted" line is an event. Request
+// bodies: the conversation is that of the last body with the most messages
+// (a client resends the whole conversation with every call, so that body
+// holds every turn; replaying it turn by turn measures it as any session,
+// where replaying every body as a snapshot would compile each prefix once
+// more and measure the same turns again); its system prompt (Anthropic's
+// "system" and system messages, Chat's system and developer messages) and
+// tools are the session's. Usage the transcripts report is not carried over:
+// it counts a system prompt and tools that a Claude Code transcript does not
+// hold, so ctxc counts every message itself.
+//
+// Every line is decoded; one that cannot be read (not JSON, a user or
+// assistant line without its message, content that is neither a string nor
+// blocks, a call without an id, a tool result that follows no call) is an
+// error naming its line and field. A conversation must reach a user message
+// before its first step.
+//
 // # Replay
 //
 // For each profile and window (CompileOptions.max_context_token_count), a
@@ -74,11 +127,36 @@
 // arguments) and tool result of every message, summaries and the system
 // prompt included. A compile's share is kept/due; the row gives the mean over
 // compiles with a due fact, and the mean over sessions of the share at each
-// session's last compile. A session without listed facts is measured on
-// identifiers found in its inputs instead (error codes such as E1234,
-// ERR_FOO, ECONNREFUSED, HTTP 503, SQLSTATE 23505, exit status 137, exception
-// and ErrXxx names, file paths, versions, ticket ids such as OPS-1423), each
-// planted at the turn it first appears.
+// session's last compile. A session without listed facts (every transcript)
+// is measured on what is found in its inputs instead, each planted at the
+// turn it first appears, its id its text:
+//
+//   - error_code: the identifying lines of every failed tool result (flagged
+//     as an error, or whose output reports a non-zero exit status) and of a
+//     failed step's error, white space trimmed, each at most 300 bytes: a
+//     location (file:line, optionally :column) followed by a message; a line
+//     starting "panic: ", "fatal error: " or "XxxError: "/"XxxException: "; a
+//     failing test's "--- FAIL: TestX" or "FAILED path::test" (without what
+//     follows); and "WARNING: DATA RACE". Envelope lines (FAIL, exit status 1,
+//     make's Error 2) and trace frames without a message are not;
+//   - constraint: the sentences of user turns that state a requirement: a
+//     sentence (ended by . ! ? ; : before a space, or a line break) that
+//     holds must, mustn't, never, don't, do not, only, always, should,
+//     shouldn't, have to, has to, need to or needs to, or starts with "No ",
+//     white space collapsed and its end punctuation dropped; text in a tagged
+//     block (<system-reminder>…</system-reminder>) is a client's, not the
+//     user's, and is skipped;
+//   - other: identifiers (error codes such as E1234, ERR_FOO, ECONNREFUSED,
+//     HTTP 503, SQLSTATE 23505, exit status 137, exception and ErrXxx names,
+//     file paths, versions, ticket ids such as OPS-1423) in what people wrote:
+//     the text of user and assistant messages (not tool calls, reasoning or
+//     tool results), events and step errors. A tool's output counts only when
+//     it failed, by its identifying lines and the error codes among its
+//     identifiers (not its paths or versions): the paths a grep or a stack
+//     trace prints and the names in a file read are not facts.
+//
+// These rules are eval's own, kept apart from how ctxc's summarizer reads
+// text, so that they measure it rather than mirror it.
 //
 // Window used: the response's budget.used_token_count over the usable window,
 // budget.context_window_token_count minus reserved_output_token_count. The

@@ -150,17 +150,37 @@ func inputTexts(l *Line) []string {
 	return texts
 }
 
-// autoFacts are the facts of a session that lists none: every identifier of
-// its inputs, planted at the turn it first appears in.
+// autoFacts are the facts of a session that lists none: for each failed
+// tool result (or failed step), its identifying lines (failureLines); the
+// requirements of each user turn (requirements); and every identifier of
+// its inputs. Each is planted at the turn it first appears in, once, and its
+// id is its text.
 func autoFacts(s *Session) []Fact {
 	var facts []Fact
 	seen := map[string]bool{}
-	add := func(turn int, text string) {
-		for _, id := range identifiers(text) {
-			if !seen[id] {
-				seen[id] = true
-				facts = append(facts, Fact{ID: id, Kind: FactOther, Text: id, Turn: max(turn, 1)})
+	plant := func(turn int, kind FactKind, texts []string) {
+		for _, t := range texts {
+			if !seen[t] {
+				seen[t] = true
+				facts = append(facts, Fact{ID: t, Kind: kind, Text: t, Turn: max(turn, 1)})
 			}
+		}
+	}
+	add := func(turn int, text string) { plant(turn, FactOther, identifiers(text)) }
+	// Identifiers count where people wrote them (a user's or an assistant's
+	// text, an event, a step's error); a tool's output counts only by the
+	// identifying lines of a failure: the paths a grep or a stack trace
+	// prints, the names in a source file read, are not what anyone needs
+	// to remember.
+	addStep := func(turn int, msgs []*ctxcv1.Message) {
+		for _, m := range msgs {
+			for _, p := range m.GetParts() {
+				if r := p.GetToolResult(); r != nil && (r.GetIsError() || exitFailure(r.GetContent())) {
+					plant(turn, FactErrorCode, failureLines(r.GetContent()))
+					plant(turn, FactOther, errorCodes(r.GetContent()))
+				}
+			}
+			add(turn, writtenText(m))
 		}
 	}
 	turn := 0
@@ -170,25 +190,124 @@ func autoFacts(s *Session) []Fact {
 		case l.State != nil:
 			turn = stateTurn(l)
 			for _, m := range l.State.GetContext().GetMessages() {
-				add(turn, messageText(m))
+				if m.GetRole() == ctxcv1.Role_ROLE_USER && m.GetKind() == ctxcv1.MessageKind_MESSAGE_KIND_UNSPECIFIED {
+					plant(turn, FactConstraint, requirements(messageText(m)))
+				}
 			}
+			addStep(turn, l.State.GetContext().GetMessages())
 		case l.Route.GetUserTurn() != nil:
 			turn++
 			leading := true // leading system messages set the system prompt
 			for _, m := range l.Route.GetUserTurn().GetMessages() {
 				leading = leading && m.GetRole() == ctxcv1.Role_ROLE_SYSTEM
 				if !leading {
+					plant(turn, FactConstraint, requirements(messageText(m)))
 					add(turn, messageText(m))
 				}
 			}
 		case l.Route.GetStep() != nil:
-			for _, m := range l.Route.GetStep().GetMessages() {
-				add(turn, messageText(m))
+			step := l.Route.GetStep()
+			if step.GetError() != "" {
+				plant(turn, FactErrorCode, failureLines(step.GetError()))
 			}
-			add(turn, l.Route.GetStep().GetError())
+			addStep(turn, step.GetMessages())
+			add(turn, step.GetError())
 		case l.Route.GetEvent() != nil:
 			add(turn, l.Route.GetEvent().GetText())
 		}
 	}
 	return facts
+}
+
+// maxFactLine is the longest line taken as a fact; a longer one is not a
+// line a reader identifies a failure by.
+const maxFactLine = 300
+
+// The lines that identify a failure, whatever the toolchain: a location
+// (file:line, optionally :column) followed by a message; an exception or
+// panic line; a failing test's name; the race detector's warning.
+var (
+	locatedMessage = regexp.MustCompile(`^\S*[A-Za-z0-9_]\.[A-Za-z0-9]+:\d+(?::\d+)?:\s*\S`)
+	exceptionLine  = regexp.MustCompile(`^(?:panic: |fatal error: |[A-Z][A-Za-z0-9_.]*(?:Error|Exception): )\S`)
+	failedTest     = regexp.MustCompile(`^--- FAIL: \S+|^FAILED \S+::\S+`)
+)
+
+// failureLines returns the identifying lines of a failed tool's output, in
+// order, white space trimmed: a failing test is named by its "--- FAIL:
+// TestX" or "FAILED path::test" alone, without the timing after it.
+func failureLines(out string) []string {
+	var lines []string
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if len(line) > maxFactLine {
+			continue
+		}
+		switch {
+		case failedTest.MatchString(line):
+			lines = append(lines, failedTest.FindString(line))
+		case line == "WARNING: DATA RACE", locatedMessage.MatchString(line), exceptionLine.MatchString(line):
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// requirementWords mark a sentence of a user turn as a requirement; a
+// sentence that starts with "No " (No panics in library code) is one too.
+var requirementWord = regexp.MustCompile(`(?i)\b(?:must|mustn't|never|don't|do not|only|always|should|shouldn't|have to|has to|need to|needs to)\b`)
+
+// taggedBlock is text a client wraps in tags (<system-reminder>…), which is
+// not the user's own words.
+var taggedBlock = regexp.MustCompile(`(?s)<([a-z][a-z0-9_-]*)>.*?</([a-z][a-z0-9_-]*)>`)
+
+// sentenceEnd ends a sentence: terminal punctuation before white space, or a
+// line break.
+var sentenceEnd = regexp.MustCompile(`[.!?;:]\s+|\n+`)
+
+// requirements returns the sentences of a user's text that state a
+// requirement, without their terminal punctuation.
+func requirements(text string) []string {
+	text = taggedBlock.ReplaceAllStringFunc(text, func(block string) string {
+		if m := taggedBlock.FindStringSubmatch(block); m[1] == m[2] {
+			return "\n"
+		}
+		return block
+	})
+	var out []string
+	for _, sentence := range sentenceEnd.Split(text, -1) {
+		sentence = strings.TrimRight(collapse(sentence), ".!?;:")
+		if len(sentence) < 8 || len(sentence) > maxFactLine {
+			continue
+		}
+		if requirementWord.MatchString(sentence) || strings.HasPrefix(sentence, "No ") {
+			out = append(out, sentence)
+		}
+	}
+	return out
+}
+
+// errorCodes are the identifiers of a failed output that name an error
+// (codes, errno and exception names, status phrases), not its paths,
+// versions or ticket-like words.
+func errorCodes(text string) []string {
+	var out []string
+	for _, id := range identifiers(text) {
+		if !strings.ContainsAny(id, "/.") {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// writtenText is what a message's author wrote: its text parts, without
+// reasoning, tool calls and tool results.
+func writtenText(m *ctxcv1.Message) string {
+	var b strings.Builder
+	for _, p := range m.GetParts() {
+		if t, ok := p.GetContent().(*ctxcv1.Part_Text); ok {
+			b.WriteString(t.Text)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }

@@ -120,8 +120,6 @@ func tickingClock() func() time.Time {
 	}
 }
 
-func textPart(s string) *ctxcv1.Part { return &ctxcv1.Part{Content: &ctxcv1.Part_Text{Text: s}} }
-
 func msg(id string, role ctxcv1.Role, parts ...*ctxcv1.Part) *ctxcv1.Message {
 	return &ctxcv1.Message{Id: id, Role: role, Parts: parts}
 }

@@ -146,22 +146,31 @@ type SessionInfo struct {
 	Messages  int `json:"messages"`
 	LogTokens int `json:"log_tokens"`
 	// Facts is how many facts are measured; FactSource says whether the
-	// header listed them ("listed") or they are identifiers found in the
-	// session ("identifiers").
-	Facts      int    `json:"facts"`
-	FactSource string `json:"fact_source"`
+	// header listed them ("listed") or they were found in the session
+	// ("found": see the package doc), and FactKinds counts them by kind.
+	Facts      int              `json:"facts"`
+	FactSource string           `json:"fact_source"`
+	FactKinds  map[FactKind]int `json:"fact_kinds,omitempty"`
 }
 
 // Fact sources.
 const (
-	SourceListed      = "listed"
-	SourceIdentifiers = "identifiers"
+	SourceListed = "listed"
+	SourceFound  = "found"
 )
 
 func describe(ctx context.Context, counter *tokenCounter, s *Session) (SessionInfo, error) {
-	info := SessionInfo{ID: s.Header.ID, Name: s.Name, Turns: s.Turns(), Facts: len(s.Header.Facts), FactSource: SourceListed}
-	if info.Facts == 0 {
-		info.Facts, info.FactSource = len(autoFacts(s)), SourceIdentifiers
+	info := SessionInfo{ID: s.Header.ID, Name: s.Name, Turns: s.Turns(), FactSource: SourceListed}
+	facts := s.Header.Facts
+	if len(facts) == 0 {
+		facts, info.FactSource = autoFacts(s), SourceFound
+	}
+	info.Facts = len(facts)
+	if info.FactSource == SourceFound {
+		info.FactKinds = map[FactKind]int{}
+		for _, f := range facts {
+			info.FactKinds[f.Kind]++
+		}
 	}
 	model := s.Header.Model.GetName()
 	prompt := s.Header.SystemPrompt

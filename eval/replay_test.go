@@ -163,15 +163,15 @@ func TestRunDescribesTheSession(t *testing.T) {
 	}
 }
 
-func TestRunWithoutListedFactsUsesIdentifiers(t *testing.T) {
+func TestRunWithoutListedFactsFindsThem(t *testing.T) {
 	s := loadTiny(t)
 	s.Header.Facts = nil
 	res, err := Run(context.Background(), &fakeService{compile: dropping("m3")}, []*Session{s}, Options{Profiles: []string{"fake"}, Windows: []uint32{100}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res.Sessions[0]; got.FactSource != SourceIdentifiers || got.Facts != 1 {
-		t.Errorf("session facts %d from %q, want 1 identifier (E1234)", got.Facts, got.FactSource)
+	if got := res.Sessions[0]; got.FactSource != SourceFound || got.Facts != 2 || got.FactKinds[FactConstraint] != 1 || got.FactKinds[FactOther] != 1 {
+		t.Errorf("session facts %d (%v) from %q, want a requirement (never use cgo) and an identifier (E1234)", got.Facts, got.FactKinds, got.FactSource)
 	}
 	var missing [][]string
 	for _, c := range res.Compiles {

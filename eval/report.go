@@ -28,8 +28,9 @@ func WriteMarkdown(w io.Writer, res *Result, opts MarkdownOptions) error {
 	p.line("")
 	for _, s := range res.Sessions {
 		source := "listed in the session"
-		if s.FactSource == SourceIdentifiers {
-			source = "identifiers found in the session"
+		if s.FactSource == SourceFound {
+			source = fmt.Sprintf("found in the session: %d lines of failed tool results, %d user requirements, %d identifiers",
+				s.FactKinds[FactErrorCode], s.FactKinds[FactConstraint], s.FactKinds[FactOther])
 		}
 		p.line("- %s: %d turns, %d messages, %s tokens; %d facts (%s)", s.ID, s.Turns, s.Messages, thousands(int64(s.LogTokens)), s.Facts, source)
 	}

@@ -44,7 +44,7 @@ var readmeSectionsCheckedApart = map[string]string{
 	"## Performance": "measurements: the binary size against scripts/measure.sh (checkBinarySize); " +
 		"the benchmark and start-up figures are wall-clock times, which no test asserts",
 	"## Measuring long sessions": "cmd/ctxc's TestReadmeEvalTableMatches compares the session line and the table " +
-		"with what ctxc eval prints",
+		"with what ctxc eval prints, and TestReadmeTranscriptFigures the recorded transcripts' blocks",
 	"## Client libraries": "the packages' requirements are their manifests' (client/version_test.go checks their versions); " +
 		"the side-by-side figures are what `make bench-clients` measured (times, and what each call keeps, which " +
 		"moves with the compaction policies); no test asserts them",

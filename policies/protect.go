@@ -133,3 +133,33 @@ type InPlaceEdit interface {
 type TailDependent interface {
 	TailDependent() bool
 }
+
+// ShrinkMarker opens the note that takes the place of the middle of a
+// protected tool output cut to fit the window. Only when the context exceeds
+// the hard window may a protected message change, and only so: its tool
+// outputs cut, everything else as it was (invariants 3 and 6).
+const ShrinkMarker = "[ctxc cut"
+
+// ShrunkFrom reports whether m is was with some tool outputs cut to fit the
+// window (ShrinkMarker) and nothing else changed.
+func ShrunkFrom(m, was *Message) bool {
+	if m.ID != was.ID || m.Role != was.Role || m.Kind != was.Kind || len(m.Parts) != len(was.Parts) {
+		return false
+	}
+	for i := range m.Parts {
+		a, b := &m.Parts[i], &was.Parts[i]
+		if a.Kind != b.Kind {
+			return false
+		}
+		if a.Kind == PartToolResult && a.ToolResult.ToolCallID == b.ToolResult.ToolCallID && a.ToolResult.Content != b.ToolResult.Content {
+			if !strings.Contains(a.ToolResult.Content, ShrinkMarker) {
+				return false
+			}
+			continue
+		}
+		if a.Text != b.Text || a.ToolResult != b.ToolResult || a.ToolCall.ID != b.ToolCall.ID {
+			return false
+		}
+	}
+	return true
+}

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/contextcompiler/ctxc/eval"
+	"github.com/contextcompiler/ctxc/eval/realistic"
 	"github.com/contextcompiler/ctxc/eval/synth"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/server"
@@ -32,12 +33,15 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 			"append-only bound, tokens billed at full price, and Compile latency.\n\n"+
 			"FILE (or - for standard input) is a session in JSONL: a header line {\"session\": {...}}\n"+
 			"with id, model, system_prompt, tools and the facts to keep, then one line per input,\n"+
-			"{\"route\": <ctxc.v1.RouteRequest without state>} or {\"state\": <ctxc.v1.AgentState>}.\n"+
+			"{\"route\": <ctxc.v1.RouteRequest without state>} or {\"state\": <ctxc.v1.AgentState>};\n"+
+			"or a Claude Code session transcript, a Codex CLI rollout, or a list of OpenAI Chat\n"+
+			"Completions or Anthropic Messages request bodies, one per line (--format).\n"+
 			"README.md (\"Measuring long sessions\") and the eval package documentation define the\n"+
 			"format and every figure. Several files are measured together.\n\n"+
 			"The service runs in this process, built from --config like `ctxc serve`, unless --addr\n"+
 			"names a running server. --generate writes a synthetic 40-turn coding-agent session with\n"+
-			"planted facts instead (deterministic per seed).")
+			"planted facts instead (deterministic per seed); with --recorded its tool outputs are real\n"+
+			"ones recorded from real tools and its wording people's own (eval/corpus).")
 	profiles := fs.String("profiles", "", "comma-separated profiles to measure (default: every profile the service offers)")
 	windows := fs.String("windows", "16000,8000", "comma-separated windows in tokens (CompileOptions.max_context_token_count)")
 	addr := fs.String("addr", "", "measure a running server at host:port or unix:///path instead of an in-process one")
@@ -47,6 +51,8 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	verbose := fs.Bool("verbose", false, "also print every compile of every session and the violations found")
 	generate := fs.String("generate", "", "write a generated session for this seed (an unsigned integer) to standard output and exit")
 	turns := fs.Int("turns", 40, "user turns of a --generate session")
+	recorded := fs.Bool("recorded", false, "with --generate: build the session from recorded real tool outputs and people's own wording (eval/corpus) instead of synthetic ones")
+	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines), ctxc, claude-code, codex, openai-chat or anthropic")
 	cf := registerConfigFlags(fs, false)
 	if code, done := parseFlags(fs, io, args); done {
 		return code
@@ -64,6 +70,10 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	if err != nil {
 		return usageErr("--windows: %v", err)
 	}
+	format, err := eval.ParseFormat(*formatName)
+	if err != nil {
+		return usageErr("--format: %v", err)
+	}
 	var seed uint64
 	if *generate != "" {
 		if seed, err = strconv.ParseUint(*generate, 10, 64); err != nil {
@@ -80,6 +90,9 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	if turnsGiven && *generate == "" {
 		return usageErr("--turns goes with --generate")
 	}
+	if *recorded && *generate == "" {
+		return usageErr("--recorded goes with --generate")
+	}
 	if *turns < 1 {
 		return usageErr("--turns: %d must be at least 1", *turns)
 	}
@@ -91,12 +104,12 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	defer closeSvc()
 
 	if *generate != "" {
-		return evalGenerate(ctx, svc, seed, *turns, io)
+		return evalGenerate(ctx, svc, seed, *turns, *recorded, io)
 	}
 
 	var sessions []*eval.Session
 	for _, name := range fs.Args() {
-		s, err := loadSession(name, io.in)
+		s, err := loadSession(name, io.in, format)
 		if err != nil {
 			return fail("%s: %v", name, err)
 		}
@@ -157,11 +170,15 @@ func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (stri
 
 // evalGenerate writes a generated session, with step usage and sizes
 // counted by the service's CountTokens for the session's model.
-func evalGenerate(ctx context.Context, svc eval.Service, seed uint64, turns int, io stdio) int {
-	opts := synth.Options{Seed: seed, Turns: turns}
+func evalGenerate(ctx context.Context, svc eval.Service, seed uint64, turns int, recorded bool, io stdio) int {
 	count, countErr := serviceCounter(ctx, svc, synth.DefaultOptions(seed).Model)
-	opts.Count = count
-	s, err := synth.Generate(opts)
+	var s *eval.Session
+	var err error
+	if recorded {
+		s, err = realistic.Generate(realistic.Options{Seed: seed, Turns: turns, Count: count})
+	} else {
+		s, err = synth.Generate(synth.Options{Seed: seed, Turns: turns, Count: count})
+	}
 	if err == nil {
 		err = *countErr
 	}
@@ -192,16 +209,20 @@ func serviceCounter(ctx context.Context, svc eval.Service, model string) (func(s
 	}, &firstErr
 }
 
-func loadSession(name string, stdin io.Reader) (*eval.Session, error) {
+func loadSession(name string, stdin io.Reader, format eval.Format) (*eval.Session, error) {
+	r := stdin
 	if name == "-" {
-		return eval.Load(stdin, "stdin")
+		name = "stdin"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return eval.Load(f, name)
+	s, _, err := eval.LoadAny(r, name, format)
+	return s, err
 }
 
 func parseWindows(s string) ([]uint32, error) {

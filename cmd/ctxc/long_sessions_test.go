@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/contextcompiler/ctxc/eval"
+	"github.com/contextcompiler/ctxc/eval/realistic"
 	"github.com/contextcompiler/ctxc/eval/synth"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
@@ -59,11 +60,16 @@ func TestLongSessionsKeepFactsWindowAndCache(t *testing.T) {
 		}
 		// The target is 0.85 of the append-only bound. Into 16K it holds; into
 		// 8K, where compaction runs at almost every turn, stateless compiles
-		// reach 0.84-0.87 (README, "Measuring long sessions"): this floor
-		// guards what is reached, not the target (issue "Long sessions").
+		// reached 0.84-0.87 while summaries shortened failures and dropped
+		// conclusions to stay small; since summaries keep what identifies
+		// every failure and whole conclusions (facts kept at the last compile
+		// 0.94 -> 0.96 on these seeds), merges come sooner and they reach
+		// 0.77-0.79 (README, "Measuring long sessions"). This floor guards
+		// what is reached, not the target; the path that lets Route record
+		// compaction stays above 0.9 (TestRecordedSessionsKeepFacts).
 		cache := 0.85
 		if row.Window < 16_000 {
-			cache = 0.8
+			cache = 0.75
 		}
 		if got := *row.PrefixVsBound; got < cache {
 			t.Errorf("%s: prompt-cache prefix %.3f of the append-only bound, want >= %.2f", name, got, cache)
@@ -192,6 +198,66 @@ func TestTwoHundredTurnRouteSessionKeepsEveryFact(t *testing.T) {
 				}
 			}
 			t.Errorf("%s: the last compile keeps %.3f of the facts; missing %v", row.Profile, got, missing)
+		}
+	}
+}
+
+// Sessions of real tool output: every tool result a real command printed
+// (eval/corpus), every rule, decision and remark a person's own wording.
+// Seeds 31 to 33 are held out: the summarizer was tuned on 1 to 12. Through
+// Route as a runtime drives it, each profile keeps at least 0.97 of the facts
+// into 16K and 0.95 into 8K (the mean over compiles), every compile valid and
+// none refused; llm-assisted without a model keeps no less than budget-aware.
+func TestRecordedSessionsKeepFacts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays three 40-turn sessions through three profiles and two windows")
+	}
+	svc := testService(t)
+	var sessions []*eval.Session
+	for _, seed := range []uint64{31, 32, 33} {
+		s, err := realistic.Generate(realistic.Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	res, err := eval.Run(context.Background(), svc, sessions, eval.Options{
+		Profiles: []string{"budget-aware", "policy-driven", "llm-assisted"}, Windows: []uint32{16_000, 8_000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]float64{}
+	for _, row := range res.Rows {
+		name := fmt.Sprintf("%s at %d", row.Profile, row.Window)
+		kept[name] = *row.FactsKept
+		if row.Failed != 0 {
+			t.Errorf("%s: %d compiles refused (%v)", name, row.Failed, row.FailedCodes)
+		}
+		if v := *row.Valid; v != 1 {
+			t.Errorf("%s: %.2f of compiles structurally valid, want all: %v", name, v, row.Violations)
+		}
+		want := 0.97
+		if row.Window < 16_000 {
+			want = 0.95
+		}
+		if got := *row.FactsKept; got < want {
+			t.Errorf("%s: facts kept %.3f, want >= %.2f", name, got, want)
+		}
+		if got := *row.WindowUsedPressured; got < 0.5 {
+			t.Errorf("%s: window used after compaction %.2f, want >= 0.5", name, got)
+		}
+		// Real outputs are large (a file read of 10K tokens, a verbose test
+		// run): into 16K these sessions reach 0.89-0.90, as they did before
+		// summaries kept every failure (0.86-0.89 then).
+		if got := *row.PrefixVsBound; got < 0.85 {
+			t.Errorf("%s: prompt-cache prefix %.3f of the append-only bound, want >= 0.85", name, got)
+		}
+	}
+	for _, w := range []int{16_000, 8_000} {
+		llm, budget := kept[fmt.Sprintf("llm-assisted at %d", w)], kept[fmt.Sprintf("budget-aware at %d", w)]
+		if llm < budget {
+			t.Errorf("at %d llm-assisted without a model keeps %.3f of the facts, less than budget-aware's %.3f", w, llm, budget)
 		}
 	}
 }

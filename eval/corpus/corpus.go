@@ -83,8 +83,9 @@ type Case struct {
 	Output string
 }
 
-// All returns every recorded case, sorted by ID. It fails on a case whose
-// files are missing or malformed (Check lists the problems).
+// All returns every recorded case, sorted by ID. A case whose files are
+// missing or malformed is left out and named in the error, which lists every
+// problem; the well-formed cases are returned with it.
 func All() ([]Case, error) {
 	var cases []Case
 	var problems []error
@@ -121,11 +122,8 @@ func All() ([]Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
-	}
 	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
-	return cases, nil
+	return cases, errors.Join(problems...)
 }
 
 // check reports what is wrong with a case: a meta field missing, a labelled
@@ -165,4 +163,65 @@ func (c *Case) check() error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", c.ID, errors.Join(errs...))
+}
+
+//go:embed conversation
+var conversation embed.FS
+
+// Phrase is something a person said in a coding session, in their own
+// words, and the part of it a summary must keep.
+type Phrase struct {
+	// Text is the whole message or sentences as said.
+	Text string `json:"text"`
+	// Fact is the exact substring of Text a summary must keep to remember
+	// it; empty for chatter and requests.
+	Fact string `json:"fact"`
+	// Lang is the language of the project it fits: go, python, typescript,
+	// java, rust, or any.
+	Lang string `json:"lang"`
+	// Context says in a few words what kind of project or situation it fits.
+	Context string `json:"context"`
+}
+
+// Conversation is the corpus of wording (conversation/*.jsonl), written
+// apart from and without reading ctxc's classifier: what users require,
+// what assistants conclude, what users mention, what carries nothing, and
+// what users ask for.
+type Conversation struct {
+	Constraints, Decisions, Notes, Chatter, Requests []Phrase
+}
+
+// LoadConversation reads the conversation corpus, checking that every
+// phrase's fact is part of its text.
+func LoadConversation() (*Conversation, error) {
+	c := &Conversation{}
+	var errs []error
+	for _, f := range []struct {
+		name     string
+		into     *[]Phrase
+		needFact bool
+	}{{"constraints", &c.Constraints, true}, {"decisions", &c.Decisions, true}, {"notes", &c.Notes, true}, {"chatter", &c.Chatter, false}, {"requests", &c.Requests, false}} {
+		raw, err := conversation.ReadFile("conversation/" + f.name + ".jsonl")
+		if err != nil {
+			return nil, err
+		}
+		for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			var p Phrase
+			dec := json.NewDecoder(strings.NewReader(line))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&p); err != nil {
+				errs = append(errs, fmt.Errorf("conversation/%s.jsonl:%d: %w", f.name, i+1, err))
+				continue
+			}
+			switch {
+			case strings.TrimSpace(p.Text) == "":
+				errs = append(errs, fmt.Errorf("conversation/%s.jsonl:%d: text: empty", f.name, i+1))
+			case f.needFact && (p.Fact == "" || !strings.Contains(p.Text, p.Fact)):
+				errs = append(errs, fmt.Errorf("conversation/%s.jsonl:%d: fact: %q is not part of the text", f.name, i+1, p.Fact))
+			default:
+				*f.into = append(*f.into, p)
+			}
+		}
+	}
+	return c, errors.Join(errs...)
 }

@@ -35,3 +35,15 @@ func TestCheckNamesWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+func TestConversationIsWellFormed(t *testing.T) {
+	c, err := LoadConversation()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, n := range map[string]int{"constraints": len(c.Constraints), "decisions": len(c.Decisions), "notes": len(c.Notes), "chatter": len(c.Chatter), "requests": len(c.Requests)} {
+		if n < 100 {
+			t.Errorf("%s: %d phrases, want at least 100", name, n)
+		}
+	}
+}

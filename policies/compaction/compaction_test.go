@@ -364,3 +364,66 @@ func TestDropLowImportanceOrder(t *testing.T) {
 		t.Errorf("kept %s, want %s", got, want)
 	}
 }
+
+// TestTruncateShrinksProtectedOutputsBeforeRefusing: a running execution
+// whose file read does not fit the window has that output cut to a head and
+// a tail (the largest first, the newest last) instead of the call being
+// refused; every other message stays as it was.
+func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
+	read := policies.Message{ID: "m3", Role: policies.RoleTool, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolResult,
+		ToolResult: policies.ToolResult{ToolCallID: "c1", Name: "read", Content: "HEAD " + strings.Repeat("x", 4000) + " TAIL"}}}}
+	grep := policies.Message{ID: "m5", Role: policies.RoleTool, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolResult,
+		ToolResult: policies.ToolResult{ToolCallID: "c2", Name: "grep", Content: strings.Repeat("y", 1600)}}}}
+	st := &policies.State{Execution: policies.Execution{ID: "e1"}, Context: policies.Context{Messages: []policies.Message{
+		userMsg("m1", "fix the parser"),
+		{ID: "m2", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "read", ArgumentsJSON: "{}"}}}},
+		read,
+		{ID: "m4", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c2", Name: "grep", ArgumentsJSON: "{}"}}}},
+		grep,
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 1
+	w.HardLimit, w.HardLimitExceeded = 900, true
+	w.CompactionTarget = 900
+	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
+		t.Fatalf("refused what can be shrunk: %v", err)
+	}
+	if used := w.UsedTokens(); used > w.HardLimit {
+		t.Errorf("used %d, over the window's %d", used, w.HardLimit)
+	}
+	got := w.Entries[2].Message.Parts[0].ToolResult.Content
+	if !strings.HasPrefix(got, "HEAD ") || !strings.HasSuffix(got, " TAIL") || !strings.Contains(got, policies.ShrinkMarker) || !strings.Contains(got, "log message m3") {
+		t.Errorf("the file read is not cut to head and tail with a note naming its log message:\n%.300s", got)
+	}
+	if w.Entries[4].Message.Parts[0].ToolResult.Content != grep.Parts[0].ToolResult.Content {
+		t.Error("the newest output was cut although cutting the older one was enough")
+	}
+	if d := w.Dispositions["m3"].Disposition; d != policies.DispositionTruncated {
+		t.Errorf("m3 disposition %s, want truncated", d)
+	}
+	if len(w.Warnings) == 0 || !strings.Contains(strings.Join(w.Warnings, "\n"), "cut tool output m3") {
+		t.Errorf("warnings %q do not say what was cut", w.Warnings)
+	}
+}
+
+// TestTruncateRefusesNamingWhatIsTooLarge: when the system prompt alone is
+// over the window nothing can be shrunk, and the error says which part is
+// too large.
+func TestTruncateRefusesNamingWhatIsTooLarge(t *testing.T) {
+	st := &policies.State{Context: policies.Context{SystemPrompt: strings.Repeat("s", 4000), Messages: []policies.Message{
+		userMsg("m1", "fix the parser"),
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 1
+	w.HardLimit, w.HardLimitExceeded = 500, true
+	err := run(newPolicy(t, NewTruncateFactory(), ""), w)
+	var irr *policies.IrreducibleError
+	if !errors.As(err, &irr) {
+		t.Fatalf("error %v, want *policies.IrreducibleError", err)
+	}
+	for _, want := range []string{"system prompt 1,00", "tools 0", "pinned messages 0", "newest turn"} {
+		if !strings.Contains(irr.Detail, want) {
+			t.Errorf("detail %q does not name %q", irr.Detail, want)
+		}
+	}
+}

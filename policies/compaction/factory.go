@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 )
 
@@ -96,7 +97,7 @@ func NewMaskObservationsFactory() policies.Factory {
 			}
 			cp := c.MaskingConfig
 			cp.ExemptTools = append([]string(nil), c.ExemptTools...)
-			return maskObservations{cfg: cp}, true
+			return maskObservations{cfg: cp, outputs: diagnose.NewCache()}, true
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 )
 
@@ -12,7 +13,8 @@ import (
 // stopping once the compaction target is met, never touching what
 // policies.Protection marks.
 type maskObservations struct {
-	cfg isolation.MaskingConfig
+	cfg     isolation.MaskingConfig
+	outputs *diagnose.Cache
 }
 
 // InPlaceEdit: masking keeps every message and its tool results.
@@ -24,6 +26,7 @@ func (m maskObservations) Apply(_ context.Context, w *policies.Work) error {
 		TargetTokens: max(target(w), 1),
 		Protect:      func(i int) bool { return protected[i] },
 		Policy:       TypeMaskObservations,
+		Outputs:      m.outputs,
 	})
 	return nil
 }

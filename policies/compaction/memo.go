@@ -6,6 +6,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/zeebo/xxh3"
 
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/facts"
 )
 
@@ -41,18 +42,24 @@ func NewMemo() *Memo {
 	return &Memo{sentences: s, outputs: o, weights: w, summaries: f}
 }
 
-// sentence is one classified sentence of a message's text.
+// sentence is one classified sentence of a message's text, with the
+// paragraph it stands in.
 type sentence struct {
-	text     string
-	class    facts.Class
-	specific bool
+	text      string
+	class     facts.Class
+	specific  bool
+	paragraph int
 }
 
-// outputLines are what a tool output holds that a summary keeps: the lines
-// naming its error (when it failed), or its first line reporting trouble.
+// outputLines are what a tool output holds that a summary keeps: whether it
+// says itself that it failed, the lines that identify its failure (when it
+// failed) in full and in their shortest form, or its first line reporting
+// trouble.
 type outputLines struct {
-	errors   []string
-	observed string
+	failed    bool
+	errors    []string
+	headlines []string
+	observed  string
 }
 
 func memoKey(kind byte, s string) uint64 {
@@ -72,9 +79,11 @@ func (m *Memo) classified(text string, user bool) []sentence {
 		}
 	}
 	var out []sentence
-	ss := facts.Sentences(text)
-	for i, c := range facts.ClassifyAll(ss, user) {
-		out = append(out, sentence{ss[i], c, facts.Specific(ss[i])})
+	for k, p := range facts.Paragraphs(text) {
+		ss := facts.Sentences(p)
+		for i, c := range facts.ClassifyAll(ss, user) {
+			out = append(out, sentence{ss[i], c, facts.Specific(ss[i]), k})
+		}
 	}
 	if m != nil {
 		m.sentences.Add(key, out)
@@ -90,14 +99,11 @@ func (m *Memo) output(content string) outputLines {
 			return v
 		}
 	}
-	var out outputLines
-	out.errors = facts.ErrorLines(content, 2, 160)
-	for _, line := range facts.ErrorLines(content, 3, 200) {
-		if facts.Trouble(line) {
-			out.observed = line
-			break
-		}
-	}
+	d := diagnose.Read(content)
+	out := outputLines{failed: d.Failed, observed: d.Trouble()}
+	d.Failed = true
+	out.errors = d.Lines(diagnose.DefaultLimits)
+	out.headlines = d.Headlines(diagnose.DefaultLimits)
 	if m != nil {
 		m.outputs.Add(key, out)
 	}
@@ -110,9 +116,10 @@ func (m *Memo) pastedErrors(text string) []string {
 	if !strings.Contains(text, "```") && !strings.Contains(text, "\n    ") && !strings.Contains(text, "\n\t") {
 		return nil
 	}
+	pasted := m.output(facts.Fenced(text))
 	var out []string
-	for _, line := range m.output(facts.Fenced(text)).errors {
-		if facts.ErrorLine(line) {
+	for _, line := range pasted.errors {
+		if pasted.failed || facts.ErrorLine(line) {
 			out = append(out, line)
 		}
 	}

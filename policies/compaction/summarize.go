@@ -228,20 +228,30 @@ func (s summarize) mergeBudget(p *summaryPlan, total int, counter policies.Token
 		_, lost := s.det.fit(req)
 		return lost < factWeight
 	}
-	if !keepsFacts(lo) {
-		// Bisect for the least budget that keeps every fact.
-		hi := full
-		for hi-lo > total/50+1 {
-			mid := (lo + hi) / 2
-			if keepsFacts(mid) {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		lo = hi
+	if keepsFacts(lo) {
+		return min(lo+total/10, full)
 	}
-	return min(lo+total/10, full)
+	// More facts than merge_fill_ratio holds: they may take the whole budget
+	// but the room for the next summary before any is shortened or left
+	// out; the next compaction merges again sooner, which costs the cache
+	// less than a fact costs the agent.
+	hi := full
+	if !keepsFacts(full) {
+		lo, hi = full, total-total/10
+		if !keepsFacts(hi) {
+			return hi
+		}
+	}
+	// Bisect for the least budget that keeps every fact.
+	for hi-lo > total/50+1 {
+		mid := (lo + hi) / 2
+		if keepsFacts(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return min(hi+total/10, max(full, hi))
 }
 
 // reset forgets what collect gathered, keeping the removed set.
@@ -284,6 +294,16 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 			original[entries[i].SourceID] = nil
 		}
 	}
+	// A record isolation wrote in place of a finished execution's trace
+	// (boundary) stands for the log messages it lists: the summary reads
+	// those, whole, rather than the record's one-line digest of them.
+	for i := range entries {
+		if m := &entries[i].Message; p.remove[i] && m.Kind == policies.KindPlaceholder && len(m.CoversMessageIDs) > 0 {
+			for _, id := range m.CoversMessageIDs {
+				original[id] = nil
+			}
+		}
+	}
 	if w.State != nil && len(original) > 0 {
 		for i := range w.State.Context.Messages {
 			if m := &w.State.Context.Messages[i]; original[m.ID] == nil {
@@ -314,6 +334,13 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 			}
 			if e.SourceID == "" {
 				p.synthesized[m.ID] = true
+			}
+		} else if m.Kind == policies.KindPlaceholder && len(m.CoversMessageIDs) > 0 && w.State != nil {
+			for _, id := range m.CoversMessageIDs {
+				if o := original[id]; o != nil {
+					p.span = append(p.span, *o)
+				}
+				cover(id)
 			}
 		} else {
 			if o := original[e.SourceID]; o != nil && e.Changed && o.Kind == m.Kind && o.Role == m.Role {

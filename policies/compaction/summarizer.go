@@ -68,8 +68,8 @@ var sectionOrder = []string{secConstraints, secOpenErrors, secDecisions, secUser
 // sectionWeight is what an item of a section is worth before facts.Weight
 // adds what its own wording says; the budget goes to the heaviest items.
 var sectionWeight = map[string]int{
-	secConstraints: 100, secDecisions: 80, secUserNotes: 80, secResolved: 75, secEarlier: 60, secTasks: 55,
-	secDone: 45, secSeen: 45, secEvents: 40, secRequests: 30, secNotes: 25, secFiles: 10, secTools: 5,
+	secConstraints: 100, secDecisions: 80, secUserNotes: 80, secResolved: 75, secDone: 75, secEarlier: 60, secTasks: 55,
+	secSeen: 45, secEvents: 40, secRequests: 30, secNotes: 25, secFiles: 10, secTools: 5,
 }
 
 // sectionClass is the class facts.Weight reads an item of a section as.
@@ -77,8 +77,8 @@ func sectionClass(section string) facts.Class {
 	switch section {
 	case secConstraints:
 		return facts.Constraint
-	case secDecisions:
-		return facts.Decision
+	case secDecisions, secDone:
+		return facts.Decision // what an answer concluded or did
 	case secRequests:
 		return facts.Request
 	}
@@ -212,9 +212,10 @@ func (b *summaryBuilder) add(section, item string) {
 }
 
 // addFailure records a failed call once, by call id (or by its text when it
-// has none); a failure known as resolved stays resolved.
+// has none); a failure known as resolved stays resolved. An item is one line
+// a finding: the first names the call, the others continue it.
 func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) *failure {
-	item = strings.Join(strings.Fields(item), " ")
+	item = normalizeLines(item)
 	for strings.HasSuffix(item, resolvedMark) {
 		item, resolved = strings.TrimSuffix(item, resolvedMark), true
 	}
@@ -230,6 +231,18 @@ func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) *fai
 	b.failures = append(b.failures, f)
 	b.byCall[key] = f
 	return f
+}
+
+// normalizeLines collapses the white space within each line of a text and
+// drops its empty lines.
+func normalizeLines(text string) string {
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // merge carries the facts of an earlier summary into this one.
@@ -313,9 +326,18 @@ func (b *summaryBuilder) read(span []policies.Message) {
 		case m.Role == policies.RoleUser:
 			answered = false
 			text := m.Text()
-			for _, s := range b.memo.classified(text, true) {
-				if c := b.addUserSentence(s); c == facts.Request {
-					lastRequest = s.text
+			for _, group := range paragraphs(b.memo.classified(text, true)) {
+				items, taken := runs(group, facts.Constraint)
+				for _, item := range items {
+					b.add(secConstraints, item)
+				}
+				for k, s := range group {
+					if taken[k] {
+						continue
+					}
+					if c := b.addUserSentence(s); c == facts.Request {
+						lastRequest = s.text
+					}
 				}
 			}
 			// A log the user pasted: the lines that report its errors.
@@ -341,8 +363,16 @@ func (b *summaryBuilder) read(span []policies.Message) {
 				text = ""
 			}
 			final := !m.HasToolCalls() && closesTurnIn(span, i)
-			for _, s := range b.memo.classified(text, false) {
-				b.addAssistantSentence(s, final)
+			for _, group := range paragraphs(b.memo.classified(text, false)) {
+				items, taken := runs(group, facts.Decision)
+				for _, item := range items {
+					b.add(secDecisions, item)
+				}
+				for k, s := range group {
+					if !taken[k] {
+						b.addAssistantSentence(s, final)
+					}
+				}
 			}
 			if !m.HasToolCalls() && strings.TrimSpace(text) != "" {
 				answered = true
@@ -358,6 +388,64 @@ func (b *summaryBuilder) read(span []policies.Message) {
 	if !answered && lastRequest != "" {
 		b.add(secTasks, lastRequest)
 	}
+}
+
+// maxParagraphRunes bounds a paragraph kept whole.
+const maxParagraphRunes = 320
+
+// paragraphs groups a message's sentences by the paragraph they stand in.
+func paragraphs(ss []sentence) [][]sentence {
+	var out [][]sentence
+	for i, s := range ss {
+		if i == 0 || s.paragraph != ss[i-1].paragraph {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], s)
+	}
+	return out
+}
+
+// runs finds, in a paragraph's sentences, each sentence of class c with the
+// sentences that belong to it: neighbours that state something too (another
+// of class c, or a plain statement: "Read-only root filesystem in prod.
+// Only /tmp is writable."), and short tags ("Ever.", "No exceptions."). A
+// rule or a conclusion is kept in the words around it, not torn from them;
+// requests, remarks and filler beside it are not part of it. It returns the
+// runs of two sentences or more, joined, and marks the sentences they took.
+func runs(group []sentence, c facts.Class) (items []string, taken []bool) {
+	taken = make([]bool, len(group))
+	belongs := func(s sentence) bool {
+		return s.class == c || s.class == facts.Other || len(strings.Fields(s.text)) <= 3 && s.class == facts.Filler
+	}
+	for i := 0; i < len(group); i++ {
+		if group[i].class != c || taken[i] {
+			continue
+		}
+		lo, hi := i, i+1
+		for lo > 0 && belongs(group[lo-1]) && !taken[lo-1] && group[lo-1].class != facts.Filler {
+			lo--
+		}
+		for hi < len(group) && belongs(group[hi]) {
+			hi++
+		}
+		if hi-lo < 2 {
+			continue
+		}
+		texts := make([]string, 0, hi-lo)
+		for k := lo; k < hi; k++ {
+			texts = append(texts, group[k].text)
+		}
+		item := strings.Join(texts, " ")
+		if utf8.RuneCountInString(item) > maxParagraphRunes {
+			continue
+		}
+		for k := lo; k < hi; k++ {
+			taken[k] = true
+		}
+		items = append(items, item)
+		i = hi - 1
+	}
+	return items, taken
 }
 
 // leadIn is a short sentence that only introduces what follows ("Please
@@ -446,22 +534,24 @@ func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall) {
 	}
 	tc.runs++
 	// The log keeps a masked output whole: the summary reads what was there.
-	content := r.Content
-	if !r.IsError {
+	out := b.memo.output(r.Content)
+	if !r.IsError && !out.failed {
 		b.resolveTool(name)
 		// An output that went through but reports trouble (a crash-looping
 		// pod, a failing test in a passing run): its first such line.
-		if seen := b.memo.output(content).observed; seen != "" {
-			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), seen))
+		if out.observed != "" {
+			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), out.observed))
 		}
 		return
 	}
+	// Failed, by its flag or in its own words (an exit status, a failing
+	// test): what identifies the failure, one finding a line.
 	tc.failed++
-	lines := b.memo.output(content).errors
+	lines := out.errors
 	if len(lines) == 0 {
 		lines = []string{"(no output)"}
 	}
-	b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(lines, " | ")), false)
+	b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(lines, "\n")), false)
 }
 
 // resolveTool marks the open failures of a tool resolved.
@@ -569,21 +659,6 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	if t := b.toolsItem(); t != "" {
 		b.items[secTools] = []string{t}
 	}
-	b.items[secOpenErrors], b.items[secResolved] = nil, nil
-	resolved := map[string]bool{}
-	for _, f := range b.failures {
-		if f.resolved {
-			// The same error of the same tool, resolved again, is one item:
-			// without its call id nothing tells the two apart.
-			item := compactFailure(f) + resolvedMark
-			if !resolved[item] {
-				resolved[item] = true
-				b.items[secResolved] = append(b.items[secResolved], item)
-			}
-		} else {
-			b.items[secOpenErrors] = append(b.items[secOpenErrors], f.item)
-		}
-	}
 	span := ""
 	if b.first != "" {
 		span = fmt.Sprintf(" (%s to %s)", b.first, b.last)
@@ -591,6 +666,20 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	header := fmt.Sprintf(summaryHeader+"%s, written by ctxc without a model.\n", b.messages, span)
 	// Room for the header and for the note on what was left out.
 	room := budgetTokens - b.count(header) - b.count("[... 999 items (about 99,999 tokens) left out to fit the summary budget: 999 user requests, 999 notes]\n")
+	// Facts are compressed before any is left out: when they outgrow the
+	// room, resolved failures keep only each finding's first line, then open
+	// ones do too, then the resolved failures of a tool share one item.
+	for level, short := range [][3]bool{{false, false, false}, {true, false, false}, {true, true, false}, {true, true, true}} {
+		b.failureItems(short[0], short[1], short[2])
+		if level > 0 {
+			// A shortened failure lost lines of a fact: a merge is given
+			// the room not to, where it can be.
+			b.droppedWeight = max(b.droppedWeight, factWeight)
+		}
+		if b.factTokens() <= room {
+			break
+		}
+	}
 	type candidate struct {
 		section string
 		index   int
@@ -614,7 +703,7 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	omitted := map[string]int{}
 	omittedTokens := 0
 	for _, c := range cands {
-		cost := b.count("- " + c.text + "\n")
+		cost := b.count("- " + strings.ReplaceAll(c.text, "\n", "\n  ") + "\n")
 		if !opened[c.section] {
 			cost += b.count("\n## " + c.section + "\n")
 		}
@@ -662,6 +751,123 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	return sb.String()
 }
 
+// failureItems lists the failures in their sections: open ones by call,
+// resolved ones once per text (without its call id nothing tells two alike
+// apart), each in its shortest form when asked.
+func (b *summaryBuilder) failureItems(shortResolved, shortOpen, grouped bool) {
+	b.items[secOpenErrors], b.items[secResolved] = nil, nil
+	defer func() {
+		if grouped {
+			b.items[secResolved] = groupByTool(b.items[secResolved])
+		}
+	}()
+	resolved := map[string]bool{}
+	var all []string
+	for _, f := range b.failures {
+		if f.resolved {
+			all = append(all, compactFailure(f))
+		}
+	}
+	for _, f := range b.failures {
+		if f.resolved {
+			item := compactFailure(f)
+			if coveredBy(item, all) {
+				continue // said in full by another item (a shortened copy from a merge)
+			}
+			if shortResolved {
+				item = shortFailure(item)
+			}
+			item += resolvedMark
+			if !resolved[item] {
+				resolved[item] = true
+				b.items[secResolved] = append(b.items[secResolved], item)
+			}
+			continue
+		}
+		item := f.item
+		if shortOpen {
+			item = shortFailure(item)
+		}
+		b.items[secOpenErrors] = append(b.items[secOpenErrors], item)
+	}
+}
+
+// groupByTool merges resolved failure items of the same tool into one item,
+// their lines joined by "; ": a long session's fixed errors by what named
+// them, without an item's framing each.
+func groupByTool(items []string) []string {
+	var order []string
+	byTool := map[string][]string{}
+	for _, it := range items {
+		it = strings.TrimSuffix(it, resolvedMark)
+		tool, rest, ok := strings.Cut(it, ": ")
+		if !ok || strings.ContainsAny(tool, " ([") {
+			tool, rest = "", it
+		}
+		if _, seen := byTool[tool]; !seen {
+			order = append(order, tool)
+		}
+		for _, l := range strings.Split(rest, "\n") {
+			if !slices.Contains(byTool[tool], l) {
+				byTool[tool] = append(byTool[tool], l) // the same error fixed twice is one
+			}
+		}
+	}
+	// A few to an item: an item is kept whole or not at all.
+	const perItem = 6
+	out := make([]string, 0, len(order))
+	for _, tool := range order {
+		fs := byTool[tool]
+		for len(fs) > 0 {
+			n := min(perItem, len(fs))
+			item := strings.Join(fs[:n], "; ")
+			if tool != "" {
+				item = tool + ": " + item
+			}
+			out = append(out, item+resolvedMark)
+			fs = fs[n:]
+		}
+	}
+	return out
+}
+
+// coveredBy reports whether every line of a failure item is part of another,
+// longer item: the same failure, said in full elsewhere.
+func coveredBy(item string, others []string) bool {
+	tool, _, _ := strings.Cut(item, ":")
+	for _, o := range others {
+		if len(o) <= len(item) || !strings.HasPrefix(o, tool+":") {
+			continue
+		}
+		all := true
+		for _, l := range strings.Split(item, "\n") {
+			if !strings.Contains(o, l) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// factTokens is what the items that hold facts cost written out: the
+// sections down to errors resolved.
+func (b *summaryBuilder) factTokens() int {
+	n := 0
+	for _, title := range sectionOrder {
+		if sectionWeight[title] < factWeight && title != secOpenErrors {
+			continue
+		}
+		for _, it := range b.items[title] {
+			n += b.count("- " + strings.ReplaceAll(it, "\n", "\n  ") + "\n")
+		}
+	}
+	return n
+}
+
 // parseSummary reads a summary written by DeterministicSummarizer: its items
 // by section title and the message count of its header. ok is false for text
 // in any other layout.
@@ -689,27 +895,34 @@ func parseSummary(text string) (items map[string][]string, count int, ok bool) {
 	return items, count, true
 }
 
-// compactFailure is how a resolved failure is listed: its tool and error
-// lines, without the call's arguments and id, which matter only while it is
-// open.
+// compactFailure is how a resolved failure is listed: its tool and what
+// identifies the failure, without the call's arguments and id, which matter
+// only while it is open.
 func compactFailure(f *failure) string {
 	item := f.item
-	if i := strings.Index(item, "]: "); i >= 0 && f.tool != "" {
-		item = f.tool + ": " + item[i+3:]
-	}
-	// Resolved, it needs its line that names the error (ranked first), and
-	// a later line only for an identifier the first does not hold.
-	segs := strings.Split(item, " | ")
-	kept := segs[:1]
-	for _, seg := range segs[1:] {
-		for _, id := range facts.Identifiers(seg) {
-			if !strings.Contains(kept[0], id) {
-				kept = append(kept, seg)
-				break
-			}
+	if f.call != "" && f.tool != "" {
+		if _, rest, ok := strings.Cut(item, " [call "+f.call+"]: "); ok {
+			item = f.tool + ": " + rest
 		}
 	}
-	return strings.Join(kept, " | ")
+	return item
+}
+
+// shortFailure is a failure item in its shortest form, for a summary whose
+// facts outgrow its budget: each finding by its first line, repeats of a
+// line already given left out.
+func shortFailure(item string) string {
+	lines := strings.Split(item, "\n")
+	seen := map[string]bool{}
+	out := lines[:0:0]
+	for _, l := range lines {
+		head, _, _ := strings.Cut(l, " | ")
+		if !seen[head] {
+			seen[head] = true
+			out = append(out, head)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // errorTool is the tool name an error item starts with ("run_tests(...) [call",

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/facts"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 )
 
 // truncator is the "truncate" policy: the deterministic fallback that keeps the
@@ -35,11 +35,14 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 		}
 	}
 	if need := preamble + protectedTokens; w.HardLimit > 0 && need > w.HardLimit {
-		return &policies.IrreducibleError{
-			NeededTokens:    need,
-			AvailableTokens: w.HardLimit,
-			Detail: fmt.Sprintf("the system prompt and tools (%s tokens) and the %d protected messages (first task, pinned, latest %d turns, running execution: %s tokens) exceed the usable window",
-				formatCount(preamble), protectedCount, w.RecentTurns, formatCount(protectedTokens)),
+		// Never refuse what can be shrunk: the protected tool outputs are
+		// cut first; only what cannot be cut refuses the call.
+		fits := false
+		if w.HardLimitExceeded {
+			protectedTokens, fits = shrinkProtected(w, protected, preamble, protectedTokens)
+		}
+		if !fits {
+			return irreducible(w, protected, preamble, protectedTokens, protectedCount)
 		}
 	}
 
@@ -222,7 +225,7 @@ func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
 		}
 		for _, p := range w.Entries[i].Message.Parts {
 			if p.Kind == policies.PartToolResult && p.ToolResult.IsError {
-				lines = append(lines, fmt.Sprintf("- %s [call %s] failed: %s", p.ToolResult.Name, p.ToolResult.ToolCallID, strings.Join(facts.ErrorLines(p.ToolResult.Content, 1, 100), " | ")))
+				lines = append(lines, fmt.Sprintf("- %s [call %s] failed: %s", p.ToolResult.Name, p.ToolResult.ToolCallID, strings.Join(diagnose.Identify(p.ToolResult.Content, diagnose.DefaultLimits), "\n  ")))
 			}
 		}
 	}
@@ -273,8 +276,8 @@ func errorLines(text string, openOnly bool) []string {
 		switch {
 		case strings.HasPrefix(line, "## "):
 			open = strings.HasPrefix(line, "## Errors") && (!openOnly || strings.HasPrefix(line, "## "+secOpenErrors))
-		case open && strings.HasPrefix(line, "- "):
-			out = append(out, line)
+		case open && (strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "  ") && len(out) > 0):
+			out = append(out, line) // an item and its continuation lines
 		}
 	}
 	return out
@@ -329,4 +332,42 @@ func insertEntry(entries []policies.Entry, at int, e policies.Entry) []policies.
 	out = append(out, entries[:at]...)
 	out = append(out, e)
 	return append(out, entries[at:]...)
+}
+
+// irreducible says why what must be kept cannot fit: the system prompt, the
+// tools, the pinned messages, the first task and the newest turn, each with
+// its size, and what the protected tool outputs take when cut to the least.
+func irreducible(w *policies.Work, protected []bool, preamble, protectedTokens, protectedCount int) error {
+	pinned, first, newest, rest := 0, 0, 0, 0
+	firstTask := policies.FirstTask(w.Entries)
+	newestStart := policies.RecentStart(w.Entries, 1)
+	for i := range w.Entries {
+		if !protected[i] {
+			continue
+		}
+		e := &w.Entries[i]
+		switch {
+		case e.Message.Pinned:
+			pinned += e.Tokens
+		case i == firstTask:
+			first += e.Tokens
+		case i >= newestStart && e.Message.Role == policies.RoleUser:
+			newest += e.Tokens
+		default:
+			rest += e.Tokens
+		}
+	}
+	parts := []string{
+		fmt.Sprintf("system prompt %s", formatCount(w.SystemTokens)),
+		fmt.Sprintf("tools %s", formatCount(w.ToolTokens)),
+		fmt.Sprintf("pinned messages %s", formatCount(pinned)),
+		fmt.Sprintf("first task %s", formatCount(first)),
+		fmt.Sprintf("newest turn %s", formatCount(newest)),
+		fmt.Sprintf("the other %d protected messages, their tool outputs cut to the least %s", protectedCount, formatCount(rest)),
+	}
+	return &policies.IrreducibleError{
+		NeededTokens:    preamble + protectedTokens,
+		AvailableTokens: w.HardLimit,
+		Detail:          "what must be kept exceeds the usable window (tokens: " + strings.Join(parts, ", ") + ")",
+	}
 }

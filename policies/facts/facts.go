@@ -69,6 +69,44 @@ func Sentences(text string) []string {
 	return out
 }
 
+// Paragraphs splits text into its paragraphs: runs of lines between blank
+// lines, each list item on its own, code left out (as Sentences does), the
+// lines of a paragraph joined by a space and list markers dropped. A
+// sentence of Sentences(text) lies within one paragraph.
+func Paragraphs(text string) []string {
+	var out []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, " "))
+			cur = nil
+		}
+	}
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			fenced = !fenced
+			flush()
+			continue
+		}
+		if fenced || trimmed == "" || strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
+			flush()
+			continue
+		}
+		item := strings.TrimSpace(strings.TrimLeft(trimmed, "-*•>"))
+		if stripped := trimListNumber(item); stripped != item || item != trimmed {
+			flush() // a list item starts a paragraph of its own
+			item = stripped
+		}
+		if item != "" {
+			cur = append(cur, item)
+		}
+	}
+	flush()
+	return out
+}
+
 // Fenced returns the contents of the fenced (```) and indented code blocks
 // of a text: logs and code a user pasted, which Sentences leaves out.
 func Fenced(text string) string {
@@ -165,6 +203,9 @@ var (
 		"no new", "no external", "no breaking", "not touch", "don't touch", "do not touch", "pinned", "frozen",
 		"needs", "need", "needed", "every", "each time", "whenever", "from now on", "going forward", "any time",
 		"freeze", "until", "allowed", "allow", "disallow", "stay on", "stay within", "within",
+		// As people type them: without apostrophes, and the colloquial ones.
+		"dont", "cant", "wont", "shouldnt", "mustnt", "doesnt", "isnt", "arent", "no-go", "no go", "not ok", "not okay",
+		"off the table", "out of the question", "dealbreaker", "deal-breaker", "hard rule", "hard requirement", "non negotiable",
 	)
 	// Sentences opening with one of these words read as instructions.
 	imperativeOpeners = cueSet(
@@ -173,7 +214,7 @@ var (
 		"no", "nothing", "please",
 	)
 	decisionCues = cueSet(
-		"we'll", "we will", "let's", "let us", "decided", "decide", "decision", "going with", "go with",
+		"we'll", "we will", "we're going to", "we are going to", "i'm going to", "i am going to", "let's", "let us", "decided", "decide", "decision", "going with", "go with",
 		"went with", "chose", "choose", "chosen", "opted", "opting", "settled on", "switch to", "switched to",
 		"switching to", "migrate to", "instead of", "rather than", "the plan", "plan is", "plan:", "approach",
 		"conclusion", "concluded", "conclude", "root cause", "the cause", "caused by", "because", "due to",
@@ -185,6 +226,8 @@ var (
 		"will return", "will be", "is to", "comes from", "because of", "since", "means", "so that",
 		"the problem is", "the issue is", "the bug is", "the cause is", "the reason is", "the culprit is",
 		"comes down to", "boils down to", "found that", "final call", "verdict",
+		"that's why", "which is why", "that is why", "is why", "ruling out", "rule out", "that's all it was", "the answer is",
+		"it was the", "it's the", "it is the", "was the problem", "is the problem", "turns out", "dropping the", "not the",
 	)
 	requestCues = cueSet(
 		"can you", "could you", "would you", "please", "i need", "we need", "i want", "we want", "i'd like",
@@ -289,13 +332,14 @@ var speakerRule = cueSet("must", "have to", "has to", "need", "needs", "should",
 
 // narrationOpeners and narrationVerbs make "Let me read the file" or "I'll run
 // the tests again": an assistant saying what it is about to look at, which is
-// not a decision.
+// not a decision. Saying what it will change ("I'll make both lock accounts
+// first", "I'll add a mutex") is one.
 var (
-	narrationOpeners = cueSet("let me", "i'll", "i will", "i'm going to", "i am going to", "now i'll", "now let me",
+	narrationOpeners = cueSet("let me", "i'll", "i will", "i'm going to", "i am going to", "now i'll", "now let me", "i'm", "i am", "now i'm",
 		"first i'll", "first, i'll", "next i'll", "next, i'll", "first let me", "first, let me", "next, let me", "i need to", "i'll now")
 	narrationVerbs = cueSet("read", "look", "check", "open", "run", "rerun", "re-run", "inspect", "search", "grep", "examine",
-		"see", "investigate", "start", "take", "view", "list", "fetch", "find", "scan", "explore", "review", "verify", "try", "peek", "dig", "query",
-		"apply", "write", "edit", "patch", "update", "make", "add", "do", "retry", "test", "go", "continue", "proceed", "now")
+		"see", "investigate", "start", "take", "view", "list", "fetch", "find", "scan", "explore", "review", "verify", "peek", "dig", "query",
+		"retry", "test", "continue", "proceed", "now")
 )
 
 func narration(ws []string) bool {
@@ -525,6 +569,10 @@ func classifyWords(sentence string, ws []string, hasID, user bool) Class {
 		return Other
 	}
 	if decisionCues.matchAny(ws) {
+		return Decision
+	}
+	if narrationOpeners.opens(ws) && len(ws) >= 4 {
+		// "I'll make both lock accounts first": what it will change is a plan.
 		return Decision
 	}
 	if len(ws) < 4 && !hasID {

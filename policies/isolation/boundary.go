@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/facts"
 )
 
@@ -23,7 +24,7 @@ import (
 // (policies.UnresolvedFailures) stays verbatim. Messages without an
 // ExecutionID are conversation and stay. Replaced log messages are disposed
 // DROPPED with the record's id in the reason.
-func Boundary(w *policies.Work, cfg *BoundaryConfig) {
+func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 	entries := w.Entries
 	n := len(entries)
 	runningID := ""
@@ -80,15 +81,23 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig) {
 			out = append(out, policies.Entry{Message: policies.Message{ID: rec.id, Role: policies.RoleAssistant, Kind: policies.KindPlaceholder, ExecutionID: m.ExecutionID}})
 		}
 		rec.add(m)
+		if id := entries[i].SourceID; id != "" {
+			rec.covers = append(rec.covers, id)
+		}
 		w.Dispose(policies.MessageReport{MessageID: entries[i].SourceID, Disposition: policies.DispositionDropped,
 			Reason: fmt.Sprintf("tool trace of finished execution %s replaced by %s", m.ExecutionID, rec.id), Policy: TypeBoundary})
 	}
 	w.Entries = out
 	for _, rec := range records {
-		w.Entries[rec.pos].Message.Parts = []policies.Part{policies.TextPart(rec.text(w, maxCalls))}
+		w.Entries[rec.pos].Message.Parts = []policies.Part{policies.TextPart(rec.text(w, maxCalls, outputs))}
+		// The log messages it stands for: a summary of the record reads them.
+		w.Entries[rec.pos].Message.CoversMessageIDs = rec.covers
 		w.Touch(rec.pos)
 	}
 }
+
+// maxStatedParagraph bounds a paragraph a record keeps whole.
+const maxStatedParagraph = 320
 
 // traceRecord gathers the calls and results of one execution's replaced trace.
 type traceRecord struct {
@@ -98,16 +107,34 @@ type traceRecord struct {
 	results  map[string]*policies.ToolResult
 	strays   int      // results without a call in the replaced trace
 	stated   []string // the assistant's decisions and findings along the way
+	covers   []string // the log messages it replaces
 }
 
 func (r *traceRecord) add(m *policies.Message) {
 	if m.Role == policies.RoleAssistant && m.Mask == nil {
 		// What the assistant concluded or decided between its calls is no
-		// trace: the record keeps those sentences, verbatim.
-		ss := facts.Sentences(m.Text())
-		for k, c := range facts.ClassifyAll(ss, false) {
-			if c == facts.Decision || c == facts.Constraint || (c == facts.Other && facts.Specific(ss[k]) && len(strings.Fields(ss[k])) >= 5) {
-				r.stated = append(r.stated, ss[k])
+		// trace: the record keeps it verbatim, a short paragraph whole (a
+		// cause and what it will do about it), else its sentences.
+		for _, p := range facts.Paragraphs(m.Text()) {
+			ss := facts.Sentences(p)
+			classes := facts.ClassifyAll(ss, false)
+			for len(ss) > 0 && classes[0] == facts.Filler {
+				ss, classes = ss[1:], classes[1:] // "Let me look." before it says nothing
+			}
+			// Between its calls an agent says what it found and what it
+			// will do: every sentence but filler is kept.
+			var kept []string
+			for k, c := range classes {
+				if c != facts.Filler {
+					kept = append(kept, ss[k])
+				}
+			}
+			whole := strings.Join(ss, " ")
+			switch {
+			case len(kept) > 0 && len(ss) > 1 && utf8.RuneCountInString(whole) <= maxStatedParagraph:
+				r.stated = append(r.stated, whole)
+			default:
+				r.stated = append(r.stated, kept...)
 			}
 		}
 	}
@@ -122,7 +149,7 @@ func (r *traceRecord) add(m *policies.Message) {
 	}
 }
 
-func (r *traceRecord) text(w *policies.Work, maxCalls int) string {
+func (r *traceRecord) text(w *policies.Work, maxCalls int, outputs *diagnose.Cache) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tool trace of execution %s (%d calls): ", r.exec, len(r.calls))
 	seen := make(map[string]bool, len(r.calls))
@@ -143,10 +170,12 @@ func (r *traceRecord) text(w *policies.Work, maxCalls int) string {
 		switch {
 		case res == nil:
 			b.WriteString(" -> no result")
-		case res.IsError:
-			// The line that names the error (its code, its cause), not just
-			// the first one.
-			b.WriteString(" -> error: " + strings.Join(facts.ErrorLines(res.Content, 1, 160), ""))
+		case res.IsError || outputs.Read(res.Content).Failed:
+			// What identifies the failure (the diagnostic with its location,
+			// the exception and its frame, the failing test), not the
+			// output's envelope; an output that failed in its own words (an
+			// HTTP 404 through curl -i) too.
+			b.WriteString(" -> error: " + strings.Join(outputs.Identify(res.Content, diagnose.DefaultLimits), " ¦ "))
 		default:
 			b.WriteString(" -> ok, " + tokens(countText(w, res.Content)))
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 )
 
 // Policy types.
@@ -62,7 +63,7 @@ func NewBoundaryFactory() policies.Factory {
 			if !ok {
 				return nil, wrongConfig(TypeBoundary, cfg)
 			}
-			return boundary{cfg: *c}, nil
+			return boundary{cfg: *c, outputs: diagnose.NewCache()}, nil
 		},
 	}
 }
@@ -80,7 +81,7 @@ func NewObservationMaskingFactory() policies.Factory {
 			}
 			cc := *c
 			cc.ExemptTools = append([]string(nil), c.ExemptTools...)
-			return masking{cfg: cc}, nil
+			return masking{cfg: cc, outputs: diagnose.NewCache()}, nil
 		},
 	}
 }
@@ -89,16 +90,24 @@ type transparent struct{}
 
 func (transparent) Apply(context.Context, *policies.Work) error { return nil }
 
-type boundary struct{ cfg BoundaryConfig }
+// boundary and masking remember what they read of tool outputs across the
+// requests they serve.
+type boundary struct {
+	cfg     BoundaryConfig
+	outputs *diagnose.Cache
+}
 
 func (b boundary) Apply(_ context.Context, w *policies.Work) error {
-	Boundary(w, &b.cfg)
+	Boundary(w, &b.cfg, b.outputs)
 	return nil
 }
 
-type masking struct{ cfg MaskingConfig }
+type masking struct {
+	cfg     MaskingConfig
+	outputs *diagnose.Cache
+}
 
 func (m masking) Apply(_ context.Context, w *policies.Work) error {
-	MaskObservations(w, &m.cfg, MaskRun{})
+	MaskObservations(w, &m.cfg, MaskRun{Outputs: m.outputs})
 	return nil
 }

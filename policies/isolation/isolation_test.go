@@ -25,10 +25,10 @@ func TestGolden(t *testing.T) {
 		file, golden string
 		apply        func(w *policies.Work)
 	}{
-		{"boundary", "boundary", func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}) }},
+		{"boundary", "boundary", func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}, nil) }},
 		{"boundary", "boundary_finished", func(w *policies.Work) {
 			w.State.Execution.Status = policies.ExecutionCompleted
-			Boundary(w, &BoundaryConfig{MaxRecordCalls: 2})
+			Boundary(w, &BoundaryConfig{MaxRecordCalls: 2}, nil)
 		}},
 		{"masking", "masking", func(w *policies.Work) { MaskObservations(w, maskCfg, MaskRun{}) }},
 	} {
@@ -137,7 +137,7 @@ func TestMaskObservationsTarget(t *testing.T) {
 func TestPlaceholderIsRuneSafe(t *testing.T) {
 	content := strings.Repeat("日本語", 100) + "\xff"
 	w := statetest.Work(&policies.State{})
-	ph := placeholder(w, "m1", &policies.ToolResult{ToolCallID: "c1", Name: "read", Content: content}, 7)
+	ph := placeholder(w, "m1", &policies.ToolResult{ToolCallID: "c1", Name: "read", Content: content}, 7, nil)
 	if !utf8.ValidString(ph) {
 		t.Fatalf("invalid UTF-8: %q", ph)
 	}
@@ -209,7 +209,7 @@ func TestProperties(t *testing.T) {
 		opts.Damage = []float64{0, 0.2}[seed%2]
 		st := statetest.Generate(r, opts)
 		for name, apply := range map[string]func(w *policies.Work){
-			"boundary": func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}) },
+			"boundary": func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}, nil) },
 			"masking":  func(w *policies.Work) { MaskObservations(w, small, MaskRun{}) },
 			"target":   func(w *policies.Work) { MaskObservations(w, small, MaskRun{TargetTokens: w.UsedTokens() / 2}) },
 		} {
@@ -257,7 +257,7 @@ func FuzzIsolation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st := statetest.FromBytes(data)
 		for _, apply := range []func(w *policies.Work){
-			func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 3}) },
+			func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 3}, nil) },
 			func(w *policies.Work) { MaskObservations(w, &MaskingConfig{PreviewChars: 3}, MaskRun{}) },
 			func(w *policies.Work) {
 				MaskObservations(w, &MaskingConfig{PreviewChars: 3}, MaskRun{TargetTokens: 10})
@@ -317,7 +317,7 @@ func TestBoundaryRecordKeepsErrorsAndDecisions(t *testing.T) {
 		callMsg("ab", "e1", "read"), result("rb", "cab", "ok", false),
 	}
 	w := statetest.Work(st)
-	Boundary(w, &BoundaryConfig{MaxRecordCalls: 50})
+	Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}, nil)
 	var record string
 	for _, e := range w.Entries {
 		if strings.HasPrefix(e.Message.ID, "ctxc-trace-") {

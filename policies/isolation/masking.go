@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/facts"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 )
 
 // MaskReason is the Mask.Reason of masks made by MaskObservations.
@@ -49,7 +49,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 	if cfg == nil {
 		cfg = DefaultMaskingConfig()
 	}
-	targetTokens, protect, policy := run.TargetTokens, run.Protect, run.Policy
+	targetTokens, protect, policy, outputs := run.TargetTokens, run.Protect, run.Policy, run.Outputs
 	if policy == "" {
 		policy = TypeObservationMasking
 	}
@@ -95,7 +95,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		c := maskCandidate{i: i, before: before}
 		if before <= 2*bound {
 			var ok bool
-			if c, ok = maskedForm(w, cfg, e, exempt); !ok {
+			if c, ok = maskedForm(w, cfg, e, exempt, outputs); !ok {
 				continue
 			}
 			c.i = i
@@ -117,7 +117,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 			break
 		}
 		if c.parts == nil {
-			built, ok := maskedForm(w, cfg, &w.Entries[c.i], exempt)
+			built, ok := maskedForm(w, cfg, &w.Entries[c.i], exempt, outputs)
 			if !ok {
 				continue
 			}
@@ -155,6 +155,8 @@ type MaskRun struct {
 	// Policy is the policy type named in dispositions; TypeObservationMasking
 	// when empty.
 	Policy string
+	// Outputs remembers what was read of tool outputs; nil reads afresh.
+	Outputs *diagnose.Cache
 }
 
 // recentOutputs marks the newest tool outputs that are never masked: the
@@ -208,7 +210,7 @@ func exemptResult(m *policies.Message, exempt map[string]bool) bool {
 
 // maskedForm builds the masked parts of a tool message and measures both
 // forms; ok is false when a result is exempt or masking would not shrink it.
-func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt map[string]bool) (maskCandidate, bool) {
+func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt map[string]bool, outputs *diagnose.Cache) (maskCandidate, bool) {
 	m := &e.Message
 	var c maskCandidate
 	var placeholders, tools []string
@@ -227,7 +229,7 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt 
 				original.Content = c
 			}
 		}
-		ph := placeholder(w, m.ID, &original, cfg.PreviewChars)
+		ph := placeholder(w, m.ID, &original, cfg.PreviewChars, outputs)
 		p.ToolResult.Content = ph
 		c.parts = append(c.parts, p)
 		placeholders = append(placeholders, ph)
@@ -286,16 +288,18 @@ func countMessage(w *policies.Work, m *policies.Message) int {
 
 // placeholder describes a masked output: where it is, how big it was, and its
 // head and tail, cut at rune boundaries.
-func placeholder(w *policies.Work, messageID string, r *policies.ToolResult, preview int) string {
+func placeholder(w *policies.Work, messageID string, r *policies.ToolResult, preview int, outputs *diagnose.Cache) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[output masked: message %s, tool %s, call %s, %d tokens", messageID, r.Name, r.ToolCallID, countText(w, r.Content))
-	if r.IsError {
+	failed := r.IsError || outputs.Read(r.Content).Failed
+	if failed {
 		b.WriteString(", error")
 	}
 	b.WriteString("; the full output stays in the log]")
-	if r.IsError {
-		// The error's identifiers must outlive its output (invariant 5).
-		for _, line := range facts.ErrorLines(r.Content, 3, 160) {
+	if failed {
+		// What identifies the failure must outlive its output (invariant 5;
+		// an output that failed in its own words too).
+		for _, line := range outputs.Identify(r.Content, diagnose.DefaultLimits) {
 			b.WriteString("\nerror: " + strings.ToValidUTF8(line, "\uFFFD"))
 		}
 	}

@@ -197,7 +197,7 @@ func (c *checker) check(w *policies.Work, s *step) error {
 				return fail("the recency window (latest %d turns) was not kept", w.RecentTurns)
 			}
 			for k := range c.recent {
-				if !sameMessage(&w.Entries[start+k].Message, &c.recent[k]) {
+				if !sameMessage(&w.Entries[start+k].Message, &c.recent[k]) && !(w.HardLimitExceeded && policies.ShrunkFrom(&w.Entries[start+k].Message, &c.recent[k])) {
 					return fail("the recency window is not verbatim and contiguous at message %q", c.recent[k].ID)
 				}
 			}

@@ -40,7 +40,7 @@ record() {
   local code=0
   (cd "$dir" && bash -c "$cmd") >"$out.out" 2>&1 </dev/null || code=$?
   local version
-  version="$(bash -c "$version_cmd" 2>&1 | head -n 1 | tr -d '\r')"
+  version="$(bash -c "$version_cmd" 2>&1 | sed -n 1p | tr -d '\r')"
   local proj=""
   [[ $project != - ]] && proj=$project
   if [[ -f $out.json ]]; then

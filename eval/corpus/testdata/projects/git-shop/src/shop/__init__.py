@@ -1,0 +1,1 @@
+"""shop: pricing and stock for the orders service."""

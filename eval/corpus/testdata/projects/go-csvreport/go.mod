@@ -1,0 +1,3 @@
+module example.com/csvreport
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/notify
+
+go 1.26

@@ -1,0 +1,1 @@
+"""Warehouse inventory: stock levels, pricing tiers and orders."""

@@ -1,0 +1,3 @@
+output "zone_serial" {
+  value = terraform_data.zone_serial.output
+}

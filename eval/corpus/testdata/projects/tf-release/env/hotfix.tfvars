@@ -1,0 +1,2 @@
+release         = "2024.6-hotfix"
+canary_services = []

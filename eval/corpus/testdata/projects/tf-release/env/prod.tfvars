@@ -1,0 +1,2 @@
+release         = "2024.06.2"
+canary_services = ["checkout"]

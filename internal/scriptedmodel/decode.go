@@ -1,0 +1,304 @@
+package scriptedmodel
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// decode fills req's neutral view from its body. Only what the view needs is
+// read; everything else a client sends (thinking, metadata, cache_control,
+// reasoning settings…) stays in Body as it came.
+func decode(req *Request) error {
+	if len(bytes.TrimSpace(req.Body)) == 0 {
+		return fmt.Errorf("the body is empty: expected a JSON object")
+	}
+	var head struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}
+	if err := json.Unmarshal(req.Body, &head); err != nil {
+		return fmt.Errorf("the body is not a JSON object: %w", err)
+	}
+	req.Model, req.Stream = head.Model, head.Stream
+	switch req.Protocol {
+	case AnthropicMessages, AnthropicCountTokens:
+		return decodeAnthropic(req)
+	case ChatCompletions:
+		return decodeChat(req)
+	case Responses:
+		return decodeResponses(req)
+	}
+	return nil
+}
+
+// appendMessage adds m to msgs, merging it into the last message when both
+// are the same role and m only continues it (calls after an assistant's text,
+// results after results), as the providers' own shapes would group them.
+func appendMessage(msgs []Message, m Message) []Message {
+	if n := len(msgs); n > 0 {
+		last := &msgs[n-1]
+		calls := m.Role == "assistant" && last.Role == "assistant" && m.Text == ""
+		results := m.Role == "user" && last.Role == "user" && m.Text == "" && last.Text == "" && len(m.ToolCalls) == 0
+		if calls || results {
+			last.ToolCalls = append(last.ToolCalls, m.ToolCalls...)
+			last.ToolResults = append(last.ToolResults, m.ToolResults...)
+			return msgs
+		}
+	}
+	return append(msgs, m)
+}
+
+// textOf reads a string or an array of blocks with a "text" field (text,
+// input_text, output_text), joining their texts with newlines.
+func textOf(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return "", errNotString
+	}
+	var texts []string
+	for _, b := range blocks {
+		if b.Text != "" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+func decodeAnthropic(req *Request) error {
+	var body struct {
+		System   json.RawMessage `json:"system"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		return err
+	}
+	var err error
+	if req.System, err = textOf(body.System); err != nil {
+		return errField("system", err)
+	}
+	for _, t := range body.Tools {
+		req.Tools = append(req.Tools, t.Name)
+	}
+	for i, m := range body.Messages {
+		field := fmt.Sprintf("messages[%d]", i)
+		if m.Role == "system" {
+			// Claude Code sends its environment as a system message in the
+			// conversation; the view keeps it with the system prompt.
+			text, err := textOf(m.Content)
+			if err != nil {
+				return errField(field+".content", err)
+			}
+			req.System = strings.TrimPrefix(req.System+"\n\n"+text, "\n\n")
+			continue
+		}
+		if m.Role != "user" && m.Role != "assistant" {
+			return errField(field+".role", fmt.Errorf("%q is not user, assistant or system", m.Role))
+		}
+		msg := Message{Role: m.Role}
+		raw := bytes.TrimSpace(m.Content)
+		if len(raw) > 0 && raw[0] == '"' {
+			if err := json.Unmarshal(raw, &msg.Text); err != nil {
+				return errField(field+".content", err)
+			}
+			req.Messages = append(req.Messages, msg)
+			continue
+		}
+		var blocks []struct {
+			Type      string          `json:"type"`
+			Text      string          `json:"text"`
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Input     json.RawMessage `json:"input"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			IsError   bool            `json:"is_error"`
+		}
+		if err := json.Unmarshal(raw, &blocks); err != nil {
+			return errField(field+".content", errNotString)
+		}
+		var texts []string
+		for j, b := range blocks {
+			switch b.Type {
+			case "text":
+				texts = append(texts, b.Text)
+			case "tool_use", "server_tool_use":
+				msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Input: string(b.Input)})
+			case "tool_result":
+				content, err := textOf(b.Content)
+				if err != nil {
+					return errField(fmt.Sprintf("%s.content[%d].content", field, j), err)
+				}
+				msg.ToolResults = append(msg.ToolResults, ToolResult{CallID: b.ToolUseID, Content: content, IsError: b.IsError})
+			}
+		}
+		msg.Text = strings.Join(texts, "\n")
+		req.Messages = append(req.Messages, msg)
+	}
+	return nil
+}
+
+func decodeChat(req *Request) error {
+	var body struct {
+		Messages []struct {
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+		Tools []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+			Custom struct {
+				Name string `json:"name"`
+			} `json:"custom"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		return err
+	}
+	for _, t := range body.Tools {
+		req.Tools = append(req.Tools, t.Function.Name+t.Custom.Name)
+	}
+	var system []string
+	for i, m := range body.Messages {
+		field := fmt.Sprintf("messages[%d]", i)
+		text, err := textOf(m.Content)
+		if err != nil {
+			return errField(field+".content", err)
+		}
+		switch m.Role {
+		case "system", "developer":
+			system = append(system, text)
+		case "user":
+			req.Messages = appendMessage(req.Messages, Message{Role: "user", Text: text})
+		case "assistant":
+			msg := Message{Role: "assistant", Text: text}
+			for _, c := range m.ToolCalls {
+				msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Input: c.Function.Arguments})
+			}
+			req.Messages = append(req.Messages, msg)
+		case "tool":
+			req.Messages = appendMessage(req.Messages, Message{Role: "user", ToolResults: []ToolResult{{CallID: m.ToolCallID, Content: text}}})
+		default:
+			return errField(field+".role", fmt.Errorf("%q is not system, developer, user, assistant or tool", m.Role))
+		}
+	}
+	req.System = strings.Join(system, "\n\n")
+	return nil
+}
+
+func decodeResponses(req *Request) error {
+	var body struct {
+		Instructions string          `json:"instructions"`
+		Input        json.RawMessage `json:"input"`
+		Tools        []struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		return err
+	}
+	for _, t := range body.Tools {
+		name := t.Name
+		if name == "" {
+			name = t.Type // built-in tools such as local_shell and web_search
+		}
+		req.Tools = append(req.Tools, name)
+		if t.Type == "custom" {
+			if req.CustomTools == nil {
+				req.CustomTools = map[string]bool{}
+			}
+			req.CustomTools[name] = true
+		}
+	}
+	system := []string{}
+	if body.Instructions != "" {
+		system = append(system, body.Instructions)
+	}
+	defer func() { req.System = strings.Join(system, "\n\n") }()
+	raw := bytes.TrimSpace(body.Input)
+	if len(raw) > 0 && raw[0] == '"' {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return errField("input", err)
+		}
+		req.Messages = []Message{{Role: "user", Text: text}}
+		return nil
+	}
+	var items []struct {
+		Type      string          `json:"type"`
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
+		CallID    string          `json:"call_id"`
+		Name      string          `json:"name"`
+		Arguments string          `json:"arguments"`
+		Input     string          `json:"input"`
+		Output    json.RawMessage `json:"output"`
+		Action    json.RawMessage `json:"action"`
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return errField("input", fmt.Errorf("expected a string or an array of items: %w", err))
+		}
+	}
+	for i, it := range items {
+		field := fmt.Sprintf("input[%d]", i)
+		switch it.Type {
+		case "message", "":
+			text, err := textOf(it.Content)
+			if err != nil {
+				return errField(field+".content", err)
+			}
+			switch it.Role {
+			case "system", "developer":
+				system = append(system, text)
+			case "user", "assistant":
+				req.Messages = appendMessage(req.Messages, Message{Role: it.Role, Text: text})
+			default:
+				return errField(field+".role", fmt.Errorf("%q is not system, developer, user or assistant", it.Role))
+			}
+		case "function_call":
+			req.Messages = appendMessage(req.Messages, Message{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: it.Arguments}}})
+		case "custom_tool_call":
+			req.Messages = appendMessage(req.Messages, Message{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: it.Input}}})
+		case "local_shell_call":
+			req.Messages = appendMessage(req.Messages, Message{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: "local_shell", Input: string(it.Action)}}})
+		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+			out, err := textOf(it.Output)
+			if err != nil {
+				return errField(field+".output", err)
+			}
+			req.Messages = appendMessage(req.Messages, Message{Role: "user", ToolResults: []ToolResult{{CallID: it.CallID, Content: out}}})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package diagnose
+
+import (
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/zeebo/xxh3"
+)
+
+// Cache remembers what Read made of an output: a stateless compile reads the
+// same tool outputs again at every call, and reading runs regular
+// expressions over every line. A policy that reads outputs keeps one for
+// all the requests it serves. Safe for concurrent use; a nil Cache reads
+// afresh every time.
+type Cache struct {
+	digests *lru.Cache[uint64, *Digest]
+}
+
+// cacheEntries bounds a Cache.
+const cacheEntries = 20_000
+
+// NewCache returns an empty Cache.
+func NewCache() *Cache {
+	c, _ := lru.New[uint64, *Digest](cacheEntries)
+	return &Cache{digests: c}
+}
+
+// Read is Read, remembered. The Digest returned is shared: callers must not
+// change it (Lines and Identify take copies).
+func (c *Cache) Read(output string) *Digest {
+	if c == nil {
+		d := Read(output)
+		return &d
+	}
+	key := xxh3.HashString(output) ^ uint64(len(output))<<40
+	if d, ok := c.digests.Get(key); ok {
+		return d
+	}
+	d := Read(output)
+	c.digests.Add(key, &d)
+	return &d
+}
+
+// Identify is Identify, remembered.
+func (c *Cache) Identify(output string, l Limits) []string {
+	d := *c.Read(output)
+	d.Failed = true
+	return d.Lines(l)
+}

@@ -1,0 +1,236 @@
+package diagnose
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Status lines: what a client, server, database, installer or shell says
+// when a command could not do its work.
+var (
+	httpStatus = regexp.MustCompile(`^(?:< )?HTTP/[\d.]+ (\d{3})\b`)
+	statusRes  = []*regexp.Regexp{
+		regexp.MustCompile(`^curl: \(\d+\) .+`),
+		regexp.MustCompile(`^wget: .+|^ERROR \d{3}: .+`),
+		regexp.MustCompile(`^Error from server(?: \(\w+\))?: .+`),
+		regexp.MustCompile(`^The connection to the server .+ was refused.*`),
+		regexp.MustCompile(`^Unable to connect to the server: .+`),
+		regexp.MustCompile(`^error: (?:unable to|the server|error validating|error parsing|resource mapping|no objects|unknown|failed|couldn't|you must|the path|invalid|no matches|Unexpected).+`),
+		regexp.MustCompile(`^SUMMARY: \w+Sanitizer: .+`),
+		regexp.MustCompile(`^ESLint found too many warnings .*`),
+		regexp.MustCompile(`^<(?:title|h1|h2)>.*\b[45]\d\d\b.*</(?:title|h1|h2)>|^<head><title>.*\b[45]\d\d\b.*`), // an error page
+		regexp.MustCompile(`^(?:docker: )?Cannot connect to the Docker daemon .+`),
+		regexp.MustCompile(`^[45]\d\d\s+https?://\S+$`),                       // curl -w '%{http_code} %{url}'
+		regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`), // sqlite3
+		regexp.MustCompile(`^(?:docker: )?Error response from daemon: .+`),
+		regexp.MustCompile(`^ERROR: failed to (?:solve|build|read|receive).*`),
+		regexp.MustCompile(`^Failed to dial target host .+|^Error invoking method .+|^Failed to (?:list|compute|process|resolve|parse) .+`),
+		regexp.MustCompile(`^(?:ERROR|error) \d+ \([\w]{5}\)(?: at line \d+)?: .+`), // MySQL / MariaDB
+		regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`),       // sqlite3
+		regexp.MustCompile(`^Error: (?:near line \d+: |in prepare, |stepping, ).+`), // sqlite3
+		regexp.MustCompile(`^CONFLICT \([\w/ -]+\): .+`),                            // git
+		regexp.MustCompile(`^! \[(?:rejected|remote rejected)\] .+`),
+		regexp.MustCompile(`^(?:fatal|error|warning): .+`),
+		regexp.MustCompile(`^npm (?:ERR!|error) .+`),
+		regexp.MustCompile(`^(?:yarn|pnpm) ERR.* .+|^ERR_PNPM_\w+ .+`),
+		regexp.MustCompile(`^ERROR: (?:Could not|No matching|Cannot|Invalid|Package|Failed|Exception|pip|Command|Double requirement|Ignored|Requirement|ResolutionImpossible|Directory|File).*`),
+		regexp.MustCompile(`^(?:error: externally-managed-environment|× .+)$`),
+		regexp.MustCompile(`^(?:Your requirements could not be resolved|Could not find package|\[\w+\\[\w\\]+Exception\]).*`), // composer
+		regexp.MustCompile(`^(?:-?bash|sh|zsh|dash|/bin/(?:ba)?sh|[\w./-]+\.sh)(?:: line \d+)?: .+`),
+		regexp.MustCompile(`^[\w./-]+: (?:command not found|Permission denied|No such file or directory|not found|cannot execute.*|Is a directory|Operation not permitted)$`),
+		regexp.MustCompile(`^make(?:\[\d+\])?: \*\*\* .+`),
+		regexp.MustCompile(`(?:^|: )(?:undefined reference to|multiple definition of|cannot find -l)\S*.+`), // the linker
+		regexp.MustCompile(`^(?:\S+: )?(?:Segmentation fault|Bus error|Aborted|Killed|Illegal instruction|Floating point exception)(?: \(core dumped\))?$`),
+		regexp.MustCompile(`^signal: (?:killed|segmentation fault|aborted).*`),
+		regexp.MustCompile(`^OCI runtime .+|^Error: (?:failed|cannot|unable|no such|unknown|invalid|the|could not|Could not).+`),
+		regexp.MustCompile(`^(?:ERROR|FATAL|CRITICAL|Error|Fatal|error|fatal)\s*(?:\[[\w.-]+\])?:\s+\S.+`),
+		regexp.MustCompile(`^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated|Catchable fatal error):\s+.+`),
+		regexp.MustCompile(`^Exception: .+`),
+		regexp.MustCompile(`^(?:exit status|exit code|Exit code:?|exited with code) (?:129|13\d|14\d|15\d)$`),
+	}
+)
+
+// statusLine reads a client's or a tool's error line. t is the whole line,
+// rest the line without a tool's prefix.
+func statusLine(t, rest string) (Finding, bool) {
+	if m := httpStatus.FindStringSubmatch(rest); m != nil {
+		code, _ := strconv.Atoi(m[1])
+		if code >= 400 {
+			return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
+		}
+		return Finding{}, false
+	}
+	if jsonErrorBody.MatchString(rest) {
+		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
+	}
+	if statusPhrase.MatchString(rest) && !codeLike(rest) {
+		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
+	}
+	if m := toolLine.FindStringSubmatch(rest); m != nil && !notTools[m[1]] && errorScore(m[2]) >= 2 && !codeLike(m[2]) {
+		// "gzip: stdin: not in gzip format": a tool saying why it stopped.
+		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
+	}
+	for _, re := range statusRes {
+		if re.MatchString(rest) && !codeLike(rest) {
+			sev := Error
+			if strings.HasPrefix(rest, "warning: ") || strings.HasPrefix(rest, "PHP Warning") || strings.HasPrefix(rest, "Warning:") ||
+				strings.HasPrefix(rest, "PHP Notice") || strings.HasPrefix(rest, "Notice:") ||
+				strings.HasPrefix(rest, "PHP Deprecated") || strings.HasPrefix(rest, "Deprecated:") {
+				sev = Warning
+			}
+			return Finding{Kind: Status, Severity: sev, Lines: []string{t}, key: t}, true
+		}
+	}
+	return Finding{}, false
+}
+
+// jsonErrorBody is an API's error body on one line: {"error": {"code": …,
+// "message": …}}.
+var jsonErrorBody = regexp.MustCompile(`^\{\s*"(?:error|errors|err|fault)"\s*:\s*[{"\[].*\}$`)
+
+// toolLine is a line a program starts with its own name.
+var toolLine = regexp.MustCompile(`^([a-z][\w+.-]{1,20}): (\S.*)$`)
+
+// notTools open lines like a program's name but label a value.
+var notTools = map[string]bool{"left": true, "right": true, "expected": true, "actual": true, "got": true, "want": true,
+	"received": true, "note": true, "help": true, "hint": true, "info": true, "debug": true, "detail": true, "details": true,
+	"message": true, "reason": true, "cause": true, "value": true, "key": true, "name": true, "type": true, "description": true,
+	"status": true, "code": true, "id": true, "path": true, "url": true, "stack": true, "location": true, "summary": true,
+	"warning": true, "error": true, "fatal": true, "see": true, "at": true, "in": true, "from": true, "to": true, "and": true}
+
+// Exception headlines: a typed error and its message.
+var exceptionRe = regexp.MustCompile(`^(?:Exception in thread "[^"]*" |Caused by: |Uncaught |\[cause\]: |=> |E\s+)?(?:[A-Za-z_$][\w$]*[.:]{1,2})*(?:[A-Z][\w$]*)?(?:Error|Exception|Throwable|Failure|Failed|Panic|Fault|Interrupt|Exit|Warning)(?: \[[A-Z_0-9]+\])?(?::(?:\s.*)?)?$`)
+
+// exceptionLine reports whether a line is an exception's headline
+// ("KeyError: 'sku'", "java.lang.IllegalStateException: closed",
+// "TypeError: Cannot read properties of undefined (reading 'id')").
+func exceptionLine(t string) bool {
+	if !exceptionRe.MatchString(t) {
+		return false
+	}
+	// "Error:" alone, or "ValidationError: a sentence" in prose: an
+	// exception names its type in one word and has no spaces before the colon.
+	head, _, _ := strings.Cut(t, ": ")
+	if rest, ok := strings.CutPrefix(head, "E "); ok {
+		head = strings.TrimSpace(rest) // pytest's "E   KeyError: 'x'"
+	}
+	return !strings.ContainsAny(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(head, "Caused by"), "Exception in thread"), "Uncaught "), " ") ||
+		strings.HasPrefix(t, "Exception in thread") || strings.HasPrefix(t, "Caused by: ") || strings.HasPrefix(t, "Uncaught ")
+}
+
+// errorScore ranks how plainly an unstructured line reports an error: 3 with
+// an error code or errno, 2 with an error word, 1 with a word that may report
+// one, 0 for none or a line that reports a success.
+func errorScore(line string) int {
+	lower := strings.ToLower(line)
+	for _, m := range []string{"✓", "✔", "ok ", "ok\t", "pass ", "pass:", "passed", "success"} {
+		if strings.HasPrefix(lower, m) {
+			return 0
+		}
+	}
+	if statusPhrase.MatchString(line) {
+		return 3
+	}
+	ws := strings.FieldsFunc(line, func(r rune) bool { return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'') })
+	score := 0
+	for _, w := range ws {
+		if errnoNames[w] || errorCode(w) {
+			return 3
+		}
+		lw := strings.ToLower(w)
+		if len(lw) > 5 && (strings.HasSuffix(lw, "error") || strings.HasSuffix(lw, "exception")) {
+			score = max(score, 2) // a type name: ImportError, IOException
+		}
+		for _, stem := range errorStems {
+			if strings.HasPrefix(lw, stem) {
+				score = max(score, 2)
+			}
+		}
+		for _, stem := range weakStems {
+			if strings.HasPrefix(lw, stem) {
+				score = max(score, 1)
+			}
+		}
+	}
+	if score < 2 {
+		for _, p := range errorPhrases {
+			if strings.Contains(lower, p) {
+				return 2
+			}
+		}
+	}
+	return score
+}
+
+// statusPhrase is an error status in words: "HTTP 503", "status code 429",
+// "returned 404", "exit status 137".
+var statusPhrase = regexp.MustCompile(`(?i)\b(?:HTTP(?:/[\d.]+)?|status(?: code)?|returned|response code)[ :=]+[45]\d\d\b|\bexit (?:status|code) (?:1[2-5]\d)\b`)
+
+var (
+	errorStems   = []string{"error", "fail", "panic", "exception", "denied", "refused", "timeout", "fatal", "crash", "killed", "unavailable", "unreachable", "forbidden", "unauthorized", "exceeded", "overflow", "segfault", "abort", "deadlock", "traceback", "violat", "corrupt"}
+	weakStems    = []string{"invalid", "conflict", "cannot", "unable", "rejected", "undefined", "unexpected", "mismatch", "missing", "unknown"}
+	errorPhrases = []string{"timed out", "not found", "no such", "does not exist", "doesn't exist", "out of range", "nil pointer", "no space", "out of memory", "connection reset", "not used", "can't "}
+)
+
+// errnoNames are POSIX errno names: "ECONNREFUSED" is an error, "EXPRESS" in
+// a licence is not.
+var errnoNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`E2BIG EACCES EADDRINUSE EADDRNOTAVAIL EAFNOSUPPORT EAGAIN EALREADY EBADF EBADMSG EBUSY
+		ECANCELED ECHILD ECONNABORTED ECONNREFUSED ECONNRESET EDEADLK EDESTADDRREQ EDOM EDQUOT EEXIST EFAULT EFBIG
+		EHOSTDOWN EHOSTUNREACH EIDRM EILSEQ EINPROGRESS EINTR EINVAL EIO EISCONN EISDIR ELOOP EMFILE EMLINK EMSGSIZE
+		ENAMETOOLONG ENETDOWN ENETRESET ENETUNREACH ENFILE ENOBUFS ENODATA ENODEV ENOENT ENOEXEC ENOLCK ENOLINK ENOMEM
+		ENOMSG ENOPROTOOPT ENOSPC ENOSR ENOSTR ENOSYS ENOTCONN ENOTDIR ENOTEMPTY ENOTSOCK ENOTSUP ENOTTY ENXIO EOPNOTSUPP
+		EOVERFLOW EPERM EPIPE EPROTO EPROTONOSUPPORT EPROTOTYPE ERANGE EROFS ESPIPE ESRCH ESTALE ETIME ETIMEDOUT ETXTBSY
+		EWOULDBLOCK EXDEV EAI_AGAIN ENOTFOUND ERESOLVE ETARGET E404 EINTEGRITY ELIFECYCLE EBADENGINE`) {
+		m[n] = true
+	}
+	return m
+}()
+
+// errorCode reports whether a word is an error code with a prefix and
+// digits: E0308, TS2304, ORA-00942, SQLSTATE-like 23505 is not (no letter).
+func errorCode(w string) bool {
+	if len(w) < 4 || len(w) > 12 {
+		return false
+	}
+	upper, digits := 0, 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'A' && c <= 'Z':
+			if digits > 0 {
+				return false
+			}
+			upper++
+		case c >= '0' && c <= '9':
+			digits++
+		default:
+			return false
+		}
+	}
+	return upper >= 1 && upper <= 4 && digits >= 3
+}
+
+// indent is the width of a line's leading white space, a tab counted as 8.
+func indent(l string) int {
+	n := 0
+	for _, r := range l {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 8
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func startsWithSpace(l string) bool {
+	r, _ := utf8.DecodeRuneInString(l)
+	return r == ' ' || r == '\t'
+}
