@@ -137,7 +137,7 @@ func proxyPost(t testing.TB, base string, f proxyFormat, body []byte, window int
 
 // sessionWindow is the window of the growing session: its 40 turns grow to
 // about 45,000 tokens, so budget-aware compacts it several times.
-const sessionWindow = 24000
+const sessionWindow = 28000
 
 // TestProxyGrowingSession sends a 40-turn coding session through the proxy
 // as its client would, twice a turn (the request, then the tool results),

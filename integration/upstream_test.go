@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,22 +12,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/scriptedmodel"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/providers"
 )
 
 // scriptedUpstream is a model provider in the test: a real HTTP server that
-// speaks OpenAI Chat Completions and Responses, Anthropic Messages (and
-// count_tokens), Gemini generateContent and streamGenerateContent, and Ollama
-// /api/chat, SSE and NDJSON streams included. It records every request it
-// receives, checks each with the provider's validator (package providers),
-// and answers with the turn its script gives for the conversation it read.
+// speaks OpenAI Chat Completions and Responses and Anthropic Messages (and
+// count_tokens) through internal/scriptedmodel, and Gemini generateContent
+// and streamGenerateContent and Ollama /api/chat itself, SSE and NDJSON
+// streams included. It records every request it receives with its
+// credentials, checks each with the provider's validator (package
+// providers), and answers with the turn its script gives for the
+// conversation it read.
 type scriptedUpstream struct {
 	*httptest.Server
 	mu       sync.Mutex
 	received []upstreamRequest
 	script   modelScript
 	calls    int
+	// model answers Anthropic's and OpenAI's protocols.
+	model *scriptedmodel.Server
 }
 
 // upstreamRequest is one request the upstream received.
@@ -38,7 +44,7 @@ type upstreamRequest struct {
 	Body     []byte
 	// Invalid is what the provider's validator found wrong ("" for a valid body).
 	Invalid string
-	// Conversation is the body read back (nil when it could not be).
+	// Conversation is the body read back for the script (nil when it could not be).
 	Conversation *providers.Imported
 }
 
@@ -55,6 +61,7 @@ type modelScript func(req upstreamRequest) modelTurn
 func newScriptedUpstream(t testing.TB, script modelScript) *scriptedUpstream {
 	t.Helper()
 	u := &scriptedUpstream{script: script}
+	u.model = scriptedmodel.New(u.scriptedModel)
 	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
 	t.Cleanup(u.Close)
 	return u
@@ -106,47 +113,31 @@ func (u *scriptedUpstream) serve(w http.ResponseWriter, r *http.Request) {
 			req.Invalid = err.Error()
 		}
 	}
-	if u.script != nil {
-		req.Conversation, _ = providers.Import(format, body)
-	}
 	u.mu.Lock()
 	u.received = append(u.received, req)
 	u.calls++
-	n := u.calls
 	u.mu.Unlock()
 
-	turn := modelTurn{Text: "OK."}
-	if u.script != nil && endpoint != "count_tokens" {
-		turn = u.script(req)
+	if format == policies.RenderAnthropic || format == policies.RenderOpenAI || format == policies.RenderOpenAIResponses {
+		// Anthropic's and OpenAI's protocols are internal/scriptedmodel's.
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		u.model.ServeHTTP(w, r)
+		return
 	}
+	if u.script != nil {
+		req.Conversation, _ = providers.Import(format, body)
+	}
+	turn := u.turn(req)
+	u.mu.Lock()
+	n := u.calls
+	u.mu.Unlock()
 	for i := range turn.Calls {
 		if turn.Calls[i].ID == "" {
 			turn.Calls[i].ID = fmt.Sprintf("call_%d_%d", n, i)
 		}
 	}
-	var head struct {
-		Model  string `json:"model"`
-		Stream bool   `json:"stream"`
-	}
-	_ = json.Unmarshal(body, &head)
 	input := len(body) / 4
 	switch endpoint {
-	case "messages":
-		if head.Stream {
-			anthropicStream(w, head.Model, n, turn, input)
-		} else {
-			writeJSON(w, anthropicMessage(head.Model, n, turn, input))
-		}
-	case "count_tokens":
-		writeJSON(w, map[string]int{"input_tokens": input})
-	case "chat_completions":
-		if head.Stream {
-			openAIStream(w, head.Model, n, turn, input)
-		} else {
-			writeJSON(w, openAICompletion(head.Model, n, turn, input))
-		}
-	case "responses":
-		writeJSON(w, responsesObject(head.Model, n, turn, input))
 	case "generate_content":
 		writeJSON(w, geminiResponse(turn, input))
 	case "stream_generate_content":
@@ -156,17 +147,48 @@ func (u *scriptedUpstream) serve(w http.ResponseWriter, r *http.Request) {
 			w.(http.Flusher).Flush()
 		}
 	case "chat":
-		if head.Stream || !strings.Contains(string(body), `"stream":false`) { // Ollama streams unless told not to
-			w.Header().Set("Content-Type", "application/x-ndjson")
-			for _, line := range ollamaLines(head.Model, turn, input) {
-				fmt.Fprintf(w, "%s\n", mustJSON(line))
-				w.(http.Flusher).Flush()
-			}
-		} else {
-			lines := ollamaLines(head.Model, turn, input)
+		var head struct {
+			Model  string `json:"model"`
+			Stream *bool  `json:"stream"`
+		}
+		_ = json.Unmarshal(body, &head)
+		lines := ollamaLines(head.Model, turn, input)
+		if head.Stream != nil && !*head.Stream {
 			writeJSON(w, lines[len(lines)-1])
+			return
+		}
+		// Ollama streams unless told not to.
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		for _, line := range lines {
+			fmt.Fprintf(w, "%s\n", mustJSON(line))
+			w.(http.Flusher).Flush()
 		}
 	}
+}
+
+// turn is the script's turn for a request ("OK." without a script).
+func (u *scriptedUpstream) turn(req upstreamRequest) modelTurn {
+	if u.script == nil {
+		return modelTurn{Text: "OK."}
+	}
+	return u.script(req)
+}
+
+// scriptedModel is the scripted upstream's script as internal/scriptedmodel
+// takes it: the request read back as the provider's body, the turn as its
+// reply.
+func (u *scriptedUpstream) scriptedModel(r *scriptedmodel.Request) (scriptedmodel.Reply, error) {
+	endpoint, format := endpointOf(r.Path)
+	req := upstreamRequest{Endpoint: endpoint, Path: r.Path, Query: r.Query, Header: r.Header, Body: r.Body}
+	if u.script != nil {
+		req.Conversation, _ = providers.Import(format, r.Body)
+	}
+	turn := u.turn(req)
+	reply := scriptedmodel.Reply{Text: turn.Text}
+	for _, c := range turn.Calls {
+		reply.ToolCalls = append(reply.ToolCalls, scriptedmodel.ToolCall{ID: c.ID, Name: c.Name, Input: string(args(c))})
+	}
+	return reply, nil
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -188,134 +210,6 @@ func args(c policies.ToolCall) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return json.RawMessage(c.ArgumentsJSON)
-}
-
-func anthropicMessage(model string, n int, turn modelTurn, input int) map[string]any {
-	var content []any
-	if turn.Text != "" {
-		content = append(content, map[string]any{"type": "text", "text": turn.Text})
-	}
-	for _, c := range turn.Calls {
-		content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": args(c)})
-	}
-	stop := "end_turn"
-	if len(turn.Calls) > 0 {
-		stop = "tool_use"
-	}
-	return map[string]any{"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": model, "content": content,
-		"stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": input, "output_tokens": 10}}
-}
-
-// anthropicStream writes a turn as Messages SSE events: message_start, each
-// block's start, deltas (text in two pieces, a call's input as partial
-// JSON) and stop, message_delta, message_stop.
-func anthropicStream(w http.ResponseWriter, model string, n int, turn modelTurn, input int) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	event := func(typ string, data any) {
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, mustJSON(data))
-		w.(http.Flusher).Flush()
-	}
-	msg := anthropicMessage(model, n, modelTurn{}, input)
-	msg["content"], msg["stop_reason"] = []any{}, nil
-	msg["usage"] = map[string]int{"input_tokens": input, "output_tokens": 1}
-	event("message_start", map[string]any{"type": "message_start", "message": msg})
-	event("ping", map[string]any{"type": "ping"})
-	index := 0
-	if turn.Text != "" {
-		event("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "text", "text": ""}})
-		half := len(turn.Text) / 2
-		for _, piece := range []string{turn.Text[:half], turn.Text[half:]} {
-			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "text_delta", "text": piece}})
-		}
-		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
-		index++
-	}
-	for _, c := range turn.Calls {
-		event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
-			"content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}})
-		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(args(c))}})
-		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
-		index++
-	}
-	stop := "end_turn"
-	if len(turn.Calls) > 0 {
-		stop = "tool_use"
-	}
-	event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-		"usage": map[string]int{"output_tokens": 10}})
-	event("message_stop", map[string]any{"type": "message_stop"})
-}
-
-func openAICompletion(model string, n int, turn modelTurn, input int) map[string]any {
-	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
-	if turn.Text != "" {
-		msg["content"] = turn.Text
-	}
-	finish := "stop"
-	if len(turn.Calls) > 0 {
-		var calls []any
-		for _, c := range turn.Calls {
-			calls = append(calls, map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": string(args(c))}})
-		}
-		msg["tool_calls"], finish = calls, "tool_calls"
-	}
-	return map[string]any{"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": time.Now().Unix(), "model": model,
-		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
-		"usage":   map[string]int{"prompt_tokens": input, "completion_tokens": 10, "total_tokens": input + 10}}
-}
-
-// openAIStream writes a turn as Chat Completions chunks: the role, the text
-// in two pieces, each call's name then its arguments, the finish reason, the
-// usage, and [DONE].
-func openAIStream(w http.ResponseWriter, model string, n int, turn modelTurn, input int) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	chunk := func(delta map[string]any, finish any, usage any) {
-		choices := []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}}
-		if usage != nil {
-			choices = []any{}
-		}
-		c := map[string]any{"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model, "choices": choices}
-		if usage != nil {
-			c["usage"] = usage
-		}
-		fmt.Fprintf(w, "data: %s\n\n", mustJSON(c))
-		w.(http.Flusher).Flush()
-	}
-	chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)
-	if turn.Text != "" {
-		half := len(turn.Text) / 2
-		chunk(map[string]any{"content": turn.Text[:half]}, nil, nil)
-		chunk(map[string]any{"content": turn.Text[half:]}, nil, nil)
-	}
-	for i, c := range turn.Calls {
-		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil, nil)
-		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": string(args(c))}}}}, nil, nil)
-	}
-	finish := "stop"
-	if len(turn.Calls) > 0 {
-		finish = "tool_calls"
-	}
-	chunk(map[string]any{}, finish, nil)
-	chunk(nil, nil, map[string]int{"prompt_tokens": input, "completion_tokens": 10, "total_tokens": input + 10})
-	fmt.Fprint(w, "data: [DONE]\n\n")
-}
-
-func responsesObject(model string, n int, turn modelTurn, input int) map[string]any {
-	var output []any
-	if turn.Text != "" {
-		output = append(output, map[string]any{"type": "message", "id": fmt.Sprintf("msg_%d", n), "status": "completed", "role": "assistant",
-			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}}})
-	}
-	for i, c := range turn.Calls {
-		output = append(output, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d_%d", n, i), "status": "completed",
-			"call_id": c.ID, "name": c.Name, "arguments": string(args(c))})
-	}
-	return map[string]any{"id": fmt.Sprintf("resp_%d", n), "object": "response", "created_at": time.Now().Unix(), "status": "completed",
-		"model": model, "output": output, "parallel_tool_calls": true, "tool_choice": "auto", "tools": []any{},
-		"usage": map[string]any{"input_tokens": input, "output_tokens": 10, "total_tokens": input + 10,
-			"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}}
 }
 
 func geminiParts(turn modelTurn) []any {
