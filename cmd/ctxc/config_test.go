@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
@@ -311,4 +313,28 @@ proxy:
 	if err == nil || !strings.Contains(err.Error(), `proxy.profile: no profile "fastest"`) || !strings.Contains(err.Error(), `proxy.profiles.openai: no profile "cheapest"`) {
 		t.Errorf("unknown proxy profiles: %v", err)
 	}
+}
+
+// TestReadmeProxyConfigLoads: the README's proxy configuration is a valid
+// configuration whose profiles the catalog has.
+func TestReadmeProxyConfigLoads(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(readme), "The same in a config file, with every setting of the section")
+	_, block, _ := strings.Cut(after, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	cfg, err := loadConfig(t, []string{"--config", writeFile(t, "ctxc.yaml", block)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Proxy.upstreams()) != 4 || cfg.Proxy.Profiles["anthropic"] != "policy-driven" {
+		t.Errorf("proxy %+v", cfg.Proxy)
+	}
+	eng, err := newEngine(cfg, noop.NewTracerProvider(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.close()
 }
