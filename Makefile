@@ -127,14 +127,17 @@ bench-sizing:
 	$(GO) test -count=1 -run '^$$' -bench Sizing -benchtime 5s ./integration/
 
 # Twelve generated 40-turn sessions through ctxc eval, on the path that lets
-# Route record compaction and on the stateless one (README, "Measuring long
-# sessions").
+# Route record compaction and on the stateless one; then twelve sessions of
+# recorded real tool output and people's wording (--recorded) on the first
+# (README, "Measuring long sessions").
 SESSIONS_DIR ?= $(CURDIR)/.sessions
 bench-sessions: build
 	mkdir -p $(SESSIONS_DIR)
 	for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do $(BIN)/ctxc eval --generate $$seed > $(SESSIONS_DIR)/synth-$$seed.jsonl; done
+	for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do $(BIN)/ctxc eval --generate $$seed --recorded > $(SESSIONS_DIR)/recorded-$$seed.jsonl; done
 	$(BIN)/ctxc eval --profiles budget-aware,policy-driven $(SESSIONS_DIR)/synth-*.jsonl
 	$(BIN)/ctxc eval --route-profile pragmatic --profiles budget-aware,policy-driven $(SESSIONS_DIR)/synth-*.jsonl
+	$(BIN)/ctxc eval --profiles budget-aware,policy-driven,llm-assisted $(SESSIONS_DIR)/recorded-*.jsonl
 
 # LangChain.js: compileMessages through ctxc against trimMessages, side by side.
 bench-clients: deps build

@@ -22,6 +22,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies/budget"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/decide"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/estimate"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 	"github.com/contextcompiler/ctxc/policies/llmsummary"
@@ -51,12 +52,13 @@ const (
 // benchRegistry lists the factories the built-in profiles use (the full list
 // is components() in cmd/ctxc, which a test of this package cannot import).
 func benchRegistry(b testing.TB) *policies.Registry {
+	outputs := diagnose.NewCache() // shared, as cmd/ctxc shares it
 	reg, err := policies.NewRegistry(
 		normalize.NewFactory(),
 		views.NewFactory(),
-		isolation.NewObservationMaskingFactory(),
+		isolation.NewObservationMaskingFactory(isolation.Deps{Outputs: outputs}),
 		isolation.NewTransparentFactory(),
-		isolation.NewBoundaryFactory(),
+		isolation.NewBoundaryFactory(isolation.Deps{Outputs: outputs}),
 		estimate.NewFactory(),
 		budget.NewFactory(),
 		planning.NewFactory(planning.Deps{}), // no planner: the deterministic plan
@@ -65,10 +67,10 @@ func benchRegistry(b testing.TB) *policies.Registry {
 		decide.NewCompositeFactory(),
 		compaction.NewClampFactory(),
 		compaction.NewDedupeFactory(),
-		compaction.NewMaskObservationsFactory(),
+		compaction.NewMaskObservationsFactory(compaction.Deps{Outputs: outputs}),
 		compaction.NewDropLowImportanceFactory(),
-		compaction.NewSummarizeFactory(),
-		llmsummary.NewFactory(llmsummary.Deps{}), // no summarizer: the deterministic summary
+		compaction.NewSummarizeFactory(compaction.Deps{Outputs: outputs}),
+		llmsummary.NewFactory(llmsummary.Deps{Outputs: outputs}), // no summarizer: the deterministic summary
 		compaction.NewTruncateFactory(),
 		normalize.NewRepairFactory(),
 		render.NewFactory(),

@@ -8,6 +8,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies/budget"
 	"github.com/contextcompiler/ctxc/policies/compaction"
 	"github.com/contextcompiler/ctxc/policies/decide"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/estimate"
 	"github.com/contextcompiler/ctxc/policies/isolation"
 	"github.com/contextcompiler/ctxc/policies/llmsummary"
@@ -24,6 +25,9 @@ type policyDeps struct {
 	cache               *summarycache.Cache
 	prices              accounting.PriceLookup
 	helpers             []metrics.HelperModel // the clients above, for metrics
+	// outputs remembers what was read of tool outputs across the policies
+	// that read them (nil: each its own).
+	outputs *diagnose.Cache
 }
 
 // components is the registry of every policy this build can put in a profile.
@@ -42,8 +46,8 @@ func factories(deps policyDeps) []policies.Factory {
 		views.NewFactory(),
 		// isolate
 		isolation.NewTransparentFactory(),
-		isolation.NewBoundaryFactory(),
-		isolation.NewObservationMaskingFactory(),
+		isolation.NewBoundaryFactory(isolation.Deps{Outputs: deps.outputs}),
+		isolation.NewObservationMaskingFactory(isolation.Deps{Outputs: deps.outputs}),
 		// estimate
 		estimate.NewFactory(),
 		// budget
@@ -59,10 +63,10 @@ func factories(deps policyDeps) []policies.Factory {
 		// compact, cheap first; repair runs after any transform that changed the view
 		compaction.NewClampFactory(),
 		compaction.NewDedupeFactory(),
-		compaction.NewMaskObservationsFactory(),
+		compaction.NewMaskObservationsFactory(compaction.Deps{Outputs: deps.outputs}),
 		compaction.NewDropLowImportanceFactory(),
-		compaction.NewSummarizeFactory(),
-		llmsummary.NewFactory(llmsummary.Deps{Client: deps.summarizer, Cache: deps.cache, Prices: deps.prices}),
+		compaction.NewSummarizeFactory(compaction.Deps{Outputs: deps.outputs}),
+		llmsummary.NewFactory(llmsummary.Deps{Client: deps.summarizer, Cache: deps.cache, Prices: deps.prices, Outputs: deps.outputs}),
 		compaction.NewTruncateFactory(),
 		normalize.NewRepairFactory(),
 		// render

@@ -20,6 +20,7 @@ import (
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/metrics"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/server"
@@ -261,7 +262,7 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 // It reports every problem but always returns a usable cache (the in-memory
 // default when summary_cache is wrong), so that the profiles can be checked.
 func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens, log *slog.Logger) (policyDeps, error) {
-	var deps policyDeps
+	deps := policyDeps{outputs: diagnose.NewCache()}
 	var problems []error
 	breakers := llm.NewBreakers() // shared, so models on one endpoint share its breaker
 	for _, m := range []struct {

@@ -59,11 +59,11 @@ func TestGolden(t *testing.T) {
 		{name: "truncate_token_limit", state: "session", factory: NewTruncateFactory(), settings: "{mode: token_limit, target_ratio: 0.5}", recent: 1, target: 500},
 		{name: "clamp", state: "session", factory: NewClampFactory(), settings: "{max_part_tokens: 20, head_ratio: 0.5}", recent: 1, target: 100},
 		{name: "dedupe", state: "session", factory: NewDedupeFactory(), recent: 1, target: 100},
-		{name: "mask_observations", state: "session", factory: NewMaskObservationsFactory(), settings: "{preview_chars: 16, protect_recent_tokens: 0, min_prunable_tokens: 0}", recent: 1, target: 350},
+		{name: "mask_observations", state: "session", factory: NewMaskObservationsFactory(Deps{}), settings: "{preview_chars: 16, protect_recent_tokens: 0, min_prunable_tokens: 0}", recent: 1, target: 350},
 		{name: "drop_low_importance", state: "session", factory: NewDropLowImportanceFactory(), recent: 1, target: 300},
 		{name: "drop_low_importance_tool_rounds", state: "session", factory: NewDropLowImportanceFactory(), settings: "{min_importance_threshold: 61, keep_recent_messages: 0}", recent: 1, target: 300},
-		{name: "summarize", state: "session", factory: NewSummarizeFactory(), recent: 1, target: 100},
-		{name: "summarize_iterative", state: "iterative", factory: NewSummarizeFactory(), recent: 1, target: 50},
+		{name: "summarize", state: "session", factory: NewSummarizeFactory(Deps{}), recent: 1, target: 100},
+		{name: "summarize_iterative", state: "iterative", factory: NewSummarizeFactory(Deps{}), recent: 1, target: 50},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,7 +98,7 @@ func orDefaults(s string) string {
 }
 
 func TestFactories(t *testing.T) {
-	factories := []policies.Factory{NewClampFactory(), NewDedupeFactory(), NewMaskObservationsFactory(), NewDropLowImportanceFactory(), NewSummarizeFactory(), NewTruncateFactory()}
+	factories := []policies.Factory{NewClampFactory(), NewDedupeFactory(), NewMaskObservationsFactory(Deps{}), NewDropLowImportanceFactory(), NewSummarizeFactory(Deps{}), NewTruncateFactory()}
 	want := []string{"clamp", "dedupe", "mask_observations", "drop_low_importance", "summarize", "truncate"}
 	for i, f := range factories {
 		if f.Type() != want[i] {

@@ -80,7 +80,7 @@ func NewDedupeFactory() policies.Factory {
 
 // NewMaskObservationsFactory returns the factory of "mask_observations": the
 // isolation stage's observation masking, run towards the compaction target.
-func NewMaskObservationsFactory() policies.Factory {
+func NewMaskObservationsFactory(deps Deps) policies.Factory {
 	return factory{
 		typ: TypeMaskObservations,
 		defaults: func() policies.Config {
@@ -97,7 +97,7 @@ func NewMaskObservationsFactory() policies.Factory {
 			}
 			cp := c.MaskingConfig
 			cp.ExemptTools = append([]string(nil), c.ExemptTools...)
-			return maskObservations{cfg: cp, outputs: diagnose.NewCache()}, true
+			return maskObservations{cfg: cp, outputs: deps.outputs()}, true
 		},
 	}
 }
@@ -120,15 +120,30 @@ func NewDropLowImportanceFactory() policies.Factory {
 	}
 }
 
+// Deps are the shared parts compaction policies read with.
+type Deps struct {
+	// Outputs remembers what was read of tool outputs, for every policy that
+	// reads them (masks, summaries, boundary records); nil gives each policy
+	// its own.
+	Outputs *diagnose.Cache
+}
+
+func (d Deps) outputs() *diagnose.Cache {
+	if d.Outputs == nil {
+		return diagnose.NewCache()
+	}
+	return d.Outputs
+}
+
 // NewSummarizeFactory returns the factory of "summarize" with the
 // deterministic summarizer.
-func NewSummarizeFactory() policies.Factory {
-	return NewSummarizeFactoryWith(nil)
+func NewSummarizeFactory(deps Deps) policies.Factory {
+	return NewSummarizeFactoryWith(nil, deps)
 }
 
 // NewSummarizeFactoryWith returns the factory of "summarize" using s (an LLM
 // summarizer, say); nil uses DeterministicSummarizer.
-func NewSummarizeFactoryWith(s Summarizer) policies.Factory {
+func NewSummarizeFactoryWith(s Summarizer, deps Deps) policies.Factory {
 	return factory{
 		typ: TypeSummarize,
 		defaults: func() policies.Config {
@@ -140,7 +155,7 @@ func NewSummarizeFactoryWith(s Summarizer) policies.Factory {
 			if !ok {
 				return nil, false
 			}
-			det := DeterministicSummarizer{Memo: NewMemo()}
+			det := DeterministicSummarizer{Memo: NewMemo(deps.outputs())}
 			sum := s
 			if sum == nil {
 				sum = det

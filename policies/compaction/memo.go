@@ -21,6 +21,7 @@ const memoEntries = 50_000
 // policy keeps one Memo for all the requests it serves. Safe for concurrent
 // use; a nil Memo remembers nothing.
 type Memo struct {
+	digests   *diagnose.Cache
 	sentences *lru.Cache[uint64, []sentence]
 	outputs   *lru.Cache[uint64, outputLines]
 	weights   *lru.Cache[uint64, int]
@@ -33,13 +34,17 @@ type fitted struct {
 	lost int
 }
 
-// NewMemo returns an empty Memo.
-func NewMemo() *Memo {
+// NewMemo returns an empty Memo reading tool outputs through digests (nil:
+// a cache of its own).
+func NewMemo(digests *diagnose.Cache) *Memo {
+	if digests == nil {
+		digests = diagnose.NewCache()
+	}
 	s, _ := lru.New[uint64, []sentence](memoEntries)
 	o, _ := lru.New[uint64, outputLines](memoEntries)
 	w, _ := lru.New[uint64, int](memoEntries)
 	f, _ := lru.New[uint64, fitted](memoEntries / 10)
-	return &Memo{sentences: s, outputs: o, weights: w, summaries: f}
+	return &Memo{digests: digests, sentences: s, outputs: o, weights: w, summaries: f}
 }
 
 // sentence is one classified sentence of a message's text, with the
@@ -99,7 +104,12 @@ func (m *Memo) output(content string) outputLines {
 			return v
 		}
 	}
-	d := diagnose.Read(content)
+	var d diagnose.Digest
+	if m != nil {
+		d = *m.digests.Read(content)
+	} else {
+		d = diagnose.Read(content)
+	}
 	out := outputLines{failed: d.Failed, observed: d.Trouble()}
 	d.Failed = true
 	out.errors = d.Lines(diagnose.DefaultLimits)

@@ -24,9 +24,9 @@ func aggressive(t testing.TB) []struct {
 	}{
 		{"clamp", newPolicy(t, NewClampFactory(), "{max_part_tokens: 100}")},
 		{"dedupe", newPolicy(t, NewDedupeFactory(), "{min_saving_ratio: 0}")},
-		{"mask_observations", newPolicy(t, NewMaskObservationsFactory(), "{protect_recent_tokens: 0, min_prunable_tokens: 0}")},
+		{"mask_observations", newPolicy(t, NewMaskObservationsFactory(Deps{}), "{protect_recent_tokens: 0, min_prunable_tokens: 0}")},
 		{"drop_low_importance", newPolicy(t, NewDropLowImportanceFactory(), "{min_importance_threshold: 101, keep_recent_messages: 0}")},
-		{"summarize", newPolicy(t, NewSummarizeFactory(), "{min_span_messages: 1}")},
+		{"summarize", newPolicy(t, NewSummarizeFactory(Deps{}), "{min_span_messages: 1}")},
 		{"truncate", newPolicy(t, NewTruncateFactory(), "")},
 		{"truncate_message_limit", newPolicy(t, NewTruncateFactory(), "{mode: message_limit, max_messages: 8}")},
 	}

@@ -13,6 +13,9 @@ import (
 // frame in the project's code.
 func (r *reader) pythonTraceback(i int) int {
 	if r.trim(i) != "Traceback (most recent call last):" {
+		return 0 // a cheap look before the expressions
+	}
+	if r.trim(i) != "Traceback (most recent call last):" {
 		return 0
 	}
 	j := i + 1
@@ -95,6 +98,9 @@ var (
 )
 
 func (r *reader) goPanic(i int) int {
+	if !strings.HasPrefix(r.lines[i], "panic: ") && !strings.HasPrefix(r.lines[i], "fatal error: ") {
+		return 0 // a cheap look before the expressions
+	}
 	if !goPanicStart.MatchString(r.lines[i]) {
 		return 0
 	}
@@ -169,6 +175,9 @@ var goRaceAccess = regexp.MustCompile(`^(?:Previous )?(?:[Rr]ead|[Ww]rite|[Aa]to
 
 func (r *reader) goRace(i int) int {
 	if r.trim(i) != "WARNING: DATA RACE" {
+		return 0 // a cheap look before the expressions
+	}
+	if r.trim(i) != "WARNING: DATA RACE" {
 		return 0
 	}
 	lines := []string{"WARNING: DATA RACE"}
@@ -234,6 +243,9 @@ func (r *reader) goTestLine(raw, t string) bool {
 }
 
 func (r *reader) goTestFailure(i int) int {
+	if !strings.Contains(r.lines[i], "--- FAIL: ") {
+		return 0 // a cheap look before the expressions
+	}
 	m := goTestFail.FindStringSubmatch(r.lines[i])
 	if m == nil {
 		return 0
@@ -277,6 +289,9 @@ func (r *reader) goTestFailure(i int) int {
 var rustPanicRe = regexp.MustCompile(`^thread '[^']*'(?: \(\d+\))? panicked at .+`)
 
 func (r *reader) rustPanic(i int) int {
+	if !strings.HasPrefix(r.trim(i), "thread '") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !rustPanicRe.MatchString(t) {
 		return 0
@@ -327,6 +342,9 @@ var (
 )
 
 func (r *reader) rustDiagnostic(i int) int {
+	if !strings.HasPrefix(r.lines[i], "error") && !strings.HasPrefix(r.lines[i], "warning") {
+		return 0 // a cheap look before the expressions
+	}
 	m := rustHeadline.FindStringSubmatch(r.lines[i])
 	if m == nil {
 		return 0
@@ -360,6 +378,9 @@ var (
 )
 
 func (r *reader) sanitizer(i int) int {
+	if !strings.Contains(r.lines[i], "Sanitizer") && !strings.Contains(r.lines[i], "runtime error:") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !sanitizerStart.MatchString(t) || strings.Contains(t, "runtime error:") && !strings.HasPrefix(t, "==") {
 		return 0
@@ -416,6 +437,9 @@ var (
 )
 
 func (r *reader) valgrind(i int) int {
+	if !strings.HasPrefix(r.trim(i), "==") {
+		return 0 // a cheap look before the expressions
+	}
 	m := valgrindStart.FindStringSubmatch(r.trim(i))
 	if m == nil {
 		return 0
@@ -460,6 +484,9 @@ var (
 )
 
 func (r *reader) stackTrace(i int) int {
+	if !mayBeException(r.trim(i)) {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !exceptionLine(t) {
 		return 0
@@ -564,6 +591,9 @@ var (
 )
 
 func (r *reader) pytestSection(i int) int {
+	if !strings.HasPrefix(r.trim(i), "___") {
+		return 0 // a cheap look before the expressions
+	}
 	m := pytestHeader.FindStringSubmatch(r.trim(i))
 	if m == nil || strings.Contains(m[1], "coverage") || strings.HasPrefix(m[1], "summary") {
 		return 0
@@ -674,6 +704,9 @@ func (r *reader) findPytest(node string) (int, bool) {
 // Jest: "● Suite › test", then the matcher, Expected and Received, a code
 // frame and the frames.
 func (r *reader) jestFailure(i int) int {
+	if !strings.HasPrefix(r.trim(i), "● ") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !strings.HasPrefix(t, "● ") || strings.HasPrefix(t, "● Console") {
 		return 0
@@ -720,6 +753,9 @@ var jestCodeFrame = regexp.MustCompile(`^>?\s*\d+ \|`)
 var vitestFail = regexp.MustCompile(`^FAIL\s+\S+\.\w+ > .+`)
 
 func (r *reader) vitestFailure(i int) int {
+	if !strings.HasPrefix(r.trim(i), "FAIL") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !vitestFail.MatchString(t) {
 		return 0
@@ -755,6 +791,9 @@ func (r *reader) vitestFailure(i int) int {
 var tapNotOK = regexp.MustCompile(`^not ok \d+ - (.+?)(?: # .*)?$`)
 
 func (r *reader) tapFailure(i int) int {
+	if !strings.HasPrefix(r.trim(i), "not ok ") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	m := tapNotOK.FindStringSubmatch(t)
 	if m == nil {
@@ -817,6 +856,9 @@ var (
 )
 
 func (r *reader) specFailure(i int) int {
+	if !strings.HasPrefix(r.trim(i), "✖") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if t == "✖ failing tests:" {
 		// The closing list repeats each failure, with where its test is
@@ -886,6 +928,9 @@ var (
 )
 
 func (r *reader) phpunitFailure(i int) int {
+	if !startsWithDigitParen(r.trim(i)) {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !numberedTest.MatchString(t) {
 		return 0
@@ -929,6 +974,9 @@ func (r *reader) phpunitFailure(i int) int {
 
 // grpcurl: "ERROR:" then "  Code: NotFound" and "  Message: …".
 func (r *reader) grpcurlError(i int) int {
+	if r.trim(i) != "ERROR:" {
+		return 0 // a cheap look before the expressions
+	}
 	if r.trim(i) != "ERROR:" || i+1 >= len(r.lines) || !strings.HasPrefix(r.trim(i+1), "Code: ") {
 		return 0
 	}
@@ -970,6 +1018,9 @@ var (
 )
 
 func (r *reader) terraformError(i int) int {
+	if !strings.Contains(r.lines[i], "Error: ") && !strings.Contains(r.lines[i], "Warning: ") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	m := tfHeadline.FindStringSubmatch(t)
 	if m == nil {
@@ -1042,6 +1093,9 @@ var (
 )
 
 func (r *reader) sqlError(i int) int {
+	if !strings.Contains(r.lines[i], "ERROR:") && !strings.Contains(r.lines[i], "FATAL:") && !strings.Contains(r.lines[i], "PANIC:") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !pgError.MatchString(t) {
 		return 0
@@ -1083,6 +1137,9 @@ var (
 )
 
 func (r *reader) eslintFile(i int) int {
+	if strings.ContainsAny(r.trim(i), " \t") || !strings.Contains(r.trim(i), ".") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !pathOnly.MatchString(t) || i+1 >= len(r.lines) || !eslintProblem.MatchString(r.lines[i+1]) {
 		return 0
@@ -1105,6 +1162,9 @@ func (r *reader) eslintFile(i int) int {
 // A Python syntax error has no traceback: `File "x.py", line 3`, the source
 // line and a caret, then "SyntaxError: invalid syntax".
 func (r *reader) pythonSyntaxError(i int) int {
+	if !strings.HasPrefix(r.trim(i), `File "`) {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !strings.HasPrefix(t, `File "`) || !strings.Contains(t, `", line `) {
 		return 0
@@ -1132,6 +1192,9 @@ func (r *reader) pythonSyntaxError(i int) int {
 var markedFail = regexp.MustCompile(`^(?:[✗✕×✘]|\(fail\)) \S.*`)
 
 func (r *reader) markedFailure(i int) int {
+	if !mayBeMarked(r.trim(i)) {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !markedFail.MatchString(t) {
 		return 0
@@ -1163,6 +1226,9 @@ var (
 )
 
 func (r *reader) httpResponse(i int) int {
+	if !strings.Contains(r.lines[i], "HTTP/") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !httpErrStatus.MatchString(t) {
 		return 0
@@ -1214,6 +1280,9 @@ func bodyErrorLine(n string) bool {
 // in a failed output names a file a check wants changed (terraform fmt
 // -check -diff, gofmt -d, black --diff).
 func (r *reader) diffHeader(i int) int {
+	if !strings.HasPrefix(r.trim(i), "--- ") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !strings.HasPrefix(t, "--- ") || i+1 >= len(r.lines) || !strings.HasPrefix(r.trim(i+1), "+++ ") {
 		return 0
@@ -1225,6 +1294,9 @@ func (r *reader) diffHeader(i int) int {
 // Go's module errors: "go: example.com/x imports" and, indented below, the
 // package that could not be had and why.
 func (r *reader) goImports(i int) int {
+	if !strings.HasPrefix(r.trim(i), "go: ") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !strings.HasPrefix(t, "go: ") || !strings.HasSuffix(t, " imports") {
 		return 0
@@ -1251,6 +1323,9 @@ var (
 )
 
 func (r *reader) npmBlock(i int) int {
+	if !strings.HasPrefix(r.trim(i), "npm ") {
+		return 0 // a cheap look before the expressions
+	}
 	if !npmLine.MatchString(r.trim(i)) {
 		return 0
 	}
@@ -1294,6 +1369,9 @@ func (r *reader) npmBlock(i int) int {
 var rustfmtDiff = regexp.MustCompile(`^Diff in (\S+?):(\d+):$`)
 
 func (r *reader) rustfmtDiff(i int) int {
+	if !strings.HasPrefix(r.trim(i), "Diff in ") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !rustfmtDiff.MatchString(t) {
 		return 0
@@ -1314,6 +1392,9 @@ func diffLine(n string) bool {
 var sqliteError = regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`)
 
 func (r *reader) sqliteError(i int) int {
+	if !strings.HasPrefix(r.trim(i), "Parse error") && !strings.HasPrefix(r.trim(i), "Runtime error") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !sqliteError.MatchString(t) {
 		return 0
@@ -1338,6 +1419,9 @@ var (
 )
 
 func (r *reader) javacDiagnostic(i int) int {
+	if !strings.Contains(r.lines[i], ".java:") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !javacHeadline.MatchString(t) || strings.HasPrefix(t, "at ") {
 		return 0
@@ -1391,6 +1475,9 @@ func mavenSeverity(t string) Severity {
 var junitFailure = regexp.MustCompile(`^JUnit (?:Jupiter|Vintage|Platform Suite):\S.*`)
 
 func (r *reader) junitConsoleFailure(i int) int {
+	if !strings.HasPrefix(r.trim(i), "JUnit ") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !junitFailure.MatchString(t) {
 		return 0
@@ -1424,6 +1511,9 @@ var bareJavaFrame = regexp.MustCompile(`^[\w$.<>]+\([\w$.]+:\d+\)$`)
 
 // Gradle: "* What went wrong:" and the failure on the next lines.
 func (r *reader) gradleFailure(i int) int {
+	if r.trim(i) != "* What went wrong:" {
+		return 0 // a cheap look before the expressions
+	}
 	if r.trim(i) != "* What went wrong:" || i+1 >= len(r.lines) {
 		return 0
 	}
@@ -1450,6 +1540,9 @@ var (
 )
 
 func (r *reader) phpUncaught(i int) int {
+	if !strings.Contains(r.lines[i], "Uncaught") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !phpUncaught.MatchString(t) {
 		return 0
@@ -1485,6 +1578,9 @@ done:
 var consoleException = regexp.MustCompile(`^In \S+ line \d+:$`)
 
 func (r *reader) consoleException(i int) int {
+	if !strings.HasPrefix(r.trim(i), "In ") {
+		return 0 // a cheap look before the expressions
+	}
 	t := r.trim(i)
 	if !consoleException.MatchString(t) {
 		return 0
@@ -1506,4 +1602,28 @@ func (r *reader) consoleException(i int) int {
 	}
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: strings.Join(lines, "\n")}, "")
 	return j - i
+}
+
+// mayBeException is a cheap look for an exception's headline.
+func mayBeException(t string) bool {
+	for _, w := range []string{"Error", "Exception", "Throwable", "Failure", "Failed", "Panic", "Fault", "Interrupt", "Exit", "Warning"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayBeMarked is a cheap look for a test's failure mark.
+func mayBeMarked(t string) bool {
+	return strings.HasPrefix(t, "✗") || strings.HasPrefix(t, "✕") || strings.HasPrefix(t, "×") || strings.HasPrefix(t, "✘") || strings.HasPrefix(t, "(fail)")
+}
+
+// startsWithDigitParen is a cheap look for "1) ".
+func startsWithDigitParen(t string) bool {
+	k := 0
+	for k < len(t) && t[k] >= '0' && t[k] <= '9' {
+		k++
+	}
+	return k > 0 && k+1 < len(t) && t[k] == ')' && t[k+1] == ' '
 }

@@ -75,6 +75,9 @@ type Finding struct {
 	key string
 	// end is the index of the line after the finding in the output read.
 	end int
+	// logged: a program's log record, trouble it reports rather than the
+	// command failing.
+	logged bool
 }
 
 // Digest is what an output says about failure.
@@ -153,6 +156,10 @@ func pick(fs []Finding, n int) (shown, rest []Finding) {
 	}
 	chosen := make([]bool, len(fs))
 	files := map[string]bool{}
+	fileOf := make([]string, len(fs))
+	for i, f := range fs {
+		fileOf[i], _, _ = strings.Cut(findingLocation(f), ":")
+	}
 	count := 0
 	for _, kind := range []Kind{Race, Test, Exception} {
 		for i, f := range fs {
@@ -168,14 +175,13 @@ func pick(fs []Finding, n int) (shown, rest []Finding) {
 			count++
 		}
 	}
-	for i, f := range fs {
-		file, _, _ := strings.Cut(findingLocation(f), ":")
+	for i := range fs {
 		if chosen[i] {
-			files[file] = true
+			files[fileOf[i]] = true
 		}
 	}
-	for i, f := range fs {
-		file, _, _ := strings.Cut(findingLocation(f), ":")
+	for i := range fs {
+		file := fileOf[i]
 		if count < n && file != "" && !files[file] && !chosen[i] {
 			files[file] = true
 			chosen[i] = true

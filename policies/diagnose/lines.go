@@ -12,7 +12,19 @@ import (
 // when a command could not do its work.
 var (
 	httpStatus = regexp.MustCompile(`^(?:< )?HTTP/[\d.]+ (\d{3})\b`)
-	statusRes  = []*regexp.Regexp{
+	// statusAny is statusRes in one expression: one pass over a line.
+	statusAny = func() *regexp.Regexp {
+		var srcs []string
+		for _, re := range statusRes {
+			// Each alternative is anchored at the line's start ("^a|^b"
+			// as "a|b" under one "^"), so a miss fails at the first byte.
+			for _, alt := range strings.Split(re.String(), "|^") {
+				srcs = append(srcs, "(?:"+strings.TrimPrefix(alt, "^")+")")
+			}
+		}
+		return regexp.MustCompile("^(?:" + strings.Join(srcs, "|") + ")")
+	}()
+	statusRes = []*regexp.Regexp{
 		regexp.MustCompile(`^curl: \(\d+\) .+`),
 		regexp.MustCompile(`^wget: .+|^ERROR \d{3}: .+`),
 		regexp.MustCompile(`^Error from server(?: \(\w+\))?: .+`),
@@ -42,7 +54,7 @@ var (
 		regexp.MustCompile(`^(?:-?bash|sh|zsh|dash|/bin/(?:ba)?sh|[\w./-]+\.sh)(?:: line \d+)?: .+`),
 		regexp.MustCompile(`^[\w./-]+: (?:command not found|Permission denied|No such file or directory|not found|cannot execute.*|Is a directory|Operation not permitted)$`),
 		regexp.MustCompile(`^make(?:\[\d+\])?: \*\*\* .+`),
-		regexp.MustCompile(`(?:^|: )(?:undefined reference to|multiple definition of|cannot find -l)\S*.+`), // the linker
+		regexp.MustCompile(`^(?:\S+: )*(?:undefined reference to|multiple definition of|cannot find -l)\S*.+`), // the linker
 		regexp.MustCompile(`^(?:\S+: )?(?:Segmentation fault|Bus error|Aborted|Killed|Illegal instruction|Floating point exception)(?: \(core dumped\))?$`),
 		regexp.MustCompile(`^signal: (?:killed|segmentation fault|aborted).*`),
 		regexp.MustCompile(`^OCI runtime .+|^Error: (?:failed|cannot|unable|no such|unknown|invalid|the|could not|Could not).+`),
@@ -73,18 +85,16 @@ func statusLine(t, rest string) (Finding, bool) {
 		// "gzip: stdin: not in gzip format": a tool saying why it stopped.
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
-	for _, re := range statusRes {
-		if re.MatchString(rest) && !codeLike(rest) {
-			sev := Error
-			if strings.HasPrefix(rest, "warning: ") || strings.HasPrefix(rest, "PHP Warning") || strings.HasPrefix(rest, "Warning:") ||
-				strings.HasPrefix(rest, "PHP Notice") || strings.HasPrefix(rest, "Notice:") ||
-				strings.HasPrefix(rest, "PHP Deprecated") || strings.HasPrefix(rest, "Deprecated:") {
-				sev = Warning
-			}
-			return Finding{Kind: Status, Severity: sev, Lines: []string{t}, key: t}, true
+	if !statusAny.MatchString(rest) || codeLike(rest) {
+		return Finding{}, false
+	}
+	sev := Error
+	for _, w := range []string{"warning: ", "PHP Warning", "Warning:", "PHP Notice", "Notice:", "PHP Deprecated", "Deprecated:"} {
+		if strings.HasPrefix(rest, w) {
+			sev = Warning
 		}
 	}
-	return Finding{}, false
+	return Finding{Kind: Status, Severity: sev, Lines: []string{t}, key: t}, true
 }
 
 // jsonErrorBody is an API's error body on one line: {"error": {"code": …,
@@ -234,3 +244,67 @@ func startsWithSpace(l string) bool {
 	r, _ := utf8.DecodeRuneInString(l)
 	return r == ' ' || r == '\t'
 }
+
+// reportStems start the words of a line that could report trouble; most
+// lines of an output (source, listings, progress) hold none and skip the
+// expressions (mayReport).
+var reportStems = []string{"err", "fail", "fatal", "deni", "refus", "found", "such", "cannot", "can't", "unabl", "connect",
+	"http", "curl", "wget", "npm", "yarn", "pnpm", "conflict", "reject", "kill", "fault", "abort", "signal", "warn",
+	"exception", "undefin", "multipl", "summary", "eslint", "title", "permi", "director", "execut", "exit", "status",
+	"return", "respons", "oci", "illegal", "floating", "traceback", "panic", "timed", "timeout", "invalid", "unknown",
+	"missing", "segment", "bus", "deadlock", "unhandled", "uncaught", "violat", "exceed", "overflow", "corrupt", "unavail",
+	"unreach", "forbid", "unauthor", "crash", "notice", "deprecat", "parse", "runtime", "retry", "lost", "leak", "stop",
+	"rule", "need"}
+
+// mayReport is a cheap look at whether a line could be a status line, an
+// exception or an error: a word that starts like one of reportStems, a type
+// name ending in Error or Exception, a program naming itself first ("gzip:
+// …"), a JSON body, a git or curl marker.
+func mayReport(t string) bool {
+	if t == "" {
+		return false
+	}
+	switch t[0] {
+	case '{', '!', '<', '[':
+		return true
+	}
+	if t[0] >= '0' && t[0] <= '9' || strings.Contains(t, "***") {
+		return true // "503 http://…", "1) Test…", make's "*** …"
+	}
+	var buf [24]byte
+	first := true
+	for i := 0; i < len(t); {
+		for i < len(t) && !isLetter(t[i]) {
+			i++
+		}
+		j := i
+		n := 0
+		for j < len(t) && isLetter(t[j]) {
+			if n < len(buf) {
+				buf[n] = t[j] | 0x20
+				n++
+			}
+			j++
+		}
+		if n == 0 {
+			break
+		}
+		w := string(buf[:n])
+		if first && j < len(t) && t[j] == ':' && t[0] >= 'a' && t[0] <= 'z' {
+			return true // a program's name, then what it says
+		}
+		first = false
+		for _, stem := range reportStems {
+			if strings.HasPrefix(w, stem) {
+				return true
+			}
+		}
+		if strings.HasSuffix(w, "error") || strings.HasSuffix(w, "exception") {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

@@ -21,6 +21,10 @@ const Plain Severity = 0
 // Read reads an output's structure and says what it reports as wrong.
 func Read(output string) Digest {
 	r := &reader{lines: prepare(output)}
+	r.trimmed = make([]string, len(r.lines))
+	for i, l := range r.lines {
+		r.trimmed[i] = strings.TrimSpace(l)
+	}
 	r.run()
 	return r.digest()
 }
@@ -51,7 +55,9 @@ func prepare(output string) []string {
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
 
 type reader struct {
-	lines    []string
+	lines []string
+	// trimmed holds lines without surrounding white space, made once.
+	trimmed  []string
 	findings []Finding
 	// named holds findings by test name, for a runner's closing list to
 	// complete (pytest's "FAILED path::test - message").
@@ -134,7 +140,7 @@ func (r *reader) digest() Digest {
 		// the exit code: curl -i of a 404, a psql script without
 		// ON_ERROR_STOP. An exception does when the output ends with it; one
 		// the program logged and went on from is trouble.
-		if f.Severity == Error && (f.Kind != Exception || r.trailing(f.end) <= 2) {
+		if f.Severity == Error && !f.logged && (f.Kind != Exception || r.trailing(f.end) <= 2) {
 			d.Failed = true
 		}
 	}
@@ -197,7 +203,7 @@ func group(fs []Finding) []Finding {
 	return out
 }
 
-func (r *reader) trim(i int) string { return strings.TrimSpace(r.lines[i]) }
+func (r *reader) trim(i int) string { return r.trimmed[i] }
 
 // block reads a structure that spans lines at i and returns how many lines
 // it took, 0 when none starts there.
@@ -254,20 +260,35 @@ func (r *reader) line(i int) {
 			r.add(Finding{Kind: Test, Severity: Error, Lines: []string{t}}, "")
 			return
 		}
+		if _, ok := diagnostic(t, rest, sev); !ok {
+			// Maven's own message at its level ("[ERROR] Plugin … could not
+			// be resolved"): what went wrong, said once.
+			r.add(Finding{Kind: Status, Severity: sev, Lines: []string{t}, key: t}, "")
+			return
+		}
 	}
 	if f, ok := diagnostic(t, rest, sev); ok {
 		r.add(f, "")
 		return
 	}
-	if f, ok := statusLine(t, rest); ok {
-		r.add(f, "")
+	if (jsonErrorKey.MatchString(t) || followUp.MatchString(t)) && r.attach(t) {
 		return
 	}
 	if gitState.MatchString(t) {
 		r.add(Finding{Kind: Status, Severity: Warning, Lines: []string{t}}, "")
 		return
 	}
-	if (jsonErrorKey.MatchString(t) || followUp.MatchString(t)) && r.attach(t) {
+	if !mayReport(rest) {
+		return // no word of trouble: nothing the expressions below could find
+	}
+	if l := logLevel(rest); l != Plain && !codeLike(rest) {
+		// A program's log record: trouble it reports, not a failure of the
+		// command that printed it (the program went on).
+		r.add(Finding{Kind: Status, Severity: l, Lines: []string{t}, key: t, logged: true}, "")
+		return
+	}
+	if f, ok := statusLine(t, rest); ok {
+		r.add(f, "")
 		return
 	}
 	if exceptionLine(rest) && strings.Contains(rest, ": ") {
@@ -428,6 +449,8 @@ func diagnostic(t, rest string, sev Severity) (Finding, bool) {
 		sev = Warning // "x.py:34: DeprecationWarning: …"
 	} else if sev == Plain && strings.HasSuffix(w, "Error") && !strings.Contains(w, " ") {
 		sev = Error
+	} else if l := logLevel(msg); sev == Plain && l != Plain {
+		sev = l // a log line a grep found: "svc.log:1002:… WARN [worker-01] …"
 	} else if sev == Plain {
 		// "path:12: msg [Error/no-undef]", "x.py:3:1: E302 expected…": a
 		// code or an ESLint severity in brackets says it.
@@ -482,4 +505,22 @@ func codeLike(s string) bool {
 		return !strings.ContainsAny(callee, " \t:") && strings.Contains(callee, ".")
 	}
 	return false
+}
+
+// logLine finds a log record's level: an upper-case level word standing
+// alone after a timestamp or a bracket ("2025-04-29T14:00:40Z WARN [w-1]
+// …", "[ERROR] …"), or a key=value level ("level=error").
+var logLine = regexp.MustCompile(`(?:^|\d[Z\d]?\s+|\[)(ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|PANIC)(?:\]\s+|\s+)\S|\blevel=(error|warn|warning|fatal|panic|crit)\b`)
+
+// logLevel is the severity of a log record's line, Plain for none.
+func logLevel(s string) Severity {
+	m := logLine.FindStringSubmatch(s)
+	if m == nil {
+		return Plain
+	}
+	switch strings.ToUpper(m[1] + m[2]) {
+	case "WARN", "WARNING":
+		return Warning
+	}
+	return Error
 }

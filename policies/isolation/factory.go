@@ -54,7 +54,21 @@ func NewTransparentFactory() policies.Factory {
 }
 
 // NewBoundaryFactory returns the factory of "boundary": see Boundary.
-func NewBoundaryFactory() policies.Factory {
+// Deps are the shared parts isolation policies read with.
+type Deps struct {
+	// Outputs remembers what was read of tool outputs, for every policy that
+	// reads them; nil gives each policy its own.
+	Outputs *diagnose.Cache
+}
+
+func (d Deps) outputs() *diagnose.Cache {
+	if d.Outputs == nil {
+		return diagnose.NewCache()
+	}
+	return d.Outputs
+}
+
+func NewBoundaryFactory(deps Deps) policies.Factory {
 	return factory{
 		typ:      TypeBoundary,
 		defaults: func() policies.Config { return &BoundaryConfig{MaxRecordCalls: 50} },
@@ -63,14 +77,14 @@ func NewBoundaryFactory() policies.Factory {
 			if !ok {
 				return nil, wrongConfig(TypeBoundary, cfg)
 			}
-			return boundary{cfg: *c, outputs: diagnose.NewCache()}, nil
+			return boundary{cfg: *c, outputs: deps.outputs()}, nil
 		},
 	}
 }
 
 // NewObservationMaskingFactory returns the factory of "observation_masking":
 // see MaskObservations.
-func NewObservationMaskingFactory() policies.Factory {
+func NewObservationMaskingFactory(deps Deps) policies.Factory {
 	return factory{
 		typ:      TypeObservationMasking,
 		defaults: func() policies.Config { return DefaultMaskingConfig() },
@@ -81,7 +95,7 @@ func NewObservationMaskingFactory() policies.Factory {
 			}
 			cc := *c
 			cc.ExemptTools = append([]string(nil), c.ExemptTools...)
-			return masking{cfg: cc, outputs: diagnose.NewCache()}, nil
+			return masking{cfg: cc, outputs: deps.outputs()}, nil
 		},
 	}
 }

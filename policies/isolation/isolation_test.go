@@ -177,8 +177,8 @@ func TestConfigs(t *testing.T) {
 		def policies.Config
 	}{
 		{NewTransparentFactory(), "transparent", &TransparentConfig{}},
-		{NewBoundaryFactory(), "boundary", &BoundaryConfig{MaxRecordCalls: 50}},
-		{NewObservationMaskingFactory(), "observation_masking", &MaskingConfig{PreviewChars: 200, ProtectRecentTokens: 8000, MinPrunableTokens: 2000}},
+		{NewBoundaryFactory(Deps{}), "boundary", &BoundaryConfig{MaxRecordCalls: 50}},
+		{NewObservationMaskingFactory(Deps{}), "observation_masking", &MaskingConfig{PreviewChars: 200, ProtectRecentTokens: 8000, MinPrunableTokens: 2000}},
 	} {
 		if tt.f.Type() != tt.typ || tt.f.Stage() != policies.StageIsolate {
 			t.Errorf("%s: type %q stage %s", tt.typ, tt.f.Type(), tt.f.Stage())

@@ -7,6 +7,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/accounting"
 	"github.com/contextcompiler/ctxc/policies/compaction"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
 
@@ -22,6 +23,9 @@ type Deps struct {
 	Cache *summarycache.Cache
 	// Prices prices the model's usage; nil reports cost 0.
 	Prices accounting.PriceLookup
+	// Outputs remembers what was read of tool outputs (shared with the
+	// other policies that read them); nil reads afresh each request.
+	Outputs *diagnose.Cache
 }
 
 type factory struct{ deps Deps }

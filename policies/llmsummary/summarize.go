@@ -32,7 +32,7 @@ type policy struct {
 // which records usage and failures on w.
 func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 	run := &requestSummarizer{p: p, w: w}
-	inner, err := compaction.NewSummarizeFactoryWith(run).Create(&p.cfg.SummarizeConfig)
+	inner, err := compaction.NewSummarizeFactoryWith(run, compaction.Deps{Outputs: p.deps.Outputs}).Create(&p.cfg.SummarizeConfig)
 	if err != nil {
 		return err
 	}
