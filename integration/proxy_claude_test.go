@@ -243,7 +243,7 @@ func claudeSession(ws string) []claudeTurn {
 	}
 	return []claudeTurn{
 		{
-			prompt: "Run the tests of this Go module and fix what fails.",
+			prompt: "Run the tests of this Go module and fix what fails. Don't change the tests: the fix belongs in stock/stock.go.",
 			steps: []policies.ToolCall{
 				bash("go build ./... && go test ./... 2>&1", "Build and test the module"),
 				read("stock/stock.go"),
