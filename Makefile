@@ -21,7 +21,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BUILD_TAGS := grpcnotrace
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing tools generate ui python-stubs lint test test-clients test-short bench bench-clients bench-sessions run build docker clean
+.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing tools generate ui python-stubs lint test test-clients proxy-clients test-short bench bench-clients bench-sessions run build docker clean
 
 all: build
 
@@ -83,13 +83,18 @@ lint: $(BIN)/buf
 # Integration tests build the real binary with `make build` and drive it with
 # grpcurl from ./bin; a missing program fails them. ./bin/ctxc is built too, for
 # the README's commands. test-clients runs the client packages' own tests.
-test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks
+test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks proxy-clients
 	CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
 
 # The providers' own SDKs (@anthropic-ai/sdk, openai; pinned by the
 # package-lock.json there) that internal/scriptedmodel's test drives.
 scriptedmodel-sdks:
 	cd internal/scriptedmodel/testdata/sdk && npm ci --no-audit --no-fund
+
+# The real clients the proxy's integration tests drive (the OpenAI and
+# Anthropic SDKs, Claude Code), at the versions package-lock.json pins.
+proxy-clients:
+	cd integration/testdata/proxy-clients && npm ci --no-audit --no-fund
 
 # The Helm chart and the sidecar manifests, checked without a cluster by the
 # deploy/ module (its own go.mod keeps the Kubernetes API types out of the

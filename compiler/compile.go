@@ -3,6 +3,7 @@ package compiler
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
@@ -38,6 +39,12 @@ type CompileRequest struct {
 	// OmitStablePrefix asks to leave out of the result the leading messages
 	// the caller holds byte for byte.
 	OmitStablePrefix bool
+	// RenderIntoInput asks for Rendered to be Input's body with its
+	// conversation replaced by the compiled one (providers.Splice), in
+	// Input's format: what a proxy forwards; "" when the compile left every
+	// message as it was, and the body goes as it is. The result's Messages
+	// are then left out.
+	RenderIntoInput bool
 }
 
 // ProviderInput is a conversation in a provider's request format.
@@ -76,18 +83,25 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.compileInput(&req, in.state)
+	st, imported, err := s.compileInput(&req, in.state)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkOmitStablePrefix(&req); err != nil {
 		return nil, err
 	}
+	if err := checkRenderIntoInput(&req); err != nil {
+		return nil, err
+	}
+	options := req.Options
+	if req.RenderIntoInput {
+		options.Render = policies.RenderNone // spliced below instead
+	}
 	attachments, warnings, err := s.resolveAttachments(ctx, req.Attachments)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: st, Options: req.Options,
+	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: st, Options: options,
 		Segment: pipeline.SegmentCompile, Attachments: attachments})
 	s.observe(ctx, compiledRun(UseCaseCompile, req.Profile, res, err))
 	if err != nil {
@@ -101,7 +115,16 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	if req.Source.Discarded {
 		warnings = append(warnings, "state_blob could not be read and was discarded (reset_history): "+req.Source.DiscardReason+"; compiled from an empty history")
 	}
-	if res.Work.Rendered == "" && req.Options.Render != policies.RenderNone {
+	if req.RenderIntoInput {
+		w := res.Work
+		body, changed, err := providers.Splice(req.Input.Format, req.Input.Body, imported, providers.Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries})
+		if err != nil {
+			return nil, err
+		}
+		if changed { // else "": the caller sends its body as it is
+			res.Work.Rendered = string(body)
+		}
+	} else if res.Work.Rendered == "" && req.Options.Render != policies.RenderNone {
 		// The profile has no render stage: render what it compiled, as the stage would.
 		body, omitted, err := providers.RenderWork(res.Work)
 		if err != nil {
@@ -112,21 +135,27 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	}
 	res.Report.Warnings = append(res.Report.Warnings, warnings...)
 	omitted := stablePrefix(&req, res, in)
+	var messages []policies.Message
+	if !req.RenderIntoInput { // the rendered body holds them
+		messages = res.MessagesFrom(omitted)
+	}
 	return &CompileResult{
-		Messages: res.MessagesFrom(omitted), OmittedMessages: omitted,
+		Messages: messages, OmittedMessages: omitted,
 		Budget: res.Work.Budget, Report: &res.Report, Rendered: res.Work.Rendered, HistoryDiscarded: in.discarded,
 	}, nil
 }
 
 // compileInput applies what only Compile carries to a loaded state: a
-// conversation in a provider's format and the system prompt's template
-// variables. The state is copied, never changed.
-func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*policies.State, error) {
+// conversation in a provider's format (returned as imported, nil without
+// one) and the system prompt's template variables. The state is copied,
+// never changed.
+func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*policies.State, *providers.Imported, error) {
 	out := *st
+	var imported *providers.Imported
 	if in := req.Input; in != nil {
-		imported, err := providers.Import(in.Format, in.Body)
-		if err != nil {
-			return nil, err
+		var err error
+		if imported, err = providers.Import(in.Format, in.Body); err != nil {
+			return nil, nil, err
 		}
 		if imported.SystemPrompt != "" {
 			out.Context.SystemPrompt = imported.SystemPrompt
@@ -135,20 +164,69 @@ func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*polici
 			out.Context.Tools = imported.Tools
 		}
 		if n := len(imported.Messages); n > s.limits.MaxMessages {
-			return nil, &policies.LimitError{Field: "input_json.messages", Limit: s.limits.MaxMessages, Got: n}
+			return nil, nil, &policies.LimitError{Field: "input_json.messages", Limit: s.limits.MaxMessages, Got: n}
 		}
 		out.Context.Messages = imported.Messages
+		if req.RenderIntoInput {
+			if err := bodyModel(&out.Model, imported); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	if len(req.TemplateVariables) > 0 {
 		// The rest of the request plus the prompt within the message limit.
 		rest := max(req.RequestBytes-len(out.Context.SystemPrompt), 0)
 		prompt, err := ExpandTemplate(out.Context.SystemPrompt, req.TemplateVariables, max(s.limits.MaxMessageBytes-rest, 0))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.Context.SystemPrompt = prompt
 	}
-	return &out, nil
+	return &out, imported, nil
+}
+
+// bodyModel applies to a render_into_input call what the body says of its
+// model, since the body is the request as the provider will see it: its
+// model when the state names none, its answer limit as the output
+// reservation and its window (Ollama's num_ctx), unless the state sets them.
+func bodyModel(m *policies.ModelSpec, imported *providers.Imported) error {
+	if m.Name == "" {
+		if imported.Model == "" {
+			return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: []policies.FieldViolation{{
+				Field: "input_json.model", Description: "required when state.model names no model: the model selects the tokenizer and the window"}}}
+		}
+		m.Name = imported.Model
+	}
+	if n := imported.MaxOutputTokens; m.MaxOutputTokens == nil && n > 0 && n <= math.MaxUint32 {
+		v := uint32(n)
+		m.MaxOutputTokens = &v
+	}
+	if n := imported.ContextWindow; m.ContextWindowTokens == nil && n > 0 && n <= math.MaxUint32 {
+		v := uint32(n)
+		m.ContextWindowTokens = &v
+	}
+	return nil
+}
+
+// checkRenderIntoInput refuses render_into_input without a provider body to
+// render into, or with a rendering in another format; a system prompt from
+// template variables is not the body's, so it cannot be kept in it either.
+func checkRenderIntoInput(req *CompileRequest) error {
+	if !req.RenderIntoInput {
+		return nil
+	}
+	var field, description string
+	switch {
+	case req.Input == nil:
+		field, description = "options.render_into_input", "needs input_json: the body to render into"
+	case req.Options.Render != policies.RenderNone && req.Options.Render != req.Input.Format:
+		field, description = "options.render", fmt.Sprintf("%s with render_into_input, which renders in input_format (%s): leave it unset or give the same", req.Options.Render, req.Input.Format)
+	case len(req.TemplateVariables) > 0:
+		field, description = "options.template_variables", "not allowed with render_into_input: the body's own system prompt is sent"
+	default:
+		return nil
+	}
+	return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: []policies.FieldViolation{{Field: field, Description: description}}}
 }
 
 // checkOmitStablePrefix refuses omit_stable_prefix where the caller does not

@@ -399,3 +399,56 @@ func TestCountTokens(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderIntoInput: with render_into_input the rendering is the body the
+// conversation came in, here unchanged (the fake catalog keeps every
+// message), so empty: the body goes as it is; the pipeline renders nothing
+// itself, and the messages are left out of the result. Without a body, with a rendering in
+// another format or with template variables it is bad input.
+func TestRenderIntoInput(t *testing.T) {
+	body := `{"model": "gpt-4o",  "messages":[{"role":"user","content":"hi"}], "x_unknown": [1]}`
+	input := &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(body)}
+	cat := compilertest.NewCatalog()
+	s, _ := newService(t, cat, Limits{})
+	res, err := s.Compile(t.Context(), CompileRequest{Request: Request{Source: StateSource{State: state()}}, Input: input, RenderIntoInput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rendered != "" || res.Messages != nil {
+		t.Errorf("rendered %q with %d messages, want none of either: the body goes as it is", res.Rendered, len(res.Messages))
+	}
+	if r := cat.Requests()[0].Options.Render; r != policies.RenderNone {
+		t.Errorf("the pipeline was asked to render %v", r)
+	}
+	// The body gives the model a state without one lacks: its name, its
+	// answer limit as the reservation and Ollama's window.
+	ollama := &ProviderInput{Format: policies.RenderOllama, Body: []byte(`{"model":"qwen3:8b","options":{"num_ctx":16384,"num_predict":512},"messages":[{"role":"user","content":"hi"}]}`)}
+	unnamed := state()
+	unnamed.Model = policies.ModelSpec{Provider: "ollama"}
+	if _, err := s.Compile(t.Context(), CompileRequest{Request: Request{Source: StateSource{State: unnamed}}, Input: ollama, RenderIntoInput: true}); err != nil {
+		t.Fatal(err)
+	}
+	window, reserved := uint32(16384), uint32(512)
+	if diff := cmp.Diff(policies.ModelSpec{Name: "qwen3:8b", Provider: "ollama", ContextWindowTokens: &window, MaxOutputTokens: &reserved}, cat.Requests()[1].State.Model); diff != "" {
+		t.Errorf("the model (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		name  string
+		req   CompileRequest
+		field string
+	}{
+		{"no model anywhere", CompileRequest{Request: Request{Source: StateSource{State: unnamed}}, RenderIntoInput: true,
+			Input: &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(`{"messages":[{"role":"user","content":"hi"}]}`)}}, "input_json.model"},
+		{"no body", CompileRequest{RenderIntoInput: true}, "options.render_into_input"},
+		{"another format", CompileRequest{Request: Request{Options: policies.Options{Render: policies.RenderAnthropic}}, Input: input, RenderIntoInput: true}, "options.render"},
+		{"template variables", CompileRequest{Input: input, RenderIntoInput: true, TemplateVariables: map[string]string{"role": "x"}}, "options.template_variables"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.req.Source.State == nil {
+				tt.req.Source = StateSource{State: state()}
+			}
+			_, err := s.Compile(t.Context(), tt.req)
+			checkErr(t, err, nil, tt.field)
+		})
+	}
+}

@@ -24,7 +24,7 @@ import (
 
 // httpAddr is the HTTP/JSON address from the server's "serving http" log
 // line. The server logs it before "serving", so startServer has already read it.
-func (s *server) httpAddr(t *testing.T) string {
+func (s *server) httpAddr(t testing.TB) string {
 	t.Helper()
 	s.logs.mu.Lock()
 	defer s.logs.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,8 @@ func TestMetricsThroughTheBinary(t *testing.T) {
 	})
 	// No retries, and a breaker that opens after two failed calls.
 	config := llmConfig(t, fake.URL, "5s", 0, "    breaker_failures: 2\n    breaker_cooldown: 10m")
-	s := startServer(t, "--config", config, "--metrics-listen", "127.0.0.1:0")
+	upstream := newScriptedUpstream(t, nil)
+	s := startServer(t, "--config", config, "--metrics-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--proxy-openai-upstream", upstream.URL)
 	url := s.metricsURL(t)
 	client := s.client()
 	ctx := context.Background()
@@ -246,6 +248,30 @@ func TestMetricsThroughTheBinary(t *testing.T) {
 		after := scrapeMetrics(t, url)
 		wantDelta(t, before, after, "ctxc_pipeline_runs_total", map[string]string{"method": "Route", "profile": "budget-aware"}, 1)
 		wantDelta(t, before, after, "ctxc_context_output_tokens_count", map[string]string{"method": "Route", "profile": "budget-aware"}, 1)
+	})
+
+	t.Run("proxy: calls by outcome, upstream latency, tokens saved, compactions", func(t *testing.T) {
+		base := "http://" + s.httpAddr(t)
+		f := proxyFormats[0] // openai
+		msgs, ends, _ := growingSession(12)
+		short, long := clientBody(t, f, msgs[:ends[0]]), clientBody(t, f, msgs[:ends[len(ends)-1]])
+		before := scrapeMetrics(t, url)
+		first, _ := proxyPost(t, base, f, short, 0)
+		second, _ := proxyPost(t, base, f, long, 3000)
+		after := scrapeMetrics(t, url)
+		if first.Header.Get("X-Ctxc-Forwarded") != "unchanged" || second.Header.Get("X-Ctxc-Forwarded") != "rewritten" || second.Header.Get("X-Ctxc-Compacted") != "true" {
+			t.Fatalf("forwarded %q then %q (compacted %q)", first.Header.Get("X-Ctxc-Forwarded"), second.Header.Get("X-Ctxc-Forwarded"), second.Header.Get("X-Ctxc-Compacted"))
+		}
+		chat := map[string]string{"upstream": "openai", "endpoint": "chat_completions"}
+		wantDelta(t, before, after, "ctxc_proxy_calls_total", with(chat, "outcome", "unchanged"), 1)
+		wantDelta(t, before, after, "ctxc_proxy_calls_total", with(chat, "outcome", "rewritten"), 1)
+		wantDelta(t, before, after, "ctxc_proxy_upstream_seconds_count", chat, 2)
+		wantDelta(t, before, after, "ctxc_proxy_compactions_total", map[string]string{"upstream": "openai"}, 1)
+		tokensBefore, _ := strconv.Atoi(second.Header.Get("X-Ctxc-Tokens-Before"))
+		tokensAfter, _ := strconv.Atoi(second.Header.Get("X-Ctxc-Tokens-After"))
+		wantDelta(t, before, after, "ctxc_proxy_saved_tokens_total", map[string]string{"upstream": "openai"}, float64(tokensBefore-tokensAfter))
+		// The proxy's compiles are Compile calls like any other.
+		wantDelta(t, before, after, "grpc_server_handled_total", map[string]string{"grpc_method": "Compile", "grpc_code": "OK"}, 2)
 	})
 
 	// What the rest reads: every series the calls above made.

@@ -5,8 +5,9 @@
 // policies.Report through compiler.RunObserver; the counters the
 // process-wide services keep themselves (the token-count cache, the summary
 // cache, the helper-model clients and their breakers), read at scrape time;
-// and the admission seam the gRPC transport reports refusals and in-flight
-// bytes to.
+// the admission seam the gRPC transport reports refusals and in-flight
+// bytes to; and what the provider-compatible proxy reports of its calls
+// (outcomes, upstream latency, tokens saved, compactions).
 //
 // Every label is bounded: profiles come from the catalog built at start,
 // stages and policies from its profiles, methods from the API, reasons and

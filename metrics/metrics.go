@@ -44,6 +44,12 @@ type Config struct {
 	SummaryCache SummaryCache
 	// HelperModels are the configured helper-model clients.
 	HelperModels []HelperModel
+	// ProxyEndpoints are the proxy's configured upstreams, each with the
+	// names of its endpoints, and ProxyOutcomes the outcomes of a proxied
+	// call (server/proxy): the label values of the proxy's metrics, which
+	// exist only when an upstream is configured.
+	ProxyEndpoints map[string][]string
+	ProxyOutcomes  []string
 }
 
 // Metrics holds the domain metrics. It is a compiler.RunObserver; Admission
@@ -66,6 +72,7 @@ type Metrics struct {
 	helperCost        *prometheus.CounterVec
 
 	admission *Admission
+	proxy     *Proxy
 }
 
 var _ compiler.RunObserver = (*Metrics)(nil)
@@ -117,6 +124,7 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 		"Cost in US dollars of successful helper-model calls at the model registry's prices, by profile, task and model.",
 		"profile", "task", "model")
 	m.admission = newAdmission(cfg.Methods, cfg.AdmissionLimits)
+	m.proxy = newProxy(cfg.ProxyEndpoints, cfg.ProxyOutcomes)
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ctxc_build_info",
 		Help: "Always 1; the labels say which build runs.",
@@ -126,6 +134,9 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 	collectors := []prometheus.Collector{m.runs, m.inputTokens, m.outputTokens, m.compactions, m.compactionPoints, m.compactionRemoved,
 		m.stageDuration, m.stageRemoved, m.stageDegraded, m.repairs, m.helperTokens, m.helperCost,
 		m.admission.rejected, m.admission.inflight, build, newServices(cfg)}
+	if len(cfg.ProxyEndpoints) > 0 {
+		collectors = append(collectors, m.proxy.collectors()...)
+	}
 	var errs []error
 	for _, c := range collectors {
 		errs = append(errs, reg.Register(c))
@@ -168,6 +179,9 @@ func histogramVec(name string, buckets []float64, help string, labels ...string)
 
 // Admission is the seam admission control reports to.
 func (m *Metrics) Admission() *Admission { return m.admission }
+
+// Proxy is what the provider-compatible proxy reports to.
+func (m *Metrics) Proxy() *Proxy { return m.proxy }
 
 // profile is the profile label of a run: the catalog's name, else "unknown".
 func (m *Metrics) profile(name string) string {

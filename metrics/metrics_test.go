@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -433,5 +434,49 @@ func TestNewRefusesASecondRegistration(t *testing.T) {
 	}
 	if _, err := New(reg, Config{}); err == nil {
 		t.Error("a second New on the same registry succeeded")
+	}
+}
+
+// TestProxy: the proxy's calls, upstream latency, tokens saved and
+// compactions, by the configured upstreams and endpoints only (anything else
+// is "other"); without an upstream, no proxy metric is exposed at all.
+func TestProxy(t *testing.T) {
+	m, reg := newMetrics(t, Config{ProxyEndpoints: map[string][]string{"anthropic": {"messages", "count_tokens"}}, ProxyOutcomes: []string{"unchanged", "rewritten"}})
+	p := m.Proxy()
+	p.Proxied("anthropic", "messages", "unchanged")
+	p.Proxied("anthropic", "messages", "rewritten")
+	p.Proxied("anthropic", "messages", "rewritten")
+	p.Proxied("anthropic", "batches", "unchanged")
+	p.Proxied("openai", "chat_completions", "refused")
+	p.UpstreamAnswered("anthropic", "messages", 300*time.Millisecond)
+	p.Compiled("anthropic", 12000, 5000, true)
+	p.Compiled("anthropic", 4000, 4000, false)
+	compare(t, reg, `
+# HELP ctxc_proxy_calls_total Proxied calls by upstream, endpoint and outcome (unchanged, rewritten, uncompiled, refused, upstream_failed).
+# TYPE ctxc_proxy_calls_total counter
+ctxc_proxy_calls_total{endpoint="messages",outcome="rewritten",upstream="anthropic"} 2
+ctxc_proxy_calls_total{endpoint="messages",outcome="unchanged",upstream="anthropic"} 1
+ctxc_proxy_calls_total{endpoint="other",outcome="unchanged",upstream="anthropic"} 1
+ctxc_proxy_calls_total{endpoint="other",outcome="other",upstream="other"} 1
+# HELP ctxc_proxy_saved_tokens_total Tokens compilation took out of the contexts forwarded (tokens before minus after, by ctxc's count), by upstream.
+# TYPE ctxc_proxy_saved_tokens_total counter
+ctxc_proxy_saved_tokens_total{upstream="anthropic"} 7000
+# HELP ctxc_proxy_compactions_total Forwarded contexts that were compacted, by upstream.
+# TYPE ctxc_proxy_compactions_total counter
+ctxc_proxy_compactions_total{upstream="anthropic"} 1
+`, "ctxc_proxy_calls_total", "ctxc_proxy_saved_tokens_total", "ctxc_proxy_compactions_total")
+	if n := testutil.CollectAndCount(m.proxy.upstream); n != 2 {
+		t.Errorf("%d upstream latency series, want one per endpoint", n)
+	}
+
+	_, none := newMetrics(t, Config{})
+	families, err := none.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if strings.HasPrefix(f.GetName(), "ctxc_proxy_") {
+			t.Errorf("%s exposed without a proxy upstream", f.GetName())
+		}
 	}
 }

@@ -65,9 +65,10 @@ const (
 	RenderAnthropic
 	RenderGemini
 	RenderOllama
+	RenderOpenAIResponses
 )
 
-var renderNames = [...]string{"none", "openai", "anthropic", "gemini", "ollama"}
+var renderNames = [...]string{"none", "openai", "anthropic", "gemini", "ollama", "openai_responses"}
 
 func (f RenderFormat) String() string {
 	if int(f) < len(renderNames) {

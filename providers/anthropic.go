@@ -55,12 +55,19 @@ type anthropicSource struct {
 	MediaType string `json:"media_type,omitempty"`
 	Data      string `json:"data,omitempty"`
 	URL       string `json:"url,omitempty"`
+	// FileID names a file of the Files API (type "file").
+	FileID string `json:"file_id,omitempty"`
 }
 
 type anthropicTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	// Type is set for Anthropic's server and client tools (web_search_...,
+	// bash_..., text_editor_...), which have no input_schema; empty or
+	// "custom" for a tool the client defines.
+	Type         string                 `json:"type,omitempty"`
+	Name         string                 `json:"name"`
+	Description  string                 `json:"description,omitempty"`
+	InputSchema  json.RawMessage        `json:"input_schema,omitempty"`
+	CacheControl *anthropicCacheControl `json:"cache_control,omitempty"`
 }
 
 // emptyInputSchema is sent for a tool without parameters: input_schema is required.
@@ -103,48 +110,7 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 		turns = append(turns, t)
 	}
 	for i := range c.messages {
-		m := &c.messages[i]
-		t := anthropicTurn{role: "user"}
-		if m.Role == policies.RoleAssistant {
-			t.role = "assistant"
-		}
-		for _, p := range m.Parts {
-			switch {
-			case p.Kind == policies.PartText:
-				if blank(p.Text) {
-					c.notes.add("blank text part(s) omitted (the API rejects them)", 1)
-					continue
-				}
-				t.blocks = append(t.blocks, anthropicBlock{Type: "text", Text: &p.Text})
-			case p.Kind == policies.PartToolCall && t.role == "assistant":
-				t.blocks = append(t.blocks, anthropicBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: argumentsObject(p.ToolCall.ArgumentsJSON)})
-			case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
-				b := anthropicBlock{Type: "tool_result", ToolUseID: p.ToolResult.ToolCallID, IsError: p.ToolResult.IsError}
-				if p.ToolResult.Content != "" {
-					b.Content = rawJSON(p.ToolResult.Content)
-				}
-				t.blocks = append(t.blocks, b)
-			case p.Kind == policies.PartReasoning && t.role == "assistant":
-				r := p.Reasoning
-				switch {
-				case len(r.Signature) == 0:
-					c.notes.add("unsigned reasoning part(s) omitted (the API accepts only signed thinking)", 1)
-				case r.Text == "":
-					t.thinking = append(t.thinking, anthropicBlock{Type: "redacted_thinking", Data: base64.StdEncoding.EncodeToString(r.Signature)})
-				default:
-					t.thinking = append(t.thinking, anthropicBlock{Type: "thinking", Thinking: &r.Text, Signature: base64.StdEncoding.EncodeToString(r.Signature)})
-				}
-			case p.Kind == policies.PartImage && t.role == "user" && m.Role != policies.RoleTool:
-				if mt, data, ok := imageBytes(p.Image); ok {
-					t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
-				} else {
-					t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "url", URL: p.Image.URL}})
-				}
-			default:
-				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
-			}
-		}
-		appendTurn(t)
+		appendTurn(anthropicTurnOf(c, &c.messages[i]))
 		if i+1 == c.stable {
 			stableTurn = len(turns) - 1
 		}
@@ -167,6 +133,52 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 	return encodeJSON(req)
 }
 
+// anthropicTurnOf renders one compiled message as a turn's blocks, thinking
+// apart (the API wants it first in its turn).
+func anthropicTurnOf(c *conversation, m *policies.Message) anthropicTurn {
+	t := anthropicTurn{role: "user"}
+	if m.Role == policies.RoleAssistant {
+		t.role = "assistant"
+	}
+	for _, p := range m.Parts {
+		switch {
+		case p.Kind == policies.PartText:
+			if blank(p.Text) {
+				c.notes.add("blank text part(s) omitted (the API rejects them)", 1)
+				continue
+			}
+			t.blocks = append(t.blocks, anthropicBlock{Type: "text", Text: &p.Text})
+		case p.Kind == policies.PartToolCall && t.role == "assistant":
+			t.blocks = append(t.blocks, anthropicBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: argumentsObject(p.ToolCall.ArgumentsJSON)})
+		case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
+			b := anthropicBlock{Type: "tool_result", ToolUseID: p.ToolResult.ToolCallID, IsError: p.ToolResult.IsError}
+			if p.ToolResult.Content != "" {
+				b.Content = rawJSON(p.ToolResult.Content)
+			}
+			t.blocks = append(t.blocks, b)
+		case p.Kind == policies.PartReasoning && t.role == "assistant":
+			r := p.Reasoning
+			switch {
+			case len(r.Signature) == 0:
+				c.notes.add("unsigned reasoning part(s) omitted (the API accepts only signed thinking)", 1)
+			case r.Text == "":
+				t.thinking = append(t.thinking, anthropicBlock{Type: "redacted_thinking", Data: base64.StdEncoding.EncodeToString(r.Signature)})
+			default:
+				t.thinking = append(t.thinking, anthropicBlock{Type: "thinking", Thinking: &r.Text, Signature: base64.StdEncoding.EncodeToString(r.Signature)})
+			}
+		case p.Kind == policies.PartImage && t.role == "user" && m.Role != policies.RoleTool:
+			if mt, data, ok := imageBytes(p.Image); ok {
+				t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
+			} else {
+				t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "url", URL: p.Image.URL}})
+			}
+		default:
+			c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
+		}
+	}
+	return t
+}
+
 // cacheAfter marks the last block of turns[i] as a cache breakpoint.
 func cacheAfter(turns []anthropicTurn, i int) {
 	if i < 0 || i >= len(turns) || len(turns[i].blocks) == 0 {
@@ -175,36 +187,46 @@ func cacheAfter(turns []anthropicTurn, i int) {
 	turns[i].blocks[len(turns[i].blocks)-1].CacheControl = &anthropicCacheControl{Type: "ephemeral"}
 }
 
-// ValidateAnthropic checks the Messages API rules a rendered body must meet:
-// the system prompt only at top level; at least one message; roles user and
-// assistant strictly alternating, starting with user; non-empty content with
-// no blank text; thinking blocks signed and first in their assistant turn;
-// tool_use ids unique, inputs objects; each tool_use answered exactly once by
-// a tool_result in the next (user) message, where tool_result blocks come
-// first; no tool_result without its tool_use; max_tokens positive; tool
-// input_schema objects.
+// ValidateAnthropic checks the Messages API rules a body must meet: the
+// system prompt a string or text blocks; at least one message; roles user
+// and assistant strictly alternating, starting with user, with system
+// messages of text between turns (never between a tool_use and its
+// tool_result); non-empty content with no blank text; thinking blocks signed and
+// first in their assistant turn; tool_use ids unique, inputs objects; each
+// tool_use answered exactly once by a tool_result in the next (user)
+// message, where tool_result blocks come first; no tool_result without its
+// tool_use; tool_result content a string or blocks; block types the API
+// documents; max_tokens positive; the client's tools with input_schema
+// objects; at most four cache_control breakpoints in all.
 func ValidateAnthropic(body []byte) error {
+	return validateAnthropic(body, true)
+}
+
+// validateAnthropic is ValidateAnthropic, with or without the max_tokens
+// rule (a count_tokens body has none, and Splice keeps the client's).
+func validateAnthropic(body []byte, maxTokens bool) error {
 	var req anthropicRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("invalid anthropic body: %w", err)
 	}
 	v := anthropicValidator{ids: make(map[string]bool)}
-	if req.MaxTokens <= 0 {
+	if maxTokens && req.MaxTokens <= 0 {
 		v.fail("max_tokens must be positive")
 	}
-	if len(req.System) > 0 && !isJSONString(req.System) {
-		v.fail("system must be a string")
-	}
-	if len(req.Messages) == 0 {
-		v.fail("messages is empty")
-	}
+	v.system(req.System)
 	for i, t := range req.Tools {
-		if t.Name == "" || !isJSONObject(t.InputSchema) {
+		if t.Name == "" || (t.Type == "" || t.Type == "custom") && !isJSONObject(t.InputSchema) {
 			v.fail("tools[%d]: want a name and an input_schema object", i)
+		}
+		if t.CacheControl != nil {
+			v.breakpoints++
 		}
 	}
 	for i, m := range req.Messages {
 		v.message(i, m)
+	}
+	if v.turns == 0 {
+		v.fail("messages holds no user or assistant message")
 	}
 	for id := range v.open {
 		v.fail("tool_use %q of the last message has no tool_result", id)
@@ -215,28 +237,92 @@ func ValidateAnthropic(body []byte) error {
 	return v.err("anthropic")
 }
 
+// system checks the system prompt: a string, or non-blank text blocks.
+func (v *anthropicValidator) system(raw json.RawMessage) {
+	if len(raw) == 0 || isJSONString(raw) {
+		return
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		v.fail("system must be a string or text blocks")
+		return
+	}
+	for j, b := range blocks {
+		if b.Type != "text" || b.Text == nil || blank(*b.Text) {
+			v.fail("system[%d]: want a text block with text", j)
+		}
+		if b.CacheControl != nil {
+			v.breakpoints++
+		}
+	}
+}
+
 // anthropicValidator checks the messages of a body in order: roles that
 // alternate, blocks each role may hold, and tool_use ids each answered by a
 // tool_result at the start of the next message.
 type anthropicValidator struct {
 	checker
 	breakpoints int
+	// turns counts the user and assistant messages so far: system messages
+	// stand between turns without being one.
+	turns int
 	// ids holds every tool_use id so far; open, those of the previous
 	// assistant message.
 	ids, open map[string]bool
 }
 
+// systemMessage checks a system message of the conversation (Claude Code
+// sends its environment so): text only, and never between a tool_use and
+// its tool_result.
+func (v *anthropicValidator) systemMessage(i int, m anthropicMessage) {
+	if len(v.open) > 0 {
+		v.fail("messages[%d]: a system message between a tool_use and its tool_result", i)
+	}
+	var text string
+	if json.Unmarshal(m.Content, &text) == nil {
+		if blank(text) {
+			v.fail("messages[%d]: blank text", i)
+		}
+		return
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(m.Content, &blocks); err != nil || len(blocks) == 0 {
+		v.fail("messages[%d]: content must be a string or text blocks", i)
+		return
+	}
+	for j, b := range blocks {
+		if b.Type != "text" || b.Text == nil || blank(*b.Text) {
+			v.fail("messages[%d].content[%d]: a system message holds text blocks", i, j)
+		}
+		if b.CacheControl != nil {
+			v.breakpoints++
+		}
+	}
+}
+
 func (v *anthropicValidator) message(i int, m anthropicMessage) {
+	if m.Role == "system" {
+		v.systemMessage(i, m)
+		return
+	}
 	want := "user"
-	if i%2 == 1 {
+	if v.turns%2 == 1 {
 		want = "assistant"
 	}
+	v.turns++
 	if m.Role != want {
 		v.fail("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
 	}
 	var blocks []anthropicBlock
-	if err := json.Unmarshal(m.Content, &blocks); err != nil || len(blocks) == 0 {
-		v.fail("messages[%d]: content must be a non-empty array of blocks", i)
+	var text string
+	switch {
+	case json.Unmarshal(m.Content, &text) == nil:
+		// A string is one text block.
+		if blank(text) {
+			v.fail("messages[%d]: blank text", i)
+		}
+	case json.Unmarshal(m.Content, &blocks) != nil || len(blocks) == 0:
+		v.fail("messages[%d]: content must be a string or a non-empty array of blocks", i)
 		return
 	}
 	answered := make(map[string]bool)
@@ -301,7 +387,18 @@ func (v *anthropicValidator) block(i, j int, role string, b anthropicBlock, lead
 		v.toolResult(i, j, role, b, leading, answered)
 	case "image":
 		if !validAnthropicImage(b.Source) {
-			v.fail("messages[%d].content[%d]: image needs a base64 or url source", i, j)
+			v.fail("messages[%d].content[%d]: image needs a base64, url or file source", i, j)
+		}
+	case "document", "search_result", "container_upload":
+		if role != "user" && b.Type != "container_upload" {
+			v.fail("messages[%d].content[%d]: %s belongs in a user message", i, j, b.Type)
+		}
+	case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+		"bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
+		"mcp_tool_use", "mcp_tool_result":
+		// Server-side tools: the call and its result are both the assistant's.
+		if role != "assistant" {
+			v.fail("messages[%d].content[%d]: %s belongs in an assistant message", i, j, b.Type)
 		}
 	default:
 		v.fail("messages[%d].content[%d]: unexpected block type %q", i, j, b.Type)
@@ -316,13 +413,27 @@ func (v *anthropicValidator) toolResult(i, j int, role string, b anthropicBlock,
 		v.fail("messages[%d].content[%d]: tool_result %q answers no tool_use of the previous message", i, j, b.ToolUseID)
 	}
 	answered[b.ToolUseID] = true
-	if len(b.Content) > 0 && !isJSONString(b.Content) {
-		v.fail("messages[%d].content[%d]: tool_result content must be a string", i, j)
+	if len(b.Content) == 0 || isJSONString(b.Content) {
+		return
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(b.Content, &blocks); err != nil {
+		v.fail("messages[%d].content[%d]: tool_result content must be a string or blocks", i, j)
+		return
+	}
+	for k, c := range blocks {
+		switch {
+		case c.Type == "text" && c.Text != nil:
+		case c.Type == "image" && validAnthropicImage(c.Source):
+		case c.Type == "document" || c.Type == "search_result":
+		default:
+			v.fail("messages[%d].content[%d].content[%d]: a tool_result holds text, image, document or search_result blocks, not %q", i, j, k, c.Type)
+		}
 	}
 }
 
 func validAnthropicImage(s *anthropicSource) bool {
-	return s != nil && (s.Type == "base64" && s.MediaType != "" && s.Data != "" || s.Type == "url" && s.URL != "")
+	return s != nil && (s.Type == "base64" && s.MediaType != "" && s.Data != "" || s.Type == "url" && s.URL != "" || s.Type == "file" && s.FileID != "")
 }
 
 func importAnthropic(im *importer, body []byte) {
@@ -330,7 +441,7 @@ func importAnthropic(im *importer, body []byte) {
 	if !im.decode(body, &req, "") {
 		return
 	}
-	im.out.Model = req.Model
+	im.out.Model, im.out.MaxOutputTokens = req.Model, req.MaxTokens
 	im.out.SystemPrompt = anthropicText(im, req.System, "system")
 	for i, t := range req.Tools {
 		if t.Name == "" {
@@ -339,6 +450,7 @@ func importAnthropic(im *importer, body []byte) {
 		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.InputSchema)})
 	}
 	for i, m := range req.Messages {
+		im.at = i
 		importAnthropicMessage(im, fmt.Sprintf("messages[%d]", i), m)
 	}
 }
@@ -347,8 +459,19 @@ func importAnthropic(im *importer, body []byte) {
 // blocks whose results and other content become separate messages, in
 // block order.
 func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
-	if m.Role != "user" && m.Role != "assistant" {
-		im.fail(path+".role", "unsupported role %q (want user or assistant)", m.Role)
+	switch m.Role {
+	case "user", "assistant":
+	case "system":
+		// A system message in the conversation (Claude Code sends its
+		// environment so): text only, and pinned, since it instructs as the
+		// system prompt does and compaction must not summarize it away.
+		if text := anthropicText(im, m.Content, path+".content"); text != "" {
+			im.add(policies.RoleSystem, []policies.Part{textPart(text)})
+			im.out.Messages[len(im.out.Messages)-1].Pinned = true
+		}
+		return
+	default:
+		im.fail(path+".role", "unsupported role %q (want user, assistant or system)", m.Role)
 		return
 	}
 	var s string
@@ -362,8 +485,10 @@ func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
 	}
 	t := turn{im: im, role: anthropicRole(m.Role)}
 	for j, b := range blocks {
-		t.next(b.Type == "tool_result")
+		ref := t.next(j, b.Type == "tool_result")
+		parts, results := len(t.parts), len(t.results)
 		importAnthropicBlock(&t, fmt.Sprintf("%s.content[%d]", path, j), b)
+		t.fromBlock(ref, parts, results)
 	}
 	t.flush()
 }

@@ -1,15 +1,22 @@
 // Package providers owns the request-body formats of the model providers:
-// OpenAI Chat Completions, Anthropic Messages, Gemini generateContent and
-// Ollama /api/chat. It renders a compiled context as such a body (Render, used
-// by the render stage's policy in package policies/render), checks a body as
-// the provider would (one validator per provider, run on every rendered
-// body), and reads such a body back into the domain (Import, used by the
-// Compile use case for CompileRequest.input_json).
+// OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini
+// generateContent and Ollama /api/chat. It renders a compiled context as such
+// a body (Render, used by the render stage's policy in package
+// policies/render), checks a body as the provider would (one validator per
+// provider, run on every rendered body), reads such a body back into the
+// domain (Import, used by the Compile use case for CompileRequest.input_json),
+// and puts a compiled context back into the body it was imported from
+// (Splice: every field ctxc does not own, and every message the compile left
+// as it was, keeps its bytes; the proxy forwards the result).
 //
 // The system prompt goes where each provider wants it: a leading
-// "system" message for OpenAI and Ollama, top-level "system" for Anthropic,
-// "systemInstruction" for Gemini. Every body is checked by its provider's
-// validator before it is returned; a body that would be rejected is an error.
+// "system" message for OpenAI and Ollama, "instructions" for OpenAI
+// Responses, top-level "system" for Anthropic, "systemInstruction" for
+// Gemini. Every body is checked by its provider's validator before it is
+// returned; a body that would be rejected is an error. The validators know
+// the shapes clients send (Anthropic's system blocks and block results,
+// server tools' blocks, OpenAI's text-part tool results), not only those the
+// renderers write.
 //
 // Choices every renderer shares:
 //   - Calls without a result anywhere in the view (pending calls of the
@@ -59,10 +66,20 @@
 //	           one unsigned part before the text; image URLs are dropped and
 //	           inline images' media types are sniffed again; calls keep their
 //	           ids only through Ollama's optional id/tool_call_id fields
+//	openai_    reasoning (an input reasoning item needs the id the API gave it,
+//	responses  which the log does not keep; Splice sends the client's own);
+//	           an assistant message's text comes back before its calls; images
+//	           outside user messages; a URL image's media type
 //
 // Import reads the body shapes the renderers write plus the common variants
 // (string or block contents, developer messages, refusal parts, Gemini
-// "parameters" schemas, Anthropic text-block system prompts). It rejects
-// content it cannot represent (audio, documents, server tools' blocks) with
-// the exact field; Gemini tools other than functionDeclarations are skipped.
+// "parameters" schemas, Anthropic text-block system prompts, Responses'
+// reasoning items and custom tool calls, a consecutive run of a Responses
+// turn's items as one assistant message). It rejects content it cannot
+// represent (audio, documents, server tools' blocks and items) with the
+// exact field; Gemini tools other than functionDeclarations and Responses'
+// built-in tools are skipped. An Anthropic system message in the
+// conversation (Claude Code sends its environment so) is imported pinned: it
+// instructs as the system prompt does. Imported.Origins says where each
+// message came from in the body.
 package providers

@@ -33,6 +33,9 @@ type geminiPart struct {
 	FileData         *geminiFileData         `json:"fileData,omitempty"`
 	FunctionCall     *geminiFunctionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *geminiFunctionResponse `json:"functionResponse,omitempty"`
+	// The code execution tool's parts, which only a client's body carries.
+	ExecutableCode      json.RawMessage `json:"executableCode,omitempty"`
+	CodeExecutionResult json.RawMessage `json:"codeExecutionResult,omitempty"`
 }
 
 type geminiBlob struct {
@@ -80,6 +83,8 @@ type geminiFunctionDeclaration struct {
 type geminiGenerationConfig struct {
 	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
 	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
+	// The answer's limit, read on import only.
+	MaxOutputTokens int `json:"maxOutputTokens,omitempty"`
 }
 
 func renderGemini(c *conversation) ([]byte, error) {
@@ -109,48 +114,7 @@ func renderGemini(c *conversation) ([]byte, error) {
 		req.Contents = append(req.Contents, geminiContent{Role: role, Parts: parts})
 	}
 	for i := range c.messages {
-		m := &c.messages[i]
-		role := "user"
-		if m.Role == policies.RoleAssistant {
-			role = "model"
-		}
-		var parts []geminiPart
-		for _, p := range m.Parts {
-			switch {
-			case p.Kind == policies.PartText:
-				if blank(p.Text) {
-					c.notes.add("blank text part(s) omitted", 1)
-					continue
-				}
-				parts = append(parts, geminiPart{Text: &p.Text})
-			case p.Kind == policies.PartToolCall && role == "model":
-				parts = append(parts, geminiPart{FunctionCall: &geminiFunctionCall{Name: p.ToolCall.Name, Args: argumentsObject(p.ToolCall.ArgumentsJSON)}})
-			case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
-				content := p.ToolResult.Content
-				res := geminiResult{Output: &content}
-				if p.ToolResult.IsError {
-					res = geminiResult{Error: &content}
-				}
-				parts = append(parts, geminiPart{FunctionResponse: &geminiFunctionResponse{Name: p.ToolResult.Name, Response: rawJSON(res)}})
-			case p.Kind == policies.PartReasoning && role == "model" && p.Reasoning.Text != "":
-				r := p.Reasoning
-				gp := geminiPart{Text: &r.Text, Thought: true}
-				if len(r.Signature) > 0 {
-					gp.ThoughtSignature = base64.StdEncoding.EncodeToString(r.Signature)
-				}
-				parts = append(parts, gp)
-			case p.Kind == policies.PartImage && role == "user" && m.Role != policies.RoleTool:
-				if mt, data, ok := imageBytes(p.Image); ok {
-					parts = append(parts, geminiPart{InlineData: &geminiBlob{MimeType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
-				} else {
-					parts = append(parts, geminiPart{FileData: &geminiFileData{MimeType: urlMediaType(p.Image), FileURI: p.Image.URL}})
-				}
-			case p.Kind == policies.PartReasoning && role == "model":
-				c.notes.add("reasoning part(s) without text omitted (a thought part needs text)", 1)
-			default:
-				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
-			}
-		}
+		role, parts := geminiPartsOf(c, &c.messages[i])
 		appendTurn(role, parts)
 	}
 	if len(req.Contents) > 0 && req.Contents[0].Role == "model" {
@@ -158,6 +122,51 @@ func renderGemini(c *conversation) ([]byte, error) {
 		req.Contents = append([]geminiContent{{Role: "user", Parts: []geminiPart{{Text: &text}}}}, req.Contents...)
 	}
 	return encodeJSON(req)
+}
+
+// geminiPartsOf renders one compiled message as the parts of a turn of role.
+func geminiPartsOf(c *conversation, m *policies.Message) (role string, parts []geminiPart) {
+	role = "user"
+	if m.Role == policies.RoleAssistant {
+		role = "model"
+	}
+	for _, p := range m.Parts {
+		switch {
+		case p.Kind == policies.PartText:
+			if blank(p.Text) {
+				c.notes.add("blank text part(s) omitted", 1)
+				continue
+			}
+			parts = append(parts, geminiPart{Text: &p.Text})
+		case p.Kind == policies.PartToolCall && role == "model":
+			parts = append(parts, geminiPart{FunctionCall: &geminiFunctionCall{Name: p.ToolCall.Name, Args: argumentsObject(p.ToolCall.ArgumentsJSON)}})
+		case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
+			content := p.ToolResult.Content
+			res := geminiResult{Output: &content}
+			if p.ToolResult.IsError {
+				res = geminiResult{Error: &content}
+			}
+			parts = append(parts, geminiPart{FunctionResponse: &geminiFunctionResponse{Name: p.ToolResult.Name, Response: rawJSON(res)}})
+		case p.Kind == policies.PartReasoning && role == "model" && p.Reasoning.Text != "":
+			r := p.Reasoning
+			gp := geminiPart{Text: &r.Text, Thought: true}
+			if len(r.Signature) > 0 {
+				gp.ThoughtSignature = base64.StdEncoding.EncodeToString(r.Signature)
+			}
+			parts = append(parts, gp)
+		case p.Kind == policies.PartImage && role == "user" && m.Role != policies.RoleTool:
+			if mt, data, ok := imageBytes(p.Image); ok {
+				parts = append(parts, geminiPart{InlineData: &geminiBlob{MimeType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
+			} else {
+				parts = append(parts, geminiPart{FileData: &geminiFileData{MimeType: urlMediaType(p.Image), FileURI: p.Image.URL}})
+			}
+		case p.Kind == policies.PartReasoning && role == "model":
+			c.notes.add("reasoning part(s) without text omitted (a thought part needs text)", 1)
+		default:
+			c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
+		}
+	}
+	return role, parts
 }
 
 // urlMediaType is an image URL's media type: given, else guessed from the
@@ -219,7 +228,7 @@ func ValidateGemini(body []byte) error {
 		var called, answered []string
 		for j, p := range content.Parts {
 			if geminiData(p) != 1 {
-				c.fail("contents[%d].parts[%d]: a part holds exactly one of text, inlineData, fileData, functionCall, functionResponse", i, j)
+				c.fail("contents[%d].parts[%d]: a part holds exactly one of text, inlineData, fileData, functionCall, functionResponse, executableCode, codeExecutionResult", i, j)
 			}
 			if p.Text != nil && !p.Thought && blank(*p.Text) {
 				c.fail("contents[%d].parts[%d]: blank text", i, j)
@@ -254,7 +263,8 @@ func ValidateGemini(body []byte) error {
 // geminiData counts the data fields set on a part.
 func geminiData(p geminiPart) int {
 	n := 0
-	for _, set := range []bool{p.Text != nil, p.InlineData != nil, p.FileData != nil, p.FunctionCall != nil, p.FunctionResponse != nil} {
+	for _, set := range []bool{p.Text != nil, p.InlineData != nil, p.FileData != nil, p.FunctionCall != nil, p.FunctionResponse != nil,
+		p.ExecutableCode != nil, p.CodeExecutionResult != nil} {
 		if set {
 			n++
 		}
@@ -298,6 +308,9 @@ func importGemini(im *importer, body []byte) {
 	if !im.decode(body, &req, "") {
 		return
 	}
+	if req.GenerationConfig != nil {
+		im.out.MaxOutputTokens = req.GenerationConfig.MaxOutputTokens
+	}
 	if si := req.SystemInstruction; si != nil {
 		var texts []string
 		for j, p := range si.Parts {
@@ -323,6 +336,7 @@ func importGemini(im *importer, body []byte) {
 	}
 	g := geminiImport{importer: im}
 	for i, content := range req.Contents {
+		im.at = i
 		g.content(i, content)
 	}
 }
@@ -356,8 +370,10 @@ func (g *geminiImport) content(i int, content geminiContent) {
 		return
 	}
 	for j, p := range content.Parts {
-		t.next(p.FunctionResponse != nil)
+		ref := t.next(j, p.FunctionResponse != nil)
+		parts, results := len(t.parts), len(t.results)
 		g.part(fmt.Sprintf("%s.parts[%d]", path, j), &t, p)
+		t.fromBlock(ref, parts, results)
 	}
 	t.flush()
 }
@@ -412,6 +428,7 @@ func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *geminiFuncti
 	id := fc.ID
 	if id == "" {
 		id = fmt.Sprintf("gemini-call-%d-%d", t.index, t.calls)
+		g.syntheticCall(id)
 	}
 	t.calls++
 	g.pending = append(g.pending, pendingCall{id: id, name: fc.Name})

@@ -18,7 +18,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-var formats = []policies.RenderFormat{policies.RenderOpenAI, policies.RenderAnthropic, policies.RenderGemini, policies.RenderOllama}
+var formats = []policies.RenderFormat{policies.RenderOpenAI, policies.RenderAnthropic, policies.RenderGemini, policies.RenderOllama, policies.RenderOpenAIResponses}
 
 // loadExample reads a README example (a protojson CompileRequest) and
 // converts the fields rendering reads. The server owns the real conversion;

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/contextcompiler/ctxc/policies"
@@ -30,7 +31,38 @@ type Imported struct {
 	Messages     []policies.Message
 	Tools        []policies.ToolDefinition
 	Model        string
+	// MaxOutputTokens is the answer's length limit the body asks for
+	// (max_tokens, max_completion_tokens, max_output_tokens,
+	// generationConfig.maxOutputTokens, options.num_predict); 0 when none.
+	MaxOutputTokens int
+	// ContextWindow is the window the body gives the model (Ollama's
+	// options.num_ctx); 0 when none.
+	ContextWindow int
+	// Origins says, for each of Messages, where in the body it was read
+	// from, in order: Splice puts a message the compile left as it was back
+	// as those bytes.
+	Origins [][]Ref
+	// Preamble is how many leading messages of the body (system and
+	// developer messages of OpenAI, Ollama and OpenAI Responses) were read
+	// into SystemPrompt.
+	Preamble int
+	// CustomCalls holds the ids of OpenAI Responses custom tool calls
+	// (free-form input rather than JSON arguments), so that a call or
+	// output rendered again keeps its item type.
+	CustomCalls map[string]bool
+	// SyntheticCallIDs holds the call ids Import made up for calls the body
+	// gave none (Gemini, Ollama), which Splice does not send.
+	SyntheticCallIDs map[string]bool
 }
+
+// Ref is a place in a provider body's conversation: a message (an item of
+// OpenAI Responses' input) and one of its blocks (Anthropic content blocks,
+// Gemini parts), or the whole message when Block is WholeMessage.
+type Ref struct{ Message, Block int }
+
+// WholeMessage is the Block of a Ref to a whole message: one read from a
+// string content, or a provider whose messages have no blocks.
+const WholeMessage = -1
 
 // Import reads a provider request body (CompileRequest.input_json written in
 // input_format). Messages get the ids "in-1", "in-2"... in order; every tool
@@ -40,19 +72,20 @@ type Imported struct {
 // fields such as "input_json.messages[3].tool_calls[0].function.name".
 func Import(format policies.RenderFormat, body []byte) (*Imported, error) {
 	im := &importer{}
-	if !json.Valid(body) {
-		im.fail("", "not valid JSON")
-		return im.result()
-	}
 	switch format {
 	case policies.RenderOpenAI:
-		importOpenAI(im, body)
+		if !importOpenAICommon(im, body) {
+			im = &importer{}
+			importOpenAI(im, body)
+		}
 	case policies.RenderAnthropic:
 		importAnthropic(im, body)
 	case policies.RenderGemini:
 		importGemini(im, body)
 	case policies.RenderOllama:
 		importOllama(im, body)
+	case policies.RenderOpenAIResponses:
+		importResponses(im, body)
 	default:
 		return nil, &policies.InvalidArgumentError{Reason: ReasonInvalidInput, Violations: []policies.FieldViolation{{
 			Field: "input_format", Description: fmt.Sprintf("unsupported input format %v", format)}}}
@@ -67,6 +100,10 @@ type importer struct {
 	truncated  bool
 	// callNames maps call ids seen so far to tool names, to name results.
 	callNames map[string]string
+	// at is the body message being read; refs, when set, are the places the
+	// next message added comes from (else the whole message at).
+	at   int
+	refs []Ref
 }
 
 // fail records a problem at a path below input_json ("" for the body itself).
@@ -82,9 +119,15 @@ func (im *importer) fail(path, format string, args ...any) {
 	im.violations = append(im.violations, policies.FieldViolation{Field: field, Description: fmt.Sprintf(format, args...)})
 }
 
-// decode unmarshals raw into v, recording a failure at path.
+// decode unmarshals raw into v, recording a failure at path ("not valid
+// JSON" for the body itself).
 func (im *importer) decode(raw json.RawMessage, v any, path string) bool {
 	if err := json.Unmarshal(raw, v); err != nil {
+		var syntax *json.SyntaxError
+		if path == "" && errors.As(err, &syntax) {
+			im.fail("", "not valid JSON")
+			return false
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			where := path
@@ -103,18 +146,29 @@ func (im *importer) decode(raw json.RawMessage, v any, path string) bool {
 	return true
 }
 
-// add appends a message with the next "in-<n>" id; empty messages are skipped.
+// add appends a message with the next "in-<n>" id, from im.refs or else the
+// whole message im.at; empty messages are skipped.
 func (im *importer) add(role policies.Role, parts []policies.Part) {
+	refs := im.refs
+	im.refs = nil
 	if len(parts) == 0 {
 		return
 	}
-	id := fmt.Sprintf("in-%d", len(im.out.Messages)+1)
+	if refs == nil {
+		refs = []Ref{{Message: im.at, Block: WholeMessage}}
+	}
+	id := "in-" + strconv.Itoa(len(im.out.Messages)+1)
 	im.out.Messages = append(im.out.Messages, policies.Message{ID: id, Role: role, Parts: parts})
+	im.out.Origins = append(im.out.Origins, refs)
 }
 
-// addResults appends one RoleTool message per result.
-func (im *importer) addResults(results []policies.ToolResult) {
-	for _, r := range results {
+// addResults appends one RoleTool message per result, the result k read
+// from refs[k] (from the whole message im.at when refs is nil).
+func (im *importer) addResults(results []policies.ToolResult, refs []Ref) {
+	for k, r := range results {
+		if refs != nil {
+			im.refs = refs[k : k+1]
+		}
 		im.add(policies.RoleTool, []policies.Part{{Kind: policies.PartToolResult, ToolResult: r}})
 	}
 }
@@ -128,21 +182,46 @@ type turn struct {
 	role    policies.Role
 	parts   []policies.Part
 	results []policies.ToolResult
+	// partRefs and resultRefs are the blocks parts and results came from.
+	partRefs, resultRefs []Ref
 }
 
-// next starts a new message before a block when it switches between results
-// and other content.
-func (t *turn) next(isResult bool) {
+// next starts a new message before block j of the body message im.at when
+// it switches between results and other content.
+func (t *turn) next(j int, isResult bool) Ref {
 	if isResult && len(t.parts) > 0 || !isResult && len(t.results) > 0 {
 		t.flush()
+	}
+	return Ref{Message: t.im.at, Block: j}
+}
+
+// fromBlock records that what block ref added to parts or results came from it.
+func (t *turn) fromBlock(ref Ref, parts, results int) {
+	if len(t.parts) > parts {
+		t.partRefs = append(t.partRefs, ref)
+	}
+	if len(t.results) > results {
+		t.resultRefs = append(t.resultRefs, ref)
 	}
 }
 
 // flush adds what was collected.
 func (t *turn) flush() {
-	t.im.addResults(t.results)
+	t.im.addResults(t.results, t.resultRefs)
+	t.im.refs = t.partRefs
+	if t.im.refs == nil {
+		t.im.refs = []Ref{}
+	}
 	t.im.add(t.role, t.parts)
-	t.parts, t.results = nil, nil
+	t.parts, t.results, t.partRefs, t.resultRefs = nil, nil, nil, nil
+}
+
+// syntheticCall records a call id Import made up.
+func (im *importer) syntheticCall(id string) {
+	if im.out.SyntheticCallIDs == nil {
+		im.out.SyntheticCallIDs = make(map[string]bool)
+	}
+	im.out.SyntheticCallIDs[id] = true
 }
 
 func (im *importer) rememberCall(id, name string) {

@@ -44,6 +44,8 @@ type ollamaFunction struct {
 
 type ollamaOptions struct {
 	NumCtx int `json:"num_ctx,omitempty"`
+	// NumPredict is the answer's limit, read on import only (-1: none).
+	NumPredict int `json:"num_predict,omitempty"`
 }
 
 func renderOllama(c *conversation) ([]byte, error) {
@@ -65,56 +67,62 @@ func renderOllama(c *conversation) ([]byte, error) {
 		req.Messages = append(req.Messages, ollamaMessage{Role: "system", Content: c.system})
 	}
 	for i := range c.messages {
-		m := &c.messages[i]
-		if m.Role == policies.RoleTool {
-			for _, p := range m.Parts {
-				if p.Kind != policies.PartToolResult {
-					c.notes.add("non-result part(s) of tool messages omitted", 1)
-					continue
-				}
-				req.Messages = append(req.Messages, ollamaMessage{Role: "tool", Content: toolResultContent(p.ToolResult), ToolName: p.ToolResult.Name, ToolCallID: p.ToolResult.ToolCallID})
-			}
-			continue
-		}
-		out := ollamaMessage{Role: "user"}
-		switch m.Role {
-		case policies.RoleAssistant:
-			out.Role = "assistant"
-		case policies.RoleSystem:
-			out.Role = "system"
-		}
-		var texts, thinking []string
-		for _, p := range m.Parts {
-			switch {
-			case p.Kind == policies.PartText:
-				texts = append(texts, p.Text)
-			case p.Kind == policies.PartToolCall && out.Role == "assistant":
-				out.ToolCalls = append(out.ToolCalls, ollamaToolCall{ID: p.ToolCall.ID, Function: ollamaFunction{Name: p.ToolCall.Name, Arguments: argumentsObject(p.ToolCall.ArgumentsJSON)}})
-			case p.Kind == policies.PartReasoning && out.Role == "assistant":
-				if p.Reasoning.Text != "" {
-					thinking = append(thinking, p.Reasoning.Text)
-				}
-				if len(p.Reasoning.Signature) > 0 {
-					c.notes.add("reasoning signature(s) omitted (Ollama has no signatures)", 1)
-				}
-			case p.Kind == policies.PartImage && out.Role == "user":
-				if _, data, ok := imageBytes(p.Image); ok {
-					out.Images = append(out.Images, base64.StdEncoding.EncodeToString(data))
-				} else {
-					c.notes.add("image URL(s) omitted (Ollama takes only inline images)", 1)
-				}
-			default:
-				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
-			}
-		}
-		out.Content = strings.Join(texts, "\n")
-		out.Thinking = strings.Join(thinking, "\n")
-		if len(texts) == 0 && len(thinking) == 0 && len(out.Images) == 0 && len(out.ToolCalls) == 0 {
-			continue
-		}
-		req.Messages = append(req.Messages, out)
+		req.Messages = append(req.Messages, ollamaMessagesOf(c, &c.messages[i])...)
 	}
 	return encodeJSON(req)
+}
+
+// ollamaMessagesOf renders one compiled message as /api/chat messages: one
+// per result of a tool message, else one, or none when nothing of it can be
+// sent.
+func ollamaMessagesOf(c *conversation, m *policies.Message) (msgs []ollamaMessage) {
+	if m.Role == policies.RoleTool {
+		for _, p := range m.Parts {
+			if p.Kind != policies.PartToolResult {
+				c.notes.add("non-result part(s) of tool messages omitted", 1)
+				continue
+			}
+			msgs = append(msgs, ollamaMessage{Role: "tool", Content: toolResultContent(p.ToolResult), ToolName: p.ToolResult.Name, ToolCallID: p.ToolResult.ToolCallID})
+		}
+		return msgs
+	}
+	out := ollamaMessage{Role: "user"}
+	switch m.Role {
+	case policies.RoleAssistant:
+		out.Role = "assistant"
+	case policies.RoleSystem:
+		out.Role = "system"
+	}
+	var texts, thinking []string
+	for _, p := range m.Parts {
+		switch {
+		case p.Kind == policies.PartText:
+			texts = append(texts, p.Text)
+		case p.Kind == policies.PartToolCall && out.Role == "assistant":
+			out.ToolCalls = append(out.ToolCalls, ollamaToolCall{ID: p.ToolCall.ID, Function: ollamaFunction{Name: p.ToolCall.Name, Arguments: argumentsObject(p.ToolCall.ArgumentsJSON)}})
+		case p.Kind == policies.PartReasoning && out.Role == "assistant":
+			if p.Reasoning.Text != "" {
+				thinking = append(thinking, p.Reasoning.Text)
+			}
+			if len(p.Reasoning.Signature) > 0 {
+				c.notes.add("reasoning signature(s) omitted (Ollama has no signatures)", 1)
+			}
+		case p.Kind == policies.PartImage && out.Role == "user":
+			if _, data, ok := imageBytes(p.Image); ok {
+				out.Images = append(out.Images, base64.StdEncoding.EncodeToString(data))
+			} else {
+				c.notes.add("image URL(s) omitted (Ollama takes only inline images)", 1)
+			}
+		default:
+			c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
+		}
+	}
+	out.Content = strings.Join(texts, "\n")
+	out.Thinking = strings.Join(thinking, "\n")
+	if len(texts) == 0 && len(thinking) == 0 && len(out.Images) == 0 && len(out.ToolCalls) == 0 {
+		return nil
+	}
+	return append(msgs, out)
 }
 
 // ValidateOllama checks the /api/chat rules a rendered body must meet: known
@@ -184,10 +192,14 @@ func importOllama(im *importer, body []byte) {
 		return
 	}
 	im.out.Model = req.Model
+	if o := req.Options; o != nil {
+		im.out.MaxOutputTokens, im.out.ContextWindow = max(o.NumPredict, 0), o.NumCtx
+	}
 	im.openAITools(req.Tools)
 	leading := true
 	var pending []pendingCall
 	for i, m := range req.Messages {
+		im.at = i
 		path := fmt.Sprintf("messages[%d]", i)
 		if m.Role != "system" {
 			leading = false
@@ -211,6 +223,7 @@ func importOllama(im *importer, body []byte) {
 		case "system":
 			if leading {
 				im.out.SystemPrompt = joinNonEmpty(im.out.SystemPrompt, m.Content)
+				im.out.Preamble = i + 1
 				continue
 			}
 			im.add(policies.RoleSystem, parts)
@@ -226,6 +239,7 @@ func importOllama(im *importer, body []byte) {
 				id := tc.ID
 				if id == "" {
 					id = fmt.Sprintf("ollama-call-%d-%d", i, j)
+					im.syntheticCall(id)
 				}
 				pending = append(pending, pendingCall{id: id, name: tc.Function.Name})
 				im.rememberCall(id, tc.Function.Name)
@@ -253,7 +267,7 @@ func importOllama(im *importer, body []byte) {
 				name = im.callNames[id]
 			}
 			content, isErr := errorResult(m.Content)
-			im.addResults([]policies.ToolResult{{ToolCallID: id, Name: name, Content: content, IsError: isErr}})
+			im.addResults([]policies.ToolResult{{ToolCallID: id, Name: name, Content: content, IsError: isErr}}, nil)
 		default:
 			im.fail(path+".role", "unsupported role %q (want system, user, assistant or tool)", m.Role)
 		}

@@ -15,6 +15,9 @@ type openAIRequest struct {
 	Messages       []json.RawMessage `json:"messages"`
 	Tools          []openAITool      `json:"tools,omitempty"`
 	ResponseFormat json.RawMessage   `json:"response_format,omitempty"`
+	// The answer's limit, read on import only.
+	MaxTokens           int `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
 }
 
 type openAIMessage struct {
@@ -78,63 +81,72 @@ func renderOpenAI(c *conversation) ([]byte, error) {
 		add(openAIMessage{Role: "system", Content: rawJSON(c.system)})
 	}
 	for i := range c.messages {
-		m := &c.messages[i]
-		switch m.Role {
-		case policies.RoleTool:
-			for _, p := range m.Parts {
-				if p.Kind == policies.PartToolResult {
-					add(openAIMessage{Role: "tool", ToolCallID: p.ToolResult.ToolCallID, Content: rawJSON(toolResultContent(p.ToolResult))})
-				} else {
-					c.notes.add("non-result part(s) of tool messages omitted", 1)
-				}
-			}
-		case policies.RoleAssistant:
-			out := openAIMessage{Role: "assistant"}
-			var texts []string
-			for _, p := range m.Parts {
-				switch p.Kind {
-				case policies.PartText:
-					texts = append(texts, p.Text)
-				case policies.PartToolCall:
-					args := p.ToolCall.ArgumentsJSON
-					if blank(args) {
-						args = "{}"
-					}
-					out.ToolCalls = append(out.ToolCalls, openAIToolCall{ID: p.ToolCall.ID, Type: "function", Function: openAIFunction{Name: p.ToolCall.Name, Arguments: args}})
-				case policies.PartReasoning:
-					c.notes.add("reasoning part(s) omitted (Chat Completions accepts no reasoning input)", 1)
-				default:
-					c.notes.add("non-text part(s) of assistant messages omitted", 1)
-				}
-			}
-			out.Content = openAIContent(texts, nil)
-			if out.Content == nil && len(out.ToolCalls) == 0 {
-				continue
-			}
-			add(out)
-		default: // user, and system messages inside the log
-			role := "user"
-			if m.Role == policies.RoleSystem {
-				role = "system"
-			}
-			var texts []string
-			var images []string
-			for _, p := range m.Parts {
-				switch {
-				case p.Kind == policies.PartText:
-					texts = append(texts, p.Text)
-				case p.Kind == policies.PartImage && role == "user":
-					images = append(images, openAIImage(p.Image))
-				default:
-					c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, role), 1)
-				}
-			}
-			if content := openAIContent(texts, images); content != nil {
-				add(openAIMessage{Role: role, Content: content})
-			}
+		for _, m := range openAIMessagesOf(c, &c.messages[i]) {
+			add(m)
 		}
 	}
 	return encodeJSON(req)
+}
+
+// openAIMessagesOf renders one compiled message as Chat Completions
+// messages: one per result of a tool message, else one, or none when
+// nothing of it can be sent.
+func openAIMessagesOf(c *conversation, m *policies.Message) (out []openAIMessage) {
+	switch m.Role {
+	case policies.RoleTool:
+		for _, p := range m.Parts {
+			if p.Kind == policies.PartToolResult {
+				out = append(out, openAIMessage{Role: "tool", ToolCallID: p.ToolResult.ToolCallID, Content: rawJSON(toolResultContent(p.ToolResult))})
+			} else {
+				c.notes.add("non-result part(s) of tool messages omitted", 1)
+			}
+		}
+	case policies.RoleAssistant:
+		msg := openAIMessage{Role: "assistant"}
+		var texts []string
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case policies.PartText:
+				texts = append(texts, p.Text)
+			case policies.PartToolCall:
+				args := p.ToolCall.ArgumentsJSON
+				if blank(args) {
+					args = "{}"
+				}
+				msg.ToolCalls = append(msg.ToolCalls, openAIToolCall{ID: p.ToolCall.ID, Type: "function", Function: openAIFunction{Name: p.ToolCall.Name, Arguments: args}})
+			case policies.PartReasoning:
+				c.notes.add("reasoning part(s) omitted (Chat Completions accepts no reasoning input)", 1)
+			default:
+				c.notes.add("non-text part(s) of assistant messages omitted", 1)
+			}
+		}
+		msg.Content = openAIContent(texts, nil)
+		if msg.Content == nil && len(msg.ToolCalls) == 0 {
+			return nil
+		}
+		out = append(out, msg)
+	default: // user, and system messages inside the log
+		role := "user"
+		if m.Role == policies.RoleSystem {
+			role = "system"
+		}
+		var texts []string
+		var images []string
+		for _, p := range m.Parts {
+			switch {
+			case p.Kind == policies.PartText:
+				texts = append(texts, p.Text)
+			case p.Kind == policies.PartImage && role == "user":
+				images = append(images, openAIImage(p.Image))
+			default:
+				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, role), 1)
+			}
+		}
+		if content := openAIContent(texts, images); content != nil {
+			out = append(out, openAIMessage{Role: role, Content: content})
+		}
+	}
+	return out
 }
 
 // openAIContent is a plain string for one text, content parts otherwise, nil for nothing.
@@ -203,8 +215,8 @@ func ValidateOpenAI(body []byte) error {
 			default:
 				delete(open, m.ToolCallID)
 			}
-			if !isJSONString(m.Content) {
-				c.fail("messages[%d]: tool content must be a string", i)
+			if !isJSONString(m.Content) && !textParts(m.Content) {
+				c.fail("messages[%d]: tool content must be a string or text parts", i)
 			}
 			continue
 		}
@@ -253,6 +265,20 @@ func validateFunctionTools(c *checker, tools []openAITool) {
 	}
 }
 
+// textParts reports whether raw is an array of text content parts.
+func textParts(raw json.RawMessage) bool {
+	var parts []openAIContentPart
+	if json.Unmarshal(raw, &parts) != nil || len(parts) == 0 {
+		return false
+	}
+	for _, p := range parts {
+		if p.Type != "text" || p.Text == nil {
+			return false
+		}
+	}
+	return true
+}
+
 func isJSONString(raw json.RawMessage) bool {
 	var s string
 	return json.Unmarshal(raw, &s) == nil
@@ -278,8 +304,7 @@ func importOpenAI(im *importer, body []byte) {
 	if !im.decode(body, &req, "") {
 		return
 	}
-	im.out.Model = req.Model
-	im.openAITools(req.Tools)
+	im.openAIHead(req.Model, req.MaxTokens, req.MaxCompletionTokens, req.Tools)
 	leading := true
 	for i, raw := range req.Messages {
 		path := fmt.Sprintf("messages[%d]", i)
@@ -287,45 +312,143 @@ func importOpenAI(im *importer, body []byte) {
 		if !im.decode(raw, &m, path) {
 			continue
 		}
-		system := m.Role == "system" || m.Role == "developer"
-		if !system {
-			leading = false
+		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(allowImages bool) []policies.Part {
+			parts, _ := openAIImportContent(im, m.Content, path, allowImages)
+			return parts
+		})
+	}
+}
+
+// openAICommon is a Chat Completions body as most clients write it, read in
+// one pass: every content a string, text, refusal or image_url parts, or
+// nothing.
+type openAICommon struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role       string           `json:"role"`
+		Content    any              `json:"content"`
+		ToolCalls  []openAIToolCall `json:"tool_calls"`
+		ToolCallID string           `json:"tool_call_id"`
+	} `json:"messages"`
+	Tools               []openAITool `json:"tools"`
+	MaxTokens           int          `json:"max_tokens"`
+	MaxCompletionTokens int          `json:"max_completion_tokens"`
+}
+
+// importOpenAICommon imports a body of the common shape in one decoding
+// pass, where importOpenAI decodes each message again to say where a
+// problem is (a long conversation costs several times less); false, with
+// nothing imported, for a body of another shape, which importOpenAI reads.
+func importOpenAICommon(im *importer, body []byte) bool {
+	var req openAICommon
+	if json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	contents := make([][]policies.Part, len(req.Messages))
+	for i, m := range req.Messages {
+		var ok bool
+		if contents[i], ok = commonContent(m.Content, m.Role == "user"); !ok {
+			return false
 		}
-		switch {
-		case system && leading:
-			texts, _ := openAIImportContent(im, m.Content, path, false)
-			im.out.SystemPrompt = joinNonEmpty(im.out.SystemPrompt, strings.Join(partTexts(texts), "\n"))
-		case system || m.Role == "user":
-			parts, _ := openAIImportContent(im, m.Content, path, m.Role == "user")
-			role := policies.RoleUser
-			if system {
-				role = policies.RoleSystem
-			}
-			im.add(role, parts)
-		case m.Role == "assistant":
-			parts, _ := openAIImportContent(im, m.Content, path, false)
-			for j, tc := range m.ToolCalls {
-				cp := fmt.Sprintf("%s.tool_calls[%d]", path, j)
-				if tc.ID == "" {
-					im.fail(cp+".id", "a tool call needs an id")
+	}
+	im.openAIHead(req.Model, req.MaxTokens, req.MaxCompletionTokens, req.Tools)
+	leading := true
+	for i, m := range req.Messages {
+		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(bool) []policies.Part { return contents[i] })
+	}
+	return true
+}
+
+// commonContent reads a content decoded as any: nil, a string, or parts of
+// type text, refusal and (with allowImages) image_url; ok is false for
+// anything else, which openAIImportContent reports.
+func commonContent(v any, allowImages bool) (parts []policies.Part, ok bool) {
+	switch c := v.(type) {
+	case nil:
+		return nil, true
+	case string:
+		return []policies.Part{textPart(c)}, true
+	case []any:
+		for _, e := range c {
+			cp, _ := e.(map[string]any)
+			var text string
+			switch cp["type"] {
+			case "text":
+				text, ok = cp["text"].(string)
+			case "refusal":
+				text, ok = cp["refusal"].(string)
+			case "image_url":
+				img, _ := cp["image_url"].(map[string]any)
+				url, _ := img["url"].(string)
+				if !allowImages || url == "" {
+					return nil, false
 				}
-				if tc.Function.Name == "" {
-					im.fail(cp+".function.name", "a tool call needs a function name")
+				if mt, data, isData := parseDataURL(url); isData {
+					parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: mt}))
+				} else {
+					parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: url}))
 				}
-				im.rememberCall(tc.ID, tc.Function.Name)
-				parts = append(parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: tc.ID, Name: tc.Function.Name, ArgumentsJSON: tc.Function.Arguments}})
+				continue
 			}
-			im.add(policies.RoleAssistant, parts)
-		case m.Role == "tool":
-			if m.ToolCallID == "" {
-				im.fail(path+".tool_call_id", "a tool message needs the id of the call it answers")
+			if !ok {
+				return nil, false
 			}
-			parts, _ := openAIImportContent(im, m.Content, path, false)
-			content, isErr := errorResult(strings.Join(partTexts(parts), "\n"))
-			im.addResults([]policies.ToolResult{{ToolCallID: m.ToolCallID, Name: im.callNames[m.ToolCallID], Content: content, IsError: isErr}})
-		default:
-			im.fail(path+".role", "unsupported role %q (want system, developer, user, assistant or tool)", m.Role)
+			parts = append(parts, textPart(text))
 		}
+		return parts, true
+	}
+	return nil, false
+}
+
+// openAIHead imports what a Chat Completions body says besides its
+// messages: the model, the answer's limit and the tools.
+func (im *importer) openAIHead(model string, maxTokens, maxCompletionTokens int, tools []openAITool) {
+	im.out.Model = model
+	im.out.MaxOutputTokens = max(maxCompletionTokens, maxTokens)
+	im.openAITools(tools)
+}
+
+// openAIMessage imports message i of a Chat Completions body, whose
+// content reads it as parts: leading system and developer messages (while
+// *leading) become the system prompt, the others messages of their role.
+func (im *importer) openAIMessage(i int, role string, toolCalls []openAIToolCall, toolCallID string, leading *bool, content func(allowImages bool) []policies.Part) {
+	im.at = i
+	path := func() string { return fmt.Sprintf("messages[%d]", i) }
+	system := role == "system" || role == "developer"
+	if !system {
+		*leading = false
+	}
+	switch {
+	case system && *leading:
+		im.out.SystemPrompt = joinNonEmpty(im.out.SystemPrompt, strings.Join(partTexts(content(false)), "\n"))
+		im.out.Preamble = i + 1
+	case system || role == "user":
+		r := policies.RoleUser
+		if system {
+			r = policies.RoleSystem
+		}
+		im.add(r, content(role == "user"))
+	case role == "assistant":
+		parts := content(false)
+		for j, tc := range toolCalls {
+			if tc.ID == "" {
+				im.fail(fmt.Sprintf("%s.tool_calls[%d].id", path(), j), "a tool call needs an id")
+			}
+			if tc.Function.Name == "" {
+				im.fail(fmt.Sprintf("%s.tool_calls[%d].function.name", path(), j), "a tool call needs a function name")
+			}
+			im.rememberCall(tc.ID, tc.Function.Name)
+			parts = append(parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: tc.ID, Name: tc.Function.Name, ArgumentsJSON: tc.Function.Arguments}})
+		}
+		im.add(policies.RoleAssistant, parts)
+	case role == "tool":
+		if toolCallID == "" {
+			im.fail(path()+".tool_call_id", "a tool message needs the id of the call it answers")
+		}
+		text, isErr := errorResult(strings.Join(partTexts(content(false)), "\n"))
+		im.addResults([]policies.ToolResult{{ToolCallID: toolCallID, Name: im.callNames[toolCallID], Content: text, IsError: isErr}}, nil)
+	default:
+		im.fail(path()+".role", "unsupported role %q (want system, developer, user, assistant or tool)", role)
 	}
 }
 

@@ -80,6 +80,9 @@ func Render(format policies.RenderFormat, in Input) (body []byte, omitted []stri
 	case policies.RenderOllama:
 		body, err = renderOllama(c)
 		validate = ValidateOllama
+	case policies.RenderOpenAIResponses:
+		body, err = renderResponses(c)
+		validate = ValidateResponses
 	default:
 		return nil, nil, fmt.Errorf("render: unsupported format %v", format)
 	}
@@ -108,14 +111,14 @@ func renderable(format policies.RenderFormat, c *conversation) error {
 	bad := func(format string, args ...any) {
 		problems = append(problems, policies.FieldViolation{Field: "options.render", Description: fmt.Sprintf(format, args...)})
 	}
-	needsMessage := format == policies.RenderAnthropic || format == policies.RenderGemini
+	needsMessage := format == policies.RenderAnthropic || format == policies.RenderGemini || format == policies.RenderOpenAIResponses
 	if len(c.messages) == 0 && (needsMessage || c.system == "") {
 		bad("%s needs a message to send, and the compiled context has none (empty log, or only calls still waiting for results)", format)
 	}
 	var rule *regexp.Regexp
 	var ruleText string
 	switch format {
-	case policies.RenderOpenAI, policies.RenderAnthropic:
+	case policies.RenderOpenAI, policies.RenderAnthropic, policies.RenderOpenAIResponses:
 		rule, ruleText = openAIToolName, "letters, digits, '_' and '-', 1 to 64 of them"
 	case policies.RenderGemini:
 		rule, ruleText = geminiToolName, "a letter or '_' first, then letters, digits, '_', '.', ':' and '-', 64 at most"

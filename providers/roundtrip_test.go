@@ -29,6 +29,8 @@ import (
 //	           URL image media type guessed
 //	ollama     reasoning joined into one unsigned part first, text parts joined by "\n";
 //	           URL images dropped; inline image types sniffed
+//	openai_responses  reasoning dropped; an assistant message's text before its calls;
+//	           images outside user messages dropped; a URL image's media type cleared
 var lossOf = map[policies.RenderFormat]func([]policies.Message) []policies.Message{
 	policies.RenderOpenAI: func(in []policies.Message) []policies.Message {
 		return eachMessage(in, func(m policies.Message) []policies.Message {
@@ -52,6 +54,26 @@ var lossOf = map[policies.RenderFormat]func([]policies.Message) []policies.Messa
 			fixImage(p, false, true)
 			return p.Kind != policies.PartReasoning || p.Reasoning.Text != ""
 		}, false)
+	},
+	policies.RenderOpenAIResponses: func(in []policies.Message) []policies.Message {
+		return eachMessage(in, func(m policies.Message) []policies.Message {
+			m = keepParts(m, func(p *policies.Part) bool {
+				fixImage(p, false, false)
+				return p.Kind != policies.PartReasoning && (p.Kind != policies.PartImage || m.Role == policies.RoleUser)
+			})
+			if m.Role == policies.RoleAssistant {
+				var texts, calls []policies.Part
+				for _, p := range m.Parts {
+					if p.Kind == policies.PartToolCall {
+						calls = append(calls, p)
+					} else {
+						texts = append(texts, p)
+					}
+				}
+				m.Parts = append(texts, calls...)
+			}
+			return []policies.Message{m}
+		})
 	},
 	policies.RenderOllama: func(in []policies.Message) []policies.Message {
 		return eachMessage(in, func(m policies.Message) []policies.Message {
@@ -320,7 +342,7 @@ func checkRoundTrip(t *testing.T, format policies.RenderFormat, w *policies.Work
 	for i := range wantTools {
 		if p, ok := jsonObject(wantTools[i].ParametersJSON); ok {
 			wantTools[i].ParametersJSON = string(p)
-		} else if format == policies.RenderAnthropic {
+		} else if format == policies.RenderAnthropic || format == policies.RenderOpenAIResponses {
 			wantTools[i].ParametersJSON = string(emptyInputSchema)
 		}
 	}

@@ -86,8 +86,9 @@ func DefaultLimits() Limits {
 // RetryDelay is the RetryInfo hint of a call refused because the server is busy.
 const RetryDelay = time.Second
 
-// reasonOverloaded is the ErrorInfo reason of a call refused by admission control.
-const reasonOverloaded = "OVERLOADED"
+// ReasonOverloaded is the ErrorInfo reason of a call refused by admission
+// control (RESOURCE_EXHAUSTED, with a RetryInfo).
+const ReasonOverloaded = "OVERLOADED"
 
 // The limits admission control refuses calls for, named by their
 // configuration keys (the ErrorInfo's limit, the metrics' limit label).
@@ -249,7 +250,7 @@ func peerAddress(ctx context.Context) string {
 func overloaded(limit string, value int64) error {
 	st := status.New(codes.ResourceExhausted, fmt.Sprintf("server busy (%s %d reached); retry after %s", limit, value, RetryDelay))
 	withDetails, err := st.WithDetails(
-		&errdetails.ErrorInfo{Reason: reasonOverloaded, Domain: ErrorDomain, Metadata: map[string]string{"limit": limit}},
+		&errdetails.ErrorInfo{Reason: ReasonOverloaded, Domain: ErrorDomain, Metadata: map[string]string{"limit": limit}},
 		&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryDelay)})
 	if err != nil {
 		return st.Err()

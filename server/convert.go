@@ -23,6 +23,9 @@ type decoder struct {
 	idsOptional bool
 	// parts is what is left of the part slab messages() allocated.
 	parts []policies.Part
+	// modelFromInput accepts a state whose model has no name: a Compile
+	// with render_into_input takes it from input_json.
+	modelFromInput bool
 }
 
 func (d *decoder) violate(field, description string) {
@@ -93,7 +96,7 @@ func (d *decoder) state(path string, in *ctxcv1.AgentState) (*policies.State, er
 }
 
 func (d *decoder) model(path string, in *ctxcv1.ModelSpec) policies.ModelSpec {
-	if in.GetName() == "" {
+	if in.GetName() == "" && !d.modelFromInput {
 		d.violate(path+".name", "required: the model name selects the tokenizer and the window")
 	}
 	if in == nil {
@@ -274,7 +277,7 @@ func (d *decoder) options(path string, in *ctxcv1.CompileOptions) policies.Optio
 		MaxContextTokens:     optionalUint32(in.MaxContextTokenCount),
 		Render:               policies.RenderFormat(in.GetRender()),
 	}
-	if r := in.GetRender(); r < 0 || r > ctxcv1.RenderFormat_RENDER_FORMAT_OLLAMA {
+	if r := in.GetRender(); r < 0 || r > ctxcv1.RenderFormat_RENDER_FORMAT_OPENAI_RESPONSES {
 		d.violate(path+".render", "unknown render format "+strconv.Itoa(int(r)))
 	}
 	if in.SoftThresholdRatio != nil {

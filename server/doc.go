@@ -10,7 +10,8 @@
 // the OpenTelemetry stats handler, health, reflection, message size,
 // connection and keepalive limits, drain and graceful shutdown) and the
 // HTTP/JSON gateway in front of it (CORS, content type, Host allow-list,
-// client address, HTTP timeouts).
+// client address, HTTP timeouts), which also mounts the provider-compatible
+// proxy of package server/proxy on the HTTP port.
 //
 // Protobuf types stop here: nothing below this package imports gen/, and the
 // opaque state blob (package server/stateblob) is a wire format too.

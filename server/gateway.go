@@ -70,6 +70,17 @@ type GatewayConfig struct {
 	// Tokens are the transport's bearer tokens; with them, the inspector's
 	// assets need one too.
 	Tokens *Tokens
+	// Proxy, when set, answers the requests it serves (the provider-compatible
+	// endpoints of package server/proxy) in place of the API, with its own
+	// content-type and body checks and errors in the provider's shape.
+	Proxy Proxy
+}
+
+// Proxy is a handler for some of the gateway's paths.
+type Proxy interface {
+	http.Handler
+	// Serves reports whether the handler answers r.
+	Serves(r *http.Request) bool
 }
 
 // HTTPLimits bound the HTTP server's connections.
@@ -118,11 +129,7 @@ func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
 		runtime.WithIncomingHeaderMatcher(headerMatcher),
 		runtime.WithHealthzEndpoint(healthpb.NewHealthClient(conn)),
 		runtime.WithMetadata(func(_ context.Context, r *http.Request) metadata.MD {
-			md := metadata.Pairs(mdClientAddress, clientAddress(r, proxies))
-			if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-				md.Set(mdClientCN, r.TLS.PeerCertificates[0].Subject.CommonName)
-			}
-			return md
+			return ClientMetadata(r, proxies)
 		}),
 	)
 	if err := ctxcv1.RegisterContextCompilerServiceHandler(context.Background(), mux, conn); err != nil {
@@ -141,6 +148,9 @@ func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
 	}
 	if cfg.Inspector != nil {
 		handler = withInspector(handler, cfg.Inspector, cfg.Tokens)
+	}
+	if cfg.Proxy != nil {
+		handler = withProxy(handler, cfg.Proxy)
 	}
 	if len(cfg.AllowedHosts) > 0 {
 		handler = allowHosts(handler, cfg.AllowedHosts, mux, marshaler)
@@ -192,6 +202,23 @@ func (g *Gateway) Close() {
 	_ = g.conn.Close()
 }
 
+// ClientMetadata is the metadata an HTTP handler that calls the server over
+// the in-process connection (DialInProcess) sends with each call: the HTTP
+// client's address, named as clientAddress does with trusted, and under mTLS
+// its certificate's common name, which the server believes only on that
+// connection and puts in its call log and caller.
+func ClientMetadata(r *http.Request, trusted []netip.Prefix) metadata.MD {
+	md := metadata.Pairs(mdClientAddress, clientAddress(r, trusted))
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		md.Set(mdClientCN, r.TLS.PeerCertificates[0].Subject.CommonName)
+	}
+	return md
+}
+
+// ClientAddress is the HTTP client's IP address as the gateway names it in
+// its calls (clientAddress).
+func ClientAddress(r *http.Request, trusted []netip.Prefix) string { return clientAddress(r, trusted) }
+
 // clientAddress is the HTTP client's IP address: the connection's, or, when
 // the connection comes from a trusted proxy, the last address in
 // X-Forwarded-For that is not a trusted proxy's (the first one the proxies
@@ -231,6 +258,17 @@ func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 		}
 	}
 	return host
+}
+
+// withProxy hands the requests the proxy serves to it, the rest to api.
+func withProxy(api http.Handler, proxy Proxy) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if proxy.Serves(r) {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
 }
 
 // requireJSON refuses a POST whose body is not declared JSON (415): a

@@ -156,7 +156,7 @@ func wantOverloaded(t *testing.T, err error, limit string) {
 			retry = d
 		}
 	}
-	if info.GetReason() != reasonOverloaded || info.GetMetadata()["limit"] != limit || retry.GetRetryDelay().AsDuration() != RetryDelay {
+	if info.GetReason() != ReasonOverloaded || info.GetMetadata()["limit"] != limit || retry.GetRetryDelay().AsDuration() != RetryDelay {
 		t.Errorf("details %v %v, want OVERLOADED for %s and a %s retry hint", info, retry, limit, RetryDelay)
 	}
 }

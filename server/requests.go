@@ -21,6 +21,7 @@ import (
 // compileRequest decodes a Compile: the state, options, provider input,
 // template variables and attachments.
 func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRequest, error) {
+	d.modelFromInput = req.GetOptions().GetRenderIntoInput() && req.GetInputJson() != ""
 	src, err := d.source(req.GetState(), req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
 	if err != nil {
 		return compiler.CompileRequest{}, err
@@ -33,6 +34,7 @@ func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRe
 		Input:             d.providerInput(req.GetInputFormat(), req.GetInputJson()),
 		TemplateVariables: req.GetOptions().GetTemplateVariables(),
 		OmitStablePrefix:  req.GetOmitStablePrefix(),
+		RenderIntoInput:   req.GetOptions().GetRenderIntoInput(),
 	}
 	if len(out.TemplateVariables) > 0 {
 		out.RequestBytes = proto.Size(req) // only templates need it, and a long log costs a walk
@@ -148,7 +150,7 @@ func blobError(err error) error {
 // when the request has none.
 func (d *decoder) providerInput(format ctxcv1.InputFormat, body string) *compiler.ProviderInput {
 	switch {
-	case format < 0 || format > ctxcv1.InputFormat_INPUT_FORMAT_OLLAMA:
+	case format < 0 || format > ctxcv1.InputFormat_INPUT_FORMAT_OPENAI_RESPONSES:
 		d.violate("input_format", fmt.Sprintf("unknown input format %d", format))
 	case format == ctxcv1.InputFormat_INPUT_FORMAT_UNSPECIFIED && body != "":
 		d.violate("input_format", "required with input_json: which provider's format input_json is in")

@@ -83,6 +83,8 @@ type Config struct {
 	// SummaryCache caches LLM summaries and plans: in memory, or in Redis when
 	// redis_url is set so that replicas share it.
 	SummaryCache summarycache.Config `yaml:"summary_cache"`
+	// Proxy configures the provider-compatible endpoints on the HTTP port.
+	Proxy ProxyConfig `yaml:"proxy"`
 
 	// Path is the YAML file the config was read from ("" when none).
 	Path string `yaml:"-"`
@@ -102,6 +104,7 @@ func defaultConfig() Config {
 		DefaultProfile:    pipeline.DefaultProfileName,
 		SummaryCache:      summarycache.DefaultConfig(),
 		HTTPUI:            uiAuto,
+		Proxy:             defaultProxyConfig(),
 
 		MaxConcurrentCalls:    lim.MaxConcurrentCalls,
 		MaxInflightBytes:      int(lim.MaxInflightBytes),
@@ -156,8 +159,12 @@ type setting struct {
 	bool  bool
 }
 
-func (s setting) flagName() string { return strings.ReplaceAll(s.key, "_", "-") }
-func (s setting) envName() string  { return "CTXC_" + strings.ToUpper(s.key) }
+// A key of a nested section ("proxy.timeout") is a flag and a variable of
+// its own (--proxy-timeout, CTXC_PROXY_TIMEOUT).
+func (s setting) flagName() string { return strings.NewReplacer("_", "-", ".", "-").Replace(s.key) }
+func (s setting) envName() string {
+	return "CTXC_" + strings.ToUpper(strings.ReplaceAll(s.key, ".", "_"))
+}
 
 // settings lists every scalar setting, in the order --help shows them.
 func settings() []setting {
@@ -254,6 +261,15 @@ func settings() []setting {
 		list("http_allowed_hosts", "Host header values the HTTP port answers (against DNS rebinding); empty allows any", func(c *Config) *[]string { return &c.HTTPAllowedHosts }),
 		str("http_ui", "the context inspector page at /ui/ of the HTTP port, behind its TLS and tokens: auto (on when http_listen is loopback), on or off", func(c *Config) *string { return &c.HTTPUI }),
 		list("http_trusted_proxies", "proxy addresses or CIDRs whose X-Forwarded-For names the HTTP client", func(c *Config) *[]string { return &c.HTTPTrustedProxies }),
+		str("proxy.openai_upstream", "base URL (https://api.openai.com) the proxy's OpenAI endpoints forward to: POST /v1/chat/completions and /v1/responses on the HTTP port; empty serves neither", func(c *Config) *string { return &c.Proxy.OpenAIUpstream }),
+		str("proxy.anthropic_upstream", "base URL (https://api.anthropic.com) the proxy's Anthropic endpoints forward to: POST /v1/messages and /v1/messages/count_tokens; empty serves neither", func(c *Config) *string { return &c.Proxy.AnthropicUpstream }),
+		str("proxy.gemini_upstream", "base URL (https://generativelanguage.googleapis.com) the proxy's Gemini endpoints forward to: POST /v1beta/models/{model}:generateContent and :streamGenerateContent; empty serves neither", func(c *Config) *string { return &c.Proxy.GeminiUpstream }),
+		str("proxy.ollama_upstream", "base URL (http://127.0.0.1:11434) the proxy's Ollama endpoint forwards to: POST /api/chat; empty does not serve it", func(c *Config) *string { return &c.Proxy.OllamaUpstream }),
+		str("proxy.profile", "profile of a proxied call that names none in X-Ctxc-Profile (proxy.profiles sets one per upstream)", func(c *Config) *string { return &c.Proxy.Profile }),
+		num("proxy.max_context_tokens", "window of every proxied call, below the model's (0: the model's); X-Ctxc-Max-Context-Tokens sets one per call", func(c *Config) *int { return &c.Proxy.MaxContextTokens }),
+		str("proxy.on_compile_error", "what a proxied call whose compile fails (a body ctxc cannot read, an unknown model) does: forward the client's body, or refuse with the provider's error", func(c *Config) *string { return &c.Proxy.OnCompileError }),
+		dur("proxy.timeout", "one proxied call, from its headers to the end of the upstream's answer (a stream included)", func(c *Config) *time.Duration { return &c.Proxy.Timeout }),
+		num("proxy.max_concurrent_calls", "proxied calls in flight; more get the provider's 429 with Retry-After", func(c *Config) *int { return &c.Proxy.MaxConcurrentCalls }),
 	}
 }
 
@@ -429,6 +445,7 @@ func (c *Config) validate() []error {
 	}
 	problems = append(problems, c.validateSecurity()...)
 	problems = append(problems, c.validateLimits()...)
+	problems = append(problems, c.validateProxy()...)
 	// model_registry, models, summary_cache and profiles are checked as the
 	// engine is built from them (newEngine), in the same list.
 	return problems

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
@@ -256,4 +258,83 @@ func TestSpanExporterFromEnvironment(t *testing.T) {
 			exp.Shutdown(context.Background())
 		}
 	}
+}
+
+// TestProxyConfig: the proxy section comes from the file, variables and
+// flags like every setting (per-upstream profiles from the file only), and
+// every problem of it is named at once, profiles the catalog lacks included.
+func TestProxyConfig(t *testing.T) {
+	file := writeFile(t, "ctxc.yaml", `
+http_listen: 127.0.0.1:8080
+proxy:
+  anthropic_upstream: https://api.anthropic.com
+  profiles: {anthropic: policy-driven}
+  timeout: 20m
+`)
+	cfg, err := loadConfig(t, []string{"--config", file, "--proxy-openai-upstream", "https://api.openai.com"},
+		map[string]string{"CTXC_PROXY_MAX_CONTEXT_TOKENS": "32000", "CTXC_PROXY_ON_COMPILE_ERROR": "refuse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := defaultProxyConfig()
+	want.AnthropicUpstream, want.OpenAIUpstream, want.Profiles = "https://api.anthropic.com", "https://api.openai.com", map[string]string{"anthropic": "policy-driven"}
+	want.Timeout, want.MaxContextTokens, want.OnCompileError = 20*time.Minute, 32000, "refuse"
+	if diff := cmp.Diff(want, cfg.Proxy); diff != "" {
+		t.Errorf("proxy (-want +got):\n%s", diff)
+	}
+
+	bad := writeFile(t, "bad.yaml", `
+proxy:
+  ollama_upstream: 127.0.0.1:11434
+  gemini_upstream: https://generativelanguage.googleapis.com?key=x
+  profiles: {mistral: pragmatic}
+  on_compile_error: retry
+  timeout: 0s
+  max_concurrent_calls: 0
+  max_context_tokens: -1
+`)
+	_, err = loadConfig(t, []string{"--config", bad}, nil)
+	if err == nil {
+		t.Fatal("a bad proxy section was accepted")
+	}
+	var got []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		key, _, _ := strings.Cut(line, ":")
+		got = append(got, key)
+	}
+	wantKeys := []string{"proxy.ollama_upstream", "proxy.gemini_upstream", "proxy", "proxy.profiles", "proxy.on_compile_error", "proxy.timeout",
+		"proxy.max_concurrent_calls", "proxy.max_context_tokens"}
+	if diff := cmp.Diff(wantKeys, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\nfull error:\n%v", diff, err)
+	}
+
+	unknown := Config{Proxy: ProxyConfig{Profile: "fastest", Profiles: map[string]string{"openai": "cheapest"}}}
+	err = unknown.checkProxyProfiles(func(name string) bool { return name == "pragmatic" })
+	if err == nil || !strings.Contains(err.Error(), `proxy.profile: no profile "fastest"`) || !strings.Contains(err.Error(), `proxy.profiles.openai: no profile "cheapest"`) {
+		t.Errorf("unknown proxy profiles: %v", err)
+	}
+}
+
+// TestReadmeProxyConfigLoads: the README's proxy configuration is a valid
+// configuration whose profiles the catalog has.
+func TestReadmeProxyConfigLoads(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(readme), "The same in a config file, with every setting of the section")
+	_, block, _ := strings.Cut(after, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	cfg, err := loadConfig(t, []string{"--config", writeFile(t, "ctxc.yaml", block)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Proxy.upstreams()) != 4 || cfg.Proxy.Profiles["anthropic"] != "policy-driven" {
+		t.Errorf("proxy %+v", cfg.Proxy)
+	}
+	eng, err := newEngine(cfg, noop.NewTracerProvider(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.close()
 }

@@ -86,7 +86,7 @@ func TestReadmeLimitsTable(t *testing.T) {
 	limitKeys := []string{"max_message_bytes", "max_concurrent_calls", "max_inflight_bytes", "max_queue_wait", "max_concurrent_streams",
 		"max_connections", "default_call_timeout", "max_call_timeout", "handshake_timeout", "keepalive_min_time", "max_connection_idle",
 		"max_connection_age", "max_header_bytes", "http_read_header_timeout", "http_read_timeout", "http_write_timeout", "http_idle_timeout",
-		"drain_delay", "grace_period"}
+		"drain_delay", "grace_period", "proxy.timeout", "proxy.max_concurrent_calls"}
 	found := map[string]bool{}
 	for _, s := range settings() {
 		found[s.key] = true

@@ -6,6 +6,7 @@ import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/metrics"
 	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/server/proxy"
 )
 
 // metrics builds ctxc's domain metrics over the engine's profiles and shared
@@ -20,5 +21,20 @@ func (e *engine) metrics(reg prometheus.Registerer) (*metrics.Metrics, error) {
 		methods = append(methods, m.MethodName)
 	}
 	return metrics.New(reg, metrics.Config{Version: version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
-		TokenCache: tok, SummaryCache: e.cache, HelperModels: e.helpers})
+		TokenCache: tok, SummaryCache: e.cache, HelperModels: e.helpers, ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
+}
+
+// proxyEndpoints are the configured upstreams with their endpoints' names.
+func proxyEndpoints(cfg ProxyConfig) map[string][]string {
+	out := map[string][]string{}
+	for u := range cfg.upstreams() {
+		seen := map[string]bool{}
+		for _, ep := range proxy.Endpoints() {
+			if ep.Upstream == u && !seen[ep.Name] {
+				seen[ep.Name] = true
+				out[string(u)] = append(out[string(u)], ep.Name)
+			}
+		}
+	}
+	return out
 }

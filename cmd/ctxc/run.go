@@ -216,6 +216,9 @@ type engine struct {
 	// maxMessageBytes is the transport's message limit, which the service
 	// also applies to what a request expands to.
 	maxMessageBytes int
+	// proxyEndpoints are the proxy's configured upstreams and their
+	// endpoints, for metrics.
+	proxyEndpoints map[string][]string
 }
 
 // newEngine checks the model registry, builds the helper model clients and
@@ -242,12 +245,15 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 	if err != nil {
 		// Its problems name their place: profiles[i] (name), default_profile.
 		problems = append(problems, err)
+	} else if err := cfg.checkProxyProfiles(func(name string) bool { _, err := cat.Profile(name); return err == nil }); err != nil {
+		problems = append(problems, err)
 	}
 	if len(problems) > 0 {
 		deps.cache.Close()
 		return nil, errors.Join(problems...)
 	}
-	return &engine{tokens: tok, catalog: cat, cache: deps.cache, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes}, nil
+	return &engine{tokens: tok, catalog: cat, cache: deps.cache, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes,
+		proxyEndpoints: proxyEndpoints(cfg.Proxy)}, nil
 }
 
 // newPolicyDeps builds what the LLM-assisted policies need: the helper model

@@ -19,6 +19,7 @@ import (
 	"github.com/contextcompiler/ctxc/metrics"
 	"github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/server/inspector"
+	"github.com/contextcompiler/ctxc/server/proxy"
 )
 
 func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
@@ -108,7 +109,11 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 		}
 		defer metrics.http.Close()
 	}
-	serveCtx, stopGateway, err := startGateway(ctx, cfg, tlsFiles, tokens, transport, log)
+	var observer proxy.Observer
+	if metrics != nil {
+		observer = metrics.domain.Proxy()
+	}
+	serveCtx, stopGateway, err := startGateway(ctx, cfg, tlsFiles, tokens, transport, observer, log)
 	if err != nil {
 		lis.Close()
 		return err
@@ -175,7 +180,7 @@ func (m *metricsServer) start(addr string, log *slog.Logger) error {
 // requests in flight have finished, because they are gRPC calls too: one
 // grace period covers both, the HTTP requests draining first and the gRPC
 // server getting what is left.
-func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, tokens *server.Tokens, transport *server.Transport, log *slog.Logger) (context.Context, func(), error) {
+func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, tokens *server.Tokens, transport *server.Transport, observer proxy.Observer, log *slog.Logger) (context.Context, func(), error) {
 	if cfg.HTTPListen == "" {
 		return ctx, func() {}, nil
 	}
@@ -185,13 +190,22 @@ func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, tokens 
 	if cfg.inspectorEnabled() {
 		gcfg.Inspector = inspector.Handler()
 	}
+	px, closeProxy, err := newProxy(cfg, transport, observer, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if px != nil {
+		gcfg.Proxy = px
+	}
 	gw, err := server.NewGateway(transport, gcfg)
 	if err != nil {
+		closeProxy()
 		return nil, nil, err
 	}
 	hlis, err := net.Listen("tcp", cfg.HTTPListen)
 	if err != nil {
 		gw.Close()
+		closeProxy()
 		return nil, nil, fmt.Errorf("http: %w", err)
 	}
 	go gw.Serve(hlis)
@@ -220,7 +234,10 @@ func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, tokens 
 	if gcfg.Inspector != nil {
 		log.Info("inspector", "url", scheme+"://"+hlis.Addr().String()+"/ui/")
 	}
-	return serveCtx, func() { stopGRPC(); gw.Close() }, nil
+	for u := range cfg.Proxy.upstreams() {
+		log.Info("proxy", "upstream", string(u), "base_url", scheme+"://"+hlis.Addr().String())
+	}
+	return serveCtx, func() { stopGRPC(); gw.Close(); closeProxy() }, nil
 }
 
 // tlsMode names the gRPC and HTTP ports' TLS for the start-up line.

@@ -88,6 +88,9 @@ const (
 	RenderFormat_RENDER_FORMAT_GEMINI RenderFormat = 3
 	// Ollama /api/chat: OpenAI-like messages plus options.num_ctx set to the budgeted window.
 	RenderFormat_RENDER_FORMAT_OLLAMA RenderFormat = 4
+	// OpenAI Responses: instructions, input items (messages, function_call,
+	// function_call_output); reasoning is not rendered (the API wants the id it gave it).
+	RenderFormat_RENDER_FORMAT_OPENAI_RESPONSES RenderFormat = 5
 )
 
 // Enum value maps for RenderFormat.
@@ -98,13 +101,15 @@ var (
 		2: "RENDER_FORMAT_ANTHROPIC",
 		3: "RENDER_FORMAT_GEMINI",
 		4: "RENDER_FORMAT_OLLAMA",
+		5: "RENDER_FORMAT_OPENAI_RESPONSES",
 	}
 	RenderFormat_value = map[string]int32{
-		"RENDER_FORMAT_UNSPECIFIED": 0,
-		"RENDER_FORMAT_OPENAI":      1,
-		"RENDER_FORMAT_ANTHROPIC":   2,
-		"RENDER_FORMAT_GEMINI":      3,
-		"RENDER_FORMAT_OLLAMA":      4,
+		"RENDER_FORMAT_UNSPECIFIED":      0,
+		"RENDER_FORMAT_OPENAI":           1,
+		"RENDER_FORMAT_ANTHROPIC":        2,
+		"RENDER_FORMAT_GEMINI":           3,
+		"RENDER_FORMAT_OLLAMA":           4,
+		"RENDER_FORMAT_OPENAI_RESPONSES": 5,
 	}
 )
 
@@ -149,6 +154,9 @@ const (
 	InputFormat_INPUT_FORMAT_GEMINI InputFormat = 3
 	// An Ollama /api/chat request body (messages, tools).
 	InputFormat_INPUT_FORMAT_OLLAMA InputFormat = 4
+	// An OpenAI Responses request body (instructions, input items, tools), as
+	// Codex CLI and the OpenAI Agents SDK send it.
+	InputFormat_INPUT_FORMAT_OPENAI_RESPONSES InputFormat = 5
 )
 
 // Enum value maps for InputFormat.
@@ -159,13 +167,15 @@ var (
 		2: "INPUT_FORMAT_ANTHROPIC",
 		3: "INPUT_FORMAT_GEMINI",
 		4: "INPUT_FORMAT_OLLAMA",
+		5: "INPUT_FORMAT_OPENAI_RESPONSES",
 	}
 	InputFormat_value = map[string]int32{
-		"INPUT_FORMAT_UNSPECIFIED": 0,
-		"INPUT_FORMAT_OPENAI":      1,
-		"INPUT_FORMAT_ANTHROPIC":   2,
-		"INPUT_FORMAT_GEMINI":      3,
-		"INPUT_FORMAT_OLLAMA":      4,
+		"INPUT_FORMAT_UNSPECIFIED":      0,
+		"INPUT_FORMAT_OPENAI":           1,
+		"INPUT_FORMAT_ANTHROPIC":        2,
+		"INPUT_FORMAT_GEMINI":           3,
+		"INPUT_FORMAT_OLLAMA":           4,
+		"INPUT_FORMAT_OPENAI_RESPONSES": 5,
 	}
 )
 
@@ -400,8 +410,25 @@ type CompileOptions struct {
 	// Values for {{name}} placeholders in the system prompt. A placeholder
 	// without a value is INVALID_ARGUMENT naming it.
 	TemplateVariables map[string]string `protobuf:"bytes,6,rep,name=template_variables,json=templateVariables,proto3" json:"template_variables,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// With input_json: make rendered input_json itself with only its
+	// conversation replaced by the compiled one (messages; Gemini's contents;
+	// OpenAI Responses' input), in input_format. Every other field, unknown
+	// ones too, keeps its bytes and its place, and so does each message the
+	// compile left as it was; when it left every message as it was, rendered
+	// is empty: input_json goes to the provider byte for byte (and does not
+	// travel back). For Anthropic a cache_control breakpoint
+	// marks the end of the stable prefix. render must be unset or equal
+	// input_format, and template_variables unset. The body is the request as
+	// the provider will see it, so it also gives the model: its name when
+	// state.model names none, its answer limit (max_tokens,
+	// max_completion_tokens, max_output_tokens, generationConfig.maxOutputTokens,
+	// options.num_predict) as the output reservation and Ollama's
+	// options.num_ctx as the window, unless state.model sets them.
+	// CompileResponse.messages is then left empty: rendered holds the
+	// conversation. This is what a proxy forwards to the provider.
+	RenderIntoInput bool `protobuf:"varint,7,opt,name=render_into_input,json=renderIntoInput,proto3" json:"render_into_input,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CompileOptions) Reset() {
@@ -474,6 +501,13 @@ func (x *CompileOptions) GetTemplateVariables() map[string]string {
 		return x.TemplateVariables
 	}
 	return nil
+}
+
+func (x *CompileOptions) GetRenderIntoInput() bool {
+	if x != nil {
+		return x.RenderIntoInput
+	}
+	return false
 }
 
 // Attachment is a document attached to a request: an artifact the planner may
@@ -3313,14 +3347,15 @@ var File_ctxc_v1_compiler_service_proto protoreflect.FileDescriptor
 
 const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ectxc/v1/compiler_service.proto\x12\actxc.v1\x1a\x19ctxc/v1/agent_state.proto\"\x93\x04\n" +
+	"\x1ectxc/v1/compiler_service.proto\x12\actxc.v1\x1a\x19ctxc/v1/agent_state.proto\"\xbf\x04\n" +
 	"\x0eCompileOptions\x12!\n" +
 	"\x04view\x18\x01 \x01(\x0e2\r.ctxc.v1.ViewR\x04view\x12B\n" +
 	"\x1breserved_output_token_count\x18\x02 \x01(\rH\x00R\x18reservedOutputTokenCount\x88\x01\x01\x125\n" +
 	"\x14soft_threshold_ratio\x18\x03 \x01(\x01H\x01R\x12softThresholdRatio\x88\x01\x01\x12:\n" +
 	"\x17max_context_token_count\x18\x04 \x01(\rH\x02R\x14maxContextTokenCount\x88\x01\x01\x12-\n" +
 	"\x06render\x18\x05 \x01(\x0e2\x15.ctxc.v1.RenderFormatR\x06render\x12]\n" +
-	"\x12template_variables\x18\x06 \x03(\v2..ctxc.v1.CompileOptions.TemplateVariablesEntryR\x11templateVariables\x1aD\n" +
+	"\x12template_variables\x18\x06 \x03(\v2..ctxc.v1.CompileOptions.TemplateVariablesEntryR\x11templateVariables\x12*\n" +
+	"\x11render_into_input\x18\a \x01(\bR\x0frenderIntoInput\x1aD\n" +
 	"\x16TemplateVariablesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x1e\n" +
@@ -3573,19 +3608,21 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x04View\x12\x14\n" +
 	"\x10VIEW_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eVIEW_REASONING\x10\x01\x12\x15\n" +
-	"\x11VIEW_CONVERSATION\x10\x02*\x98\x01\n" +
+	"\x11VIEW_CONVERSATION\x10\x02*\xbc\x01\n" +
 	"\fRenderFormat\x12\x1d\n" +
 	"\x19RENDER_FORMAT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14RENDER_FORMAT_OPENAI\x10\x01\x12\x1b\n" +
 	"\x17RENDER_FORMAT_ANTHROPIC\x10\x02\x12\x18\n" +
 	"\x14RENDER_FORMAT_GEMINI\x10\x03\x12\x18\n" +
-	"\x14RENDER_FORMAT_OLLAMA\x10\x04*\x92\x01\n" +
+	"\x14RENDER_FORMAT_OLLAMA\x10\x04\x12\"\n" +
+	"\x1eRENDER_FORMAT_OPENAI_RESPONSES\x10\x05*\xb5\x01\n" +
 	"\vInputFormat\x12\x1c\n" +
 	"\x18INPUT_FORMAT_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13INPUT_FORMAT_OPENAI\x10\x01\x12\x1a\n" +
 	"\x16INPUT_FORMAT_ANTHROPIC\x10\x02\x12\x17\n" +
 	"\x13INPUT_FORMAT_GEMINI\x10\x03\x12\x17\n" +
-	"\x13INPUT_FORMAT_OLLAMA\x10\x04*\xab\x01\n" +
+	"\x13INPUT_FORMAT_OLLAMA\x10\x04\x12!\n" +
+	"\x1dINPUT_FORMAT_OPENAI_RESPONSES\x10\x05*\xab\x01\n" +
 	"\x14TokenCountProvenance\x12&\n" +
 	"\"TOKEN_COUNT_PROVENANCE_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cTOKEN_COUNT_PROVENANCE_EXACT\x10\x01\x12#\n" +

@@ -22,11 +22,13 @@ INPUT_FORMAT_ANTHROPIC: InputFormat
 INPUT_FORMAT_GEMINI: InputFormat
 INPUT_FORMAT_OLLAMA: InputFormat
 INPUT_FORMAT_OPENAI: InputFormat
+INPUT_FORMAT_OPENAI_RESPONSES: InputFormat
 INPUT_FORMAT_UNSPECIFIED: InputFormat
 RENDER_FORMAT_ANTHROPIC: RenderFormat
 RENDER_FORMAT_GEMINI: RenderFormat
 RENDER_FORMAT_OLLAMA: RenderFormat
 RENDER_FORMAT_OPENAI: RenderFormat
+RENDER_FORMAT_OPENAI_RESPONSES: RenderFormat
 RENDER_FORMAT_UNSPECIFIED: RenderFormat
 TOKEN_COUNT_PROVENANCE_ANCHORED: TokenCountProvenance
 TOKEN_COUNT_PROVENANCE_ESTIMATED: TokenCountProvenance
@@ -167,7 +169,7 @@ class CompactionReport(_message.Message):
     def __init__(self, trigger_token_count: _Optional[int] = ..., target_token_count: _Optional[int] = ..., reached_token_count: _Optional[int] = ..., trigger_fired: bool = ..., forced: bool = ..., points: _Optional[_Iterable[_Union[CompactionPoint, _Mapping]]] = ...) -> None: ...
 
 class CompileOptions(_message.Message):
-    __slots__ = ["max_context_token_count", "render", "reserved_output_token_count", "soft_threshold_ratio", "template_variables", "view"]
+    __slots__ = ["max_context_token_count", "render", "render_into_input", "reserved_output_token_count", "soft_threshold_ratio", "template_variables", "view"]
     class TemplateVariablesEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -177,17 +179,19 @@ class CompileOptions(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     MAX_CONTEXT_TOKEN_COUNT_FIELD_NUMBER: _ClassVar[int]
     RENDER_FIELD_NUMBER: _ClassVar[int]
+    RENDER_INTO_INPUT_FIELD_NUMBER: _ClassVar[int]
     RESERVED_OUTPUT_TOKEN_COUNT_FIELD_NUMBER: _ClassVar[int]
     SOFT_THRESHOLD_RATIO_FIELD_NUMBER: _ClassVar[int]
     TEMPLATE_VARIABLES_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     max_context_token_count: int
     render: RenderFormat
+    render_into_input: bool
     reserved_output_token_count: int
     soft_threshold_ratio: float
     template_variables: _containers.ScalarMap[str, str]
     view: View
-    def __init__(self, view: _Optional[_Union[View, str]] = ..., reserved_output_token_count: _Optional[int] = ..., soft_threshold_ratio: _Optional[float] = ..., max_context_token_count: _Optional[int] = ..., render: _Optional[_Union[RenderFormat, str]] = ..., template_variables: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    def __init__(self, view: _Optional[_Union[View, str]] = ..., reserved_output_token_count: _Optional[int] = ..., soft_threshold_ratio: _Optional[float] = ..., max_context_token_count: _Optional[int] = ..., render: _Optional[_Union[RenderFormat, str]] = ..., template_variables: _Optional[_Mapping[str, str]] = ..., render_into_input: bool = ...) -> None: ...
 
 class CompileReport(_message.Message):
     __slots__ = ["artifacts", "cache", "compacted", "compaction", "first_changed_index", "messages", "model_usage", "planning_used", "profile", "repairs", "stages", "total_cost_usd", "warnings"]
