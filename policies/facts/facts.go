@@ -874,4 +874,3 @@ func statusWord(w string) bool {
 	}
 	return strings.HasPrefix(w, "HTTP/")
 }
-

@@ -164,7 +164,6 @@ func TestErrorLine(t *testing.T) {
 	}
 }
 
-
 func TestTrouble(t *testing.T) {
 	for line, want := range map[string]bool{
 		"author-service-ef2495f786-jtsum 0/1 CrashLoopBackOff 33 47m": true,
