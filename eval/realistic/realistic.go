@@ -388,7 +388,9 @@ var leadingLocation = regexp.MustCompile(`^(?:\[\w+\]\s+)?\S+?(?::\d+)+:?\s+|^(?
 
 // identifying returns a failure's labelled lines that are facts: a line
 // that repeats an earlier one's message at another location is not (the
-// same diagnostic twenty times is one fact, with a count).
+// same diagnostic twenty times is one fact, with a count), and a line too
+// long to quote whole (ESLint's json formatter prints 4.6 KB on one line) is
+// one by its beginning, which names it.
 func identifying(c corpus.Case) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -398,10 +400,19 @@ func identifying(c corpus.Case) []string {
 			continue
 		}
 		seen[msg] = true
+		if r := []rune(l); len(r) > maxQuotedRunes {
+			l = string(r[:quotedHeadRunes])
+		}
 		out = append(out, l)
 	}
 	return out
 }
+
+// A labelled line over maxQuotedRunes is a fact by its first quotedHeadRunes.
+const (
+	maxQuotedRunes  = 400
+	quotedHeadRunes = 120
+)
 
 func textPart(s string) *ctxcv1.Part { return &ctxcv1.Part{Content: &ctxcv1.Part_Text{Text: s}} }
 

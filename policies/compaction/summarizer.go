@@ -105,6 +105,11 @@ const maxItemRunes = 600
 // resolvedMark ends the item of a failure a later call of its tool resolved.
 const resolvedMark = " (resolved later)"
 
+// groupSep separates the failures of one tool in a grouped item: a line
+// each, as the lines of one failure, so that a merge reads them apart again
+// (a separator within a line would be one that error messages use too).
+const groupSep = "\n"
+
 // DeterministicSummarizer is the default Summarizer: it needs no model. It
 // keeps facts before prose: the sentences in which the user required,
 // forbade or preferred something, verbatim; every failed tool call with its
@@ -369,6 +374,11 @@ func (b *summaryBuilder) read(span []policies.Message) {
 				for _, item := range items {
 					b.add(secDecisions, item)
 				}
+				// What it found and did, in the words around it: "After
+				// profiling: 80% is regex compilation. Hoisting it out."
+				for _, run := range statementRuns(group, taken) {
+					b.addAssistantSentence(run, final)
+				}
 				for k, s := range group {
 					if !taken[k] {
 						b.addAssistantSentence(s, final)
@@ -449,6 +459,45 @@ func runs(group []sentence, c facts.Class) (items []string, taken []bool) {
 	return items, taken
 }
 
+// statementRuns joins, in a paragraph of the assistant's, the statements
+// (Other) no decision took with their short tags and a lead sentence that
+// opens with a filler word but says something ("Alright, it was the trailing
+// slash."), and marks what it took. A single statement is left to the caller.
+func statementRuns(group []sentence, taken []bool) []sentence {
+	var out []sentence
+	for i := 0; i < len(group); i++ {
+		if taken[i] || group[i].class != facts.Other {
+			continue
+		}
+		lo, hi := i, i+1
+		if lo > 0 && !taken[lo-1] && group[lo-1].class == facts.Filler && len(strings.Fields(group[lo-1].text)) >= 5 {
+			lo--
+		}
+		for hi < len(group) && !taken[hi] && (group[hi].class == facts.Other || group[hi].class == facts.Filler && len(strings.Fields(group[hi].text)) <= 3) {
+			hi++
+		}
+		if hi-lo < 2 {
+			continue
+		}
+		run := sentence{class: facts.Other, paragraph: group[i].paragraph}
+		texts := make([]string, 0, hi-lo)
+		for k := lo; k < hi; k++ {
+			texts = append(texts, group[k].text)
+			run.specific = run.specific || group[k].specific
+		}
+		run.text = strings.Join(texts, " ")
+		if utf8.RuneCountInString(run.text) > maxParagraphRunes {
+			continue
+		}
+		for k := lo; k < hi; k++ {
+			taken[k] = true
+		}
+		out = append(out, run)
+		i = hi - 1
+	}
+	return out
+}
+
 // leadIn is a short sentence that only introduces what follows ("Please
 // also respect these:").
 func leadIn(s string) bool {
@@ -510,7 +559,10 @@ func (b *summaryBuilder) addAssistantSentence(st sentence, final bool) {
 	switch {
 	case c == facts.Decision:
 		b.add(secDecisions, s)
-	case c == facts.Other && final && len(strings.Fields(s)) >= 5:
+	case c == facts.Other && len(strings.Fields(s)) >= 5 && (final || st.specific || len(strings.Fields(s)) >= 8) && !facts.Narrates(s):
+		// What an answer reports, or what the assistant found on the way
+		// beside its tool calls ("It's a race between the cleanup job and
+		// the upload"): its findings, worth as much as what it did.
 		b.add(secDone, s)
 	case c == facts.Other && (st.specific || len(strings.Fields(s)) >= 6):
 		// What the assistant stated along the way ("The migration adds the
@@ -667,20 +719,7 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	header := fmt.Sprintf(summaryHeader+"%s, written by ctxc without a model.\n", b.messages, span)
 	// Room for the header and for the note on what was left out.
 	room := budgetTokens - b.count(header) - b.count("[... 999 items (about 99,999 tokens) left out to fit the summary budget: 999 user requests, 999 notes]\n")
-	// Facts are compressed before any is left out: when they outgrow the
-	// room, resolved failures keep only each finding's first line, then open
-	// ones do too, then the resolved failures of a tool share one item.
-	for level, short := range [][3]bool{{false, false, false}, {true, false, false}, {true, true, false}, {true, true, true}} {
-		b.failureItems(short[0], short[1], short[2])
-		if level > 0 {
-			// A shortened failure lost lines of a fact: a merge is given
-			// the room not to, where it can be.
-			b.droppedWeight = max(b.droppedWeight, factWeight)
-		}
-		if b.factTokens() <= room {
-			break
-		}
-	}
+	b.compressFailures(room)
 	type candidate struct {
 		section string
 		index   int
@@ -707,6 +746,18 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 		cost := b.count("- " + strings.ReplaceAll(c.text, "\n", "\n  ") + "\n")
 		if !opened[c.section] {
 			cost += b.count("\n## " + c.section + "\n")
+		}
+		if cost > room && c.section == secResolved {
+			// A group too large for what is left keeps the failures that fit.
+			if part, cut := b.trimGroup(c.text, room); cut > 0 {
+				omitted[c.section] += cut
+				omittedTokens += cost - b.count("- "+part+"\n")
+				c.text, cost = part, b.count("- "+part+"\n")
+				if !opened[c.section] {
+					cost += b.count("\n## " + c.section + "\n")
+				}
+				b.items[c.section][c.index] = part
+			}
 		}
 		if cost > room && c.section != secOpenErrors {
 			omitted[c.section]++
@@ -752,10 +803,92 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	return sb.String()
 }
 
+// trimGroup cuts a resolved item of several lines (a group: "tool: a\nb\nc
+// (resolved later)") to the lines that fit in room tokens, saying how many were cut; cut is 0
+// when not even one fits or the item has one line.
+func (b *summaryBuilder) trimGroup(item string, room int) (part string, cut int) {
+	body, ok := strings.CutSuffix(item, resolvedMark)
+	if !ok || !strings.Contains(body, groupSep) {
+		return "", 0
+	}
+	prefix := ""
+	if tool, rest, ok := strings.Cut(body, ": "); ok && !strings.ContainsAny(tool, " ([") {
+		prefix, body = tool+": ", rest
+	}
+	members := strings.Split(body, groupSep)
+	room -= b.count("- \n## Errors resolved\n") + b.count(prefix+resolvedMark) + b.count(fmt.Sprintf("%s… and %d more", groupSep, len(members)))
+	n, used := 0, 0
+	for n < len(members)-1 {
+		c := b.count(members[n] + groupSep)
+		if used+c > room {
+			break
+		}
+		used += c
+		n++
+	}
+	if n == 0 {
+		return "", 0
+	}
+	cut = len(members) - n
+	return fmt.Sprintf("%s%s%s… and %d more%s", prefix, strings.Join(members[:n], groupSep), groupSep, cut, resolvedMark), cut
+}
+
+// compressFailures compresses facts before any is left out, as little as
+// makes them fit in room: when they outgrow it, the oldest resolved failures
+// keep only each finding's first line, as many as needed, then the oldest
+// open ones, then the resolved failures of a tool share one item. Only the
+// failures so shortened lose lines, not all at once.
+func (b *summaryBuilder) compressFailures(room int) {
+	var resolved, open int
+	for _, f := range b.failures {
+		if f.resolved {
+			resolved++
+		} else {
+			open++
+		}
+	}
+	fits := func(shortResolved, shortOpen int, grouped bool) bool {
+		b.failureItems(shortResolved, shortOpen, grouped)
+		return b.factTokens() <= room
+	}
+	// least is the fewest failures to shorten for the facts to fit, or -1.
+	least := func(n int, try func(k int) bool) int {
+		if !try(n) {
+			return -1
+		}
+		lo, hi := 0, n // try(hi) holds
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if try(mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return hi
+	}
+	if fits(0, 0, false) {
+		return
+	}
+	// A shortened failure lost lines of a fact: a merge is given the room
+	// not to, where it can be.
+	b.droppedWeight = max(b.droppedWeight, factWeight)
+	if k := least(resolved, func(k int) bool { return fits(k, 0, false) }); k >= 0 {
+		b.failureItems(k, 0, false)
+		return
+	}
+	if k := least(open, func(k int) bool { return fits(resolved, k, false) }); k >= 0 {
+		b.failureItems(resolved, k, false)
+		return
+	}
+	b.failureItems(resolved, open, true)
+}
+
 // failureItems lists the failures in their sections: open ones by call,
 // resolved ones once per text (without its call id nothing tells two alike
-// apart), each in its shortest form when asked.
-func (b *summaryBuilder) failureItems(shortResolved, shortOpen, grouped bool) {
+// apart), the oldest shortResolved resolved ones and shortOpen open ones in
+// their shortest form, and the resolved ones grouped by tool when asked.
+func (b *summaryBuilder) failureItems(shortResolved, shortOpen int, grouped bool) {
 	b.items[secOpenErrors], b.items[secResolved] = nil, nil
 	defer func() {
 		if grouped {
@@ -775,7 +908,8 @@ func (b *summaryBuilder) failureItems(shortResolved, shortOpen, grouped bool) {
 			if coveredBy(item, all) {
 				continue // said in full by another item (a shortened copy from a merge)
 			}
-			if shortResolved {
+			if shortResolved > 0 {
+				shortResolved--
 				item = shortFailure(item)
 			}
 			item += resolvedMark
@@ -786,7 +920,8 @@ func (b *summaryBuilder) failureItems(shortResolved, shortOpen, grouped bool) {
 			continue
 		}
 		item := f.item
-		if shortOpen {
+		if shortOpen > 0 {
+			shortOpen--
 			item = shortFailure(item)
 		}
 		b.items[secOpenErrors] = append(b.items[secOpenErrors], item)
@@ -794,7 +929,7 @@ func (b *summaryBuilder) failureItems(shortResolved, shortOpen, grouped bool) {
 }
 
 // groupByTool merges resolved failure items of the same tool into one item,
-// their lines joined by "; ": a long session's fixed errors by what named
+// a few lines to an item (groupSep): a long session's fixed errors by what named
 // them, without an item's framing each.
 func groupByTool(items []string) []string {
 	var order []string
@@ -808,7 +943,10 @@ func groupByTool(items []string) []string {
 		if _, seen := byTool[tool]; !seen {
 			order = append(order, tool)
 		}
-		for _, l := range strings.Split(rest, "\n") {
+		for _, l := range strings.Split(rest, groupSep) {
+			if strings.HasPrefix(l, "… and ") {
+				continue // what an earlier trim cut is gone already
+			}
 			if !slices.Contains(byTool[tool], l) {
 				byTool[tool] = append(byTool[tool], l) // the same error fixed twice is one
 			}
@@ -821,7 +959,7 @@ func groupByTool(items []string) []string {
 		fs := byTool[tool]
 		for len(fs) > 0 {
 			n := min(perItem, len(fs))
-			item := strings.Join(fs[:n], "; ")
+			item := strings.Join(fs[:n], groupSep)
 			if tool != "" {
 				item = tool + ": " + item
 			}
@@ -917,7 +1055,7 @@ func shortFailure(item string) string {
 	seen := map[string]bool{}
 	out := lines[:0:0]
 	for _, l := range lines {
-		head, _, _ := strings.Cut(l, " | ")
+		head, _, _ := strings.Cut(l, diagnose.LineSep)
 		if !seen[head] {
 			seen[head] = true
 			out = append(out, head)

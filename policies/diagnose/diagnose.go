@@ -111,8 +111,13 @@ type Limits struct {
 // DefaultLimits suit a summary's record of one failed call.
 var DefaultLimits = Limits{Findings: 8, LinesPerFinding: 5, Runes: 600}
 
+// LineSep joins the lines of one finding on one line. Not " | ": type
+// checkers print unions that way ("Decimal | None"), and a reader that cuts
+// a finding to its first line must not cut inside one.
+const LineSep = " ¦ "
+
 // Lines renders what identifies a failed output, within limits, one line a
-// finding: its lines joined by " | ", a grouped finding's headline followed
+// finding: its lines joined by LineSep, a grouped finding's headline followed
 // by its count and other locations; the error findings (warnings only when
 // there is no error; a diagnostic that names no severity is an error when
 // the output failed), and a closing line counting what did not fit. Without
@@ -136,7 +141,7 @@ func (d *Digest) Lines(l Limits) []string {
 		if f.Count > 1 {
 			parts[0] += repeats(f)
 		}
-		out = append(out, strings.Join(parts, " | "))
+		out = append(out, strings.Join(parts, LineSep))
 	}
 	if len(rest) > 0 {
 		out = append(out, moreLine(rest))

@@ -162,7 +162,10 @@ func splitLine(line string) []string {
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString(line[k:])
-		if !(unicode.IsUpper(r) || unicode.IsDigit(r) || r == '"' || r == '\'' || r == '(' || r == '[' || r == '`' || r == '*' || r == '_') {
+		if unicode.IsLower(r) && !lowerStart(line[start:i], c) {
+			continue
+		}
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '"' || r == '\'' || r == '(' || r == '[' || r == '`' || r == '*' || r == '_') {
 			continue
 		}
 		if c == '.' && endsWithAbbreviation(line[start:i+1]) {
@@ -173,6 +176,27 @@ func splitLine(line string) []string {
 		i = k - 1
 	}
 	return append(out, line[start:])
+}
+
+// lowerStart reports whether a sentence ending in c after before may be
+// followed by one that starts in lower case, as people write in chat ("Could
+// you write a guide? still python 2 compatible, sadly"): after "?" and "!",
+// and after "." that ends a word of two letters or more, not an ellipsis or
+// an initialism ("config... actually", "a.m. on").
+func lowerStart(before string, c byte) bool {
+	if c != '.' {
+		return true
+	}
+	word := before[strings.LastIndexAny(before, " (")+1:]
+	if word == "" || strings.HasSuffix(word, ".") {
+		return false
+	}
+	for _, seg := range strings.Split(word, ".") {
+		if utf8.RuneCountInString(seg) < 2 {
+			return false
+		}
+	}
+	return true
 }
 
 func endsWithAbbreviation(s string) bool {
@@ -211,7 +235,7 @@ var (
 	imperativeOpeners = cueSet(
 		"use", "keep", "leave", "stay", "stick", "avoid", "never", "always", "only", "don't", "do", "make",
 		"ensure", "prefer", "limit", "cap", "pin", "retain", "preserve", "target", "require", "skip", "exclude",
-		"no", "nothing", "please",
+		"no", "nothing",
 	)
 	decisionCues = cueSet(
 		"we'll", "we will", "we're going to", "we are going to", "i'm going to", "i am going to", "let's", "let us", "decided", "decide", "decision", "going with", "go with",
@@ -336,11 +360,26 @@ var speakerRule = cueSet("must", "have to", "has to", "need", "needs", "should",
 // first", "I'll add a mutex") is one.
 var (
 	narrationOpeners = cueSet("let me", "i'll", "i will", "i'm going to", "i am going to", "now i'll", "now let me", "i'm", "i am", "now i'm",
-		"first i'll", "first, i'll", "next i'll", "next, i'll", "first let me", "first, let me", "next, let me", "i need to", "i'll now")
+		"first i'll", "first, i'll", "next i'll", "next, i'll", "first let me", "first, let me", "next, let me", "i need to", "i'll now",
+		"i want to", "i'd like to")
+	// lookingOpeners make "Looking at how RoleService is constructed" and
+	// "Running it once more": what the assistant is doing, said as it does it.
+	lookingOpeners = cueSet("looking", "checking", "running", "rerunning", "re-running", "reading", "searching", "inspecting",
+		"trying", "retrying", "investigating", "examining", "grepping", "opening", "fetching", "scanning", "exploring",
+		"reviewing", "verifying", "digging", "querying", "testing", "continuing", "proceeding", "starting")
 	narrationVerbs = cueSet("read", "look", "check", "open", "run", "rerun", "re-run", "inspect", "search", "grep", "examine",
 		"see", "investigate", "start", "take", "view", "list", "fetch", "find", "scan", "explore", "review", "verify", "peek", "dig", "query",
-		"retry", "test", "continue", "proceed", "now")
+		"retry", "test", "continue", "proceed", "now", "double-check", "re-read", "reread", "scroll", "get", "reading", "looking",
+		"checking", "running", "searching", "inspecting", "going", "trying")
 )
+
+// Narrates reports whether the assistant's sentence says what it is about
+// to look at or is looking at ("Let me check the logs", "Looking at how the
+// client is built"): a step, not a finding or a decision.
+func Narrates(sentence string) bool {
+	ws := words(sentence)
+	return narration(ws) || lookingOpeners.opens(ws)
+}
 
 func narration(ws []string) bool {
 	for n := 1; n <= 4 && n < len(ws); n++ {
@@ -405,6 +444,15 @@ func (c cues) openingLen(ws []string) int {
 		}
 	}
 	return n
+}
+
+// withoutPlease is ws without a leading "please": "Please keep the API
+// stable" is a rule by its verb, "Please add pagination" a request.
+func withoutPlease(ws []string) []string {
+	if len(ws) > 1 && (ws[0] == "please" || ws[0] == "pls" || ws[0] == "plz") {
+		return ws[1:]
+	}
+	return ws
 }
 
 // specificAfterOpener reports whether what follows a sentence's first word
@@ -546,7 +594,7 @@ func classifyWords(sentence string, ws []string, hasID, user bool) Class {
 		return Request
 	}
 	if user {
-		if constraintCues.matchAny(ws) || imperativeOpeners.opens(ws) {
+		if constraintCues.matchAny(ws) || imperativeOpeners.opens(withoutPlease(ws)) {
 			// "I never understood it": a remark about the speaker, not a rule;
 			// "I never want a force-push" is one.
 			if ws[0] == "i" && !Specific(sentence) && !speakerRule.matchAny(ws) {

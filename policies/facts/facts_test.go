@@ -15,7 +15,10 @@ func TestSentences(t *testing.T) {
 		{"sentences and abbreviations", "Use Go 1.21, e.g. the toolchain we ship. Don't bump viper! Why?", []string{"Use Go 1.21, e.g. the toolchain we ship.", "Don't bump viper!", "Why?"}},
 		{"list items lose their markers", "Keep in mind:\n- Never force-push\n2. Prefer small PRs\n* **Tests must pass**", []string{"Keep in mind:", "Never force-push", "Prefer small PRs", "**Tests must pass**"}},
 		{"code is content, not statements", "Still failing:\n```\nerror: no space left\n```\n    indented log line\nAny idea?", []string{"Still failing:", "Any idea?"}},
-		{"a lower-case word after a period does not split", "See pkg/feed.go. then run it.", []string{"See pkg/feed.go. then run it."}},
+		{"people start sentences in lower case", "See pkg/feed.go. then run it. Could you write a guide? still python 2 compatible, sadly",
+			[]string{"See pkg/feed.go.", "then run it.", "Could you write a guide?", "still python 2 compatible, sadly"}},
+		{"an ellipsis, an initialism or a one-letter word does not end one", "old config... actually no, it's the prefix. at 9 a.m. on monday, see fig. b. ok",
+			[]string{"old config... actually no, it's the prefix.", "at 9 a.m. on monday, see fig. b. ok"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,6 +40,10 @@ func TestClassify(t *testing.T) {
 		{"Error messages shown to users must not include internal ids.", true, Constraint},
 		{"Stay away from reflection in the hot path", true, Constraint},
 		{"Never force-push to main", true, Constraint},
+		// "Please" asks; the verb after it says whether for a rule or a piece of work.
+		{"Please keep the public API backwards compatible.", true, Constraint},
+		{"Please add pagination to the /users endpoint.", true, Request},
+		{"Please write a README section on how to run the tests locally.", true, Request},
 		{"I don't want any new dependencies.", true, Constraint},
 		{"No schema change without a migration that can be rolled back.", true, Constraint},
 		// A remark about the speaker is no rule.
@@ -207,6 +214,27 @@ func TestSuccessMarksAreWholeWords(t *testing.T) {
 	} {
 		if got := ErrorLine(line); got != want {
 			t.Errorf("ErrorLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+func TestNarrates(t *testing.T) {
+	tests := []struct {
+		sentence string
+		want     bool
+	}{
+		{"Let me check what permission-gateway returns.", true},
+		{"Looking at how RoleService is constructed.", true},
+		{"Running it once more with the fix in place.", true},
+		{"I want to see the callers in permission_core/audit too.", true},
+		{"I'm reading the diff between the two versions.", true},
+		{"It's a race between the cleanup job and the upload finishing.", false},
+		{"I'll make the new flag default to off so nothing changes for existing users.", false},
+		{"The slow query was missing the composite index (tenant_id, created_at).", false},
+	}
+	for _, tt := range tests {
+		if got := Narrates(tt.sentence); got != tt.want {
+			t.Errorf("Narrates(%q) = %v, want %v", tt.sentence, got, tt.want)
 		}
 	}
 }

@@ -1,0 +1,138 @@
+package compaction
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/eval/corpus"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
+)
+
+// summarySection returns the items of one section of a deterministic summary.
+func summarySection(t *testing.T, text, title string) []string {
+	t.Helper()
+	items, _, ok := parseSummary(text)
+	if !ok {
+		t.Fatalf("not a deterministic summary:\n%s", text)
+	}
+	return items[title]
+}
+
+func summarizeSpan(t *testing.T, span []policies.Message, budget int) string {
+	t.Helper()
+	text, err := DeterministicSummarizer{}.Summarize(context.Background(), SummaryRequest{Span: span, BudgetTokens: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+// step is an assistant message with prose beside a tool call, and the call's result.
+func step(id, prose, command, output string, failed bool) []policies.Message {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	call := "call_" + id
+	return []policies.Message{
+		{ID: "a" + id, Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart(prose), {Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: call, Name: "bash", ArgumentsJSON: string(args)}}}},
+		{ID: "t" + id, Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: call, Name: "bash", Content: output, IsError: failed}}}},
+	}
+}
+
+func TestSummaryKeepsWhatTheAssistantFoundInItsWords(t *testing.T) {
+	span := []policies.Message{{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("The nightly import is slow, find out why.")}}}
+	span = append(span, step("1", "Looking at how the importer is constructed.", "sed -n 1,80p importer.py", "import re\n", false)...)
+	span = append(span, step("2", "After profiling: 80% of the time is regex compilation inside the loop. Hoisting it out.", "python3 -m cProfile importer.py", "ok\n", false)...)
+	span = append(span, step("3", "It's a race between the cleanup job and the upload finishing; the job deletes the temp file mid-write.", "ls /tmp/uploads", "a.part\n", false)...)
+	text := summarizeSpan(t, span, math.MaxInt32)
+	want := []string{
+		"After profiling: 80% of the time is regex compilation inside the loop. Hoisting it out.",
+		"It's a race between the cleanup job and the upload finishing; the job deletes the temp file mid-write.",
+	}
+	if diff := cmp.Diff(want, summarySection(t, text, secDone)); diff != "" {
+		t.Errorf("work done (-want +got):\n%s\n%s", diff, text)
+	}
+}
+
+func TestSummaryShortensTheOldestFailuresFirst(t *testing.T) {
+	cases, _ := corpus.All()
+	var tracebacks []corpus.Case
+	for _, c := range cases {
+		if c.Meta.Family == "python" && c.Meta.Failed && strings.Contains(c.Output, "Traceback (most recent call last)") && len(tracebacks) < 8 {
+			tracebacks = append(tracebacks, c)
+		}
+	}
+	if len(tracebacks) < 6 {
+		t.Fatalf("%d Python tracebacks in the corpus, want at least 6", len(tracebacks))
+	}
+	span := []policies.Message{{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("Fix the ledger scripts.")}}}
+	for i, c := range tracebacks {
+		span = append(span, step(fmt.Sprint(i), "", c.Meta.Command, c.Output, true)...)
+		span = append(span, step(fmt.Sprint(i)+"ok", "", c.Meta.Command, "done\n", false)...)
+	}
+	full := summarizeSpan(t, span, math.MaxInt32)
+	b := newSummaryBuilder(SummaryRequest{})
+	fullTokens := b.count(full)
+	// Room for all but about a third of the failures' second lines.
+	text := summarizeSpan(t, span, fullTokens-fullTokens/8)
+	items := summarySection(t, text, secResolved)
+	if len(items) != len(tracebacks) {
+		t.Fatalf("%d resolved failures listed, want %d:\n%s", len(items), len(tracebacks), text)
+	}
+	shortened := 0
+	for i, it := range items {
+		if !strings.Contains(it, diagnose.LineSep) {
+			shortened++
+			if shortened != i+1 {
+				t.Errorf("failure %d shortened after a newer one was kept whole:\n%s", i, text)
+			}
+		}
+	}
+	if shortened == 0 || shortened == len(items) {
+		t.Errorf("%d of %d failures shortened, want some but not all:\n%s", shortened, len(items), text)
+	}
+	// Each keeps the line that names it.
+	for i, c := range tracebacks {
+		d := diagnose.Read(c.Output)
+		d.Failed = true
+		first, _, _ := strings.Cut(d.Lines(diagnose.DefaultLimits)[0], diagnose.LineSep)
+		if !strings.Contains(text, first) {
+			t.Errorf("failure %d lost its first line %q:\n%s", i, first, text)
+		}
+	}
+}
+
+func TestShortFailureKeepsAUnionType(t *testing.T) {
+	line := `bash: app/rates.py:22:12 - error: Type "Decimal | None" is not assignable to return type "Decimal"` + diagnose.LineSep + "return rates.get(zone)"
+	want := `bash: app/rates.py:22:12 - error: Type "Decimal | None" is not assignable to return type "Decimal"`
+	if got := shortFailure(line); got != want {
+		t.Errorf("shortFailure = %q, want %q", got, want)
+	}
+}
+
+func TestGroupTooLargeKeepsTheFailuresThatFit(t *testing.T) {
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("src/pricing.ts(%d,3): error TS2322: Type 'string' is not assignable to type 'number'.", i+1))
+	}
+	b := newSummaryBuilder(SummaryRequest{})
+	item := "bash: " + strings.Join(lines, groupSep) + resolvedMark
+	part, cut := b.trimGroup(item, b.count(item)/2)
+	if cut == 0 || cut == len(lines) {
+		t.Fatalf("cut %d of %d lines, want some", cut, len(lines))
+	}
+	kept := strings.Split(strings.TrimSuffix(strings.TrimPrefix(part, "bash: "), resolvedMark), groupSep)
+	if diff := cmp.Diff(append(lines[:len(lines)-cut:len(lines)-cut], fmt.Sprintf("… and %d more", cut)), kept); diff != "" {
+		t.Errorf("trimmed group (-want +got):\n%s", diff)
+	}
+	// A later merge reads the kept lines apart again and forgets the count.
+	regrouped := groupByTool([]string{part})
+	if got := strings.Count(strings.Join(regrouped, "\n"), "… and"); got != 0 {
+		t.Errorf("regrouped items carry %d cut counts: %q", got, regrouped)
+	}
+}
