@@ -128,8 +128,8 @@ bench-sizing:
 
 # Twelve generated 40-turn sessions through ctxc eval, on the path that lets
 # Route record compaction and on the stateless one; then twelve sessions of
-# recorded real tool output and people's wording (--recorded) on the first
-# (README, "Measuring long sessions").
+# recorded real tool output and people's wording (--recorded) on the first,
+# and two of 120 turns (README, "Measuring long sessions").
 SESSIONS_DIR ?= $(CURDIR)/.sessions
 bench-sessions: build
 	mkdir -p $(SESSIONS_DIR)
@@ -138,6 +138,8 @@ bench-sessions: build
 	$(BIN)/ctxc eval --profiles budget-aware,policy-driven $(SESSIONS_DIR)/synth-*.jsonl
 	$(BIN)/ctxc eval --route-profile pragmatic --profiles budget-aware,policy-driven $(SESSIONS_DIR)/synth-*.jsonl
 	$(BIN)/ctxc eval --profiles budget-aware,policy-driven,llm-assisted $(SESSIONS_DIR)/recorded-*.jsonl
+	for seed in 41 42; do $(BIN)/ctxc eval --generate $$seed --recorded --turns 120 > $(SESSIONS_DIR)/long-recorded-$$seed.jsonl; done
+	$(BIN)/ctxc eval --profiles budget-aware,policy-driven,llm-assisted --windows 16000,32000 $(SESSIONS_DIR)/long-recorded-*.jsonl
 
 # LangChain.js: compileMessages through ctxc against trimMessages, side by side.
 bench-clients: deps build

@@ -261,3 +261,38 @@ func TestRecordedSessionsKeepFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestLongRecordedSessionKeepsFacts: 120 turns of recorded real output
+// (seed 43, which the summarizer was never tuned on; about 300 facts, more
+// than the summaries' share of a 16K window holds verbatim at the end) keep
+// at least 0.95 of their facts over their compiles under the profiles that
+// compact without a model.
+func TestLongRecordedSessionKeepsFacts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a 120-turn session through two profiles")
+	}
+	s, err := realistic.Generate(realistic.Options{Seed: 43, Turns: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Header.Facts) < 250 {
+		t.Fatalf("the session plants %d facts, want the ~300 of a long real session", len(s.Header.Facts))
+	}
+	res, err := eval.Run(context.Background(), testService(t), []*eval.Session{s}, eval.Options{
+		Profiles: []string{"budget-aware", "policy-driven"}, Windows: []uint32{16_000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range res.Rows {
+		if row.Failed != 0 {
+			t.Errorf("%s: %d compiles refused (%v)", row.Profile, row.Failed, row.FailedCodes)
+		}
+		if got := *row.FactsKept; got < 0.95 {
+			t.Errorf("%s: facts kept %.3f over 120 turns into 16K, want >= 0.95", row.Profile, got)
+		}
+		if got := *row.PrefixVsBound; got < 0.9 {
+			t.Errorf("%s: prompt-cache prefix %.3f of the append-only bound, want >= 0.9", row.Profile, got)
+		}
+	}
+}

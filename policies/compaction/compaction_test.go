@@ -127,7 +127,7 @@ func TestValidate(t *testing.T) {
 		{"dedupe", &DedupeConfig{ResourceKeys: []string{"path", ""}, MinSavingRatio: -1}, "resource_keys[1]: empty key\nmin_saving_ratio: -1 must be in [0, 1]"},
 		{"drop", &DropLowImportanceConfig{MinImportanceThreshold: 0}, "min_importance_threshold: 0 must be in [1, 101]"},
 		{"summarize", &SummarizeConfig{MaxSummaryRatio: 0, MaxSummaryTokens: -1, MinSummaryTokens: 0, MergeFillRatio: 1.5, MinSpanMessages: 0},
-			"max_summary_ratio: 0 must be in (0, 1]\nmax_summary_tokens: -1 is negative\nmin_summary_tokens: 0 is less than 1\nmerge_fill_ratio: 1.5 must be in (0, 1]\nmin_span_messages: 0 is less than 1"},
+			"max_summary_ratio: 0 must be in (0, 2]\nmax_summary_tokens: -1 is negative\nmin_summary_tokens: 0 is less than 1\nmerge_fill_ratio: 1.5 must be in (0, 1]\nmin_span_messages: 0 is less than 1"},
 		{"truncate", &TruncateConfig{Mode: "all", MaxMessages: 0, TargetTokens: -1, TargetRatio: 0}, `mode: "all" must be "fit", "message_limit" or "token_limit"` + "\nmax_messages: 0 is less than 1\ntarget_tokens: -1 is negative\ntarget_ratio: 0 must be in (0, 1]"},
 		{"mask", &MaskObservationsConfig{}, ""},
 	}

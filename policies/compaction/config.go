@@ -125,8 +125,10 @@ func (c *DropLowImportanceConfig) Validate() error {
 type SummarizeConfig struct {
 	// MaxSummaryRatio is the share of the compaction target that all summaries
 	// in the context may use together: they only take what their facts need,
-	// and a fact kept is worth more than an old message kept verbatim. In
-	// (0, 1]. Default 1.
+	// and a fact kept is worth more than an old message kept verbatim. Above
+	// 1 a long session's facts may take more than the target (compaction then
+	// runs at each compaction point, stacking a summary each time), never more
+	// than four fifths of the window. In (0, 2]. Default 1.3.
 	MaxSummaryRatio float64 `yaml:"max_summary_ratio" json:"max_summary_ratio"`
 	// MaxSummaryTokens caps that budget; 0 sets no cap. Default 0.
 	MaxSummaryTokens int `yaml:"max_summary_tokens" json:"max_summary_tokens"`
@@ -145,14 +147,14 @@ type SummarizeConfig struct {
 // DefaultSummarizeConfig returns the defaults of "summarize", which
 // llm_summarize shares.
 func DefaultSummarizeConfig() SummarizeConfig {
-	return SummarizeConfig{MaxSummaryRatio: 1, MinSummaryTokens: 256, MergeFillRatio: 0.7, MinSpanMessages: 2}
+	return SummarizeConfig{MaxSummaryRatio: 1.3, MinSummaryTokens: 256, MergeFillRatio: 0.7, MinSpanMessages: 2}
 }
 
 // Validate reports every problem of the config.
 func (c *SummarizeConfig) Validate() error {
 	var errs []error
-	if !(c.MaxSummaryRatio > 0 && c.MaxSummaryRatio <= 1) {
-		errs = append(errs, fmt.Errorf("max_summary_ratio: %v must be in (0, 1]", c.MaxSummaryRatio))
+	if !(c.MaxSummaryRatio > 0 && c.MaxSummaryRatio <= 2) {
+		errs = append(errs, fmt.Errorf("max_summary_ratio: %v must be in (0, 2]", c.MaxSummaryRatio))
 	}
 	if c.MaxSummaryTokens < 0 {
 		errs = append(errs, fmt.Errorf("max_summary_tokens: %d is negative", c.MaxSummaryTokens))

@@ -83,9 +83,14 @@ type summaryPlan struct {
 	synthesized   map[string]bool    // ids of summaries written earlier in this run that it replaces
 }
 
-// summaryBudget is what all summaries in the view may use together.
+// summaryBudget is what all summaries in the view may use together: their
+// share of the target, and above the target never more than four fifths of
+// the window, the rest being the newest turn's.
 func (s summarize) summaryBudget(w *policies.Work) int {
 	budget := int(s.cfg.MaxSummaryRatio * float64(target(w)))
+	if w.HardLimit > 0 {
+		budget = min(budget, max(target(w), w.HardLimit*4/5))
+	}
 	if s.cfg.MaxSummaryTokens > 0 {
 		budget = min(budget, s.cfg.MaxSummaryTokens)
 	}
@@ -167,10 +172,22 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	p.budget = total - existing
 	if existing+stacked > total {
 		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total)
+	} else if len(summaries) > 0 && s.losesFact(w, &p, min(p.budget, p.removedTokens*3/4)) {
+		// A short span's summary must shrink what it replaces, and its
+		// headers alone may not: merged with the newest summary it shares
+		// them, rather than leave a fact out.
+		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total)
 	}
 	// A summary must leave room to shrink: at most three quarters of what it replaces.
 	p.budget = min(p.budget, p.removedTokens*3/4)
 	return p, p.budget > 0
+}
+
+// losesFact reports whether the plan's summary, written within budget,
+// leaves out a fact.
+func (s summarize) losesFact(w *policies.Work, p *summaryPlan, budget int) bool {
+	_, lost := s.det.fit(SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: w.Counter})
+	return lost >= factWeight
 }
 
 // mergeTail makes room when the summaries and the new one outgrow their
@@ -187,7 +204,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 	reserve := total / 10 // room for the next stacked summary
 	shed := existing + stacked + reserve - total
 	from, merged := len(summaries), stacked
-	for from > 0 && merged < 2*shed {
+	for from > 0 && (merged < 2*shed || from == len(summaries)) {
 		from--
 		merged += entries[summaries[from]].Tokens
 	}

@@ -259,18 +259,30 @@ func (b *summaryBuilder) merge(text string) {
 		return
 	}
 	b.messages += count
-	var extra []string
+	for _, title := range orderedTitles(items) {
+		for _, it := range items[title] {
+			b.mergeItem(title, it)
+		}
+	}
+}
+
+// orderedTitles are the section titles of a parsed summary in mergeOrder,
+// then any others sorted: what is read from a summary is read in the same
+// order every time, so the same log always compiles to the same bytes.
+func orderedTitles(items map[string][]string) []string {
+	var known, extra []string
+	for _, title := range mergeOrder {
+		if _, ok := items[title]; ok {
+			known = append(known, title)
+		}
+	}
 	for title := range items {
 		if !slices.Contains(mergeOrder, title) {
 			extra = append(extra, title)
 		}
 	}
 	sort.Strings(extra)
-	for _, title := range append(append([]string(nil), mergeOrder...), extra...) {
-		for _, it := range items[title] {
-			b.mergeItem(title, it)
-		}
-	}
+	return append(known, extra...)
 }
 
 func (b *summaryBuilder) mergeItem(title, it string) {
@@ -624,11 +636,11 @@ func (b *summaryBuilder) resolveEarlier(earlier []string) {
 		if !ok {
 			continue
 		}
-		for title, its := range items {
+		for _, title := range orderedTitles(items) {
 			if !strings.HasPrefix(title, secOpenErrors) {
 				continue
 			}
-			for _, it := range its {
+			for _, it := range items[title] {
 				tool := errorTool(it)
 				if tc := b.tools[tool]; tc != nil && tc.runs > tc.failed {
 					b.addFailure(tool, callID(it), it, true)

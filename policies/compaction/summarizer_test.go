@@ -136,3 +136,29 @@ func TestGroupTooLargeKeepsTheFailuresThatFit(t *testing.T) {
 		t.Errorf("regrouped items carry %d cut counts: %q", got, regrouped)
 	}
 }
+
+func TestSummaryBudget(t *testing.T) {
+	tests := []struct {
+		name                     string
+		ratio                    float64
+		maxTokens, target, limit int
+		want                     int
+	}{
+		{"a share of the target", 0.5, 0, 7200, 12000, 3600},
+		{"above the target when facts need it", 1.3, 0, 7200, 12000, 9360},
+		{"never more than four fifths of the window", 2, 0, 7200, 12000, 9600},
+		{"nor less than the target for it", 2, 0, 11000, 12000, 11000},
+		{"a fixed cap", 1.3, 2000, 7200, 12000, 2000},
+		{"however small the window, the least budget", 1, 0, 100, 200, 256},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultSummarizeConfig()
+			cfg.MaxSummaryRatio, cfg.MaxSummaryTokens = tt.ratio, tt.maxTokens
+			w := &policies.Work{CompactionTarget: tt.target, HardLimit: tt.limit}
+			if got := (summarize{cfg: cfg}).summaryBudget(w); got != tt.want {
+				t.Errorf("summaryBudget = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

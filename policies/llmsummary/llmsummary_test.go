@@ -236,7 +236,7 @@ func TestLargeInputIsChunkedAndFolded(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	c := &llmsummary.Config{ToolOutputChars: 5}
 	err := c.Validate()
-	if err == nil || !strings.Contains(err.Error(), "max_summary_ratio: 0 must be in (0, 1]") || !strings.Contains(err.Error(), "tool_output_chars: 5 is less than 100") {
+	if err == nil || !strings.Contains(err.Error(), "max_summary_ratio: 0 must be in (0, 2]") || !strings.Contains(err.Error(), "tool_output_chars: 5 is less than 100") {
 		t.Errorf("errors %v", err)
 	}
 }
