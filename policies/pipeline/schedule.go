@@ -72,28 +72,34 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 	}
 	full := w.Entries
 	preamble := w.SystemTokens + w.ToolTokens
-	view := make([]policies.Entry, 0, len(full))
-	used, pos := preamble, 0
 	// intakeFrom is where the recency window began at the previous point: the
 	// entries from there to where it begins now have just left it.
 	intakeFrom := 0
 	fullFires := r.verdict(w.UsedTokens(), len(full)).Fire
-	for _, p := range policies.CompactionPoints(full) {
+	points := policies.CompactionPoints(full)
+	if !fullFires {
+		// Triggers only fire on more tokens or messages, so a log whose
+		// whole view does not fire has nothing to do at any point: the view
+		// is the log, and only the last point's recency window matters.
+		if len(points) > 0 {
+			intakeFrom = recentEntry(full[:points[len(points)-1]], w.RecentTurns)
+		}
+		return r.finish(ctx, chain, intakeFrom)
+	}
+	view := make([]policies.Entry, 0, len(full))
+	used, pos := preamble, 0
+	for _, p := range points {
 		for ; pos < p; pos++ {
 			view = append(view, full[pos])
 			used += full[pos].Tokens
 		}
-		// Triggers only fire on more tokens or messages, so a log whose
-		// whole view does not fire has nothing to do at any point.
-		if fullFires {
-			w.Entries = view
-			if v := r.verdict(used, len(view)); v.Fire {
-				if err := r.compactAt(ctx, chain, v, intakeFrom, true, false); err != nil {
-					return err
-				}
-				view = w.Entries
-				used = w.UsedTokens()
+		w.Entries = view
+		if v := r.verdict(used, len(view)); v.Fire {
+			if err := r.compactAt(ctx, chain, v, intakeFrom, true, false); err != nil {
+				return err
 			}
+			view = w.Entries
+			used = w.UsedTokens()
 		}
 		intakeFrom = recentEntry(view, w.RecentTurns)
 	}
@@ -104,9 +110,7 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 	if len(r.compaction.Points) > 0 {
 		r.dirty = true // the runner rebuilt the view: measure it again
 	}
-	if fullFires {
-		r.checks.forget() // and check it in full: points saw only prefixes
-	}
+	r.checks.forget() // and check it in full: points saw only prefixes
 	return r.finish(ctx, chain, intakeFrom)
 }
 
