@@ -248,8 +248,8 @@ func readmeQuotes() []readmeQuote {
 			}},
 		{"a #-message conversation (OpenAI Chat Completions), made side by side straight to the scripted upstream and through the proxy " +
 			"(the real binary, both on loopback), took # ms at the median straight and # ms through the proxy when the context stayed below the trigger: " +
-			"# ms more, over the target of # ms on this machine, where ctxc's part is reading the body (a one-pass import of the whole conversation) " +
-			"and the extra hops; compacted in an #-token window it took # ms, # ms more (target # ms: met). A streamed answer's first byte came # ms " +
+			"# ms more (target # ms: met), where ctxc's part is reading the body (a one-pass import of the whole conversation), compiling it " +
+			"and the extra hop; compacted in an #-token window it took # ms, # ms more (target # ms: met). A streamed answer's first byte came # ms " +
 			"later through the proxy, less than the # ms a `Compile` of the same body takes over gRPC.",
 			func(t *testing.T, a *readmeAnswers) []any {
 				var f struct {
@@ -260,8 +260,8 @@ func readmeQuotes() []readmeQuote {
 				u, c, fb := f.Figures["unchanged"], f.Figures["compacted"], f.Figures["first_byte"]
 				// The issue's targets, and what the text says of them.
 				const unchangedTarget, compactedTarget = 2, 5
-				if !(number(t, u.Added) > unchangedTarget && number(t, c.Added) <= compactedTarget && number(t, fb.Added) < number(t, fb.Compile)) {
-					t.Errorf("the README says %s ms is over %d, %s ms within %d, and %s ms less than the compile's %s ms", u.Added, unchangedTarget, c.Added, compactedTarget, fb.Added, fb.Compile)
+				if !(number(t, u.Added) <= unchangedTarget && number(t, c.Added) <= compactedTarget && number(t, fb.Added) < number(t, fb.Compile)) {
+					t.Errorf("the README says %s ms is within %d, %s ms within %d, and %s ms less than the compile's %s ms", u.Added, unchangedTarget, c.Added, compactedTarget, fb.Added, fb.Compile)
 				}
 				return []any{f.Messages, u.Direct, u.Proxy, u.Added, unchangedTarget, f.Window, c.Proxy, c.Added, compactedTarget, fb.Added, fb.Compile}
 			}},

@@ -201,6 +201,37 @@ func wholes(is ...int) []Ref {
 	return out
 }
 
+// commonNameAndNullBodies are Chat Completions bodies whose names or values
+// the fast decoder could read otherwise than encoding/json does.
+var commonNameAndNullBodies = []string{
+	`{"MODEL":"m","Messages":[{"ROLE":"user","Content":"hi"},{"Role":"assistant","Tool_Calls":[{"ID":"c","Function":{"NAME":"f","Arguments":"{}"}}]},{"role":"tool","TOOL_CALL_ID":"c","content":"r"}],"Max_Tokens":9}`,
+	`{"messages":[{"role":"user","content":null,"tool_calls":null}],"max_tokens":null,"tools":[{"type":"function","function":{"name":"f","parameters":null}}]}`,
+	`{"messages":[{"role":"user","content":"a","tool_call_id":null}],"tools":null,"model":null}`,
+	`{"messages":[{"role":"user","content":"a"}],"toolcalls":[],"max-tokens":5,"maxtokens":6}`,
+}
+
+// FuzzOpenAICommonReadsAsImportOpenAI: whatever body the one-pass reading
+// takes, it imports as the message-by-message reading does.
+func FuzzOpenAICommonReadsAsImportOpenAI(f *testing.F) {
+	for _, body := range commonNameAndNullBodies {
+		f.Add([]byte(body))
+	}
+	f.Add([]byte(`{"messages":[{"role":"user","content":"a","role":"assistant"}]}`))
+	f.Add([]byte(`{"messages":[{"role":"user","content":"\xff\xfe"}]}`))
+	f.Add([]byte("{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}"))
+	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		common, full := &importer{}, &importer{}
+		if !importOpenAICommon(common, body) {
+			return
+		}
+		importOpenAI(full, body)
+		if diff := cmp.Diff(full, common, cmp.AllowUnexported(importer{})); diff != "" {
+			t.Errorf("%q (-message by message +one pass):\n%s", body, diff)
+		}
+	})
+}
+
 // TestOpenAICommonReadsAsImportOpenAI: the one-pass reading of a Chat
 // Completions body imports what the message-by-message reading does, for
 // every body it takes (rendered examples, generated conversations, a
@@ -226,6 +257,11 @@ func TestOpenAICommonReadsAsImportOpenAI(t *testing.T) {
 		t.Fatal(err)
 	}
 	bodies = append(bodies, client, []byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`))
+	// Names in other cases match as encoding/json matches them, and nulls
+	// read as it reads them.
+	for _, body := range commonNameAndNullBodies {
+		bodies = append(bodies, []byte(body))
+	}
 	for i, body := range bodies {
 		common, full := &importer{}, &importer{}
 		if !importOpenAICommon(common, body) {

@@ -69,6 +69,7 @@ func (t *Transport) DialInProcess(opts ...grpc.DialOption) (*grpc.ClientConn, er
 	opts = append([]grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return t.inProcess.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(newPooledCodec())),
 	}, opts...)
 	return grpc.NewClient("passthrough:///in-process", opts...)
 }

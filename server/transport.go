@@ -93,6 +93,7 @@ type Transport struct {
 	grace     time.Duration
 	log       *slog.Logger
 	inProcess inProcessListener
+	direct    *directCalls
 	// maxConnections bounds the connections of the listener Serve is given.
 	maxConnections int
 	drainDelay     time.Duration
@@ -186,7 +187,8 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 			Timeout:               20 * time.Second,
 		}),
 	)
-	gs.RegisterService(apiServiceDesc(codec, log), svc)
+	api := apiServiceDesc(codec, log)
+	gs.RegisterService(api, svc)
 	hs := health.NewServer()
 	for _, name := range healthServices {
 		hs.SetServingStatus(name, healthpb.HealthCheckResponse_NOT_SERVING)
@@ -199,6 +201,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		metrics.InitializeMetrics(gs)
 	}
 	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log,
+		direct:    newDirectCalls(api, svc, adm.tap, unary, cfg.TracerProvider, cfg.MaxMessageBytes),
 		inProcess: inProcessListener{bufconn.Listen(inProcessBufferBytes)}, maxConnections: lim.MaxConnections, drainDelay: cfg.DrainDelay}
 }
 
@@ -263,6 +266,7 @@ func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
 	stopped := make(chan struct{})
 	go func() {
 		t.grpc.GracefulStop()
+		t.direct.gracefulStop()
 		close(stopped)
 	}()
 	timer := time.NewTimer(grace)
@@ -272,6 +276,7 @@ func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
 	case <-timer.C:
 		t.log.Warn("grace period over; cancelling the calls still running")
 		t.grpc.Stop()
+		t.direct.stop()
 		<-stopped
 	}
 	if err := <-served; err != nil && !errors.Is(err, grpc.ErrServerStopped) {

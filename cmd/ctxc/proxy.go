@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"time"
 
-	"google.golang.org/grpc"
-
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/server/proxy"
@@ -107,15 +105,11 @@ func (c *Config) checkProxyProfiles(known func(string) bool) error {
 }
 
 // newProxy builds the proxy when an upstream is configured (nil otherwise),
-// with its own in-process connection to the gRPC server; close releases it.
+// compiling through the gRPC server's direct calls; close releases it.
 func newProxy(cfg Config, transport *server.Transport, observer proxy.Observer, log *slog.Logger) (p *proxy.Proxy, close func(), err error) {
 	ups := cfg.Proxy.upstreams()
 	if len(ups) == 0 {
 		return nil, func() {}, nil
-	}
-	conn, err := transport.DialInProcess(grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageBytes), grpc.MaxCallSendMsgSize(cfg.MaxMessageBytes)))
-	if err != nil {
-		return nil, nil, fmt.Errorf("proxy: %w", err)
 	}
 	proxies, _ := trustedProxies(cfg.HTTPTrustedProxies) // validated with the config
 	pc := proxy.Config{Upstreams: map[proxy.Upstream]*url.URL{}, Profile: cfg.Proxy.Profile, Profiles: map[proxy.Upstream]string{},
@@ -131,12 +125,11 @@ func newProxy(cfg Config, transport *server.Transport, observer proxy.Observer, 
 	for name, profile := range cfg.Proxy.Profiles {
 		pc.Profiles[proxy.Upstream(name)] = profile
 	}
-	p, err = proxy.New(ctxcv1.NewContextCompilerServiceClient(conn), pc)
+	p, err = proxy.New(ctxcv1.NewContextCompilerServiceClient(transport.DirectConn()), pc)
 	if err != nil {
-		conn.Close()
 		return nil, nil, err
 	}
-	return p, func() { p.Close(); conn.Close() }, nil
+	return p, p.Close, nil
 }
 
 // proxyBodyLimit is the largest body the proxy takes: what fits one Compile

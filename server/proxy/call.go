@@ -53,7 +53,7 @@ func (c *call) read() *refusal {
 	if limit <= 0 {
 		limit = 1 << 62
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, limit))
+	body, err := readBody(http.MaxBytesReader(c.w, c.r.Body, limit), c.r.ContentLength, limit)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -64,6 +64,20 @@ func (c *call) read() *refusal {
 	}
 	c.body = body
 	return nil
+}
+
+// readBody reads a body whose length is announced and within limit into a
+// buffer of that size at once, instead of growing one as it comes (net/http
+// ends the body there, and reports one that ends early).
+func readBody(r io.Reader, length, limit int64) ([]byte, error) {
+	if length <= 0 || length > limit {
+		return io.ReadAll(r)
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, err
+	}
+	return body, nil
 }
 
 // request is the Compile request of the call: the body as input_json,

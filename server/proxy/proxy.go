@@ -58,7 +58,7 @@ const (
 )
 
 // Compiler compiles through the gRPC server: the generated client over the
-// transport's in-process connection.
+// transport's direct calls (server.Transport.DirectConn).
 type Compiler interface {
 	Compile(ctx context.Context, in *ctxcv1.CompileRequest, opts ...grpc.CallOption) (*ctxcv1.CompileResponse, error)
 }

@@ -142,15 +142,11 @@ func startProxy(t *testing.T, cfg Config, tokens *server.Tokens) *harness {
 	served := make(chan error, 1)
 	go func() { served <- tr.Serve(ctx, lis) }()
 	tr.SetServing()
-	conn, err := tr.DialInProcess()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg.Logger, cfg.Observer = log, h.obs
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
 	}
-	p, err := New(ctxcv1.NewContextCompilerServiceClient(conn), cfg)
+	p, err := New(ctxcv1.NewContextCompilerServiceClient(tr.DirectConn()), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +165,6 @@ func startProxy(t *testing.T, cfg Config, tokens *server.Tokens) *harness {
 		<-served
 		gw.Close()
 		p.Close()
-		conn.Close()
 	})
 	h.url = "http://" + hlis.Addr().String()
 	return h
@@ -612,3 +607,33 @@ func TestNoCredentialsOverPlainHTTPElsewhere(t *testing.T) {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestReadBody: a body of announced length is read whole, one that ends
+// before its length is an error, and one of unknown length is read to its
+// end; a body over the limit is never read past it.
+func TestReadBody(t *testing.T) {
+	tests := []struct {
+		name          string
+		body          string
+		length, limit int64
+		want          string
+		wantErr       bool
+	}{
+		{"announced", "hello", 5, 10, "hello", false},
+		{"ends early", "hel", 5, 10, "", true},
+		{"unknown length", "hello", -1, 10, "hello", false},
+		{"over the limit", "hello world", 11, 10, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(strings.NewReader(tt.body)), tt.limit)
+			got, err := readBody(r, tt.length, tt.limit)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("error %v, want error %v", err, tt.wantErr)
+			}
+			if err == nil && string(got) != tt.want {
+				t.Errorf("read %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
