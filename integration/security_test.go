@@ -193,7 +193,7 @@ func TestMutualTLS(t *testing.T) {
 	certFile, keyFile := ca.issue(t, "ctxc", true)
 	agentCert, agentKey := clients.issue(t, "agent-7", false)
 	strangerCert, strangerKey := ca.issue(t, "stranger", false) // signed, but not by the clients' CA
-	s := launch(t, launchOptions{args: []string{"--tls-cert", certFile, "--tls-key", keyFile, "--tls-client-ca", clients.file, "--http-listen", "127.0.0.1:0"},
+	s := launch(t, launchOptions{args: []string{"--tls-cert", certFile, "--tls-key", keyFile, "--tls-client-ca", clients.file, "--http-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"},
 		creds: credentials.NewTLS(clientTLS(t, ca, agentCert, agentKey))})
 	if _, err := s.client().Compile(context.Background(), readExample(t, "chat.json")); err != nil {
 		t.Fatalf("Compile with a client certificate: %v", err)
@@ -225,6 +225,23 @@ func TestMutualTLS(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("HTTPS with a client certificate: %d", resp.StatusCode)
 	}
+	// /metrics has the API's TLS: HTTPS, and a client certificate.
+	metrics := s.metricsURL(t)
+	if !strings.HasPrefix(metrics, "https://") {
+		t.Fatalf("metrics at %s, want HTTPS", metrics)
+	}
+	if resp, err := httpsClient(clientTLS(t, ca, "", "")).Get(metrics); err == nil {
+		resp.Body.Close()
+		t.Errorf("/metrics without a client certificate: HTTP %d, want the handshake refused", resp.StatusCode)
+	}
+	resp, err = httpsClient(clientTLS(t, ca, agentCert, agentKey)).Get(metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/metrics over HTTPS with a client certificate: %d", resp.StatusCode)
+	}
 }
 
 func TestBearerTokens(t *testing.T) {
@@ -233,7 +250,7 @@ func TestBearerTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	// launch waits for SERVING without a token: health needs none.
-	s := launch(t, launchOptions{args: []string{"--auth-token-file", tokens, "--http-listen", "127.0.0.1:0"}})
+	s := launch(t, launchOptions{args: []string{"--auth-token-file", tokens, "--http-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}})
 	ctx := context.Background()
 	with := func(token string) context.Context {
 		return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
@@ -265,6 +282,16 @@ func TestBearerTokens(t *testing.T) {
 	if resp, err := http.Get("http://" + s.httpAddr(t) + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
 		t.Errorf("HTTP health without a token: %v %v", resp, err)
 	}
+	// /metrics has the API's tokens.
+	for token, want := range map[string]int{"": http.StatusUnauthorized, "0123456789abcdef0124": http.StatusUnauthorized, "0123456789abcdef0123": http.StatusOK} {
+		req, _ := http.NewRequest(http.MethodGet, s.metricsURL(t), nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if code, body := do(t, req); code != want {
+			t.Errorf("/metrics with token %q: %d %.100s, want %d", token, code, body, want)
+		}
+	}
 	if !s.hasLog(`"caller":"agent-php"`) || strings.Contains(s.logs.String(), "0123456789abcdef") {
 		t.Errorf("the call log must name the caller and never show a token:\n%s", s.logs)
 	}
@@ -278,6 +305,10 @@ func TestRefusesToServeInTheOpen(t *testing.T) {
 	want := "listen: refusing to serve on 0.0.0.0:0 without TLS or authentication: other machines could call it; set tls_cert and tls_key, or auth_token_file, or insecure to serve it in the open anyway"
 	if !strings.Contains(string(out), want) {
 		t.Errorf("output:\n%s\nwant the line\n%s", out, want)
+	}
+	out, err = exec.Command(ctxcBinary, "serve", "--listen", "127.0.0.1:0", "--metrics-listen", "0.0.0.0:0").CombinedOutput()
+	if want := "metrics_listen: refusing to serve on 0.0.0.0:0 without TLS or authentication"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("metrics in the open: %v\n%s\nwant the line %s", err, out, want)
 	}
 	// --insecure says the operator means it.
 	s := launch(t, launchOptions{args: []string{"--listen", "0.0.0.0:0", "--insecure"}, noListen: true})

@@ -27,8 +27,9 @@ var callerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 // Tokens authenticates bearer tokens against a token file: one caller a
 // line, "<name> <token>", blank lines and lines starting with # ignored. The
 // file is read again when it changes (checked at most once a second, on a
-// call), so tokens are added and revoked without a restart; a file that no
-// longer parses keeps the tokens loaded and logs a warning.
+// call), so tokens are added and revoked without a restart (all of them by
+// a file that holds only comments); a file that no longer parses, or is
+// empty, keeps the tokens loaded and logs a warning.
 type Tokens struct {
 	file *reloading[[]tokenEntry]
 }
@@ -43,17 +44,31 @@ func LoadTokens(path string, log *slog.Logger) (*Tokens, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	r, err := newReloading("auth token file", []string{path}, func() ([]tokenEntry, error) { return readTokenFile(path) }, log)
+	started := false
+	r, err := newReloading("auth token file", []string{path}, func() ([]tokenEntry, error) {
+		entries, err := readTokenFile(path, started)
+		if err == nil && len(entries) == 0 {
+			log.Warn("the auth token file holds no token: every call but health is refused until one is added", "file", path)
+		}
+		return entries, err
+	}, log)
 	if err != nil {
 		return nil, fmt.Errorf("auth_token_file: %w", err)
 	}
+	started = true
 	return &Tokens{file: r}, nil
 }
 
-func readTokenFile(path string) ([]tokenEntry, error) {
+// readTokenFile reads the token file. A server starts only with at least
+// one token; once serving, a file rewritten to hold none but comments
+// revokes them all, while an empty file is taken for one being written.
+func readTokenFile(path string, serving bool) ([]tokenEntry, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if serving && len(raw) == 0 {
+		return nil, fmt.Errorf("%s: empty (being written?); to revoke every token, leave a comment line in it", path)
 	}
 	var (
 		entries  []tokenEntry
@@ -96,7 +111,7 @@ func readTokenFile(path string) ([]tokenEntry, error) {
 	if err := sc.Err(); err != nil {
 		problems = append(problems, fmt.Errorf("%s: %w", path, err))
 	}
-	if len(problems) == 0 && len(entries) == 0 {
+	if len(problems) == 0 && len(entries) == 0 && !serving {
 		problems = append(problems, fmt.Errorf("%s: no tokens (a line is \"<name> <token>\")", path))
 	}
 	if len(problems) > 0 {

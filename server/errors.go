@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -96,17 +97,60 @@ func internalStatus() error {
 	return newStatus(codes.Internal, "internal error; the server logged the details", reasonInternal, nil)
 }
 
+// Bounds of what a status repeats of a request. Error texts quote client
+// values (ids, names, paths); a status travels in HTTP/2 trailers, which
+// clients on gRPC's C core (Python, PHP) refuse past a few kilobytes with an
+// opaque RST_STREAM, and it is logged. So a status says at most
+// MaxStatusMessageBytes, and its details stay within a few kilobytes.
+const (
+	// MaxStatusMessageBytes bounds a status message.
+	MaxStatusMessageBytes = 1024
+	// maxViolations bounds the field violations of a BadRequest; the last
+	// one says how many more there were.
+	maxViolations = 10
+	// maxFieldBytes and maxDescriptionBytes bound a violation's texts,
+	// maxMetadataBytes an ErrorInfo metadata value.
+	maxFieldBytes, maxDescriptionBytes, maxMetadataBytes = 128, 256, 128
+)
+
+// clip is s cut to at most n bytes on a character boundary, saying how long
+// it was when it is cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	suffix := "… (" + strconv.Itoa(len(s)) + " bytes)"
+	cut := max(n-len(suffix), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.ToValidUTF8(s[:cut], "") + suffix
+}
+
 func badRequest(violations ...policies.FieldViolation) *errdetails.BadRequest {
-	br := &errdetails.BadRequest{FieldViolations: make([]*errdetails.BadRequest_FieldViolation, len(violations))}
-	for i, v := range violations {
-		br.FieldViolations[i] = &errdetails.BadRequest_FieldViolation{Field: v.Field, Description: v.Description}
+	shown := violations
+	if len(shown) > maxViolations {
+		shown = shown[:maxViolations-1]
+	}
+	br := &errdetails.BadRequest{FieldViolations: make([]*errdetails.BadRequest_FieldViolation, 0, len(shown)+1)}
+	for _, v := range shown {
+		br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
+			Field: clip(v.Field, maxFieldBytes), Description: clip(v.Description, maxDescriptionBytes)})
+	}
+	if more := len(violations) - len(shown); more > 0 {
+		br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
+			Description: strconv.Itoa(more) + " more problems of the same request are not listed"})
 	}
 	return br
 }
 
-// newStatus builds a status with ErrorInfo first, then the given details.
+// newStatus builds a status with ErrorInfo first, then the given details,
+// within the bounds above.
 func newStatus(code codes.Code, msg, reason string, metadata map[string]string, details ...protoadapt.MessageV1) error {
-	st := status.New(code, msg)
+	st := status.New(code, clip(msg, MaxStatusMessageBytes))
+	for k, v := range metadata {
+		metadata[k] = clip(v, maxMetadataBytes)
+	}
 	all := append([]protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain, Metadata: metadata}}, details...)
 	withDetails, err := st.WithDetails(all...)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/rs/cors"
@@ -138,6 +139,7 @@ func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
 	}
 	var handler http.Handler = limitBody(mux, marshaler, int64(cfg.MaxMessageBytes))
 	handler = requireJSON(handler, mux, marshaler)
+	handler = gatewayAuth(handler, cfg.Tokens, mux, marshaler)
 	if len(cfg.CORSOrigins) > 0 {
 		handler = cors.New(cors.Options{
 			AllowedOrigins: cfg.CORSOrigins,
@@ -155,6 +157,7 @@ func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
 	if len(cfg.AllowedHosts) > 0 {
 		handler = allowHosts(handler, cfg.AllowedHosts, mux, marshaler)
 	}
+	handler = requireUTF8Path(handler, mux, marshaler)
 	lim := cfg.Limits
 	srv := &http.Server{
 		Handler:           handler,
@@ -305,7 +308,7 @@ func allowHosts(next http.Handler, hosts []string, mux *runtime.ServeMux, marsha
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			bare = h
 		}
-		if r.URL.Path != "/healthz" && !allowed[host] && !allowed[bare] && !allowed[strings.Trim(bare, "[]")] {
+		if r.URL.Path != healthzPath && !allowed[host] && !allowed[bare] && !allowed[strings.Trim(bare, "[]")] {
 			st := status.New(codes.PermissionDenied, "Host not allowed")
 			runtime.DefaultHTTPErrorHandler(r.Context(), mux, marshaler, w, r,
 				&runtime.HTTPStatusError{HTTPStatus: http.StatusForbidden, Err: st.Err()})
@@ -385,6 +388,12 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, marshaler runtime.
 	if body, ok := ctx.Value(limitedBodyKey{}).(*limitedBody); ok && body.exceeded {
 		err = bodyTooLarge(body.limit)
 	}
+	// The gateway's own decoding errors (grpc-gateway's) may quote the body.
+	if st := status.Convert(err); len(st.Message()) > MaxStatusMessageBytes {
+		p := st.Proto()
+		p.Message = clip(p.Message, MaxStatusMessageBytes)
+		err = status.FromProto(p).Err()
+	}
 	// A busy server's retry hint, as HTTP clients read it.
 	if st, ok := status.FromError(err); ok {
 		for _, d := range st.Details() {
@@ -394,4 +403,17 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, marshaler runtime.
 		}
 	}
 	runtime.DefaultHTTPErrorHandler(ctx, mux, marshaler, w, r, err)
+}
+
+// requireUTF8Path answers 400 to a path that is not UTF-8 once decoded (such
+// as overlong encodings of "."), which no route of the gateway has and which
+// the inspector's file server would answer 500.
+func requireUTF8Path(next http.Handler, mux *runtime.ServeMux, marshaler runtime.Marshaler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !utf8.ValidString(r.URL.Path) {
+			runtime.HTTPError(r.Context(), mux, marshaler, w, r, status.Error(codes.InvalidArgument, "the request path is not UTF-8"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

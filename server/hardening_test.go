@@ -101,6 +101,60 @@ func TestTokensAuthenticateAndReload(t *testing.T) {
 	check("cccccccccccccccc", "carol", true)
 }
 
+// TestTokenFileRevokesAllAndWarnsOnce: a token file rewritten to hold only
+// comments revokes every token; an empty one (being written) or a broken
+// one keeps what was loaded, and a failure that lasts is logged once, then
+// once a minute, not on every look.
+func TestTokenFileRevokesAllAndWarnsOnce(t *testing.T) {
+	path := writeTokenFile(t, "alice aaaaaaaaaaaaaaaa\n")
+	logs := &lockedBuffer{}
+	tokens, err := LoadTokens(path, slog.New(slog.NewTextHandler(logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	tokens.file.now = func() time.Time { return now }
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice := func() bool {
+		now = now.Add(2 * reloadInterval)
+		_, ok := tokens.Authenticate("aaaaaaaaaaaaaaaa")
+		return ok
+	}
+
+	write("")
+	for range 20 { // 40 seconds of looks at an empty file
+		if !alice() {
+			t.Fatal("an empty token file revoked the tokens")
+		}
+	}
+	if n := strings.Count(logs.String(), "reloading auth token file failed"); n != 1 {
+		t.Errorf("a lasting failure logged %d times in 40s, want once:\n%s", n, logs.String())
+	}
+	for range 15 { // past the minute
+		alice()
+	}
+	if n := strings.Count(logs.String(), "reloading auth token file failed"); n != 2 {
+		t.Errorf("a failure lasting over a minute logged %d times, want twice", n)
+	}
+
+	write("# every token revoked, 2026-11-25\n")
+	if alice() {
+		t.Error("a token file of comments only kept alice's token")
+	}
+	if !strings.Contains(logs.String(), "holds no token") {
+		t.Errorf("revoking every token was not logged:\n%s", logs.String())
+	}
+	write("alice aaaaaaaaaaaaaaaa\n")
+	if !alice() {
+		t.Error("a token added back was refused")
+	}
+}
+
 func bearer(ctx context.Context, token string) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 }

@@ -49,6 +49,23 @@ type reloading[T any] struct {
 	checked atomic.Int64 // Unix nanoseconds of the last look at the files
 	mu      sync.Mutex   // one reload at a time
 	stamps  []fileStamp
+	// failed and warned say which failure was last logged and when, so that
+	// one that lasts is logged again only every failureLogInterval.
+	failed string
+	warned time.Time
+}
+
+// failureLogInterval is how often a lasting reload failure is logged again.
+const failureLogInterval = time.Minute
+
+// warnFailure logs a failed look or reload, once per distinct failure and
+// then at most every failureLogInterval.
+func (r *reloading[T]) warnFailure(now time.Time, msg, failure string) {
+	if failure == r.failed && now.Sub(r.warned) < failureLogInterval {
+		return
+	}
+	r.failed, r.warned = failure, now
+	r.log.Warn(msg, "error", failure)
 }
 
 // newReloading loads the value once; an error here stops start-up.
@@ -86,16 +103,16 @@ func (r *reloading[T]) get() T {
 	now := r.now()
 	if now.UnixNano()-r.checked.Load() >= int64(reloadInterval) && r.mu.TryLock() {
 		r.checked.Store(now.UnixNano())
-		r.reloadIfChanged()
+		r.reloadIfChanged(now)
 		r.mu.Unlock()
 	}
 	return *r.value.Load()
 }
 
-func (r *reloading[T]) reloadIfChanged() {
+func (r *reloading[T]) reloadIfChanged(now time.Time) {
 	stamps, err := r.stampAll()
 	if err != nil {
-		r.log.Warn("cannot read "+r.what+"; keeping the loaded one", "error", err.Error())
+		r.warnFailure(now, "cannot read "+r.what+"; keeping the loaded one", err.Error())
 		return
 	}
 	changed := false
@@ -110,10 +127,10 @@ func (r *reloading[T]) reloadIfChanged() {
 	v, err := r.load()
 	if err != nil {
 		// Not stamped: a half-written file is tried again on the next look.
-		r.log.Warn("reloading "+r.what+" failed; keeping the loaded one", "error", err.Error())
+		r.warnFailure(now, "reloading "+r.what+" failed; keeping the loaded one", err.Error())
 		return
 	}
 	r.value.Store(&v)
-	r.stamps = stamps
+	r.stamps, r.failed = stamps, ""
 	r.log.Info("reloaded "+r.what, "files", r.paths)
 }

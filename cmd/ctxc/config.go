@@ -44,6 +44,9 @@ type Config struct {
 	TLSClientCA   string `yaml:"tls_client_ca"`
 	AuthTokenFile string `yaml:"auth_token_file"`
 	Insecure      bool   `yaml:"insecure"`
+	// MetricsInsecure serves /metrics in the clear, without the API's TLS
+	// and tokens, for a scraper a network policy alone lets in.
+	MetricsInsecure bool `yaml:"metrics_insecure"`
 
 	// Limits (server.Limits and server.HTTPLimits say what each bounds).
 	MaxConcurrentCalls    int           `yaml:"max_concurrent_calls"`
@@ -226,7 +229,7 @@ func settings() []setting {
 	}
 	return []setting{
 		str("listen", "gRPC address: host:port, unix:///path or unix:/path", func(c *Config) *string { return &c.Listen }),
-		str("metrics_listen", "Prometheus /metrics HTTP address (host:port); empty turns metrics off", func(c *Config) *string { return &c.MetricsListen }),
+		str("metrics_listen", "Prometheus /metrics address (host:port), with the API's TLS and tokens; empty turns metrics off", func(c *Config) *string { return &c.MetricsListen }),
 		str("http_listen", "HTTP/JSON address (host:port): every RPC as POST /ctxc.v1.ContextCompilerService/<Method>, health at GET /healthz; empty turns it off", func(c *Config) *string { return &c.HTTPListen }),
 		boolean("reflection", "register gRPC server reflection (for grpcurl)", func(c *Config) *bool { return &c.Reflection }),
 		num("max_message_bytes", "largest request or response message in bytes; larger requests get RESOURCE_EXHAUSTED", func(c *Config) *int { return &c.MaxMessageBytes }),
@@ -240,6 +243,7 @@ func settings() []setting {
 		str("tls_client_ca", "PEM CA certificates: require client certificates signed by them (mTLS)", func(c *Config) *string { return &c.TLSClientCA }),
 		str("auth_token_file", `bearer tokens, one "<name> <token>" a line: every call but health must send "authorization: Bearer <token>" (reloaded when the file changes)`, func(c *Config) *string { return &c.AuthTokenFile }),
 		boolean("insecure", "allow a non-loopback address with neither TLS nor authentication", func(c *Config) *bool { return &c.Insecure }),
+		boolean("metrics_insecure", "serve /metrics as plain HTTP without tokens, on any address (for a scraper only a network policy lets in)", func(c *Config) *bool { return &c.MetricsInsecure }),
 		num("max_concurrent_calls", "API calls received or worked on at once; more get RESOURCE_EXHAUSTED with a retry hint", func(c *Config) *int { return &c.MaxConcurrentCalls }),
 		num("max_inflight_bytes", "summed size of the requests worked on at once; more wait up to max_queue_wait, then get RESOURCE_EXHAUSTED", func(c *Config) *int { return &c.MaxInflightBytes }),
 		dur("max_queue_wait", "how long a call may wait for room under max_inflight_bytes", func(c *Config) *time.Duration { return &c.MaxQueueWait }),

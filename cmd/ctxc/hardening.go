@@ -47,7 +47,13 @@ func (c *Config) validateExposure() []error {
 		return nil
 	}
 	var problems []error
-	for _, l := range []struct{ key, addr string }{{"listen", c.Listen}, {"http_listen", c.HTTPListen}} {
+	// /metrics shares the API's TLS and tokens, so the same rule holds for
+	// it, unless metrics_insecure says it is served in the clear on purpose.
+	listeners := []struct{ key, addr string }{{"listen", c.Listen}, {"http_listen", c.HTTPListen}}
+	if !c.MetricsInsecure {
+		listeners = append(listeners, struct{ key, addr string }{"metrics_listen", c.MetricsListen})
+	}
+	for _, l := range listeners {
 		if l.addr != "" && !localAddress(l.addr) {
 			problems = append(problems, fmt.Errorf("%s: refusing to serve on %s without TLS or authentication: other machines could call it; set tls_cert and tls_key, or auth_token_file, or insecure to serve it in the open anyway", l.key, l.addr))
 		}

@@ -27,6 +27,10 @@ func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {
 		{"a host's address", []string{"--listen", "10.0.0.5:1"}, []string{"listen"}},
 		{"with tokens", []string{"--listen", "0.0.0.0:1", "--auth-token-file", tokens}, nil},
 		{"insecure", []string{"--listen", "0.0.0.0:1", "--insecure"}, nil},
+		{"metrics on loopback", []string{"--listen", "127.0.0.1:1", "--metrics-listen", "127.0.0.1:3"}, nil},
+		{"metrics in the open", []string{"--listen", "127.0.0.1:1", "--metrics-listen", ":3"}, []string{"metrics_listen"}},
+		{"metrics with tokens", []string{"--listen", "127.0.0.1:1", "--metrics-listen", "0.0.0.0:3", "--auth-token-file", tokens}, nil},
+		{"metrics in the clear on purpose", []string{"--listen", "127.0.0.1:1", "--metrics-listen", ":3", "--metrics-insecure"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

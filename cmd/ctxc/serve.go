@@ -103,7 +103,11 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 		return err
 	}
 	if metrics != nil {
-		if err := metrics.start(cfg.MetricsListen, log); err != nil {
+		mTLS, mTokens := tlsFiles, tokens
+		if cfg.MetricsInsecure {
+			mTLS, mTokens = nil, nil
+		}
+		if err := metrics.start(cfg.MetricsListen, mTLS, mTokens, log); err != nil {
 			lis.Close()
 			return err
 		}
@@ -159,17 +163,29 @@ func newMetricsServer(addr string, eng *engine) (*metricsServer, error) {
 }
 
 // start listens on addr and serves in the background until m.http is closed.
-func (m *metricsServer) start(addr string, log *slog.Logger) error {
+// With TLS or tokens, /metrics has the API's protection: served over the
+// API's TLS (asking for a client certificate as the API does) and answered
+// only with one of its bearer tokens.
+func (m *metricsServer) start(addr string, tlsFiles *server.TLS, tokens *server.Tokens, log *slog.Logger) error {
 	mlis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
+	m.http.Handler = server.RequireBearer(tokens, "Authorization", server.RefuseUnauthenticated, m.http.Handler)
+	scheme := "http"
+	if tlsFiles != nil {
+		m.http.TLSConfig, scheme = tlsFiles.Config("http/1.1"), "https"
+	}
 	go func() {
-		if err := m.http.Serve(mlis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		serve := func() error { return m.http.Serve(mlis) }
+		if tlsFiles != nil {
+			serve = func() error { return m.http.ServeTLS(mlis, "", "") }
+		}
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("metrics server", "error", err.Error())
 		}
 	}()
-	log.Info("metrics", "addr", "http://"+mlis.Addr().String()+"/metrics")
+	log.Info("metrics", "addr", scheme+"://"+mlis.Addr().String()+"/metrics", "tls", tlsFiles != nil, "tokens", tokens != nil)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/contextcompiler/ctxc/policies"
@@ -52,6 +53,32 @@ func runPasses(w *policies.Work, cfg *Config, policy string, shortcut bool) {
 		return
 	}
 	n.rebuildToolUnits()
+	n.warnOrphans()
+}
+
+// shownOrphans is how many dropped results' call ids a warning names.
+const shownOrphans = 3
+
+// warnOrphans says in one warning that results answering no call were
+// dropped: a client that sent them has lost track of its calls, which the
+// repairs alone (structured, and easy to leave unread) do not make plain.
+func (n *pass) warnOrphans() {
+	if len(n.orphans) == 0 {
+		return
+	}
+	ids := make([]string, 0, shownOrphans)
+	for _, id := range n.orphans[:min(len(n.orphans), shownOrphans)] {
+		if len(id) > 64 {
+			id = strings.ToValidUTF8(id[:64], "") + "…"
+		}
+		ids = append(ids, strconv.Quote(id))
+	}
+	more := ""
+	if len(n.orphans) > shownOrphans {
+		more = fmt.Sprintf(" and %d more", len(n.orphans)-shownOrphans)
+	}
+	n.w.Warn(fmt.Sprintf("%d tool result(s) answer no call earlier in the log and were dropped (call ids %s%s); see the report's repairs",
+		len(n.orphans), strings.Join(ids, ", "), more))
 }
 
 // toolUnitsWellFormed reports whether rebuildToolUnits would change nothing:
@@ -119,6 +146,8 @@ func toolUnitsWellFormed(w *policies.Work) bool {
 type pass struct {
 	w      *policies.Work
 	policy string
+	// orphans are the call ids of the results dropped for answering no call.
+	orphans []string
 }
 
 func (n *pass) repaired(e *policies.Entry, kind, detail string) {
@@ -353,6 +382,7 @@ func (n *pass) assignResults(e *policies.Entry, owner map[string]*unit, lastOthe
 		}
 		groups[g].parts = append(groups[g].parts, p)
 	}
+	n.orphans = append(n.orphans, orphans...)
 	for _, id := range orphans {
 		n.w.Repair(policies.Repair{Kind: policies.RepairOrphanResultDropped, MessageID: m.ID,
 			Detail: fmt.Sprintf("result for call %q has no unanswered matching call earlier in the view", id)})

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// RequireBearer lets through only the requests whose header carries
+// "Bearer <token>" for one of tokens, and refuses the others (refuse
+// answers them) before anything reads their body; with nil tokens every
+// request passes. The caller's name goes into the request's context
+// (CallerFromContext).
+func RequireBearer(tokens *Tokens, header string, refuse http.HandlerFunc, next http.Handler) http.Handler {
+	if tokens == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, token, _ := strings.Cut(r.Header.Get(header), " ")
+		token = strings.TrimSpace(token)
+		if !strings.EqualFold(scheme, "bearer") || token == "" {
+			refuse(w, r)
+			return
+		}
+		name, ok := tokens.Authenticate(token)
+		if !ok {
+			refuse(w, r)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), name)))
+	})
+}
+
+// RefuseUnauthenticated answers 401 with a Bearer challenge.
+func RefuseUnauthenticated(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="ctxc"`)
+	http.Error(w, "unauthenticated", http.StatusUnauthorized)
+}
+
+// healthzPath is the gateway's health endpoint (grpc-gateway's default).
+const healthzPath = "/healthz"
+
+// gatewayAuth checks the API's bearer token on the gateway before the body
+// is read (the gRPC server checks it again), answering a refusal as the
+// API's JSON error; health needs no token, as on gRPC.
+func gatewayAuth(next http.Handler, tokens *Tokens, mux *runtime.ServeMux, marshaler runtime.Marshaler) http.Handler {
+	refuse := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="ctxc"`)
+		runtime.HTTPError(r.Context(), mux, marshaler, w, r, status.Error(codes.Unauthenticated, "unauthenticated"))
+	}
+	checked := RequireBearer(tokens, "Authorization", refuse, next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == healthzPath {
+			next.ServeHTTP(w, r)
+			return
+		}
+		checked.ServeHTTP(w, r)
+	})
+}
