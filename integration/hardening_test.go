@@ -349,3 +349,62 @@ func TestRedisOutageDoesNotMultiplyModelCalls(t *testing.T) {
 		}
 	}
 }
+
+// cpuSeconds is the CPU time (user and system) process pid has used.
+func cpuSeconds(t *testing.T, pid int) float64 {
+	t.Helper()
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	user, _ := strconv.Atoi(f[11])
+	system, _ := strconv.Atoi(f[12])
+	return float64(user+system) / 100 // clock ticks of 1/100 s (USER_HZ on Linux)
+}
+
+// TestAbandonedCallsStopWorking: compiles that outlive their deadline stop
+// working when it passes. Two Compiles of 50,000 messages, each needing many
+// seconds of summarizing, get DEADLINE_EXCEEDED at 1.5 s; the server then
+// used both cores for tens of seconds more. Now it is idle soon after, and
+// serves the next call.
+func TestAbandonedCallsStopWorking(t *testing.T) {
+	const messages = 50_000
+	state := &ctxcv1.AgentState{SchemaVersion: 1, Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "Be brief."}}
+	for i := range messages {
+		role := ctxcv1.Role_ROLE_USER
+		if i%2 == 1 {
+			role = ctxcv1.Role_ROLE_ASSISTANT
+		}
+		state.Context.Messages = append(state.Context.Messages, &ctxcv1.Message{Id: "m" + strconv.Itoa(i), Role: role,
+			Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "message number " + strconv.Itoa(i) + " says hello"}}}})
+	}
+	s := startServer(t, "--max-message-bytes", strconv.Itoa(64<<20))
+	pid := s.cmd.Process.Pid
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+			defer cancel()
+			_, err := s.client().Compile(ctx, &ctxcv1.CompileRequest{State: state, Profile: "budget-aware"})
+			if status.Code(err) != codes.DeadlineExceeded {
+				t.Errorf("%v, want DEADLINE_EXCEEDED (the test needs a compile longer than its deadline)", err)
+			}
+		}()
+	}
+	wg.Wait()
+	// What is under way when the deadline passes ends within a second; the
+	// two seconds after that must be all but idle.
+	time.Sleep(time.Second)
+	before := cpuSeconds(t, pid)
+	time.Sleep(2 * time.Second)
+	if used := cpuSeconds(t, pid) - before; used > 0.3 {
+		t.Errorf("the server used %.2f s of CPU in the 2 s after its callers had gone, want all but none", used)
+	}
+	if _, err := s.client().ListProfiles(context.Background(), &ctxcv1.ListProfilesRequest{}); err != nil {
+		t.Error(err)
+	}
+}

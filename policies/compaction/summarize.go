@@ -172,7 +172,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	p.budget = total - existing
 	if existing+stacked > total {
 		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total)
-	} else if len(summaries) > 0 && s.losesFact(w, &p, min(p.budget, p.removedTokens*3/4)) {
+	} else if len(summaries) > 0 && s.losesFact(ctx, w, &p, min(p.budget, p.removedTokens*3/4)) {
 		// A short span's summary must shrink what it replaces, and its
 		// headers alone may not: merged with the newest summary it shares
 		// them, rather than leave a fact out.
@@ -185,8 +185,8 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 
 // losesFact reports whether the plan's summary, written within budget,
 // leaves out a fact.
-func (s summarize) losesFact(w *policies.Work, p *summaryPlan, budget int) bool {
-	_, lost := s.det.fit(SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: w.Counter})
+func (s summarize) losesFact(ctx context.Context, w *policies.Work, p *summaryPlan, budget int) bool {
+	_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: w.Counter})
 	return lost >= factWeight
 }
 
@@ -217,7 +217,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 		}
 		p.reset()
 		s.collect(w, p, visible)
-		_, lost := s.det.fit(SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter})
+		_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter})
 		if lost < factWeight {
 			return
 		}
@@ -227,7 +227,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 	}
 	p.reset()
 	s.collect(w, p, visible)
-	p.budget = s.mergeBudget(p, total, w.Counter)
+	p.budget = s.mergeBudget(ctx, p, total, w.Counter)
 }
 
 // mergeBudget is the budget of a summary that merges all the others: at most
@@ -236,13 +236,13 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 // that the merge, which costs the cached prefix anyway, leaves room for as
 // many stacked summaries as it can before the next one. What it leaves out is
 // the least important: items lighter than any fact.
-func (s summarize) mergeBudget(p *summaryPlan, total int, counter policies.TokenCounter) int {
+func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total int, counter policies.TokenCounter) int {
 	full := int(float64(total) * s.cfg.MergeFillRatio)
 	lo := min(total/3, full)
 	req := SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, Counter: counter}
 	keepsFacts := func(budget int) bool {
 		req.BudgetTokens = budget
-		_, lost := s.det.fit(req)
+		_, lost := s.det.fit(ctx, req)
 		return lost < factWeight
 	}
 	if keepsFacts(lo) {

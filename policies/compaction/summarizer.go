@@ -129,9 +129,9 @@ type DeterministicSummarizer struct {
 }
 
 // Summarize implements Summarizer.
-func (d DeterministicSummarizer) Summarize(_ context.Context, req SummaryRequest) (string, error) {
-	text, _ := d.fit(req)
-	return text, nil
+func (d DeterministicSummarizer) Summarize(ctx context.Context, req SummaryRequest) (string, error) {
+	text, _ := d.fit(ctx, req)
+	return text, ctx.Err()
 }
 
 // factWeight is the least weight of an item that holds a fact: resolved
@@ -142,7 +142,13 @@ const factWeight = 75
 // fit writes the summary and says the heaviest weight it left out. The same
 // request is answered from the Memo: every compile replays the same
 // compaction points.
-func (d DeterministicSummarizer) fit(req SummaryRequest) (string, int) {
+//
+// A summary of a long span takes long; once ctx ends, fit stops reading,
+// returns nothing and remembers nothing (its caller's run is over).
+func (d DeterministicSummarizer) fit(ctx context.Context, req SummaryRequest) (string, int) {
+	if ctx.Err() != nil {
+		return "", 0
+	}
 	var key uint64
 	if d.Memo != nil {
 		key = requestKey(&req)
@@ -155,7 +161,9 @@ func (d DeterministicSummarizer) fit(req SummaryRequest) (string, int) {
 	for _, text := range req.Merge {
 		b.merge(text)
 	}
-	b.read(req.Span)
+	if !b.read(ctx, req.Span) {
+		return "", 0
+	}
 	b.resolveEarlier(req.Earlier)
 	b.dropKnown(req.Earlier)
 	text := b.render(req.BudgetTokens)
@@ -311,7 +319,11 @@ func (b *summaryBuilder) mergeItem(title, it string) {
 }
 
 // read takes the span's messages in order.
-func (b *summaryBuilder) read(span []policies.Message) {
+// readCheckEvery is how many messages read between looks at the context.
+const readCheckEvery = 256
+
+// read reads span into b; false when ctx ended before it was done.
+func (b *summaryBuilder) read(ctx context.Context, span []policies.Message) bool {
 	b.messages += len(span)
 	if len(span) > 0 {
 		b.first, b.last = span[0].ID, span[len(span)-1].ID
@@ -321,6 +333,9 @@ func (b *summaryBuilder) read(span []policies.Message) {
 	lastRequest, answered := "", true
 	var eventFailures []*failure
 	for i := range span {
+		if i%readCheckEvery == readCheckEvery-1 && ctx.Err() != nil {
+			return false
+		}
 		m := &span[i]
 		switch {
 		case m.Kind == policies.KindEvent:
@@ -411,6 +426,7 @@ func (b *summaryBuilder) read(span []policies.Message) {
 	if !answered && lastRequest != "" {
 		b.add(secTasks, lastRequest)
 	}
+	return true
 }
 
 // maxParagraphRunes bounds a paragraph kept whole.

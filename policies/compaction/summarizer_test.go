@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,5 +161,30 @@ func TestSummaryBudget(t *testing.T) {
 				t.Errorf("summaryBudget = %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSummarizeStopsWithItsContext: a summary asked for after its caller
+// has gone returns the context's error and leaves nothing in the Memo that a
+// later request could be answered from.
+func TestSummarizeStopsWithItsContext(t *testing.T) {
+	var span []policies.Message
+	for i := range 2000 {
+		span = append(span, step(strconv.Itoa(i), "Running the build again.", "go build ./...", "ok", false)...)
+	}
+	span = append(span, step("last", "The build fails.", "go build ./...", "main.go:3:2: \"os\" imported and not used", true)...)
+	d := DeterministicSummarizer{Memo: NewMemo(nil)}
+	req := SummaryRequest{Span: span, BudgetTokens: 400}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if text, err := d.Summarize(ctx, req); err == nil || text != "" {
+		t.Errorf("after the caller had gone: %q, %v; want nothing and the context's error", text, err)
+	}
+	got, err := d.Summarize(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := summarizeSpan(t, span, 400); got != want {
+		t.Errorf("the Memo answered with what a cancelled request left:\n%s\nwant\n%s", got, want)
 	}
 }

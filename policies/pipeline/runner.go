@@ -264,7 +264,14 @@ func (r *runner) step(ctx context.Context, s *step) error {
 	if s.tailDependent {
 		untouched = prints(w.Entries)
 	}
-	err := s.policy.Apply(ctx, w)
+	err := ctx.Err() // a caller that has gone gets no more work done
+	if err == nil {
+		err = s.policy.Apply(ctx, w)
+	}
+	if err == nil {
+		// A policy that saw the end of ctx may have stopped half way.
+		err = ctx.Err()
+	}
 	if err == nil && info.Counts {
 		r.counted = true
 	}

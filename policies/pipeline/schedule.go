@@ -89,6 +89,9 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 	view := make([]policies.Entry, 0, len(full))
 	used, pos := preamble, 0
 	for _, p := range points {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		for ; pos < p; pos++ {
 			view = append(view, full[pos])
 			used += full[pos].Tokens
