@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,7 +16,9 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
@@ -406,5 +409,126 @@ func TestAbandonedCallsStopWorking(t *testing.T) {
 	}
 	if _, err := s.client().ListProfiles(context.Background(), &ctxcv1.ListProfilesRequest{}); err != nil {
 		t.Error(err)
+	}
+}
+
+// holdSockets opens n TCP connections to addr from the loopback address
+// from (not the test client's 127.0.0.1) that send nothing, redialling any
+// the server closes, until the test ends.
+func holdSockets(t *testing.T, addr, from string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: time.Second}
+	opened := make(chan struct{}, n)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			first := true
+			for ctx.Err() == nil {
+				c, err := d.DialContext(ctx, "tcp", addr)
+				if first {
+					opened <- struct{}{}
+					first = false
+				}
+				if err != nil {
+					time.Sleep(100 * time.Millisecond)
+					continue
+				}
+				// Held until the server closes it (a read returns) or the test ends.
+				stop := context.AfterFunc(ctx, func() { c.Close() })
+				_, _ = c.Read(make([]byte, 1))
+				stop()
+				c.Close()
+			}
+		}()
+	}
+	for range n {
+		<-opened
+	}
+}
+
+// holdHealthConnections opens n gRPC connections to addr from the loopback
+// address from, each making one health check (which needs no token) and
+// then held open until the test ends.
+func holdHealthConnections(t *testing.T, addr, from string, n int) {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	var wg sync.WaitGroup
+	for range n {
+		conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) { return d.DialContext(ctx, "tcp", a) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_, _ = healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+		}()
+	}
+	wg.Wait()
+}
+
+// TestOneClientCannotTakeEveryConnection: a thousand connections from one
+// address that made a health check (no token needed) and stay open, and
+// idle sockets redialled as the server closes them, once took every
+// connection slot and locked every other client out (its dial timed out).
+// Each address now holds at most max_connections_per_address connections
+// on each port: a client from another address connects and calls on both
+// ports as before. Without the per-address limit, the same connections lock
+// it out of the gRPC port.
+func TestOneClientCannotTakeEveryConnection(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte("agent 0123456789abcdef0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const connections, sockets = 1000, 1000
+	calls := func(s *server, n int) (worked int, slowest time.Duration) {
+		for range n {
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer 0123456789abcdef0123")
+			conn, err := grpc.NewClient("passthrough:///"+s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, grpcErr := ctxcv1.NewContextCompilerServiceClient(conn).ListProfiles(ctx, &ctxcv1.ListProfilesRequest{})
+			conn.Close()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.httpAddr(t)+"/ctxc.v1.ContextCompilerService/ListProfiles", strings.NewReader("{}"))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer 0123456789abcdef0123")
+			resp, httpErr := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+			cancel()
+			if grpcErr == nil && httpErr == nil && resp.StatusCode == http.StatusOK {
+				worked++
+			}
+			if resp != nil {
+				resp.Body.Close()
+			}
+			slowest = max(slowest, time.Since(start))
+		}
+		return worked, slowest
+	}
+
+	s := startServer(t, "--auth-token-file", tokens, "--http-listen", "127.0.0.1:0")
+	holdHealthConnections(t, s.addr, "127.0.0.2", connections)
+	holdSockets(t, s.addr, "127.0.0.2", sockets)
+	holdSockets(t, s.httpAddr(t), "127.0.0.2", sockets)
+	if worked, slowest := calls(s, 10); worked != 10 {
+		t.Errorf("with %d connections and %d idle sockets from another address, %d of 10 calls on both ports worked", connections, sockets, worked)
+	} else {
+		t.Logf("10 of 10 calls on new connections worked; the slowest took %v", slowest)
+	}
+
+	open := startServer(t, "--auth-token-file", tokens, "--http-listen", "127.0.0.1:0", "--max-connections-per-address", "0")
+	holdHealthConnections(t, open.addr, "127.0.0.3", connections)
+	if worked, _ := calls(open, 2); worked == 2 {
+		t.Error("without max_connections_per_address the sockets did not lock the client out: this test no longer shows what the limit prevents")
 	}
 }

@@ -48,6 +48,10 @@ type Limits struct {
 	MaxConcurrentStreams int
 	// MaxConnections bounds open connections; more wait to be accepted.
 	MaxConnections int
+	// MaxConnectionsPerAddress bounds the open connections of one remote IP
+	// address (0: no bound); more are closed as they are accepted, so that
+	// one client cannot take every slot of MaxConnections.
+	MaxConnectionsPerAddress int
 	// DefaultCallTimeout is the deadline of a call that sets none;
 	// MaxCallTimeout caps the deadline a client sets.
 	DefaultCallTimeout, MaxCallTimeout time.Duration
@@ -68,18 +72,19 @@ type Limits struct {
 // DefaultLimits are the limits of a server that sets none.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxConcurrentCalls:   64,
-		MaxInflightBytes:     4 * DefaultMaxMessageBytes,
-		MaxQueueWait:         time.Second,
-		MaxConcurrentStreams: 100,
-		MaxConnections:       1000,
-		DefaultCallTimeout:   time.Minute,
-		MaxCallTimeout:       5 * time.Minute,
-		HandshakeTimeout:     10 * time.Second,
-		KeepaliveMinTime:     10 * time.Second,
-		MaxConnectionIdle:    5 * time.Minute,
-		MaxConnectionAge:     0,
-		MaxHeaderBytes:       64 << 10,
+		MaxConcurrentCalls:       64,
+		MaxInflightBytes:         4 * DefaultMaxMessageBytes,
+		MaxQueueWait:             time.Second,
+		MaxConcurrentStreams:     100,
+		MaxConnections:           1000,
+		MaxConnectionsPerAddress: 100,
+		DefaultCallTimeout:       time.Minute,
+		MaxCallTimeout:           5 * time.Minute,
+		HandshakeTimeout:         10 * time.Second,
+		KeepaliveMinTime:         10 * time.Second,
+		MaxConnectionIdle:        5 * time.Minute,
+		MaxConnectionAge:         0,
+		MaxHeaderBytes:           64 << 10,
 	}
 }
 

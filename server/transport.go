@@ -95,10 +95,11 @@ type Transport struct {
 	inProcess inProcessListener
 	direct    *directCalls
 	// maxConnections bounds the connections of the listener Serve is given.
-	maxConnections int
-	drainDelay     time.Duration
-	drainOnce      sync.Once
-	drainedAt      time.Time
+	maxConnections           int
+	maxConnectionsPerAddress int
+	drainDelay               time.Duration
+	drainOnce                sync.Once
+	drainedAt                time.Time
 	// stopBy is a shutdown deadline in Unix nanoseconds set by StopBy, 0 if none.
 	stopBy atomic.Int64
 }
@@ -202,7 +203,8 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	}
 	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log,
 		direct:    newDirectCalls(api, svc, adm.tap, unary, cfg.TracerProvider, cfg.MaxMessageBytes),
-		inProcess: inProcessListener{bufconn.Listen(inProcessBufferBytes)}, maxConnections: lim.MaxConnections, drainDelay: cfg.DrainDelay}
+		inProcess: inProcessListener{bufconn.Listen(inProcessBufferBytes)}, maxConnections: lim.MaxConnections,
+		maxConnectionsPerAddress: lim.MaxConnectionsPerAddress, drainDelay: cfg.DrainDelay}
 }
 
 // callerField adds the authenticated caller to a call's log line.
@@ -246,6 +248,7 @@ func (t *Transport) StopBy(deadline time.Time) { t.stopBy.Store(deadline.UnixNan
 // get the grace period to finish, and whatever still runs after it is cut
 // off. It returns nil after a shutdown asked for through ctx.
 func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
+	lis = LimitPerAddress(lis, t.maxConnectionsPerAddress)
 	if t.maxConnections > 0 {
 		lis = netutil.LimitListener(lis, t.maxConnections)
 	}

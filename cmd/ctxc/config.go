@@ -49,23 +49,24 @@ type Config struct {
 	MetricsInsecure bool `yaml:"metrics_insecure"`
 
 	// Limits (server.Limits and server.HTTPLimits say what each bounds).
-	MaxConcurrentCalls    int           `yaml:"max_concurrent_calls"`
-	MaxInflightBytes      int           `yaml:"max_inflight_bytes"`
-	MaxQueueWait          time.Duration `yaml:"max_queue_wait"`
-	MaxConcurrentStreams  int           `yaml:"max_concurrent_streams"`
-	MaxConnections        int           `yaml:"max_connections"`
-	DefaultCallTimeout    time.Duration `yaml:"default_call_timeout"`
-	MaxCallTimeout        time.Duration `yaml:"max_call_timeout"`
-	HandshakeTimeout      time.Duration `yaml:"handshake_timeout"`
-	KeepaliveMinTime      time.Duration `yaml:"keepalive_min_time"`
-	MaxConnectionIdle     time.Duration `yaml:"max_connection_idle"`
-	MaxConnectionAge      time.Duration `yaml:"max_connection_age"`
-	MaxHeaderBytes        int           `yaml:"max_header_bytes"`
-	HTTPReadHeaderTimeout time.Duration `yaml:"http_read_header_timeout"`
-	HTTPReadTimeout       time.Duration `yaml:"http_read_timeout"`
-	HTTPWriteTimeout      time.Duration `yaml:"http_write_timeout"`
-	HTTPIdleTimeout       time.Duration `yaml:"http_idle_timeout"`
-	DrainDelay            time.Duration `yaml:"drain_delay"`
+	MaxConcurrentCalls       int           `yaml:"max_concurrent_calls"`
+	MaxInflightBytes         int           `yaml:"max_inflight_bytes"`
+	MaxQueueWait             time.Duration `yaml:"max_queue_wait"`
+	MaxConcurrentStreams     int           `yaml:"max_concurrent_streams"`
+	MaxConnections           int           `yaml:"max_connections"`
+	MaxConnectionsPerAddress int           `yaml:"max_connections_per_address"`
+	DefaultCallTimeout       time.Duration `yaml:"default_call_timeout"`
+	MaxCallTimeout           time.Duration `yaml:"max_call_timeout"`
+	HandshakeTimeout         time.Duration `yaml:"handshake_timeout"`
+	KeepaliveMinTime         time.Duration `yaml:"keepalive_min_time"`
+	MaxConnectionIdle        time.Duration `yaml:"max_connection_idle"`
+	MaxConnectionAge         time.Duration `yaml:"max_connection_age"`
+	MaxHeaderBytes           int           `yaml:"max_header_bytes"`
+	HTTPReadHeaderTimeout    time.Duration `yaml:"http_read_header_timeout"`
+	HTTPReadTimeout          time.Duration `yaml:"http_read_timeout"`
+	HTTPWriteTimeout         time.Duration `yaml:"http_write_timeout"`
+	HTTPIdleTimeout          time.Duration `yaml:"http_idle_timeout"`
+	DrainDelay               time.Duration `yaml:"drain_delay"`
 
 	// The HTTP gateway's browser-facing rules.
 	HTTPCORSOrigins    []string `yaml:"http_cors_origins"`
@@ -109,40 +110,42 @@ func defaultConfig() Config {
 		HTTPUI:            uiAuto,
 		Proxy:             defaultProxyConfig(),
 
-		MaxConcurrentCalls:    lim.MaxConcurrentCalls,
-		MaxInflightBytes:      int(lim.MaxInflightBytes),
-		MaxQueueWait:          lim.MaxQueueWait,
-		MaxConcurrentStreams:  lim.MaxConcurrentStreams,
-		MaxConnections:        lim.MaxConnections,
-		DefaultCallTimeout:    lim.DefaultCallTimeout,
-		MaxCallTimeout:        lim.MaxCallTimeout,
-		HandshakeTimeout:      lim.HandshakeTimeout,
-		KeepaliveMinTime:      lim.KeepaliveMinTime,
-		MaxConnectionIdle:     lim.MaxConnectionIdle,
-		MaxConnectionAge:      lim.MaxConnectionAge,
-		MaxHeaderBytes:        lim.MaxHeaderBytes,
-		HTTPReadHeaderTimeout: httpLim.ReadHeaderTimeout,
-		HTTPReadTimeout:       httpLim.ReadTimeout,
-		HTTPWriteTimeout:      httpLim.WriteTimeout,
-		HTTPIdleTimeout:       httpLim.IdleTimeout,
+		MaxConcurrentCalls:       lim.MaxConcurrentCalls,
+		MaxInflightBytes:         int(lim.MaxInflightBytes),
+		MaxQueueWait:             lim.MaxQueueWait,
+		MaxConcurrentStreams:     lim.MaxConcurrentStreams,
+		MaxConnections:           lim.MaxConnections,
+		MaxConnectionsPerAddress: lim.MaxConnectionsPerAddress,
+		DefaultCallTimeout:       lim.DefaultCallTimeout,
+		MaxCallTimeout:           lim.MaxCallTimeout,
+		HandshakeTimeout:         lim.HandshakeTimeout,
+		KeepaliveMinTime:         lim.KeepaliveMinTime,
+		MaxConnectionIdle:        lim.MaxConnectionIdle,
+		MaxConnectionAge:         lim.MaxConnectionAge,
+		MaxHeaderBytes:           lim.MaxHeaderBytes,
+		HTTPReadHeaderTimeout:    httpLim.ReadHeaderTimeout,
+		HTTPReadTimeout:          httpLim.ReadTimeout,
+		HTTPWriteTimeout:         httpLim.WriteTimeout,
+		HTTPIdleTimeout:          httpLim.IdleTimeout,
 	}
 }
 
 // limits are the gRPC server's limits as configured.
 func (c *Config) limits() server.Limits {
 	return server.Limits{
-		MaxConcurrentCalls:   c.MaxConcurrentCalls,
-		MaxInflightBytes:     int64(c.MaxInflightBytes),
-		MaxQueueWait:         c.MaxQueueWait,
-		MaxConcurrentStreams: c.MaxConcurrentStreams,
-		MaxConnections:       c.MaxConnections,
-		DefaultCallTimeout:   c.DefaultCallTimeout,
-		MaxCallTimeout:       c.MaxCallTimeout,
-		HandshakeTimeout:     c.HandshakeTimeout,
-		KeepaliveMinTime:     c.KeepaliveMinTime,
-		MaxConnectionIdle:    c.MaxConnectionIdle,
-		MaxConnectionAge:     c.MaxConnectionAge,
-		MaxHeaderBytes:       c.MaxHeaderBytes,
+		MaxConcurrentCalls:       c.MaxConcurrentCalls,
+		MaxInflightBytes:         int64(c.MaxInflightBytes),
+		MaxQueueWait:             c.MaxQueueWait,
+		MaxConcurrentStreams:     c.MaxConcurrentStreams,
+		MaxConnections:           c.MaxConnections,
+		MaxConnectionsPerAddress: c.MaxConnectionsPerAddress,
+		DefaultCallTimeout:       c.DefaultCallTimeout,
+		MaxCallTimeout:           c.MaxCallTimeout,
+		HandshakeTimeout:         c.HandshakeTimeout,
+		KeepaliveMinTime:         c.KeepaliveMinTime,
+		MaxConnectionIdle:        c.MaxConnectionIdle,
+		MaxConnectionAge:         c.MaxConnectionAge,
+		MaxHeaderBytes:           c.MaxHeaderBytes,
 	}
 }
 
@@ -249,6 +252,7 @@ func settings() []setting {
 		dur("max_queue_wait", "how long a call may wait for room under max_inflight_bytes", func(c *Config) *time.Duration { return &c.MaxQueueWait }),
 		num("max_concurrent_streams", "calls in flight on one gRPC connection", func(c *Config) *int { return &c.MaxConcurrentStreams }),
 		num("max_connections", "open gRPC connections; more wait to be accepted", func(c *Config) *int { return &c.MaxConnections }),
+		num("max_connections_per_address", "open connections of one client IP address on the gRPC port, and again on the HTTP port; more are closed at once (0: no limit; raise it behind a load balancer that hides clients' addresses)", func(c *Config) *int { return &c.MaxConnectionsPerAddress }),
 		dur("default_call_timeout", "deadline of a call that sets none", func(c *Config) *time.Duration { return &c.DefaultCallTimeout }),
 		dur("max_call_timeout", "longest deadline a call may have; longer ones are cut to it", func(c *Config) *time.Duration { return &c.MaxCallTimeout }),
 		dur("handshake_timeout", "time a new gRPC connection has for its TLS and HTTP/2 handshake", func(c *Config) *time.Duration { return &c.HandshakeTimeout }),

@@ -224,7 +224,7 @@ func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, tokens 
 		closeProxy()
 		return nil, nil, fmt.Errorf("http: %w", err)
 	}
-	go gw.Serve(hlis)
+	go gw.Serve(server.LimitPerAddress(hlis, cfg.MaxConnectionsPerAddress))
 	serveCtx, stopGRPC := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
