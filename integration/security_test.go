@@ -292,6 +292,18 @@ func TestBearerTokens(t *testing.T) {
 			t.Errorf("/metrics with token %q: %d %.100s, want %d", token, code, body, want)
 		}
 	}
+	// Every refusal is counted by port, and logged with the client's address.
+	req, _ := http.NewRequest(http.MethodGet, s.metricsURL(t), nil)
+	req.Header.Set("Authorization", "Bearer 0123456789abcdef0123")
+	_, exposed := do(t, req)
+	for _, want := range []string{`ctxc_unauthenticated_total{port="grpc"} 2`, `ctxc_unauthenticated_total{port="http"} 2`, `ctxc_unauthenticated_total{port="metrics"} 2`} {
+		if !strings.Contains(string(exposed), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if !s.hasLog(`"msg":"unauthenticated request refused"`) || !s.hasLog(`"client":"127.0.0.1`) {
+		t.Errorf("no refusal logged with the client's address:\n%s", s.logs)
+	}
 	if !s.hasLog(`"caller":"agent-php"`) || strings.Contains(s.logs.String(), "0123456789abcdef") {
 		t.Errorf("the call log must name the caller and never show a token:\n%s", s.logs)
 	}

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,7 +15,12 @@ type Admission struct {
 	methods, limits map[string]bool
 	rejected        *prometheus.CounterVec
 	inflight        prometheus.Gauge
+	unauthenticated *prometheus.CounterVec
 }
+
+// UnauthenticatedPorts are the values of ctxc_unauthenticated_total's port
+// label: where a request without a valid token was refused.
+var UnauthenticatedPorts = []string{"grpc", "http", "metrics"}
 
 // newAdmission builds the admission metrics, with a refusal count at zero
 // for every method and limit, so that a first refusal is an increase.
@@ -29,6 +35,12 @@ func newAdmission(methods, limits []string) *Admission {
 			Name: "ctxc_inflight_request_bytes",
 			Help: "Bytes of the API requests admitted and still being worked on.",
 		}),
+		unauthenticated: counterVec("ctxc_unauthenticated_total",
+			"Requests refused for want of a valid bearer token or client certificate, by port (grpc, http, metrics).",
+			"port"),
+	}
+	for _, p := range UnauthenticatedPorts {
+		a.unauthenticated.WithLabelValues(p)
 	}
 	for _, m := range methods {
 		a.methods[m] = true
@@ -51,6 +63,15 @@ func (a *Admission) Rejected(method, limit string) {
 		limit = otherValue
 	}
 	a.rejected.WithLabelValues(a.method(method), limit).Inc()
+}
+
+// Unauthenticated counts a request refused on port (one of
+// UnauthenticatedPorts; another counts as the last) for want of credentials.
+func (a *Admission) Unauthenticated(port string) {
+	if !slices.Contains(UnauthenticatedPorts, port) {
+		port = UnauthenticatedPorts[len(UnauthenticatedPorts)-1]
+	}
+	a.unauthenticated.WithLabelValues(port).Inc()
 }
 
 // AddInflightBytes adds delta (negative when a call ends) to the bytes in flight.

@@ -128,6 +128,7 @@ type admission struct {
 	inflight *semaphore.Weighted
 	log      *slog.Logger
 	observer AdmissionObserver
+	refusals *refusals
 }
 
 func newAdmission(tokens *Tokens, mtls bool, limits Limits, log *slog.Logger, observer AdmissionObserver) *admission {
@@ -154,7 +155,11 @@ func (a *admission) tap(ctx context.Context, info *tap.Info) (context.Context, e
 	ctx = fromGateway(ctx, info.Header)
 	ctx, ok := a.authenticate(ctx)
 	if !ok {
-		a.log.DebugContext(ctx, "unauthenticated call refused", "method", info.FullMethodName, "peer.address", peerAddress(ctx))
+		port := "grpc"
+		if gatewayCall(ctx) {
+			port = "http" // the gateway's and the proxy's calls
+		}
+		a.refusals.refused(ctx, port, peerAddress(ctx), info.FullMethodName)
 		return nil, status.Error(codes.Unauthenticated, "unauthenticated")
 	}
 	if !strings.HasPrefix(info.FullMethodName, apiPrefix) {
@@ -214,6 +219,17 @@ func fromGateway(ctx context.Context, md metadata.MD) context.Context {
 	client := *p
 	client.Addr = gatewayClientAddr(addr)
 	return peer.NewContext(ctx, &client)
+}
+
+// gatewayCall reports whether the call came through the gateway (the HTTP
+// port's API, inspector or proxy).
+func gatewayCall(ctx context.Context) bool {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return false
+	}
+	_, inProcess := p.AuthInfo.(inProcessAuthInfo)
+	return inProcess
 }
 
 // gatewayValue is a value the gateway set, or "" on any other connection.

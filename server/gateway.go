@@ -139,7 +139,7 @@ func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
 	}
 	var handler http.Handler = limitBody(mux, marshaler, int64(cfg.MaxMessageBytes))
 	handler = requireJSON(handler, mux, marshaler)
-	handler = gatewayAuth(handler, cfg.Tokens, mux, marshaler)
+	handler = gatewayAuth(handler, cfg.Tokens, t.refusals, proxies, mux, marshaler)
 	if len(cfg.CORSOrigins) > 0 {
 		handler = cors.New(cors.Options{
 			AllowedOrigins: cfg.CORSOrigins,

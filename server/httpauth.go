@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -46,8 +47,9 @@ const healthzPath = "/healthz"
 // gatewayAuth checks the API's bearer token on the gateway before the body
 // is read (the gRPC server checks it again), answering a refusal as the
 // API's JSON error; health needs no token, as on gRPC.
-func gatewayAuth(next http.Handler, tokens *Tokens, mux *runtime.ServeMux, marshaler runtime.Marshaler) http.Handler {
+func gatewayAuth(next http.Handler, tokens *Tokens, refused *refusals, proxies []netip.Prefix, mux *runtime.ServeMux, marshaler runtime.Marshaler) http.Handler {
 	refuse := func(w http.ResponseWriter, r *http.Request) {
+		refused.refused(r.Context(), "http", ClientAddress(r, proxies), r.URL.Path)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ctxc"`)
 		runtime.HTTPError(r.Context(), mux, marshaler, w, r, status.Error(codes.Unauthenticated, "unauthenticated"))
 	}

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"context"
 	"io"
+	"log/slog"
+	"maps"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -84,5 +88,46 @@ func TestGatewayRefusesPathsThatAreNotUTF8(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s: HTTP %d, want 400", path, resp.StatusCode)
 		}
+	}
+}
+
+type refusalCount struct {
+	mu    sync.Mutex
+	ports map[string]int
+}
+
+func (c *refusalCount) Unauthenticated(port string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ports[port]++
+}
+
+// TestRefusalsCountedAndLoggedSparingly: every refusal is counted; a flood
+// of them is logged once a second, each line saying how many it stands for,
+// with the client's address and what it asked for.
+func TestRefusalsCountedAndLoggedSparingly(t *testing.T) {
+	logs := &lockedBuffer{}
+	count := &refusalCount{ports: map[string]int{}}
+	r := newRefusals(slog.New(slog.NewTextHandler(logs, nil)), count)
+	now := time.Now()
+	r.now = func() time.Time { return now }
+	for i := range 100 {
+		now = now.Add(5 * time.Millisecond)
+		r.refused(context.Background(), "http", "192.0.2.9", "/ctxc.v1.ContextCompilerService/Compile")
+		if i == 0 {
+			r.refused(context.Background(), "grpc", "192.0.2.9", "/ctxc.v1.ContextCompilerService/Compile")
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "client=192.0.2.9") || !strings.Contains(lines[0], "port=http") {
+		t.Errorf("a half-second flood logged:\n%s\nwant one line naming the client and the port", logs.String())
+	}
+	now = now.Add(time.Second)
+	r.refused(context.Background(), "metrics", "192.0.2.9", "/metrics")
+	if !strings.Contains(logs.String(), "refused_unlogged_since_last=100") {
+		t.Errorf("the next line does not say how many went unlogged:\n%s", logs.String())
+	}
+	if want := map[string]int{"http": 100, "grpc": 1, "metrics": 1}; !maps.Equal(count.ports, want) {
+		t.Errorf("counted %v, want %v", count.ports, want)
 	}
 }

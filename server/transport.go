@@ -73,6 +73,9 @@ type TransportConfig struct {
 	// Admission, when set, is told what admission control refuses and how
 	// many request bytes are in flight (*metrics.Admission).
 	Admission AdmissionObserver
+	// Refusals, when set, is told of every request refused for want of
+	// credentials (*metrics.Admission).
+	Refusals RefusalObserver
 }
 
 // AdmissionObserver is what admission control reports to, for metrics.
@@ -94,6 +97,7 @@ type Transport struct {
 	log       *slog.Logger
 	inProcess inProcessListener
 	direct    *directCalls
+	refusals  *refusals
 	// maxConnections bounds the connections of the listener Serve is given.
 	maxConnections           int
 	maxConnectionsPerAddress int
@@ -126,7 +130,9 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		cfg.Limits = DefaultLimits()
 	}
 	log := cfg.Logger
+	refused := newRefusals(log, cfg.Refusals)
 	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, log, cfg.Admission)
+	adm.refusals = refused
 	// Before metrics and the call log, so that they see the caller, the
 	// deadline and, for the gateway's calls, the HTTP client as the peer.
 	unary := []grpc.UnaryServerInterceptor{adm.unaryCallContext}
@@ -202,7 +208,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		metrics.InitializeMetrics(gs)
 	}
 	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log,
-		direct:    newDirectCalls(api, svc, adm.tap, unary, cfg.TracerProvider, cfg.MaxMessageBytes),
+		direct:    newDirectCalls(api, svc, adm.tap, unary, cfg.TracerProvider, cfg.MaxMessageBytes), refusals: refused,
 		inProcess: inProcessListener{bufconn.Listen(inProcessBufferBytes)}, maxConnections: lim.MaxConnections,
 		maxConnectionsPerAddress: lim.MaxConnectionsPerAddress, drainDelay: cfg.DrainDelay}
 }

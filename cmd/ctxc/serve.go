@@ -95,7 +95,7 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 	tcfg := server.TransportConfig{MaxMessageBytes: cfg.MaxMessageBytes, Reflection: cfg.Reflection, GracePeriod: cfg.GracePeriod, Logger: log, TracerProvider: tp,
 		TLS: tlsFiles, Tokens: tokens, Limits: cfg.limits(), DrainDelay: cfg.DrainDelay}
 	if metrics != nil {
-		tcfg.MetricsRegisterer, tcfg.Admission = metrics.reg, metrics.domain.Admission()
+		tcfg.MetricsRegisterer, tcfg.Admission, tcfg.Refusals = metrics.reg, metrics.domain.Admission(), metrics.domain.Admission()
 	}
 	transport := server.NewTransport(svc, tcfg)
 	lis, err := server.Listen(cfg.Listen)
@@ -107,7 +107,7 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 		if cfg.MetricsInsecure {
 			mTLS, mTokens = nil, nil
 		}
-		if err := metrics.start(cfg.MetricsListen, mTLS, mTokens, log); err != nil {
+		if err := metrics.start(cfg.MetricsListen, mTLS, mTokens, transport.Refused("metrics", server.RefuseUnauthenticated), log); err != nil {
 			lis.Close()
 			return err
 		}
@@ -166,12 +166,12 @@ func newMetricsServer(addr string, eng *engine) (*metricsServer, error) {
 // With TLS or tokens, /metrics has the API's protection: served over the
 // API's TLS (asking for a client certificate as the API does) and answered
 // only with one of its bearer tokens.
-func (m *metricsServer) start(addr string, tlsFiles *server.TLS, tokens *server.Tokens, log *slog.Logger) error {
+func (m *metricsServer) start(addr string, tlsFiles *server.TLS, tokens *server.Tokens, refuse http.HandlerFunc, log *slog.Logger) error {
 	mlis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
-	m.http.Handler = server.RequireBearer(tokens, "Authorization", server.RefuseUnauthenticated, m.http.Handler)
+	m.http.Handler = server.RequireBearer(tokens, "Authorization", refuse, m.http.Handler)
 	scheme := "http"
 	if tlsFiles != nil {
 		m.http.TLSConfig, scheme = tlsFiles.Config("http/1.1"), "https"
