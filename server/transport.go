@@ -208,7 +208,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		metrics.InitializeMetrics(gs)
 	}
 	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log,
-		direct:    newDirectCalls(api, svc, adm.tap, unary, cfg.TracerProvider, cfg.MaxMessageBytes), refusals: refused,
+		direct: newDirectCalls(api, svc, adm.tap, unary, cfg.TracerProvider, cfg.MaxMessageBytes), refusals: refused,
 		inProcess: inProcessListener{bufconn.Listen(inProcessBufferBytes)}, maxConnections: lim.MaxConnections,
 		maxConnectionsPerAddress: lim.MaxConnectionsPerAddress, drainDelay: cfg.DrainDelay}
 }
