@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -306,11 +307,57 @@ func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.Unary
 		}
 	}
 	a.observer.AddInflightBytes(n)
+	hold := &inflightHold{a: a, method: info.FullMethod, held: n}
 	defer func() {
-		a.inflight.Release(n)
-		a.observer.AddInflightBytes(-n)
+		a.inflight.Release(hold.held)
+		a.observer.AddInflightBytes(-hold.held)
 	}()
-	return handler(ctx, req)
+	return handler(context.WithValue(ctx, inflightHoldKey{}, hold), req)
+}
+
+// inflightHold is what a call holds of MaxInflightBytes: its request's size,
+// and more when the request turns out to make more (a compressed state blob
+// decompresses to many times its size) before that is made.
+type inflightHold struct {
+	a      *admission
+	method string
+	mu     sync.Mutex
+	held   int64
+}
+
+type inflightHoldKey struct{}
+
+// reserveInflight makes the call of ctx hold at least total bytes of
+// MaxInflightBytes, waiting up to MaxQueueWait for room as admission does,
+// and refusing as it does (OVERLOADED) when there is none. A call admitted
+// without in-flight accounting (not through the server) holds nothing.
+func reserveInflight(ctx context.Context, total int64) error {
+	h, ok := ctx.Value(inflightHoldKey{}).(*inflightHold)
+	if !ok {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a := h.a
+	extra := min(total, a.limits.MaxInflightBytes) - h.held
+	if extra <= 0 {
+		return nil
+	}
+	if !a.inflight.TryAcquire(extra) {
+		wait, cancel := context.WithTimeout(ctx, a.limits.MaxQueueWait)
+		err := a.inflight.Acquire(wait, extra)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			a.observer.Rejected(h.method, limitInflightBytes)
+			return overloaded(limitInflightBytes, a.limits.MaxInflightBytes)
+		}
+	}
+	h.held += extra
+	a.observer.AddInflightBytes(extra)
+	return nil
 }
 
 // unaryCallContext gives an API call its deadline (the default when the

@@ -17,7 +17,11 @@ import (
 // Limit and precondition problems stop the pass: they are not field typos and
 // the rest of an oversized or foreign-version state is not worth reading.
 type decoder struct {
-	limits     compiler.Limits
+	limits compiler.Limits
+	// reserve makes the call hold in-flight bytes for what a request
+	// becomes before it is made (a decompressed state blob); nil reserves
+	// nothing.
+	reserve    func(bytes int64) error
 	violations []policies.FieldViolation
 	// idsOptional accepts messages without ids (Route assigns them).
 	idsOptional bool

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/server/stateblob"
 )
 
 func writeTokenFile(t *testing.T, content string) string {
@@ -484,5 +485,46 @@ func TestGatewayWithoutCORSSendsNoCORSHeaders(t *testing.T) {
 	resp.Body.Close()
 	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" || resp.StatusCode == http.StatusNoContent {
 		t.Errorf("preflight answered %d with Access-Control-Allow-Origin %q; CORS is off by default", resp.StatusCode, got)
+	}
+}
+
+// TestStateBlobsHoldWhatTheyDecompressTo: a compressed state blob is held in
+// flight at its decompressed size before it is decompressed, so small blobs
+// of large states cannot together exceed max_inflight_bytes. One blob of 3
+// MiB of state (a few KiB on the wire) runs; a second finds no room.
+func TestStateBlobsHoldWhatTheyDecompressTo(t *testing.T) {
+	big := requestState()
+	big.Context.SystemPrompt = strings.Repeat("x", 3<<20)
+	blob, err := stateblob.Encode(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blob) > 64<<10 {
+		t.Fatalf("a blob of %d bytes: the test needs one that compresses well", len(blob))
+	}
+	lim := DefaultLimits()
+	lim.MaxInflightBytes, lim.MaxQueueWait = 4<<20, 100*time.Millisecond
+	record := &admissionRecord{}
+	h := start(t, TransportConfig{Limits: lim, Admission: record})
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{StateBlob: blob, Profile: "block"})
+		done <- err
+	}()
+	<-h.catalog.Started
+	if _, inflight := record.get(); inflight < 3<<20 {
+		t.Errorf("%d bytes in flight while a blob of a 3 MiB state runs, want at least 3 MiB", inflight)
+	}
+	_, err = h.client.Compile(context.Background(), &ctxcv1.CompileRequest{StateBlob: blob})
+	wantOverloaded(t, err, "max_inflight_bytes")
+	close(h.catalog.Release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, inflight := record.get(); inflight != 0 {
+		t.Errorf("%d bytes still in flight after the calls ended", inflight)
+	}
+	if _, err := h.client.Compile(context.Background(), &ctxcv1.CompileRequest{StateBlob: blob}); err != nil {
+		t.Errorf("the blob alone: %v", err)
 	}
 }

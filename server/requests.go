@@ -67,6 +67,13 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 		d.violate("state_blob", "give either state or state_blob, not both")
 		return compiler.StateSource{}, d.err()
 	case src.FromBlob:
+		// What the blob decompresses to is held in flight before it is
+		// made (and decompression stops at what it declares).
+		if d.reserve != nil {
+			if err := d.reserve(int64(stateblob.DecodedSize(blob))); err != nil {
+				return compiler.StateSource{}, err
+			}
+		}
 		decoded, err := stateblob.Decode(blob)
 		if err != nil && !reset {
 			return compiler.StateSource{}, blobError(err)

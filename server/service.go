@@ -54,7 +54,7 @@ func New(cfg Config) (*Service, error) {
 
 // Compile runs the whole profile and returns what the model should see.
 func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctxcv1.CompileResponse, error) {
-	in, err := s.decoder().compileRequest(req)
+	in, err := s.decoder(ctx).compileRequest(req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compile", err)
 	}
@@ -67,7 +67,7 @@ func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctx
 
 // Budget runs the profile up to its budget stage.
 func (s *Service) Budget(ctx context.Context, req *ctxcv1.BudgetRequest) (*ctxcv1.BudgetResponse, error) {
-	in, err := s.decoder().request(req.GetState(), req.GetProfile(), req.GetOptions())
+	in, err := s.decoder(ctx).request(req.GetState(), req.GetProfile(), req.GetOptions())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Budget", err)
 	}
@@ -81,7 +81,7 @@ func (s *Service) Budget(ctx context.Context, req *ctxcv1.BudgetRequest) (*ctxcv
 
 // Compact runs the profile's compaction and returns the state with it persisted.
 func (s *Service) Compact(ctx context.Context, req *ctxcv1.CompactRequest) (*ctxcv1.CompactResponse, error) {
-	in, err := s.decoder().request(req.GetState(), req.GetProfile(), req.GetOptions())
+	in, err := s.decoder(ctx).request(req.GetState(), req.GetProfile(), req.GetOptions())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compact", err)
 	}
@@ -96,7 +96,7 @@ func (s *Service) Compact(ctx context.Context, req *ctxcv1.CompactRequest) (*ctx
 // Route appends a user turn, a step's output or an event to the log, and
 // answers with the new state in the form the request used (or asked for).
 func (s *Service) Route(ctx context.Context, req *ctxcv1.RouteRequest) (*ctxcv1.RouteResponse, error) {
-	in, err := s.decoder().routeRequest(req)
+	in, err := s.decoder(ctx).routeRequest(req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Route", err)
 	}
@@ -113,7 +113,7 @@ func (s *Service) Route(ctx context.Context, req *ctxcv1.RouteRequest) (*ctxcv1.
 
 // CountTokens counts each text and message with the model's or encoding's counter.
 func (s *Service) CountTokens(ctx context.Context, req *ctxcv1.CountTokensRequest) (*ctxcv1.CountTokensResponse, error) {
-	in, err := s.decoder().countRequest(req)
+	in, err := s.decoder(ctx).countRequest(req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "CountTokens", err)
 	}
@@ -135,4 +135,6 @@ func (s *Service) ListProfiles(ctx context.Context, _ *ctxcv1.ListProfilesReques
 }
 
 // decoder starts the decoding of one request.
-func (s *Service) decoder() *decoder { return &decoder{limits: s.app.Limits()} }
+func (s *Service) decoder(ctx context.Context) *decoder {
+	return &decoder{limits: s.app.Limits(), reserve: func(n int64) error { return reserveInflight(ctx, n) }}
+}

@@ -20,10 +20,12 @@
 //
 // # Limits and errors
 //
-// A payload, stored or decompressed, is at most MaxPayloadBytes (64 MiB). The
-// declared length is checked against the limit and against the bytes actually
-// present before anything is allocated, and decompression stops at the limit,
-// so a crafted length or a gzip bomb cannot make Decode allocate more than that.
+// A payload, stored or decompressed, is at most MaxPayloadBytes (64 MiB), or
+// the smaller limit DecodeWithin is given. The declared length is checked
+// against the limit and against the bytes actually present before anything
+// is allocated, and decompression stops at the limit or at the size the gzip
+// trailer declares (DecodedSize), whichever is smaller, so a crafted length,
+// a lying trailer or a gzip bomb cannot make Decode allocate more than that.
 //
 // Decode never panics. Every failure is a *DecodeError naming field
 // "state_blob" with one of these reasons:
@@ -119,7 +121,38 @@ func Encode(st *ctxcv1.AgentState) ([]byte, error) {
 }
 
 // Decode reads a blob written by Encode. Errors are *DecodeError.
-func Decode(b []byte) (*ctxcv1.AgentState, error) {
+func Decode(b []byte) (*ctxcv1.AgentState, error) { return DecodeWithin(b, MaxPayloadBytes) }
+
+// DecodedSize is what the payload of blob b says it holds once decompressed
+// (its gzip trailer's size, or its length when it is stored as is); 0 when b
+// is not a well-formed blob, which Decode then reports. DecodeWithin holds
+// the payload to it, so a server can reserve memory for a state before it
+// decompresses it.
+func DecodedSize(b []byte) int {
+	if len(b) < headerBytes || !bytes.HasPrefix(b, []byte(Magic)) {
+		return 0
+	}
+	length, n := binary.Uvarint(b[headerBytes:])
+	start := headerBytes + n
+	if n <= 0 || length > MaxPayloadBytes || uint64(len(b)-start) < length+checksumBytes {
+		return 0
+	}
+	if b[5]&flagGzip == 0 {
+		return int(length)
+	}
+	if length < 4 {
+		return 0
+	}
+	end := start + int(length)
+	return int(binary.LittleEndian.Uint32(b[end-4 : end])) // ISIZE, RFC 1952
+}
+
+// DecodeWithin is Decode with the decompressed payload held to at most max
+// bytes and to the size its gzip trailer declares.
+func DecodeWithin(b []byte, max int) (*ctxcv1.AgentState, error) {
+	if max <= 0 || max > MaxPayloadBytes {
+		max = MaxPayloadBytes
+	}
 	switch {
 	case len(b) == 0:
 		return nil, decodeError(ReasonTruncated, "is empty")
@@ -139,8 +172,8 @@ func Decode(b []byte) (*ctxcv1.AgentState, error) {
 		return nil, decodeError(ReasonTruncated, "ends inside the payload length")
 	case n < 0:
 		return nil, decodeError(ReasonCorrupt, "has a malformed payload length")
-	case length > MaxPayloadBytes:
-		return nil, decodeError(ReasonCorrupt, "declares a payload of %d bytes, over the limit of %d", length, MaxPayloadBytes)
+	case length > uint64(max):
+		return nil, decodeError(ReasonCorrupt, "declares a payload of %d bytes, over the limit of %d", length, max)
 	}
 	start := headerBytes + n
 	rest := uint64(len(b) - start)
@@ -160,7 +193,8 @@ func Decode(b []byte) (*ctxcv1.AgentState, error) {
 	payload := b[start:end]
 	if flags&flagGzip != 0 {
 		var err error
-		if payload, err = decompress(payload); err != nil {
+		limit := min(max, DecodedSize(b))
+		if payload, err = decompress(payload, limit, max); err != nil {
 			return nil, err
 		}
 	}
@@ -186,19 +220,44 @@ func compress(p []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// decompress stops one byte past the limit, so a gzip bomb costs at most
-// MaxPayloadBytes of memory.
-func decompress(p []byte) ([]byte, error) {
+// decompress stops one byte past limit (the smaller of max and the size
+// the trailer declares), so a gzip bomb costs at most that much memory, and
+// a trailer that understates the size is found out before it is exceeded.
+func decompress(p []byte, limit, max int) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(p))
 	if err != nil {
 		return nil, decodeError(ReasonCorrupt, "the compressed payload is not valid gzip: %v", err)
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, MaxPayloadBytes+1))
+	out := make([]byte, 0, limit+1)
+	out, err = readAllInto(out, io.LimitReader(zr, int64(limit)+1))
 	if err != nil {
 		return nil, decodeError(ReasonCorrupt, "the compressed payload is not valid gzip: %v", err)
 	}
-	if len(out) > MaxPayloadBytes {
-		return nil, decodeError(ReasonCorrupt, "the payload decompresses to more than the limit of %d bytes", MaxPayloadBytes)
+	if len(out) > limit {
+		if limit == max {
+			return nil, decodeError(ReasonCorrupt, "the payload decompresses to more than the limit of %d bytes", max)
+		}
+		return nil, decodeError(ReasonCorrupt, "the payload decompresses to more than the %d bytes its gzip trailer declares", limit)
+	}
+	if _, err := zr.Read(make([]byte, 1)); err != io.EOF {
+		return nil, decodeError(ReasonCorrupt, "the compressed payload is not valid gzip: it does not end where its trailer says")
 	}
 	return out, nil
+}
+
+// readAllInto is io.ReadAll appending to b.
+func readAllInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }

@@ -266,3 +266,37 @@ func FuzzDecode(f *testing.F) {
 		check(frame(FormatVersion, flagGzip, b))
 	})
 }
+
+// TestDecodedSizeHoldsTheDecompression: DecodedSize says what a blob's
+// payload becomes before it is decompressed; a trailer that understates it
+// is corrupt as soon as decompression passes it, and DecodeWithin refuses a
+// payload over its limit.
+func TestDecodedSizeHoldsTheDecompression(t *testing.T) {
+	payload := mustMarshal(t, bigState())
+	blob, err := Encode(bigState())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := DecodedSize(blob); got != len(payload) {
+		t.Errorf("DecodedSize = %d, want the payload's %d bytes", got, len(payload))
+	}
+	if got := DecodedSize(frame(FormatVersion, 0, []byte{1, 2, 3})); got != 3 {
+		t.Errorf("DecodedSize of a stored payload = %d, want 3", got)
+	}
+	if got := DecodedSize([]byte("not a blob")); got != 0 {
+		t.Errorf("DecodedSize of foreign bytes = %d, want 0", got)
+	}
+	z := gzipped(t, payload)
+	binary.LittleEndian.PutUint32(z[len(z)-4:], 100) // the trailer says 100 bytes
+	_, err = Decode(frame(FormatVersion, flagGzip, z))
+	var de *DecodeError
+	if !errors.As(err, &de) || de.Reason != ReasonCorrupt || !strings.Contains(err.Error(), "trailer") {
+		t.Errorf("a trailer understating the payload: %v, want STATE_BLOB_CORRUPT about the trailer", err)
+	}
+	if _, err := DecodeWithin(blob, len(payload)-1); !errors.As(err, &de) || de.Reason != ReasonCorrupt {
+		t.Errorf("a payload over DecodeWithin's limit: %v, want STATE_BLOB_CORRUPT", err)
+	}
+	if _, err := DecodeWithin(blob, len(payload)); err != nil {
+		t.Errorf("a payload at DecodeWithin's limit: %v", err)
+	}
+}
