@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build: make docker (or docker build --build-arg VERSION=$(git describe --tags --always) -t ctxc .)
+# Build: make docker (or docker build --build-arg VERSION=$(cat VERSION) --build-arg COMMIT=$(git describe --always) -t ctxc .)
 # Run:   the image listens on 0.0.0.0, so ctxc serve refuses to start without TLS or tokens
 #        unless told it may serve in the open (README, "Running it safely"):
 #          docker run -p 50051:50051 -v /srv/ctxc:/etc/ctxc:ro \
@@ -13,8 +13,9 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
+ARG COMMIT=unknown
 # The same flags as `make build` (see the Makefile for grpcnotrace).
-RUN CGO_ENABLED=0 go build -trimpath -tags grpcnotrace -ldflags "-s -w -X main.version=${VERSION}" -o /out/ctxc ./cmd/ctxc
+RUN CGO_ENABLED=0 go build -trimpath -tags grpcnotrace -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/ctxc ./cmd/ctxc
 
 # Static binary on distroless: no shell, no package manager, runs as uid 65532.
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -14,8 +14,11 @@ GRPCURL_VERSION := v1.9.4
 # helm renders and lints the chart (deploy/helm/ctxc); Debian has no helm.
 HELM_VERSION := v3.22.0
 
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+# The release (the VERSION file, which the clients and the chart carry too)
+# and the commit it was built from.
+VERSION ?= $(shell cat VERSION)
+COMMIT ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # grpcnotrace leaves out gRPC's golang.org/x/net/trace, whose html/template
 # keeps every exported method of every linked type alive (26 MB of the binary).
 BUILD_TAGS := grpcnotrace
@@ -152,7 +155,7 @@ run: build
 	$(BIN)/ctxc serve --listen $(ADDR)
 
 docker:
-	docker build --build-arg VERSION=$(VERSION) -t ctxc:$(VERSION) .
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t ctxc:$(VERSION) .
 
 clean:
 	rm -rf $(BIN)

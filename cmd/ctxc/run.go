@@ -28,8 +28,9 @@ import (
 	"github.com/contextcompiler/ctxc/tokens"
 )
 
-// version is set at build time: -ldflags "-X main.version=v1.2.3".
-var version = "dev"
+// version (the VERSION file's release) and commit are set at build time:
+// -ldflags "-X main.version=0.1.0 -X main.commit=7a22a11".
+var version, commit = "dev", ""
 
 // Exit codes.
 const (
@@ -190,7 +191,11 @@ func runVersion(_ context.Context, args []string, io stdio, _ func(string) (stri
 	if code, done := parseFlags(fs, io, args); done {
 		return code
 	}
-	fmt.Fprintf(io.out, "ctxc %s %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	built := ""
+	if commit != "" {
+		built = " (commit " + commit + ")"
+	}
+	fmt.Fprintf(io.out, "ctxc %s%s %s %s/%s\n", version, built, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitOK
 }
 
