@@ -294,19 +294,12 @@ func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.Unary
 		n = max(n, int64(proto.Size(m)))
 	}
 	n = min(n, a.limits.MaxInflightBytes)
-	if !a.inflight.TryAcquire(n) {
-		wait, cancel := context.WithTimeout(ctx, a.limits.MaxQueueWait)
-		err := a.inflight.Acquire(wait, n)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, toStatus(ctx, a.log, info.FullMethod, ctx.Err())
-			}
-			a.observer.Rejected(info.FullMethod, limitInflightBytes)
-			return nil, overloaded(limitInflightBytes, a.limits.MaxInflightBytes)
+	if err := a.acquireInflight(ctx, info.FullMethod, n); err != nil {
+		if ctx.Err() != nil {
+			return nil, toStatus(ctx, a.log, info.FullMethod, err)
 		}
+		return nil, err
 	}
-	a.observer.AddInflightBytes(n)
 	hold := &inflightHold{a: a, method: info.FullMethod, held: n}
 	defer func() {
 		a.inflight.Release(hold.held)
@@ -343,20 +336,30 @@ func reserveInflight(ctx context.Context, total int64) error {
 	if extra <= 0 {
 		return nil
 	}
-	if !a.inflight.TryAcquire(extra) {
+	if err := a.acquireInflight(ctx, h.method, extra); err != nil {
+		return err
+	}
+	h.held += extra
+	return nil
+}
+
+// acquireInflight takes n bytes of MaxInflightBytes for a call to method,
+// waiting up to MaxQueueWait in arrival order: the context's error when the
+// call ends first, OVERLOADED when the wait does.
+func (a *admission) acquireInflight(ctx context.Context, method string, n int64) error {
+	if !a.inflight.TryAcquire(n) {
 		wait, cancel := context.WithTimeout(ctx, a.limits.MaxQueueWait)
-		err := a.inflight.Acquire(wait, extra)
+		err := a.inflight.Acquire(wait, n)
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			a.observer.Rejected(h.method, limitInflightBytes)
+			a.observer.Rejected(method, limitInflightBytes)
 			return overloaded(limitInflightBytes, a.limits.MaxInflightBytes)
 		}
 	}
-	h.held += extra
-	a.observer.AddInflightBytes(extra)
+	a.observer.AddInflightBytes(n)
 	return nil
 }
 
