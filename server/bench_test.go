@@ -142,6 +142,9 @@ func newRealService(tb testing.TB) *Service {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if err := tok.Preload(); err != nil { // as serve does: no call pays for it
+		tb.Fatal(err)
+	}
 	cat, err := pipeline.NewCatalog(benchRegistry(tb), tok, noop.NewTracerProvider(), pipeline.Config{})
 	if err != nil {
 		tb.Fatal(err)

@@ -34,6 +34,9 @@ func BenchmarkCounterVsRaw(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := s.Preload(); err != nil {
+		b.Fatal(err)
+	}
 	corpus := readCorpus(b)
 	for _, enc := range []string{EncodingO200K, EncodingCL100K} {
 		c, err := s.CounterForEncoding(enc)
@@ -131,6 +134,9 @@ func runBudget(b *testing.B, s *Service, st *policies.State) policies.Budget {
 func BenchmarkBudget(b *testing.B) {
 	s, err := NewService(DefaultServiceConfig())
 	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Preload(); err != nil {
 		b.Fatal(err)
 	}
 	st := agentState(b, 2000)

@@ -1,6 +1,10 @@
 package tokens
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"sync"
+)
 
 // smallPiece is the longest piece merged with tiktoken's own quadratic scan;
 // longer pieces use the heap, whose bookkeeping only pays off beyond this.
@@ -8,18 +12,33 @@ const smallPiece = 64
 
 const noRank = math.MaxInt32
 
-// encoder counts tokens of one BPE encoding. It is immutable and safe for
-// concurrent use.
+// encoder counts tokens of one BPE encoding. Safe for concurrent use; its
+// table is built once, on first use.
 type encoder struct {
 	name  string
 	id    uint8
-	ranks *rankTable
 	split splitFunc
+	// The rank table is built on first use (load): most processes need one
+	// encoding of the three, and building one takes a tenth of a second.
+	once  sync.Once
+	load  func() (*rankTable, error)
+	ranks *rankTable
+	err   error
+}
+
+// ready builds the rank table once; an error is the embedded data's, which
+// tests load, so it means a damaged binary.
+func (e *encoder) ready() error {
+	e.once.Do(func() { e.ranks, e.err = e.load() })
+	return e.err
 }
 
 // count returns how many tokens s encodes to, special-token text counting as
 // ordinary text (as tiktoken's encode_ordinary does).
 func (e *encoder) count(s string) int {
+	if err := e.ready(); err != nil {
+		panic(fmt.Sprintf("tokens: encoding %s: %v", e.name, err))
+	}
 	n := 0
 	for start := 0; start < len(s); {
 		end := e.split(s, start)

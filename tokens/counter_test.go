@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -538,5 +540,43 @@ func TestCacheStats(t *testing.T) {
 	oc.CountText("no cache")
 	if got := off.CacheStats(); got != (CacheStats{}) {
 		t.Errorf("without a cache: %+v, want zero", got)
+	}
+}
+
+// TestEncodingsBuiltOnFirstUse: a new service has built no tokenizer; a
+// count builds its encoding's only, and Preload builds the others.
+func TestEncodingsBuiltOnFirstUse(t *testing.T) {
+	s, err := NewService(ServiceConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := func() []string {
+		var names []string
+		for name, e := range s.encoders {
+			if e.ranks != nil {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+		return names
+	}
+	if got := built(); len(got) != 0 {
+		t.Errorf("built at start: %v, want none", got)
+	}
+	c, err := s.CounterForEncoding(EncodingCL100K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.CountText("hello world"); n != 2 {
+		t.Errorf("hello world: %d tokens, want 2", n)
+	}
+	if got := built(); !slices.Equal(got, []string{EncodingCL100K}) {
+		t.Errorf("built after a count: %v, want %s only", got, EncodingCL100K)
+	}
+	if err := s.Preload(); err != nil {
+		t.Fatal(err)
+	}
+	if got := built(); len(got) != len(s.encoders) {
+		t.Errorf("built after Preload: %v, want all %d", got, len(s.encoders))
 	}
 }

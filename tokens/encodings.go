@@ -69,21 +69,20 @@ func installOfflineLoader() {
 	offlineLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
 }
 
-// buildEncoders loads every encoding once from the embedded BPE data.
+// buildEncoders makes every encoding, each to be built once from the
+// embedded BPE data when first used (Service.Preload builds them all).
 func buildEncoders() (map[string]*encoder, error) {
 	installOfflineLoader()
 	loader := tiktoken_loader.NewOfflineLoader()
 	out := make(map[string]*encoder, len(encodingSpecs))
 	for i, s := range encodingSpecs {
-		ranks, err := loader.LoadTiktokenBpe(s.bpeFile)
-		if err != nil {
-			return nil, fmt.Errorf("load %s: %w", s.name, err)
-		}
-		table, err := newRankTable(ranks)
-		if err != nil {
-			return nil, fmt.Errorf("load %s: %w", s.name, err)
-		}
-		out[s.name] = &encoder{name: s.name, id: uint8(i + 1), ranks: table, split: s.split}
+		out[s.name] = &encoder{name: s.name, id: uint8(i + 1), split: s.split, load: func() (*rankTable, error) {
+			ranks, err := loader.LoadTiktokenBpe(s.bpeFile)
+			if err != nil {
+				return nil, fmt.Errorf("load %s: %w", s.name, err)
+			}
+			return newRankTable(ranks)
+		}}
 	}
 	return out, nil
 }

@@ -9,7 +9,15 @@ import (
 )
 
 // testService is shared: building the encoders takes a moment.
-var testService = sync.OnceValues(func() (*Service, error) { return NewService(DefaultServiceConfig()) })
+// testService has every table built: some tests call an encoder's merges
+// directly, which do not build it.
+var testService = sync.OnceValues(func() (*Service, error) {
+	s, err := NewService(DefaultServiceConfig())
+	if err != nil {
+		return nil, err
+	}
+	return s, s.Preload()
+})
 
 func service(t testing.TB) *Service {
 	t.Helper()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/contextcompiler/ctxc/policies"
@@ -82,6 +84,16 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	seed := maphash.MakeSeed()
 	return &Service{encoders: encoders, cache: newCountCache(cfg.CacheEntries), seed: seed,
 		xseed: maphash.String(seed, "xxh3 seed"), registry: reg}, nil
+}
+
+// Preload builds every encoding's table now, rather than on first use: a
+// server does it before it reports SERVING, so that no call pays for it.
+func (s *Service) Preload() error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(s.encoders)) {
+		errs = append(errs, s.encoders[name].ready())
+	}
+	return errors.Join(errs...)
 }
 
 // Resolve finds the model of spec in the registry, applies the request's

@@ -76,8 +76,13 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 }
 
 func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider, log *slog.Logger) error {
-	// Tokenizers load before the server reports SERVING.
-	if _, err := eng.tokens.load(); err != nil {
+	// Tokenizers load before the server reports SERVING, all of them (a
+	// command such as compile builds only the one its model needs).
+	tok, err := eng.tokens.load()
+	if err != nil {
+		return err
+	}
+	if err := tok.Preload(); err != nil {
 		return err
 	}
 	metrics, err := newMetricsServer(cfg.MetricsListen, eng)

@@ -7,9 +7,10 @@ import (
 	"github.com/contextcompiler/ctxc/tokens"
 )
 
-// lazyTokens builds the token service, whose tokenizers take most of a
-// second and about 100 MB to load, on first use: `ctxc profiles` never counts
-// and never pays for them, while serve loads them before it reports SERVING.
+// lazyTokens builds the token service on first use, and the service builds
+// each tokenizer (a tenth of a second or more, tens of MB) on its first use:
+// `ctxc profiles` never counts and never pays for them, `ctxc compile` pays
+// for its model's only, while serve loads them all before it reports SERVING.
 // The configuration is validated when the engine is built, so a bad
 // model_registry is still reported at start with every other problem.
 type lazyTokens struct {
