@@ -260,3 +260,40 @@ func TestEvalRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleProfileKeepsWhatItsBaseKeeps: people copy the shipped example
+// profiles, so long-running-coder (examples/profiles.yaml), which compacts
+// by message count, keeps at least the facts budget-aware keeps of the
+// shipped session in both default windows, in the end as over the session.
+func TestExampleProfileKeepsWhatItsBaseKeeps(t *testing.T) {
+	code, out, errOut := runCommand(t, "eval", "--json", "--config", "../../examples/profiles.yaml",
+		"--profiles", "long-running-coder,budget-aware", exampleSession)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res eval.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	type kept struct{ mean, last float64 }
+	got := map[string]map[uint32]kept{}
+	for _, r := range res.Rows {
+		if r.FactsKept == nil || r.FactsKeptLast == nil {
+			t.Fatalf("%s at %d: no facts measured", r.Profile, r.Window)
+		}
+		if got[r.Profile] == nil {
+			got[r.Profile] = map[uint32]kept{}
+		}
+		got[r.Profile][r.Window] = kept{*r.FactsKept, *r.FactsKeptLast}
+	}
+	for window, base := range got["budget-aware"] {
+		example := got["long-running-coder"][window]
+		if example.mean < base.mean || example.last < base.last {
+			t.Errorf("window %d: long-running-coder keeps %.2f (last %.2f) of the facts, budget-aware %.2f (last %.2f)",
+				window, example.mean, example.last, base.mean, base.last)
+		}
+	}
+	if len(got["budget-aware"]) == 0 {
+		t.Fatalf("no budget-aware rows in %s", out)
+	}
+}
