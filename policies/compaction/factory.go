@@ -97,7 +97,7 @@ func NewMaskObservationsFactory(deps Deps) policies.Factory {
 			}
 			cp := c.MaskingConfig
 			cp.ExemptTools = append([]string(nil), c.ExemptTools...)
-			return maskObservations{cfg: cp, outputs: deps.outputs()}, true
+			return maskObservations{cfg: cp, outputs: diagnose.CacheOr(deps.Outputs)}, true
 		},
 	}
 }
@@ -128,13 +128,6 @@ type Deps struct {
 	Outputs *diagnose.Cache
 }
 
-func (d Deps) outputs() *diagnose.Cache {
-	if d.Outputs == nil {
-		return diagnose.NewCache()
-	}
-	return d.Outputs
-}
-
 // NewSummarizeFactory returns the factory of "summarize" with the
 // deterministic summarizer.
 func NewSummarizeFactory(deps Deps) policies.Factory {
@@ -155,7 +148,7 @@ func NewSummarizeFactoryWith(s Summarizer, deps Deps) policies.Factory {
 			if !ok {
 				return nil, false
 			}
-			det := DeterministicSummarizer{Memo: NewMemo(deps.outputs())}
+			det := DeterministicSummarizer{Memo: NewMemo(diagnose.CacheOr(deps.Outputs))}
 			sum := s
 			if sum == nil {
 				sum = det

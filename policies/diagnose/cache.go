@@ -23,6 +23,15 @@ func NewCache() *Cache {
 	return &Cache{digests: c}
 }
 
+// CacheOr is shared, or a new Cache when there is no shared one: a policy
+// built without one still remembers across the requests it serves.
+func CacheOr(shared *Cache) *Cache {
+	if shared == nil {
+		return NewCache()
+	}
+	return shared
+}
+
 // Read is Read, remembered. The Digest returned is shared: callers must not
 // change it (Lines and Identify take copies).
 func (c *Cache) Read(output string) *Digest {

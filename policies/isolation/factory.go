@@ -53,7 +53,6 @@ func NewTransparentFactory() policies.Factory {
 	}
 }
 
-// NewBoundaryFactory returns the factory of "boundary": see Boundary.
 // Deps are the shared parts isolation policies read with.
 type Deps struct {
 	// Outputs remembers what was read of tool outputs, for every policy that
@@ -61,13 +60,7 @@ type Deps struct {
 	Outputs *diagnose.Cache
 }
 
-func (d Deps) outputs() *diagnose.Cache {
-	if d.Outputs == nil {
-		return diagnose.NewCache()
-	}
-	return d.Outputs
-}
-
+// NewBoundaryFactory returns the factory of "boundary": see Boundary.
 func NewBoundaryFactory(deps Deps) policies.Factory {
 	return factory{
 		typ:      TypeBoundary,
@@ -77,7 +70,7 @@ func NewBoundaryFactory(deps Deps) policies.Factory {
 			if !ok {
 				return nil, wrongConfig(TypeBoundary, cfg)
 			}
-			return boundary{cfg: *c, outputs: deps.outputs()}, nil
+			return boundary{cfg: *c, outputs: diagnose.CacheOr(deps.Outputs)}, nil
 		},
 	}
 }
@@ -95,7 +88,7 @@ func NewObservationMaskingFactory(deps Deps) policies.Factory {
 			}
 			cc := *c
 			cc.ExemptTools = append([]string(nil), c.ExemptTools...)
-			return masking{cfg: cc, outputs: deps.outputs()}, nil
+			return masking{cfg: cc, outputs: diagnose.CacheOr(deps.Outputs)}, nil
 		},
 	}
 }
