@@ -47,11 +47,19 @@ func RecentStart(entries []Entry, n int) int {
 	if n <= 0 {
 		return len(entries)
 	}
-	starts := TurnStarts(entries)
-	if len(starts) <= n {
-		return 0
+	// From the end, so that finding the window costs its length, not the
+	// log's: the schedule asks at every compaction point.
+	seen, start := 0, 0
+	for i := len(entries) - 1; i >= 0; i-- {
+		if !IsTurnStart(&entries[i].Message) {
+			continue
+		}
+		if seen == n {
+			return start // an older turn exists, so the window starts at the nth
+		}
+		seen, start = seen+1, i
 	}
-	return starts[len(starts)-n]
+	return 0
 }
 
 // FirstTask returns the index of the first regular user message, or -1.

@@ -380,8 +380,11 @@ type Work struct {
 	DecisionReason string
 	// Dispositions records, by log id, what a policy did with a log message that is
 	// no longer shown as-is. Messages without an entry here and still in Entries are kept.
+	// Policies write it only through Dispose, so that the runner can take a
+	// step back without copying it (Checkpoint).
 	Dispositions map[string]MessageReport
-	// Repairs and Warnings feed the report.
+	// Repairs and Warnings feed the report. Like Appended, they are only
+	// appended to (or replaced whole), never edited in place.
 	Repairs  []Repair
 	Warnings []string
 	// Degraded and DegradedReason are set by a policy that fell back; the runner
@@ -392,7 +395,8 @@ type Work struct {
 	Detail         string
 	// Appended holds messages that Compact persists into the log (summaries).
 	Appended []Message
-	// Masks holds masks that Compact records on log messages, by log id.
+	// Masks holds masks that Compact records on log messages, by log id,
+	// written only through SetMask.
 	Masks map[string]Mask
 	// Touches counts Touch calls; the runner reports a step's share as messages affected.
 	Touches int
@@ -406,6 +410,8 @@ type Work struct {
 	Artifacts    []ArtifactUsage
 	ModelUsage   []ModelUsage
 	Cache        CacheStats
+
+	journal *ledgerJournal // what Dispose and SetMask overwrote since Checkpoint
 }
 
 // CompactionPass says what a run of the compaction transforms is for.
@@ -436,8 +442,80 @@ func (w *Work) Dispose(r MessageReport) {
 	if w.Dispositions == nil {
 		w.Dispositions = make(map[string]MessageReport)
 	}
+	if w.journal != nil {
+		old, existed := w.Dispositions[r.MessageID]
+		w.journal.dispositions = append(w.journal.dispositions, undo[MessageReport]{r.MessageID, old, existed})
+	}
 	w.Dispositions[r.MessageID] = r
 }
+
+// SetMask records the mask Compact puts on a log message.
+func (w *Work) SetMask(id string, m Mask) {
+	if w.Masks == nil {
+		w.Masks = make(map[string]Mask)
+	}
+	if w.journal != nil {
+		old, existed := w.Masks[id]
+		w.journal.masks = append(w.journal.masks, undo[Mask]{id, old, existed})
+	}
+	w.Masks[id] = m
+}
+
+// ledgerJournal is what Dispose and SetMask overwrote: taking a step back
+// costs what the step wrote, not the size of a ledger that grows with the log.
+type ledgerJournal struct {
+	dispositions []undo[MessageReport]
+	masks        []undo[Mask]
+}
+
+type undo[V any] struct {
+	key     string
+	old     V
+	existed bool
+}
+
+// A Checkpoint is a state of the ledger (Dispositions, Masks, Appended,
+// Repairs, Warnings) that Rollback returns to.
+type Checkpoint struct {
+	appended []Message
+	repairs  []Repair
+	warnings []string
+}
+
+// Checkpoint marks the ledger as it is now; until Release, Rollback can
+// return to it. Checkpoints do not nest.
+func (w *Work) Checkpoint() Checkpoint {
+	w.journal = &ledgerJournal{}
+	return Checkpoint{appended: w.Appended, repairs: w.Repairs, warnings: w.Warnings}
+}
+
+// Rollback returns the ledger to cp, undoing every Dispose and SetMask since.
+func (w *Work) Rollback(cp Checkpoint) {
+	if j := w.journal; j != nil {
+		for i := len(j.dispositions) - 1; i >= 0; i-- {
+			u := j.dispositions[i]
+			if u.existed {
+				w.Dispositions[u.key] = u.old
+			} else {
+				delete(w.Dispositions, u.key)
+			}
+		}
+		for i := len(j.masks) - 1; i >= 0; i-- {
+			u := j.masks[i]
+			if u.existed {
+				w.Masks[u.key] = u.old
+			} else {
+				delete(w.Masks, u.key)
+			}
+		}
+		j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
+	}
+	// The slices are only appended to, so their old headers are their old contents.
+	w.Appended, w.Repairs, w.Warnings = cp.appended, cp.repairs, cp.warnings
+}
+
+// Release ends the recording Checkpoint started.
+func (w *Work) Release() { w.journal = nil }
 
 // Repair records a repair.
 func (w *Work) Repair(r Repair) { w.Repairs = append(w.Repairs, r) }

@@ -107,10 +107,7 @@ func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 		// A log mask hides the whole message, so it is recorded only when every
 		// result of the message was deduplicated.
 		if e.SourceID != "" && len(placeholders) == results {
-			if w.Masks == nil {
-				w.Masks = make(map[string]policies.Mask)
-			}
-			w.Masks[e.SourceID] = policies.Mask{Reason: TypeDedupe, Placeholder: strings.Join(placeholders, "\n"), OriginalTokenCount: uint32(max(original, 0))}
+			w.SetMask(e.SourceID, policies.Mask{Reason: TypeDedupe, Placeholder: strings.Join(placeholders, "\n"), OriginalTokenCount: uint32(max(original, 0))})
 		}
 	}
 	return nil

@@ -295,7 +295,16 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 			shownOutside[entries[i].SourceID] = true
 		}
 	}
-	seen := map[string]bool{}
+	// Sized up front: merged summaries bring every id they cover, and a
+	// growing map would rehash them at every compaction of a long log.
+	size := len(entries)
+	for i := range entries {
+		if p.remove[i] {
+			size += len(entries[i].Message.CoversMessageIDs)
+		}
+	}
+	seen := make(map[string]bool, size)
+	p.covers = make([]string, 0, size)
 	cover := func(id string) {
 		if id != "" && !seen[id] && !shownOutside[id] {
 			seen[id] = true

@@ -629,33 +629,119 @@ func classifyWords(sentence string, ws []string, hasID, user bool) Class {
 	return Other
 }
 
-var identifierPatterns = []*regexp.Regexp{
+// identifierPattern is one kind of identifier and the characters a text
+// must hold for it to match at all: Identifiers runs on every sentence the
+// summarizer reads, and most sentences rule out most patterns at a glance.
+type identifierPattern struct {
+	re     *regexp.Regexp
+	needs  textFeature
+	anyOf  []string // when set, the text holds one of these (folding case if fold)
+	fold   bool
+	hexRun bool // the text holds seven lower-case hex digits in a row
+}
+
+// textFeature is a set of character classes a text holds.
+type textFeature uint8
+
+const (
+	hasDigit textFeature = 1 << iota
+	hasUpper
+	hasUnderscore
+	hasSlash
+	hasDot
+	hasHash
+	hasCapitalE
+)
+
+func featuresOf(s string) (f textFeature, hexRun bool) {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			f |= hasDigit
+		case c >= 'A' && c <= 'Z':
+			f |= hasUpper
+			if c == 'E' {
+				f |= hasCapitalE
+			}
+		case c == '_':
+			f |= hasUnderscore
+		case c == '/':
+			f |= hasSlash
+		case c == '.':
+			f |= hasDot
+		case c == '#':
+			f |= hasHash
+		}
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' {
+			run++
+			hexRun = hexRun || run >= 7
+		} else {
+			run = 0
+		}
+	}
+	return f, hexRun
+}
+
+func (p *identifierPattern) mayMatch(text string, f textFeature, hexRun bool) bool {
+	if f&p.needs != p.needs || p.hexRun && !hexRun {
+		return false
+	}
+	if len(p.anyOf) == 0 {
+		return true
+	}
+	for _, k := range p.anyOf {
+		if p.fold && containsFold(text, k) || !p.fold && strings.Contains(text, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds sub (ASCII, lower case) in any case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == sub[0] && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+var identifierPatterns = []identifierPattern{
 	// Codes with a prefix and digits: E1234, TS2304, ERR404, ORA-00942, CVE-2024-1234, PROJ-812, SQLSTATE 23505.
-	regexp.MustCompile(`\b[A-Z][A-Z0-9]{0,9}(?:[-_][A-Z0-9]+)*[-_]?[0-9]{2,}[A-Za-z0-9]*\b`),
-	regexp.MustCompile(`\bSQLSTATE\s+[0-9A-Z]{5}\b`),
+	{re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{0,9}(?:[-_][A-Z0-9]+)*[-_]?[0-9]{2,}[A-Za-z0-9]*\b`), needs: hasUpper | hasDigit},
+	{re: regexp.MustCompile(`\bSQLSTATE\s+[0-9A-Z]{5}\b`), anyOf: []string{"SQLSTATE"}},
 	// Constant-style names: ERR_CONN_RESET, DEADLINE_EXCEEDED, OOMKilled-like all caps errno: ECONNREFUSED.
-	regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`),
-	regexp.MustCompile(`\bE[A-Z]{4,}\b`),
+	{re: regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`), needs: hasUpper | hasUnderscore},
+	{re: regexp.MustCompile(`\bE[A-Z]{4,}\b`), needs: hasCapitalE},
 	// Exception and error type names: ModuleNotFoundError, java.lang.NullPointerException, OOMKilled.
-	regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Fault|Killed|Panic)\b`),
+	{re: regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Fault|Killed|Panic)\b`), needs: hasUpper,
+		anyOf: []string{"Error", "Exception", "Fault", "Killed", "Panic"}},
 	// Status phrases: HTTP 503, status 429, exit status 137, exit code 2, code 42501.
-	regexp.MustCompile(`(?i)\b(?:HTTP(?:/[0-9.]+)?|status(?: code)?|exit (?:status|code)|return code|error code|code)\s*:?\s*[0-9]{1,5}\b`),
+	{re: regexp.MustCompile(`(?i)\b(?:HTTP(?:/[0-9.]+)?|status(?: code)?|exit (?:status|code)|return code|error code|code)\s*:?\s*[0-9]{1,5}\b`), needs: hasDigit,
+		anyOf: []string{"http", "status", "code"}, fold: true},
 	// Paths, with an optional :line: internal/stock/reserve.go:42, ./cmd/main.go, /etc/app.yaml.
-	regexp.MustCompile(`(?:\.{0,2}/)?(?:[A-Za-z0-9_@.-]+/)+[A-Za-z0-9_@.-]+(?::[0-9]+)*`),
-	regexp.MustCompile(`\b[A-Za-z0-9_-]+\.(?:go|py|ts|tsx|js|jsx|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|sql|yaml|yml|json|toml|md|sh|proto|tf|lock|txt|log|cfg|ini|env|html|css)(?::[0-9]+)*\b`),
+	{re: regexp.MustCompile(`(?:\.{0,2}/)?(?:[A-Za-z0-9_@.-]+/)+[A-Za-z0-9_@.-]+(?::[0-9]+)*`), needs: hasSlash},
+	{re: regexp.MustCompile(`\b[A-Za-z0-9_-]+\.(?:go|py|ts|tsx|js|jsx|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|sql|yaml|yml|json|toml|md|sh|proto|tf|lock|txt|log|cfg|ini|env|html|css)(?::[0-9]+)*\b`), needs: hasDot},
 	// Versions: v1.2.3, 1.22, 3.11.7-rc1.
-	regexp.MustCompile(`\bv?[0-9]+\.[0-9]+(?:\.[0-9]+)*(?:-[A-Za-z0-9.]+)?\b`),
+	{re: regexp.MustCompile(`\bv?[0-9]+\.[0-9]+(?:\.[0-9]+)*(?:-[A-Za-z0-9.]+)?\b`), needs: hasDigit | hasDot},
 	// Ticket and pull request numbers: #4512.
-	regexp.MustCompile(`#[0-9]{2,}\b`),
+	{re: regexp.MustCompile(`#[0-9]{2,}\b`), needs: hasHash | hasDigit},
 	// Long hex ids: commit hashes, request ids.
-	regexp.MustCompile(`\b[0-9a-f]{7,40}\b`),
+	{re: regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), hexRun: true},
 }
 
 // Identifiers returns the identifiers in text, each once, in order of first
 // appearance: error codes, constant-style error names, exception names, status
 // phrases, paths, versions, ticket numbers and hex ids. They are the strings a
 // summary must keep verbatim.
-func Identifiers(text string) []string {
+func Identifiers(text string) []string { return identifiers(text, true) }
+
+// identifiers is Identifiers, skipping each pattern the text rules out when
+// prefilter is set (the property test runs both and compares).
+func identifiers(text string, prefilter bool) []string {
 	if !mayHold(text, true) {
 		return nil
 	}
@@ -664,8 +750,13 @@ func Identifiers(text string) []string {
 		s  string
 	}
 	var hits []hit
-	for _, re := range identifierPatterns {
-		for _, loc := range re.FindAllStringIndex(text, -1) {
+	features, hexRun := featuresOf(text)
+	for i := range identifierPatterns {
+		p := &identifierPatterns[i]
+		if prefilter && !p.mayMatch(text, features, hexRun) {
+			continue
+		}
+		for _, loc := range p.re.FindAllStringIndex(text, -1) {
 			s := strings.TrimRight(text[loc[0]:loc[1]], ".:")
 			if len(s) < 3 || isPlainNumber(s) {
 				continue

@@ -37,16 +37,24 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 		return err
 	}
 	appended := len(w.Appended)
+	// The view's log ids: what the summary took is among them, so relabelling
+	// costs the view, not the ledger of everything the log ever disposed of.
+	shown := make([]string, 0, len(w.Entries))
+	for i := range w.Entries {
+		if id := w.Entries[i].SourceID; id != "" {
+			shown = append(shown, id)
+		}
+	}
 	if err := inner.Apply(ctx, w); err != nil {
 		return err
 	}
 	if len(w.Appended) > appended {
 		// Report the messages as summarized by this policy, not by the one it wraps.
 		reason := "summarized into " + w.Appended[len(w.Appended)-1].ID
-		for id, r := range w.Dispositions {
-			if r.Policy == compaction.TypeSummarize && r.Reason == reason {
+		for _, id := range shown {
+			if r, ok := w.Dispositions[id]; ok && r.Policy == compaction.TypeSummarize && r.Reason == reason {
 				r.Policy = Type
-				w.Dispositions[id] = r
+				w.Dispose(r)
 			}
 		}
 	}

@@ -318,7 +318,9 @@ func (r *runner) step(ctx context.Context, s *step) error {
 func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
 	w := r.w
 	before := w.UsedTokens()
-	snap := snapshot(w)
+	entries := append([]policies.Entry(nil), w.Entries...) // the view, bounded by the window
+	ledger := w.Checkpoint()
+	defer w.Release()
 	mark := len(r.stages)
 	if err := r.step(ctx, s); err != nil {
 		var irreducible *policies.IrreducibleError
@@ -328,12 +330,13 @@ func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
 		return false, err
 	}
 	after := w.UsedTokens()
-	changed := !sameEntries(snap.entries, w.Entries)
+	changed := !sameEntries(entries, w.Entries)
 	if s.repair {
 		return changed, nil
 	}
 	if changed && after >= before {
-		snap.restore(w)
+		w.Entries = entries
+		w.Rollback(ledger)
 		r.checks.forget() // the view is the one from before the step, not the one it checked
 		r.stages[mark].MessagesOut = len(w.Entries)
 		r.stages[mark].TokensOut = before
@@ -362,42 +365,6 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-type workSnapshot struct {
-	entries      []policies.Entry
-	dispositions map[string]policies.MessageReport
-	appended     []policies.Message
-	masks        map[string]policies.Mask
-	repairs      []policies.Repair
-	warnings     []string
-}
-
-func snapshot(w *policies.Work) workSnapshot {
-	s := workSnapshot{
-		entries:  append([]policies.Entry(nil), w.Entries...),
-		appended: append([]policies.Message(nil), w.Appended...),
-		repairs:  append([]policies.Repair(nil), w.Repairs...),
-		warnings: append([]string(nil), w.Warnings...),
-	}
-	if w.Dispositions != nil {
-		s.dispositions = make(map[string]policies.MessageReport, len(w.Dispositions))
-		for k, v := range w.Dispositions {
-			s.dispositions[k] = v
-		}
-	}
-	if w.Masks != nil {
-		s.masks = make(map[string]policies.Mask, len(w.Masks))
-		for k, v := range w.Masks {
-			s.masks[k] = v
-		}
-	}
-	return s
-}
-
-func (s workSnapshot) restore(w *policies.Work) {
-	w.Entries, w.Dispositions, w.Appended, w.Masks = s.entries, s.dispositions, s.appended, s.masks
-	w.Repairs, w.Warnings = s.repairs, s.warnings
 }
 
 // sameEntries reports whether two views show the same messages unchanged.

@@ -1,0 +1,66 @@
+package policies_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/contextcompiler/ctxc/policies"
+)
+
+// Rollback returns the ledger to its checkpoint whatever a step wrote:
+// new and overwritten dispositions and masks, appended summaries, repairs
+// and warnings. It costs what the step wrote, so the runner can afford it
+// at every compaction of a long log.
+func TestRollbackUndoesWhatAStepWrote(t *testing.T) {
+	before := func() *policies.Work {
+		w := &policies.Work{}
+		w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionMasked, Reason: "masked first"})
+		w.SetMask("m1", policies.Mask{Reason: "dedupe", Placeholder: "p1"})
+		w.Appended = append(make([]policies.Message, 0, 8), policies.Message{ID: "s1"})
+		w.Warn("kept")
+		return w
+	}
+	tests := []struct {
+		name string
+		step func(w *policies.Work)
+	}{
+		{"nothing", func(*policies.Work) {}},
+		{"new entries", func(w *policies.Work) {
+			w.Dispose(policies.MessageReport{MessageID: "m2", Disposition: policies.DispositionSummarized})
+			w.SetMask("m3", policies.Mask{Reason: "masking"})
+		}},
+		{"overwritten twice", func(w *policies.Work) {
+			w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionSummarized, Reason: "one"})
+			w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionDropped, Reason: "two"})
+			w.SetMask("m1", policies.Mask{Reason: "other"})
+		}},
+		{"appended into spare capacity", func(w *policies.Work) {
+			w.Appended = append(w.Appended, policies.Message{ID: "s2"})
+			w.Repair(policies.Repair{Kind: "r"})
+			w.Warn("step")
+		}},
+		{"ledger slices replaced", func(w *policies.Work) {
+			w.Appended = []policies.Message{{ID: "s3"}}
+			w.Warnings = nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, w := before(), before()
+			cp := w.Checkpoint()
+			tt.step(w)
+			w.Rollback(cp)
+			w.Release()
+			if diff := cmp.Diff(want, w, cmpopts.IgnoreUnexported(policies.Work{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("after Rollback (-checkpoint +got):\n%s", diff)
+			}
+			// Without a checkpoint nothing is recorded: writes stay.
+			w.Dispose(policies.MessageReport{MessageID: "m9"})
+			if _, ok := w.Dispositions["m9"]; !ok {
+				t.Error("a disposition written after Release was lost")
+			}
+		})
+	}
+}
