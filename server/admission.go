@@ -42,8 +42,16 @@ type Limits struct {
 	// order, then is refused. At least the message limit, so every request
 	// that may be sent fits alone.
 	MaxInflightBytes int64
-	// MaxQueueWait is how long a call may wait for room under MaxInflightBytes.
+	// MaxQueueWait is how long a call may wait for room under MaxInflightBytes
+	// (or under MaxUnreadBytesPerConnection).
 	MaxQueueWait time.Duration
+	// MaxUnreadBytesPerConnection bounds the reply bytes queued on one
+	// connection that its client has not read yet; past it, the
+	// connection's next call waits up to MaxQueueWait for the client to
+	// read, then is refused (0: no bound). Unread replies hold their bytes
+	// of MaxInflightBytes until written, so a client that never reads holds
+	// at most this much of it per connection.
+	MaxUnreadBytesPerConnection int64
 	// MaxConcurrentStreams bounds the calls in flight on one connection
 	// (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; clients queue the rest).
 	MaxConcurrentStreams int
@@ -73,19 +81,20 @@ type Limits struct {
 // DefaultLimits are the limits of a server that sets none.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxConcurrentCalls:       64,
-		MaxInflightBytes:         4 * DefaultMaxMessageBytes,
-		MaxQueueWait:             time.Second,
-		MaxConcurrentStreams:     100,
-		MaxConnections:           1000,
-		MaxConnectionsPerAddress: 100,
-		DefaultCallTimeout:       time.Minute,
-		MaxCallTimeout:           5 * time.Minute,
-		HandshakeTimeout:         10 * time.Second,
-		KeepaliveMinTime:         10 * time.Second,
-		MaxConnectionIdle:        5 * time.Minute,
-		MaxConnectionAge:         0,
-		MaxHeaderBytes:           64 << 10,
+		MaxConcurrentCalls:          64,
+		MaxInflightBytes:            4 * DefaultMaxMessageBytes,
+		MaxQueueWait:                time.Second,
+		MaxUnreadBytesPerConnection: DefaultMaxMessageBytes,
+		MaxConcurrentStreams:        100,
+		MaxConnections:              1000,
+		MaxConnectionsPerAddress:    100,
+		DefaultCallTimeout:          time.Minute,
+		MaxCallTimeout:              5 * time.Minute,
+		HandshakeTimeout:            10 * time.Second,
+		KeepaliveMinTime:            10 * time.Second,
+		MaxConnectionIdle:           5 * time.Minute,
+		MaxConnectionAge:            0,
+		MaxHeaderBytes:              64 << 10,
 	}
 }
 
@@ -101,11 +110,14 @@ const ReasonOverloaded = "OVERLOADED"
 const (
 	limitConcurrentCalls = "max_concurrent_calls"
 	limitInflightBytes   = "max_inflight_bytes"
+	limitUnreadBytes     = "max_unread_bytes_per_connection"
 )
 
 // AdmissionLimits are the limits admission control refuses calls for, by
 // their configuration keys: every limit an AdmissionObserver is told of.
-func AdmissionLimits() []string { return []string{limitConcurrentCalls, limitInflightBytes} }
+func AdmissionLimits() []string {
+	return []string{limitConcurrentCalls, limitInflightBytes, limitUnreadBytes}
+}
 
 var (
 	apiPrefix    = "/" + ctxcv1.ContextCompilerService_ServiceDesc.ServiceName + "/"
@@ -122,21 +134,22 @@ const (
 
 // admission authenticates calls and keeps the server within its limits.
 type admission struct {
-	tokens   *Tokens // nil: no bearer tokens
-	mtls     bool
-	limits   Limits
-	calls    atomic.Int64
-	inflight *semaphore.Weighted
-	log      *slog.Logger
-	observer AdmissionObserver
-	refusals *refusals
+	maxMessageBytes int
+	tokens          *Tokens // nil: no bearer tokens
+	mtls            bool
+	limits          Limits
+	calls           atomic.Int64
+	inflight        *semaphore.Weighted
+	log             *slog.Logger
+	observer        AdmissionObserver
+	refusals        *refusals
 }
 
-func newAdmission(tokens *Tokens, mtls bool, limits Limits, log *slog.Logger, observer AdmissionObserver) *admission {
+func newAdmission(tokens *Tokens, mtls bool, limits Limits, maxMessageBytes int, log *slog.Logger, observer AdmissionObserver) *admission {
 	if observer == nil {
 		observer = unobserved{}
 	}
-	return &admission{tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log, observer: observer}
+	return &admission{maxMessageBytes: maxMessageBytes, tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log, observer: observer}
 }
 
 // unobserved is the AdmissionObserver of a transport without metrics.
@@ -283,11 +296,22 @@ func overloaded(limit string, value int64) error {
 // isAPI reports whether a method is one of ctxc's own (not health or reflection).
 func isAPI(fullMethod string) bool { return strings.HasPrefix(fullMethod, apiPrefix) }
 
-// unaryInflight admits an API call once its request fits under
-// MaxInflightBytes, waiting up to MaxQueueWait for room.
+// unaryInflight admits an API call once its connection has read enough of
+// its earlier replies (MaxUnreadBytesPerConnection) and its request fits
+// under MaxInflightBytes, waiting up to MaxQueueWait for each. The call's
+// bytes pass to its connection's reply ledger with its reply (unread.go).
 func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if !isAPI(info.FullMethod) {
 		return handler(ctx, req)
+	}
+	ledger := ledgerOf(ctx)
+	if limit := a.limits.MaxUnreadBytesPerConnection; ledger != nil && limit > 0 && !ledger.waitUnread(ctx, limit, a.limits.MaxQueueWait) {
+		if ctx.Err() != nil {
+			return nil, toStatus(ctx, a.log, info.FullMethod, ctx.Err())
+		}
+		a.log.WarnContext(ctx, "call refused: the connection has not read its replies", "method", info.FullMethod, "limit", limitUnreadBytes, "peer.address", peerAddress(ctx))
+		a.observer.Rejected(info.FullMethod, limitUnreadBytes)
+		return nil, overloaded(limitUnreadBytes, limit)
 	}
 	n := int64(1)
 	if m, ok := req.(proto.Message); ok {
@@ -301,11 +325,63 @@ func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.Unary
 		return nil, err
 	}
 	hold := &inflightHold{a: a, method: info.FullMethod, held: n}
-	defer func() {
-		a.inflight.Release(hold.held)
-		a.observer.AddInflightBytes(-hold.held)
-	}()
-	return handler(context.WithValue(ctx, inflightHoldKey{}, hold), req)
+	ctx = context.WithValue(ctx, inflightHoldKey{}, hold)
+	resp, err := handler(ctx, req)
+	if err == nil && ledger != nil {
+		resp, err = a.owe(ctx, ledger, hold, resp)
+	}
+	a.releaseInflight(hold.held)
+	return resp, err
+}
+
+// owe passes a reply from the call to its connection's ledger, with the
+// call's in-flight bytes (and more, up to the reply's size, when there is
+// room: the reply is made, so waiting for room could only deadlock with the
+// calls queued behind it). A connection that already owes its share waits
+// up to MaxQueueWait for its client to read; otherwise the reply is dropped.
+func (a *admission) owe(ctx context.Context, ledger *replyLedger, hold *inflightHold, resp any) (any, error) {
+	m, ok := resp.(proto.Message)
+	if !ok {
+		return resp, nil
+	}
+	size := int64(proto.Size(m)) + grpcMessageHeaderBytes
+	if size-grpcMessageHeaderBytes > int64(a.maxMessageBytes) {
+		return resp, nil // gRPC refuses to send it (RESOURCE_EXHAUSTED): nothing to owe
+	}
+	if limit := a.limits.MaxUnreadBytesPerConnection; limit > 0 && !ledger.waitUnread(ctx, max(limit-size, 0), a.limits.MaxQueueWait) {
+		if ctx.Err() != nil {
+			return nil, toStatus(ctx, a.log, hold.method, ctx.Err())
+		}
+		a.log.WarnContext(ctx, "reply dropped: the connection has not read its replies", "method", hold.method, "limit", limitUnreadBytes, "peer.address", peerAddress(ctx))
+		a.observer.Rejected(hold.method, limitUnreadBytes)
+		return nil, overloaded(limitUnreadBytes, limit)
+	}
+	hold.mu.Lock()
+	defer hold.mu.Unlock()
+	take := min(hold.held, size)
+	if extra := size - take; extra > 0 && a.inflight.TryAcquire(extra) {
+		a.observer.AddInflightBytes(extra)
+		hold.held += extra
+		take = size
+	}
+	hold.held -= take
+	seq := ledger.owe(size, take)
+	if cell := replyCellOf(ctx); cell != nil {
+		cell.owed(ledger, seq, size)
+	}
+	return resp, nil
+}
+
+// grpcMessageHeaderBytes frames every gRPC message (compression flag, length).
+const grpcMessageHeaderBytes = 5
+
+// releaseInflight gives n bytes of MaxInflightBytes back.
+func (a *admission) releaseInflight(n int64) {
+	if n <= 0 {
+		return
+	}
+	a.inflight.Release(n)
+	a.observer.AddInflightBytes(-n)
 }
 
 // inflightHold is what a call holds of MaxInflightBytes: its request's size,

@@ -37,6 +37,7 @@ type harness struct {
 	logs      *lockedBuffer
 	stop      context.CancelFunc
 	served    chan error
+	listener  *bufconn.Listener // the server's: tests may dial it as raw clients
 }
 
 type lockedBuffer struct {
@@ -72,6 +73,7 @@ func start(t *testing.T, cfg TransportConfig) *harness {
 	cfg.Logger = log
 	h.transport = NewTransport(svc, cfg)
 	lis := bufconn.Listen(1 << 20)
+	h.listener = lis
 	ctx, stop := context.WithCancel(context.Background())
 	h.stop = stop
 	go func() { h.served <- h.transport.Serve(ctx, lis) }()

@@ -102,6 +102,7 @@ type Transport struct {
 	maxConnections           int
 	maxConnectionsPerAddress int
 	drainDelay               time.Duration
+	replies                  unreadListener // wraps network connections with their reply ledgers
 	drainOnce                sync.Once
 	drainedAt                time.Time
 	// stopBy is a shutdown deadline in Unix nanoseconds set by StopBy, 0 if none.
@@ -131,7 +132,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	}
 	log := cfg.Logger
 	refused := newRefusals(log, cfg.Refusals)
-	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, log, cfg.Admission)
+	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, cfg.MaxMessageBytes, log, cfg.Admission)
 	adm.refusals = refused
 	// Before metrics and the call log, so that they see the caller, the
 	// deadline and, for the gateway's calls, the HTTP client as the peer.
@@ -177,6 +178,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		grpc.MaxConcurrentStreams(uint32(lim.MaxConcurrentStreams)),
 		grpc.MaxHeaderListSize(uint32(lim.MaxHeaderBytes)),
 		grpc.ConnectionTimeout(lim.HandshakeTimeout),
+		grpc.StatsHandler(replyStats{}),
 		grpc.StatsHandler(otelgrpc.NewServerHandler(
 			otelgrpc.WithTracerProvider(cfg.TracerProvider),
 			otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
@@ -210,7 +212,8 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log,
 		direct: newDirectCalls(api, svc, adm.tap, unary, cfg.TracerProvider, cfg.MaxMessageBytes), refusals: refused,
 		inProcess: inProcessListener{bufconn.Listen(inProcessBufferBytes)}, maxConnections: lim.MaxConnections,
-		maxConnectionsPerAddress: lim.MaxConnectionsPerAddress, drainDelay: cfg.DrainDelay}
+		maxConnectionsPerAddress: lim.MaxConnectionsPerAddress, drainDelay: cfg.DrainDelay,
+		replies: unreadListener{release: adm.releaseInflight, expiry: lim.MaxCallTimeout}}
 }
 
 // callerField adds the authenticated caller to a call's log line.
@@ -258,6 +261,9 @@ func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
 	if t.maxConnections > 0 {
 		lis = netutil.LimitListener(lis, t.maxConnections)
 	}
+	replies := t.replies
+	replies.Listener = lis
+	lis = replies
 	served := make(chan error, 1)
 	go func() { served <- t.grpc.Serve(lis) }()
 	go func() { _ = t.grpc.Serve(t.inProcess) }()

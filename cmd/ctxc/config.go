@@ -49,24 +49,25 @@ type Config struct {
 	MetricsInsecure bool `yaml:"metrics_insecure"`
 
 	// Limits (server.Limits and server.HTTPLimits say what each bounds).
-	MaxConcurrentCalls       int           `yaml:"max_concurrent_calls"`
-	MaxInflightBytes         int           `yaml:"max_inflight_bytes"`
-	MaxQueueWait             time.Duration `yaml:"max_queue_wait"`
-	MaxConcurrentStreams     int           `yaml:"max_concurrent_streams"`
-	MaxConnections           int           `yaml:"max_connections"`
-	MaxConnectionsPerAddress int           `yaml:"max_connections_per_address"`
-	DefaultCallTimeout       time.Duration `yaml:"default_call_timeout"`
-	MaxCallTimeout           time.Duration `yaml:"max_call_timeout"`
-	HandshakeTimeout         time.Duration `yaml:"handshake_timeout"`
-	KeepaliveMinTime         time.Duration `yaml:"keepalive_min_time"`
-	MaxConnectionIdle        time.Duration `yaml:"max_connection_idle"`
-	MaxConnectionAge         time.Duration `yaml:"max_connection_age"`
-	MaxHeaderBytes           int           `yaml:"max_header_bytes"`
-	HTTPReadHeaderTimeout    time.Duration `yaml:"http_read_header_timeout"`
-	HTTPReadTimeout          time.Duration `yaml:"http_read_timeout"`
-	HTTPWriteTimeout         time.Duration `yaml:"http_write_timeout"`
-	HTTPIdleTimeout          time.Duration `yaml:"http_idle_timeout"`
-	DrainDelay               time.Duration `yaml:"drain_delay"`
+	MaxConcurrentCalls          int           `yaml:"max_concurrent_calls"`
+	MaxInflightBytes            int           `yaml:"max_inflight_bytes"`
+	MaxQueueWait                time.Duration `yaml:"max_queue_wait"`
+	MaxUnreadBytesPerConnection int           `yaml:"max_unread_bytes_per_connection"`
+	MaxConcurrentStreams        int           `yaml:"max_concurrent_streams"`
+	MaxConnections              int           `yaml:"max_connections"`
+	MaxConnectionsPerAddress    int           `yaml:"max_connections_per_address"`
+	DefaultCallTimeout          time.Duration `yaml:"default_call_timeout"`
+	MaxCallTimeout              time.Duration `yaml:"max_call_timeout"`
+	HandshakeTimeout            time.Duration `yaml:"handshake_timeout"`
+	KeepaliveMinTime            time.Duration `yaml:"keepalive_min_time"`
+	MaxConnectionIdle           time.Duration `yaml:"max_connection_idle"`
+	MaxConnectionAge            time.Duration `yaml:"max_connection_age"`
+	MaxHeaderBytes              int           `yaml:"max_header_bytes"`
+	HTTPReadHeaderTimeout       time.Duration `yaml:"http_read_header_timeout"`
+	HTTPReadTimeout             time.Duration `yaml:"http_read_timeout"`
+	HTTPWriteTimeout            time.Duration `yaml:"http_write_timeout"`
+	HTTPIdleTimeout             time.Duration `yaml:"http_idle_timeout"`
+	DrainDelay                  time.Duration `yaml:"drain_delay"`
 
 	// The HTTP gateway's browser-facing rules.
 	HTTPCORSOrigins    []string `yaml:"http_cors_origins"`
@@ -110,42 +111,44 @@ func defaultConfig() Config {
 		HTTPUI:            uiAuto,
 		Proxy:             defaultProxyConfig(),
 
-		MaxConcurrentCalls:       lim.MaxConcurrentCalls,
-		MaxInflightBytes:         int(lim.MaxInflightBytes),
-		MaxQueueWait:             lim.MaxQueueWait,
-		MaxConcurrentStreams:     lim.MaxConcurrentStreams,
-		MaxConnections:           lim.MaxConnections,
-		MaxConnectionsPerAddress: lim.MaxConnectionsPerAddress,
-		DefaultCallTimeout:       lim.DefaultCallTimeout,
-		MaxCallTimeout:           lim.MaxCallTimeout,
-		HandshakeTimeout:         lim.HandshakeTimeout,
-		KeepaliveMinTime:         lim.KeepaliveMinTime,
-		MaxConnectionIdle:        lim.MaxConnectionIdle,
-		MaxConnectionAge:         lim.MaxConnectionAge,
-		MaxHeaderBytes:           lim.MaxHeaderBytes,
-		HTTPReadHeaderTimeout:    httpLim.ReadHeaderTimeout,
-		HTTPReadTimeout:          httpLim.ReadTimeout,
-		HTTPWriteTimeout:         httpLim.WriteTimeout,
-		HTTPIdleTimeout:          httpLim.IdleTimeout,
+		MaxConcurrentCalls:          lim.MaxConcurrentCalls,
+		MaxInflightBytes:            int(lim.MaxInflightBytes),
+		MaxQueueWait:                lim.MaxQueueWait,
+		MaxUnreadBytesPerConnection: int(lim.MaxUnreadBytesPerConnection),
+		MaxConcurrentStreams:        lim.MaxConcurrentStreams,
+		MaxConnections:              lim.MaxConnections,
+		MaxConnectionsPerAddress:    lim.MaxConnectionsPerAddress,
+		DefaultCallTimeout:          lim.DefaultCallTimeout,
+		MaxCallTimeout:              lim.MaxCallTimeout,
+		HandshakeTimeout:            lim.HandshakeTimeout,
+		KeepaliveMinTime:            lim.KeepaliveMinTime,
+		MaxConnectionIdle:           lim.MaxConnectionIdle,
+		MaxConnectionAge:            lim.MaxConnectionAge,
+		MaxHeaderBytes:              lim.MaxHeaderBytes,
+		HTTPReadHeaderTimeout:       httpLim.ReadHeaderTimeout,
+		HTTPReadTimeout:             httpLim.ReadTimeout,
+		HTTPWriteTimeout:            httpLim.WriteTimeout,
+		HTTPIdleTimeout:             httpLim.IdleTimeout,
 	}
 }
 
 // limits are the gRPC server's limits as configured.
 func (c *Config) limits() server.Limits {
 	return server.Limits{
-		MaxConcurrentCalls:       c.MaxConcurrentCalls,
-		MaxInflightBytes:         int64(c.MaxInflightBytes),
-		MaxQueueWait:             c.MaxQueueWait,
-		MaxConcurrentStreams:     c.MaxConcurrentStreams,
-		MaxConnections:           c.MaxConnections,
-		MaxConnectionsPerAddress: c.MaxConnectionsPerAddress,
-		DefaultCallTimeout:       c.DefaultCallTimeout,
-		MaxCallTimeout:           c.MaxCallTimeout,
-		HandshakeTimeout:         c.HandshakeTimeout,
-		KeepaliveMinTime:         c.KeepaliveMinTime,
-		MaxConnectionIdle:        c.MaxConnectionIdle,
-		MaxConnectionAge:         c.MaxConnectionAge,
-		MaxHeaderBytes:           c.MaxHeaderBytes,
+		MaxConcurrentCalls:          c.MaxConcurrentCalls,
+		MaxInflightBytes:            int64(c.MaxInflightBytes),
+		MaxQueueWait:                c.MaxQueueWait,
+		MaxUnreadBytesPerConnection: int64(c.MaxUnreadBytesPerConnection),
+		MaxConcurrentStreams:        c.MaxConcurrentStreams,
+		MaxConnections:              c.MaxConnections,
+		MaxConnectionsPerAddress:    c.MaxConnectionsPerAddress,
+		DefaultCallTimeout:          c.DefaultCallTimeout,
+		MaxCallTimeout:              c.MaxCallTimeout,
+		HandshakeTimeout:            c.HandshakeTimeout,
+		KeepaliveMinTime:            c.KeepaliveMinTime,
+		MaxConnectionIdle:           c.MaxConnectionIdle,
+		MaxConnectionAge:            c.MaxConnectionAge,
+		MaxHeaderBytes:              c.MaxHeaderBytes,
 	}
 }
 
@@ -249,7 +252,8 @@ func settings() []setting {
 		boolean("metrics_insecure", "serve /metrics as plain HTTP without tokens, on any address (for a scraper only a network policy lets in)", func(c *Config) *bool { return &c.MetricsInsecure }),
 		num("max_concurrent_calls", "API calls received or worked on at once; more get RESOURCE_EXHAUSTED with a retry hint", func(c *Config) *int { return &c.MaxConcurrentCalls }),
 		num("max_inflight_bytes", "summed size of the requests worked on at once; more wait up to max_queue_wait, then get RESOURCE_EXHAUSTED", func(c *Config) *int { return &c.MaxInflightBytes }),
-		dur("max_queue_wait", "how long a call may wait for room under max_inflight_bytes", func(c *Config) *time.Duration { return &c.MaxQueueWait }),
+		dur("max_queue_wait", "how long a call may wait for room under max_inflight_bytes (or for its connection to read its replies)", func(c *Config) *time.Duration { return &c.MaxQueueWait }),
+		num("max_unread_bytes_per_connection", "reply bytes one gRPC connection may leave unread; past it, its next call waits up to max_queue_wait for the client to read, then gets RESOURCE_EXHAUSTED (0: no limit). Unread replies count in max_inflight_bytes until written", func(c *Config) *int { return &c.MaxUnreadBytesPerConnection }),
 		num("max_concurrent_streams", "calls in flight on one gRPC connection", func(c *Config) *int { return &c.MaxConcurrentStreams }),
 		num("max_connections", "open gRPC connections; more wait to be accepted", func(c *Config) *int { return &c.MaxConnections }),
 		num("max_connections_per_address", "open connections of one client IP address on the gRPC port, and again on the HTTP port; more are closed at once (0: no limit; raise it behind a load balancer that hides clients' addresses)", func(c *Config) *int { return &c.MaxConnectionsPerAddress }),

@@ -112,6 +112,7 @@ func (c *Config) validateLimits() []error {
 	atLeast("max_concurrent_streams", c.MaxConcurrentStreams, 1)
 	atLeast("max_connections", c.MaxConnections, 1)
 	atLeast("max_connections_per_address", c.MaxConnectionsPerAddress, 0)
+	atLeast("max_unread_bytes_per_connection", c.MaxUnreadBytesPerConnection, 0)
 	atLeast("max_header_bytes", c.MaxHeaderBytes, 4096)
 	if c.MaxInflightBytes < c.MaxMessageBytes {
 		bad("max_inflight_bytes", "%d must be at least max_message_bytes (%d), so that every request fits alone", c.MaxInflightBytes, c.MaxMessageBytes)
