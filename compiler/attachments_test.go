@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"context"
+	"bytes"
 	"errors"
 	"log/slog"
 	"strings"
@@ -178,5 +179,35 @@ func TestCompileRendersWithoutARenderStage(t *testing.T) {
 	req.Options.Render = policies.RenderNone
 	if res, err := s.Compile(t.Context(), req); err != nil || res.Rendered != "" {
 		t.Errorf("without render: %q, %v", res.Rendered, err)
+	}
+}
+
+// A rendering that cannot fit in the reply beside the compiled messages is
+// refused before it is built, naming options.render: an inline image counts
+// as its bytes in the messages and as base64 in the body.
+func TestRenderThatCannotFitTheReplyIsRefusedFirst(t *testing.T) {
+	limits := DefaultLimits()
+	limits.MaxMessageBytes = 1 << 20
+	s, _ := newService(t, compilertest.NewCatalog(), limits)
+	for _, tt := range []struct {
+		image   int
+		refused bool
+	}{{300 << 10, false}, {500 << 10, true}} {
+		st := state()
+		st.Context.Messages[0].Parts = append(st.Context.Messages[0].Parts, policies.Part{Kind: policies.PartImage,
+			Image: policies.Image{Source: policies.ImageSourceData, Data: bytes.Repeat([]byte{0xff}, tt.image), MediaType: "image/png"}})
+		for _, format := range []policies.RenderFormat{policies.RenderOpenAI, policies.RenderGemini} {
+			req := CompileRequest{Request: Request{Source: StateSource{State: st}, Options: policies.Options{Render: format}}}
+			res, err := s.Compile(t.Context(), req)
+			var limit *policies.LimitError
+			switch {
+			case !tt.refused && err != nil:
+				t.Errorf("%s, %d-byte image: %v", format, tt.image, err)
+			case !tt.refused && len(res.Rendered) < tt.image*4/3:
+				t.Errorf("%s, %d-byte image: a body of %d bytes", format, tt.image, len(res.Rendered))
+			case tt.refused && (!errors.As(err, &limit) || !strings.HasPrefix(limit.Field, "options.render") || limit.Limit != limits.MaxMessageBytes):
+				t.Errorf("%s, %d-byte image: %v, want a LimitError on options.render", format, tt.image, err)
+			}
+		}
 	}
 }

@@ -36,6 +36,12 @@ type CompileRequest struct {
 	// TemplateVariables: the expanded request may be no larger than one the
 	// caller could have sent (Limits.MaxMessageBytes).
 	RequestBytes int
+	// Reserve, when set, is called before the request is expanded with the
+	// bytes it will hold once expanded (its size plus the expanded prompt
+	// in the state, the result and the reply), so that the caller can hold
+	// them against its memory budget before they are made; its error is
+	// returned as it is.
+	Reserve func(bytes int64) error
 	// OmitStablePrefix asks to leave out of the result the leading messages
 	// the caller holds byte for byte.
 	OmitStablePrefix bool
@@ -96,6 +102,11 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	options := req.Options
 	if req.RenderIntoInput {
 		options.Render = policies.RenderNone // spliced below instead
+	}
+	if options.Render != policies.RenderNone && !req.OmitStablePrefix {
+		// The reply carries the messages and the body: a body that cannot
+		// fit beside them is refused before it is built, not when sent.
+		options.MaxReplyBytes = s.limits.MaxMessageBytes
 	}
 	attachments, warnings, err := s.resolveAttachments(ctx, req.Attachments)
 	if err != nil {
@@ -176,7 +187,13 @@ func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*polici
 	if len(req.TemplateVariables) > 0 {
 		// The rest of the request plus the prompt within the message limit.
 		rest := max(req.RequestBytes-len(out.Context.SystemPrompt), 0)
-		prompt, err := ExpandTemplate(out.Context.SystemPrompt, req.TemplateVariables, max(s.limits.MaxMessageBytes-rest, 0))
+		maxBytes := max(s.limits.MaxMessageBytes-rest, 0)
+		if size := ExpandedSize(out.Context.SystemPrompt, req.TemplateVariables); req.Reserve != nil && size <= maxBytes {
+			if err := req.Reserve(int64(req.RequestBytes) + expandedCopies*int64(size)); err != nil {
+				return nil, nil, err
+			}
+		}
+		prompt, err := ExpandTemplate(out.Context.SystemPrompt, req.TemplateVariables, maxBytes)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -184,6 +201,10 @@ func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*polici
 	}
 	return &out, imported, nil
 }
+
+// expandedCopies is how many times an expanded prompt is held at once: in
+// the state, in the encoded reply, and in a rendered body.
+const expandedCopies = 3
 
 // bodyModel applies to a render_into_input call what the body says of its
 // model, since the body is the request as the provider will see it: its

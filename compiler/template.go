@@ -63,6 +63,18 @@ func ExpandTemplate(prompt string, vars map[string]string, maxBytes int) (string
 	return b.String(), nil
 }
 
+// ExpandedSize is the size in bytes of prompt with its placeholders filled
+// from vars (a placeholder without a value counts as nothing), measured
+// without building it.
+func ExpandedSize(prompt string, vars map[string]string) int {
+	if !strings.Contains(prompt, "{{") {
+		return len(prompt)
+	}
+	size := 0
+	scanTemplate(prompt, func(literal string) { size += len(literal) }, func(name string) { size += len(vars[name]) })
+	return size
+}
+
 // scanTemplate walks a prompt once, calling literal for the text kept as it is
 // and placeholder for each well-formed placeholder's name.
 func scanTemplate(prompt string, literal, placeholderName func(string)) {

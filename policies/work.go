@@ -85,6 +85,10 @@ type Options struct {
 	MaxContextTokens     *uint32
 	// Render asks the render stage for the provider's request body.
 	Render RenderFormat
+	// MaxReplyBytes bounds the reply that carries the compiled messages and
+	// the rendered body (0: no bound); rendering is refused, before the body
+	// is built, when the two could not fit in it.
+	MaxReplyBytes int
 	// Goal is what the agent is trying to achieve (Compile's goal); nil when
 	// not given. The planner weighs artifacts against it beside the latest
 	// user turn.

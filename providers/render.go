@@ -42,13 +42,31 @@ type Input struct {
 	// View is the compiled context, in order. An entry marked Unsettled ends
 	// the stable prefix, where Anthropic's body places its cache breakpoint.
 	View []policies.Entry
+	// MaxReplyBytes, when set, bounds the reply that carries View's messages
+	// and the body: a body that could not fit beside them is refused (a
+	// *policies.LimitError) before it is built.
+	MaxReplyBytes int
 }
 
 // RenderWork renders a compiled view as the provider body w.Options.Render
 // asks for: the render stage and Compile, for a profile without that stage,
 // both render through it. omitted lists what the provider could not take.
 func RenderWork(w *policies.Work) (body []byte, omitted []string, err error) {
-	return Render(w.Options.Render, Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries})
+	return Render(w.Options.Render, Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries, MaxReplyBytes: w.Options.MaxReplyBytes})
+}
+
+// contentBytes is a floor of what the view's messages take in a reply, and
+// of the body that renders them: their texts, calls, results and images
+// (inline images as base64, as every provider's body carries them).
+func contentBytes(view []policies.Entry) (messages, body int) {
+	for i := range view {
+		for _, p := range view[i].Message.Parts {
+			n := len(p.Text) + len(p.ToolCall.ArgumentsJSON) + len(p.ToolResult.Content) + len(p.Reasoning.Text) + len(p.Image.URL)
+			messages += n + len(p.Image.Data)
+			body += n + base64.StdEncoding.EncodedLen(len(p.Image.Data))
+		}
+	}
+	return messages, body
 }
 
 // Render returns the provider request body for the compiled context in in:
@@ -59,6 +77,13 @@ func RenderWork(w *policies.Work) (body []byte, omitted []string, err error) {
 // provider could not take and was left out ("render openai: 2 reasoning
 // part(s) omitted ...").
 func Render(format policies.RenderFormat, in Input) (body []byte, omitted []string, err error) {
+	if in.MaxReplyBytes > 0 {
+		messages, body := contentBytes(in.View)
+		if messages+body > in.MaxReplyBytes {
+			return nil, nil, &policies.LimitError{Field: "options.render (the reply, in bytes: the compiled messages and at least that much again rendered)",
+				Limit: in.MaxReplyBytes, Got: messages + body}
+		}
+	}
 	c, err := prepare(in)
 	if err != nil {
 		return nil, nil, err

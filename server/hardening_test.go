@@ -528,3 +528,34 @@ func TestStateBlobsHoldWhatTheyDecompressTo(t *testing.T) {
 		t.Errorf("the blob alone: %v", err)
 	}
 }
+
+// A small request whose system prompt expands to many times its size holds
+// what it expands to in max_inflight_bytes before the expansion is built:
+// with another call taking most of the room, it is refused (OVERLOADED)
+// rather than made.
+func TestTemplateExpansionHeldBeforeItIsMade(t *testing.T) {
+	lim := DefaultLimits()
+	lim.MaxInflightBytes, lim.MaxQueueWait = 4<<20, 100*time.Millisecond
+	record := &admissionRecord{}
+	h := start(t, TransportConfig{Limits: lim, Admission: record})
+	big := requestState()
+	big.Context.SystemPrompt = strings.Repeat("x", 2<<20)
+	done := blockedCompile(h, big)
+
+	req := &ctxcv1.CompileRequest{State: requestState(), Options: &ctxcv1.CompileOptions{
+		TemplateVariables: map[string]string{"chunk": strings.Repeat("y", 1<<10)}}}
+	req.State.Context.SystemPrompt = strings.Repeat("{{chunk}}", 1<<10) // 10 KB expanding to 1 MiB
+	_, err := h.client.Compile(context.Background(), req)
+	wantOverloaded(t, err, "max_inflight_bytes")
+	if n := len(h.catalog.Requests()); n != 1 {
+		t.Errorf("%d requests reached the pipeline, want only the blocked one", n)
+	}
+	h.catalog.Release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Alone, it fits.
+	if _, err := h.client.Compile(context.Background(), req); err != nil {
+		t.Fatalf("the same request with the room free: %v", err)
+	}
+}

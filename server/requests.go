@@ -38,6 +38,7 @@ func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRe
 	}
 	if len(out.TemplateVariables) > 0 {
 		out.RequestBytes = proto.Size(req) // only templates need it, and a long log costs a walk
+		out.Reserve = d.reserve            // what the template expands to is held before it is made
 	}
 	return out, d.err()
 }
