@@ -24,7 +24,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BUILD_TAGS := grpcnotrace
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing tools generate ui python-stubs lint test test-clients proxy-clients test-short bench bench-clients bench-sessions run build docker clean
+.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients test-short bench bench-clients bench-sessions run build docker clean
 
 all: build
 
@@ -87,6 +87,7 @@ lint: $(BIN)/buf
 # grpcurl from ./bin; a missing program fails them. ./bin/ctxc is built too, for
 # the README's commands. test-clients runs the client packages' own tests.
 test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks proxy-clients
+	$(GO) vet -tags abuse ./integration/  # the abuse harness (make abuse) keeps compiling
 	CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
 
 # The providers' own SDKs (@anthropic-ai/sdk, openai; pinned by the
@@ -123,6 +124,12 @@ test-short:
 bench: $(BIN)/grpcurl bench-clients bench-sessions
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
 	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
+
+# The abuse harness (README, "Running it safely"): every probe of a hostile or
+# careless client against the real binary, with the bounds the README quotes.
+# It measures time and memory, so it is not part of make test.
+abuse:
+	$(GO) test -count=1 -tags abuse -run '^TestAbuse$$' -v -timeout 30m ./integration/
 
 # The README's sizing figures ("Deploying"): Compile calls per second of one
 # replica held to one core, and its memory per MiB of requests in flight.

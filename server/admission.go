@@ -143,13 +143,14 @@ type admission struct {
 	log             *slog.Logger
 	observer        AdmissionObserver
 	refusals        *refusals
+	idle            *idleRelease // returns memory to the system when the server goes idle
 }
 
 func newAdmission(tokens *Tokens, mtls bool, limits Limits, maxMessageBytes int, log *slog.Logger, observer AdmissionObserver) *admission {
 	if observer == nil {
 		observer = unobserved{}
 	}
-	return &admission{maxMessageBytes: maxMessageBytes, tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log, observer: observer}
+	return &admission{idle: newIdleRelease(), maxMessageBytes: maxMessageBytes, tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log, observer: observer}
 }
 
 // unobserved is the AdmissionObserver of a transport without metrics.
@@ -360,7 +361,7 @@ func (a *admission) owe(ctx context.Context, ledger *replyLedger, hold *inflight
 	defer hold.mu.Unlock()
 	take := min(hold.held, size)
 	if extra := size - take; extra > 0 && a.inflight.TryAcquire(extra) {
-		a.observer.AddInflightBytes(extra)
+		a.inflightAdded(extra)
 		hold.held += extra
 		take = size
 	}
@@ -375,13 +376,19 @@ func (a *admission) owe(ctx context.Context, ledger *replyLedger, hold *inflight
 // grpcMessageHeaderBytes frames every gRPC message (compression flag, length).
 const grpcMessageHeaderBytes = 5
 
+// inflightAdded records n more (or, negative, fewer) bytes in flight.
+func (a *admission) inflightAdded(n int64) {
+	a.observer.AddInflightBytes(n)
+	a.idle.added(n)
+}
+
 // releaseInflight gives n bytes of MaxInflightBytes back.
 func (a *admission) releaseInflight(n int64) {
 	if n <= 0 {
 		return
 	}
 	a.inflight.Release(n)
-	a.observer.AddInflightBytes(-n)
+	a.inflightAdded(-n)
 }
 
 // inflightHold is what a call holds of MaxInflightBytes: its request's size,
@@ -419,6 +426,19 @@ func reserveInflight(ctx context.Context, total int64) error {
 	return nil
 }
 
+// growInflight makes the call of ctx hold n bytes more of MaxInflightBytes,
+// as reserveInflight does.
+func growInflight(ctx context.Context, n int64) error {
+	h, ok := ctx.Value(inflightHoldKey{}).(*inflightHold)
+	if !ok || n <= 0 {
+		return nil
+	}
+	h.mu.Lock()
+	total := h.held + n
+	h.mu.Unlock()
+	return reserveInflight(ctx, total)
+}
+
 // acquireInflight takes n bytes of MaxInflightBytes for a call to method,
 // waiting up to MaxQueueWait in arrival order: the context's error when the
 // call ends first, OVERLOADED when the wait does.
@@ -435,7 +455,7 @@ func (a *admission) acquireInflight(ctx context.Context, method string, n int64)
 			return overloaded(limitInflightBytes, a.limits.MaxInflightBytes)
 		}
 	}
-	a.observer.AddInflightBytes(n)
+	a.inflightAdded(n)
 	return nil
 }
 

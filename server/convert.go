@@ -21,7 +21,9 @@ type decoder struct {
 	// reserve makes the call hold in-flight bytes for what a request
 	// becomes before it is made (a decompressed state blob); nil reserves
 	// nothing.
-	reserve    func(bytes int64) error
+	reserve func(bytes int64) error
+	// grow makes the call hold bytes more than it does; nil holds nothing.
+	grow       func(bytes int64) error
 	violations []policies.FieldViolation
 	// idsOptional accepts messages without ids (Route assigns them).
 	idsOptional bool

@@ -286,7 +286,7 @@ func TestInflightBytesQueueThenRefuse(t *testing.T) {
 	big := requestState()
 	big.Context.SystemPrompt = strings.Repeat("x", 6000)
 	lim := DefaultLimits()
-	lim.MaxInflightBytes, lim.MaxQueueWait = 10000, 100*time.Millisecond
+	lim.MaxInflightBytes, lim.MaxQueueWait = 20000, 100*time.Millisecond // a 6,000-byte prompt and 2 KiB for each of 3 messages
 	record := &admissionRecord{}
 	h := start(t, TransportConfig{Limits: lim, Admission: record})
 	done := blockedCompile(h, big)
