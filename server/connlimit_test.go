@@ -6,15 +6,17 @@ import (
 	"time"
 )
 
-// TestLimitPerAddress: a third connection from an address that holds two is
-// closed as it is accepted; once one of the two closes, the next is
-// accepted; another address is not affected.
+// TestLimitPerAddress: a third connection from an address that holds two
+// never reaches the server: it is held unread for the hold, then closed;
+// once one of the two closes, the next is accepted; another address is not
+// affected.
 func TestLimitPerAddress(t *testing.T) {
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis := LimitPerAddress(raw, 2)
+	const hold = 300 * time.Millisecond
+	lis := LimitPerAddress(raw, 2, hold)
 	defer lis.Close()
 	accepted := make(chan net.Conn, 10)
 	go func() {
@@ -42,8 +44,18 @@ func TestLimitPerAddress(t *testing.T) {
 	}
 	first, second := dial("127.0.0.1"), dial("127.0.0.1")
 	a1, a2 := <-accepted, <-accepted
-	if third := dial("127.0.0.1"); !closedByServer(third) {
+	third := dial("127.0.0.1")
+	_ = third.SetReadDeadline(time.Now().Add(hold / 3))
+	if _, err := third.Read(make([]byte, 1)); !isTimeout(err) {
+		t.Errorf("a third connection from the same address was closed at once (%v), want it held", err)
+	}
+	if !closedByServer(third) {
 		t.Error("a third connection from the same address was kept")
+	}
+	select {
+	case <-accepted:
+		t.Error("the third connection reached the server")
+	default:
 	}
 	other := dial("127.0.0.2")
 	<-accepted // another address has slots of its own

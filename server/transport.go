@@ -102,6 +102,7 @@ type Transport struct {
 	maxConnections           int
 	maxConnectionsPerAddress int
 	drainDelay               time.Duration
+	handshakeTimeout         time.Duration  // how long a connection over its address's share is held
 	replies                  unreadListener // wraps network connections with their reply ledgers
 	drainOnce                sync.Once
 	drainedAt                time.Time
@@ -212,7 +213,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	return &Transport{grpc: gs, health: hs, grace: cfg.GracePeriod, log: log,
 		direct: newDirectCalls(api, svc, adm.tap, unary, cfg.TracerProvider, cfg.MaxMessageBytes), refusals: refused,
 		inProcess: inProcessListener{bufconn.Listen(inProcessBufferBytes)}, maxConnections: lim.MaxConnections,
-		maxConnectionsPerAddress: lim.MaxConnectionsPerAddress, drainDelay: cfg.DrainDelay,
+		maxConnectionsPerAddress: lim.MaxConnectionsPerAddress, handshakeTimeout: lim.HandshakeTimeout, drainDelay: cfg.DrainDelay,
 		replies: unreadListener{release: adm.releaseInflight, expiry: lim.MaxCallTimeout}}
 }
 
@@ -257,7 +258,7 @@ func (t *Transport) StopBy(deadline time.Time) { t.stopBy.Store(deadline.UnixNan
 // get the grace period to finish, and whatever still runs after it is cut
 // off. It returns nil after a shutdown asked for through ctx.
 func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
-	lis = LimitPerAddress(lis, t.maxConnectionsPerAddress)
+	lis = LimitPerAddress(lis, t.maxConnectionsPerAddress, t.handshakeTimeout)
 	if t.maxConnections > 0 {
 		lis = netutil.LimitListener(lis, t.maxConnections)
 	}

@@ -229,7 +229,7 @@ func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, tokens 
 		closeProxy()
 		return nil, nil, fmt.Errorf("http: %w", err)
 	}
-	go gw.Serve(server.LimitPerAddress(hlis, cfg.MaxConnectionsPerAddress))
+	go gw.Serve(server.LimitPerAddress(hlis, cfg.MaxConnectionsPerAddress, cfg.HTTPReadHeaderTimeout))
 	serveCtx, stopGRPC := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
