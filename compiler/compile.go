@@ -8,6 +8,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/providers"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // Request is what the state-taking use cases share: Budget and Compact take
@@ -189,7 +190,12 @@ func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*polici
 		rest := max(req.RequestBytes-len(out.Context.SystemPrompt), 0)
 		maxBytes := max(s.limits.MaxMessageBytes-rest, 0)
 		if size := ExpandedSize(out.Context.SystemPrompt, req.TemplateVariables); req.Reserve != nil && size <= maxBytes {
-			if err := req.Reserve(int64(req.RequestBytes) + expandedCopies*int64(size)); err != nil {
+			hold := int64(req.RequestBytes) + expandedCopies*int64(size)
+			if size >= tokens.LongPieceBytes {
+				// The expansion may be one long piece to count: at most its size.
+				hold += int64(size) * tokens.PieceWorkingBytes
+			}
+			if err := req.Reserve(hold); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -383,7 +383,8 @@ func TestAbandonedCallsStopWorking(t *testing.T) {
 		state.Context.Messages = append(state.Context.Messages, &ctxcv1.Message{Id: "m" + strconv.Itoa(i), Role: role,
 			Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "message number " + strconv.Itoa(i) + " says hello"}}}})
 	}
-	s := startServer(t, "--max-message-bytes", strconv.Itoa(64<<20))
+	// Room for both in max_inflight_bytes: cancellation is under test, not admission.
+	s := startServer(t, "--max-message-bytes", strconv.Itoa(64<<20), "--max-inflight-bytes", strconv.Itoa(512<<20))
 	pid := s.cmd.Process.Pid
 	var wg sync.WaitGroup
 	for range 2 {

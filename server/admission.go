@@ -415,15 +415,34 @@ func reserveInflight(ctx context.Context, total int64) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a := h.a
-	extra := min(total, a.limits.MaxInflightBytes) - h.held
+	target := min(total, a.limits.MaxInflightBytes)
+	extra := target - h.held
 	if extra <= 0 {
 		return nil
 	}
-	if err := a.acquireInflight(ctx, h.method, extra); err != nil {
+	if a.inflight.TryAcquire(extra) {
+		a.inflightAdded(extra)
+		h.held = target
+		return nil
+	}
+	// Two calls that each hold part and wait for more would wait for each
+	// other: wait holding nothing, for the whole.
+	a.releaseInflight(h.held)
+	h.held = 0
+	if err := a.acquireInflight(ctx, h.method, target); err != nil {
 		return err
 	}
-	h.held += extra
+	h.held = target
 	return nil
+}
+
+// inflightLimit is MaxInflightBytes for the call of ctx, or 0 for a call
+// admitted without in-flight accounting.
+func inflightLimit(ctx context.Context) int64 {
+	if h, ok := ctx.Value(inflightHoldKey{}).(*inflightHold); ok {
+		return h.a.limits.MaxInflightBytes
+	}
+	return 0
 }
 
 // growInflight makes the call of ctx hold n bytes more of MaxInflightBytes,

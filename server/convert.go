@@ -10,6 +10,7 @@ import (
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // decoder converts requests to domain types and validates them in the same
@@ -23,8 +24,14 @@ type decoder struct {
 	// nothing.
 	reserve func(bytes int64) error
 	// grow makes the call hold bytes more than it does; nil holds nothing.
-	grow       func(bytes int64) error
-	violations []policies.FieldViolation
+	grow func(bytes int64) error
+	// inflightLimit is MaxInflightBytes (0: none): what a request may not
+	// need more than of it is refused rather than let past it.
+	inflightLimit int64
+	// longestPiece bounds the longest piece a text decoded so far
+	// tokenizes to (tokens.LongestPiece), whose counting is held in flight.
+	longestPiece int
+	violations   []policies.FieldViolation
 	// idsOptional accepts messages without ids (Route assigns them).
 	idsOptional bool
 	// parts is what is left of the part slab messages() allocated.
@@ -91,6 +98,7 @@ func (d *decoder) state(path string, in *ctxcv1.AgentState) (*policies.State, er
 		Model:         d.model(path+".model", in.GetModel()),
 		Execution:     d.execution(path+".execution", in.GetExecution()),
 	}
+	d.piece(c.GetSystemPrompt())
 	st.Context = policies.Context{
 		Messages:       d.messages(path+".context.messages", c.GetMessages()),
 		SystemPrompt:   c.GetSystemPrompt(),
@@ -219,11 +227,15 @@ func (d *decoder) message(path elemPath, in *ctxcv1.Message) policies.Message {
 	return m
 }
 
+// piece notes a text's longest piece.
+func (d *decoder) piece(s string) { d.longestPiece = max(d.longestPiece, tokens.LongestPiece(s)) }
+
 func (d *decoder) part(path elemPath, in *ctxcv1.Part, inToolMessage bool) policies.Part {
 	var p policies.Part
 	switch c := in.GetContent().(type) {
 	case *ctxcv1.Part_Text:
 		p = policies.Part{Kind: policies.PartText, Text: c.Text}
+		d.piece(c.Text)
 	case *ctxcv1.Part_ToolCall:
 		tc := c.ToolCall
 		if tc.GetId() == "" {
@@ -233,16 +245,19 @@ func (d *decoder) part(path elemPath, in *ctxcv1.Part, inToolMessage bool) polic
 			d.violate(path.field(".tool_call.name"), "required")
 		}
 		p = policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: tc.GetId(), Name: tc.GetName(), ArgumentsJSON: tc.GetArgumentsJson()}}
+		d.piece(tc.GetArgumentsJson())
 	case *ctxcv1.Part_ToolResult:
 		tr := c.ToolResult
 		if tr.GetToolCallId() == "" {
 			d.violate(path.field(".tool_result.tool_call_id"), "required: the id of the tool call this result answers")
 		}
 		p = policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: tr.GetToolCallId(), Name: tr.GetName(), Content: tr.GetContent(), IsError: tr.GetIsError()}}
+		d.piece(tr.GetContent())
 	case *ctxcv1.Part_Image:
 		p = policies.Part{Kind: policies.PartImage, Image: d.image(path.field(".image"), c.Image)}
 	case *ctxcv1.Part_Reasoning:
 		p = policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: c.Reasoning.GetText(), Signature: c.Reasoning.GetSignature()}}
+		d.piece(c.Reasoning.GetText())
 	default:
 		d.violate(path.field(""), "no content: set one of text, tool_call, tool_result, image, reasoning")
 		return p

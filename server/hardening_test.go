@@ -494,7 +494,7 @@ func TestGatewayWithoutCORSSendsNoCORSHeaders(t *testing.T) {
 // MiB of state (a few KiB on the wire) runs; a second finds no room.
 func TestStateBlobsHoldWhatTheyDecompressTo(t *testing.T) {
 	big := requestState()
-	big.Context.SystemPrompt = strings.Repeat("x", 3<<20)
+	big.Context.SystemPrompt = strings.Repeat("x ", 3<<19) // words: one long piece would be refused (LongestPiece)
 	blob, err := stateblob.Encode(big)
 	if err != nil {
 		t.Fatal(err)
@@ -539,12 +539,12 @@ func TestTemplateExpansionHeldBeforeItIsMade(t *testing.T) {
 	record := &admissionRecord{}
 	h := start(t, TransportConfig{Limits: lim, Admission: record})
 	big := requestState()
-	big.Context.SystemPrompt = strings.Repeat("x", 2<<20)
+	big.Context.SystemPrompt = strings.Repeat("x ", 1800<<10) // 3.6 MB of words
 	done := blockedCompile(h, big)
 
 	req := &ctxcv1.CompileRequest{State: requestState(), Options: &ctxcv1.CompileOptions{
-		TemplateVariables: map[string]string{"chunk": strings.Repeat("y", 1<<10)}}}
-	req.State.Context.SystemPrompt = strings.Repeat("{{chunk}}", 1<<10) // 10 KB expanding to 1 MiB
+		TemplateVariables: map[string]string{"chunk": strings.Repeat("y", 200)}}}
+	req.State.Context.SystemPrompt = strings.Repeat("{{chunk}}", 1<<10) // 10 KB expanding to 200 KB, held three times
 	_, err := h.client.Compile(context.Background(), req)
 	wantOverloaded(t, err, "max_inflight_bytes")
 	if n := len(h.catalog.Requests()); n != 1 {
@@ -557,5 +557,41 @@ func TestTemplateExpansionHeldBeforeItIsMade(t *testing.T) {
 	// Alone, it fits.
 	if _, err := h.client.Compile(context.Background(), req); err != nil {
 		t.Fatalf("the same request with the room free: %v", err)
+	}
+}
+
+// A run of text without a space is one piece to count, and counting it holds
+// tokens.PieceWorkingBytes a byte: a state whose run could never be held in
+// max_inflight_bytes, or a template whose expansion could not, is refused
+// (RESOURCE_EXHAUSTED, the field named) before anything is counted; the same
+// text with spaces is served.
+func TestWorkThatCouldNeverBeHeldIsRefused(t *testing.T) {
+	lim := DefaultLimits()
+	lim.MaxInflightBytes = 8 << 20
+	h := start(t, TransportConfig{Limits: lim})
+	run := requestState()
+	run.Context.SystemPrompt = strings.Repeat("x", 1<<20)
+	words := requestState()
+	words.Context.SystemPrompt = strings.Repeat("x ", 1<<19)
+	tmpl := &ctxcv1.CompileRequest{State: requestState(), Options: &ctxcv1.CompileOptions{
+		TemplateVariables: map[string]string{"chunk": strings.Repeat("y ", 512)}}}
+	tmpl.State.Context.SystemPrompt = strings.Repeat("{{chunk}}", 1<<10) // expands to 1 MiB
+	for _, tt := range []struct {
+		name  string
+		req   *ctxcv1.CompileRequest
+		field string
+	}{
+		{"a 1 MiB run without a space", &ctxcv1.CompileRequest{State: run}, "state (its longest run of text without a space"},
+		{"a template expanding to 1 MiB", tmpl, "options.template_variables"},
+		{"1 MiB of words", &ctxcv1.CompileRequest{State: words}, ""},
+	} {
+		_, err := h.client.Compile(context.Background(), tt.req)
+		st := status.Convert(err)
+		switch {
+		case tt.field == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.field != "" && (st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), tt.field)):
+			t.Errorf("%s: %v, want RESOURCE_EXHAUSTED naming %s", tt.name, err, tt.field)
+		}
 	}
 }

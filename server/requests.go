@@ -12,6 +12,7 @@ import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/server/stateblob"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 // This file decodes whole requests into the application layer's requests.
@@ -43,9 +44,22 @@ func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRe
 	}
 	if len(out.TemplateVariables) > 0 {
 		out.RequestBytes = proto.Size(req) // only templates need it, and a long log costs a walk
-		out.Reserve = d.reserve            // what the template expands to is held before it is made
+		out.Reserve = d.reserveTemplate    // what the template expands to is held before it is made
 	}
 	return out, d.err()
+}
+
+// reserveTemplate holds what a system prompt template expands to, refusing
+// an expansion that could never be held.
+func (d *decoder) reserveTemplate(n int64) error {
+	if d.inflightLimit > 0 && n > d.inflightLimit {
+		return &policies.LimitError{Field: "options.template_variables (the memory the expanded system prompt needs, in bytes)",
+			Limit: int(d.inflightLimit), Got: int(n)}
+	}
+	if d.reserve == nil {
+		return nil
+	}
+	return d.reserve(n)
 }
 
 // request decodes what Budget and Compact take: a state (no blob, no model,
@@ -121,6 +135,19 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 	st, err := check.state("state", in)
 	if err != nil {
 		return compiler.StateSource{}, err
+	}
+	if d.grow != nil && d.longestPiece > 0 {
+		// Counting a long run of text without a space (one piece) holds
+		// memory in proportion to it: held before anything is counted, and
+		// refused when it could never be held.
+		need := int64(d.longestPiece) * tokens.PieceWorkingBytes
+		if d.inflightLimit > 0 && need > d.inflightLimit {
+			return compiler.StateSource{}, &policies.LimitError{Field: "state (its longest run of text without a space, in bytes: counted as one piece)",
+				Limit: int(d.inflightLimit / tokens.PieceWorkingBytes), Got: d.longestPiece}
+		}
+		if err := d.grow(need); err != nil {
+			return compiler.StateSource{}, err
+		}
 	}
 	if v := check.violations; check != d && len(v) > 0 {
 		return d.freshSource(src, model, "its state is invalid: "+v[0].Field+": "+v[0].Description)

@@ -166,6 +166,7 @@ func (c *rawClient) call(method string, req proto.Message) {
 func TestUnreadRepliesAreBoundedPerConnection(t *testing.T) {
 	lim := DefaultLimits()
 	lim.MaxUnreadBytesPerConnection, lim.MaxQueueWait = 3<<20, 200*time.Millisecond
+	lim.MaxInflightBytes = 1 << 30 // the unread bound, not this one, is under test
 	record := &admissionRecord{}
 	h := start(t, TransportConfig{Limits: lim, Admission: record})
 	// A 10 KB request whose system prompt expands to 1 MB, returned in the reply.
