@@ -16,6 +16,7 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/llm/llmtest"
+	ctxcserver "github.com/contextcompiler/ctxc/server"
 )
 
 // TestMetricsThroughTheBinary drives the real server through compiles,
@@ -376,8 +377,9 @@ func TestAdmissionMetricsThroughTheBinary(t *testing.T) {
 	waitFor(t, "the Compact to call its helper model", func() bool { return fake.Calls() > 0 })
 
 	during := scrapeMetrics(t, url)
-	if got, want := during.sum("ctxc_inflight_request_bytes", nil), float64(proto.Size(blocked)); got != want {
-		t.Errorf("%v bytes in flight while a %v-byte Compact runs", got, want)
+	// The request's bytes and what the pipeline builds for each message.
+	if got, want := during.sum("ctxc_inflight_request_bytes", nil), float64(proto.Size(blocked)+ctxcserver.WorkingBytesPerMessage*len(blocked.GetState().GetContext().GetMessages())); got != want {
+		t.Errorf("%v bytes in flight while a %v-byte Compact of %d messages runs, want %v", got, proto.Size(blocked), len(blocked.GetState().GetContext().GetMessages()), want)
 	}
 	_, err := client.Compile(context.Background(), readExample(t, "coding-agent.json"))
 	if !overloaded(err) {

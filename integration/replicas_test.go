@@ -251,6 +251,22 @@ func TestReplicasBehaveAsOneService(t *testing.T) {
 
 	t.Run("calls spread over the replicas", func(t *testing.T) {
 		for name, conn := range map[string]*grpc.ClientConn{"nginx": viaLB, "round robin": viaRR} {
+			// Round robin picks among the replicas it has connected to: until
+			// every connection is up (slower on a loaded machine), the first
+			// takes every call. Counting starts once each has answered.
+			start := rs.handled(t, "Compile")
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				if err := compile(context.Background(), conn); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				now, all := rs.handled(t, "Compile"), true
+				for i := range now {
+					all = all && now[i] > start[i]
+				}
+				if all || time.Now().After(deadline) {
+					break
+				}
+			}
 			before := rs.handled(t, "Compile")
 			const calls = 30
 			for range calls {

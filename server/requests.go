@@ -19,10 +19,10 @@ import (
 // Field violations are collected across the request and returned together;
 // limit and blob problems stop the decoding at once.
 
-// workingBytesPerMessage is what compiling a state holds per message of its
-// log beyond the message's bytes, measured on logs of 100,000 small
-// messages (make abuse).
-const workingBytesPerMessage = 2 << 10
+// WorkingBytesPerMessage is what compiling a state holds in
+// max_inflight_bytes per message of its log beyond the request's bytes,
+// measured on logs of 100,000 small messages (make abuse).
+const WorkingBytesPerMessage = 2 << 10
 
 // compileRequest decodes a Compile: the state, options, provider input,
 // template variables and attachments.
@@ -108,7 +108,7 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 		// costs about this much per message beyond the state's own bytes,
 		// held before it is built: a log of many small messages is many
 		// times its size in memory.
-		if err := d.grow(int64(len(in.GetContext().GetMessages())) * workingBytesPerMessage); err != nil {
+		if err := d.grow(int64(len(in.GetContext().GetMessages())) * WorkingBytesPerMessage); err != nil {
 			return compiler.StateSource{}, err
 		}
 	}
