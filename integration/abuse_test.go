@@ -279,7 +279,7 @@ func probeTemplates(t *testing.T, report func(string, ...any)) {
 		return err
 	})
 	report("%-24s 20 requests expanding past max_message_bytes: %d refused LIMIT_EXCEEDED; 40 expanding to 20 MB: %d answered, %d refused as needing more than max_inflight_bytes, %d refused OVERLOADED",
-		"templates", limited, worked, unholdable, refused)
+		"templates", limited, worked-unholdable, unholdable, refused)
 	if limited != 20 {
 		t.Errorf("%d of 20 over-limit expansions refused", limited)
 	}
