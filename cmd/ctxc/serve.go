@@ -76,15 +76,14 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 }
 
 func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider, log *slog.Logger) error {
-	// Tokenizers load before the server reports SERVING, all of them (a
-	// command such as compile builds only the one its model needs).
+	// The tokenizers' tables are built right after the server reports
+	// SERVING, all of them, in the background: health answers at once, and
+	// a call that needs a table not yet built waits for that one only.
 	tok, err := eng.tokens.load()
 	if err != nil {
 		return err
 	}
-	if err := tok.Preload(); err != nil {
-		return err
-	}
+
 	metrics, err := newMetricsServer(cfg.MetricsListen, eng)
 	if err != nil {
 		return err
@@ -128,8 +127,15 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 		return err
 	}
 	defer stopGateway()
-	// Tokenizers and profiles are loaded: only now is the server ready.
+	// Profiles are built: the server is ready. The tokenizers' tables are
+	// built now, in the background: a call that needs one not yet built
+	// waits for that one only.
 	transport.SetServing()
+	go func() {
+		if err := tok.Preload(); err != nil {
+			log.Error("building the tokenizers' tables", "error", err.Error())
+		}
+	}()
 	log.Info("serving", "addr", listenAddr(lis), "version", version, "default_profile", eng.catalog.DefaultProfile(),
 		"profiles", len(eng.catalog.Profiles()), "reflection", cfg.Reflection, "config", cfg.Path,
 		"tls", tlsMode(tlsFiles), "auth", tokens != nil)
