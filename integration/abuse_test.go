@@ -137,20 +137,6 @@ func probeLockOut(t *testing.T, report func(string, ...any)) {
 	}
 }
 
-// smallMessages is a state of n short alternating messages.
-func smallMessages(n int) *ctxcv1.AgentState {
-	st := &ctxcv1.AgentState{SchemaVersion: 1, Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "Be brief."}}
-	for i := range n {
-		role := ctxcv1.Role_ROLE_USER
-		if i%2 == 1 {
-			role = ctxcv1.Role_ROLE_ASSISTANT
-		}
-		st.Context.Messages = append(st.Context.Messages, &ctxcv1.Message{Id: "m" + strconv.Itoa(i), Role: role,
-			Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "message number " + strconv.Itoa(i) + " says hello"}}}})
-	}
-	return st
-}
-
 // Four Compiles of 100,000 messages with a 3 s deadline: once it passes the
 // server is idle within a second, and its memory goes back.
 func probeCallersLeave(t *testing.T, report func(string, ...any)) {

@@ -367,22 +367,27 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 	return float64(user+system) / 100 // clock ticks of 1/100 s (USER_HZ on Linux)
 }
 
+// smallMessages is a gpt-4o state of n short alternating messages.
+func smallMessages(n int) *ctxcv1.AgentState {
+	st := &ctxcv1.AgentState{SchemaVersion: 1, Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "Be brief."}}
+	for i := range n {
+		role := ctxcv1.Role_ROLE_USER
+		if i%2 == 1 {
+			role = ctxcv1.Role_ROLE_ASSISTANT
+		}
+		st.Context.Messages = append(st.Context.Messages, &ctxcv1.Message{Id: "m" + strconv.Itoa(i), Role: role,
+			Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "message number " + strconv.Itoa(i) + " says hello"}}}})
+	}
+	return st
+}
+
 // TestAbandonedCallsStopWorking: compiles that outlive their deadline stop
 // working when it passes. Two Compiles of 50,000 messages, each needing many
 // seconds of summarizing, get DEADLINE_EXCEEDED at 1.5 s; the server then
 // used both cores for tens of seconds more. Now it is idle soon after, and
 // serves the next call.
 func TestAbandonedCallsStopWorking(t *testing.T) {
-	const messages = 50_000
-	state := &ctxcv1.AgentState{SchemaVersion: 1, Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "Be brief."}}
-	for i := range messages {
-		role := ctxcv1.Role_ROLE_USER
-		if i%2 == 1 {
-			role = ctxcv1.Role_ROLE_ASSISTANT
-		}
-		state.Context.Messages = append(state.Context.Messages, &ctxcv1.Message{Id: "m" + strconv.Itoa(i), Role: role,
-			Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "message number " + strconv.Itoa(i) + " says hello"}}}})
-	}
+	state := smallMessages(50_000)
 	// Room for both in max_inflight_bytes: cancellation is under test, not admission.
 	s := startServer(t, "--max-message-bytes", strconv.Itoa(64<<20), "--max-inflight-bytes", strconv.Itoa(512<<20))
 	pid := s.cmd.Process.Pid

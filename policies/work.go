@@ -496,26 +496,23 @@ func (w *Work) Checkpoint() Checkpoint {
 // Rollback returns the ledger to cp, undoing every Dispose and SetMask since.
 func (w *Work) Rollback(cp Checkpoint) {
 	if j := w.journal; j != nil {
-		for i := len(j.dispositions) - 1; i >= 0; i-- {
-			u := j.dispositions[i]
-			if u.existed {
-				w.Dispositions[u.key] = u.old
-			} else {
-				delete(w.Dispositions, u.key)
-			}
-		}
-		for i := len(j.masks) - 1; i >= 0; i-- {
-			u := j.masks[i]
-			if u.existed {
-				w.Masks[u.key] = u.old
-			} else {
-				delete(w.Masks, u.key)
-			}
-		}
+		undoAll(w.Dispositions, j.dispositions)
+		undoAll(w.Masks, j.masks)
 		j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
 	}
 	// The slices are only appended to, so their old headers are their old contents.
 	w.Appended, w.Repairs, w.Warnings = cp.appended, cp.repairs, cp.warnings
+}
+
+// undoAll puts back, newest first, what log says m held before.
+func undoAll[V any](m map[string]V, log []undo[V]) {
+	for i := len(log) - 1; i >= 0; i-- {
+		if u := log[i]; u.existed {
+			m[u.key] = u.old
+		} else {
+			delete(m, u.key)
+		}
+	}
 }
 
 // Release ends the recording Checkpoint started.
