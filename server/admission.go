@@ -307,12 +307,7 @@ func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.Unary
 	}
 	ledger := ledgerOf(ctx)
 	if limit := a.limits.MaxUnreadBytesPerConnection; ledger != nil && limit > 0 && !ledger.waitUnread(ctx, limit, a.limits.MaxQueueWait) {
-		if ctx.Err() != nil {
-			return nil, toStatus(ctx, a.log, info.FullMethod, ctx.Err())
-		}
-		a.log.WarnContext(ctx, "call refused: the connection has not read its replies", "method", info.FullMethod, "limit", limitUnreadBytes, "peer.address", peerAddress(ctx))
-		a.observer.Rejected(info.FullMethod, limitUnreadBytes)
-		return nil, overloaded(limitUnreadBytes, limit)
+		return nil, a.unreadRefusal(ctx, info.FullMethod, "call refused")
 	}
 	n := int64(1)
 	if m, ok := req.(proto.Message); ok {
@@ -350,12 +345,7 @@ func (a *admission) owe(ctx context.Context, ledger *replyLedger, hold *inflight
 		return resp, nil // gRPC refuses to send it (RESOURCE_EXHAUSTED): nothing to owe
 	}
 	if limit := a.limits.MaxUnreadBytesPerConnection; limit > 0 && !ledger.waitUnread(ctx, max(limit-size, 0), a.limits.MaxQueueWait) {
-		if ctx.Err() != nil {
-			return nil, toStatus(ctx, a.log, hold.method, ctx.Err())
-		}
-		a.log.WarnContext(ctx, "reply dropped: the connection has not read its replies", "method", hold.method, "limit", limitUnreadBytes, "peer.address", peerAddress(ctx))
-		a.observer.Rejected(hold.method, limitUnreadBytes)
-		return nil, overloaded(limitUnreadBytes, limit)
+		return nil, a.unreadRefusal(ctx, hold.method, "reply dropped")
 	}
 	hold.mu.Lock()
 	defer hold.mu.Unlock()
@@ -371,6 +361,17 @@ func (a *admission) owe(ctx context.Context, ledger *replyLedger, hold *inflight
 		cell.owed(ledger, seq, size)
 	}
 	return resp, nil
+}
+
+// unreadRefusal is the error of a call whose connection did not read its
+// replies in time (what: what became of the call), or the call's own end.
+func (a *admission) unreadRefusal(ctx context.Context, method, what string) error {
+	if ctx.Err() != nil {
+		return toStatus(ctx, a.log, method, ctx.Err())
+	}
+	a.log.WarnContext(ctx, what+": the connection has not read its replies", "method", method, "limit", limitUnreadBytes, "peer.address", peerAddress(ctx))
+	a.observer.Rejected(method, limitUnreadBytes)
+	return overloaded(limitUnreadBytes, a.limits.MaxUnreadBytesPerConnection)
 }
 
 // grpcMessageHeaderBytes frames every gRPC message (compression flag, length).
