@@ -13,7 +13,6 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
-	"golang.org/x/sync/semaphore"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -139,7 +138,7 @@ type admission struct {
 	mtls            bool
 	limits          Limits
 	calls           atomic.Int64
-	inflight        *semaphore.Weighted
+	inflight        *inflightBytes
 	log             *slog.Logger
 	observer        AdmissionObserver
 	refusals        *refusals
@@ -150,7 +149,7 @@ func newAdmission(tokens *Tokens, mtls bool, limits Limits, maxMessageBytes int,
 	if observer == nil {
 		observer = unobserved{}
 	}
-	return &admission{idle: newIdleRelease(), maxMessageBytes: maxMessageBytes, tokens: tokens, mtls: mtls, limits: limits, inflight: semaphore.NewWeighted(limits.MaxInflightBytes), log: log, observer: observer}
+	return &admission{idle: newIdleRelease(), maxMessageBytes: maxMessageBytes, tokens: tokens, mtls: mtls, limits: limits, inflight: newInflightBytes(limits.MaxInflightBytes), log: log, observer: observer}
 }
 
 // unobserved is the AdmissionObserver of a transport without metrics.
@@ -350,7 +349,7 @@ func (a *admission) owe(ctx context.Context, ledger *replyLedger, hold *inflight
 	hold.mu.Lock()
 	defer hold.mu.Unlock()
 	take := min(hold.held, size)
-	if extra := size - take; extra > 0 && a.inflight.TryAcquire(extra) {
+	if extra := size - take; extra > 0 && a.inflight.tryAcquire(extra) {
 		a.inflightAdded(extra)
 		hold.held += extra
 		take = size
@@ -388,7 +387,7 @@ func (a *admission) releaseInflight(n int64) {
 	if n <= 0 {
 		return
 	}
-	a.inflight.Release(n)
+	a.inflight.release(n)
 	a.inflightAdded(-n)
 }
 
@@ -421,7 +420,7 @@ func reserveInflight(ctx context.Context, total int64) error {
 	if extra <= 0 {
 		return nil
 	}
-	if a.inflight.TryAcquire(extra) {
+	if a.inflight.tryAcquire(extra) {
 		a.inflightAdded(extra)
 		h.held = target
 		return nil
@@ -460,12 +459,13 @@ func growInflight(ctx context.Context, n int64) error {
 }
 
 // acquireInflight takes n bytes of MaxInflightBytes for a call to method,
-// waiting up to MaxQueueWait in arrival order: the context's error when the
+// waiting up to MaxQueueWait in arrival order (small calls excepted:
+// inflight.go): the context's error when the
 // call ends first, OVERLOADED when the wait does.
 func (a *admission) acquireInflight(ctx context.Context, method string, n int64) error {
-	if !a.inflight.TryAcquire(n) {
+	if !a.inflight.tryAcquire(n) {
 		wait, cancel := context.WithTimeout(ctx, a.limits.MaxQueueWait)
-		err := a.inflight.Acquire(wait, n)
+		err := a.inflight.acquire(wait, n)
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {

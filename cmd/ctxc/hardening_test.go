@@ -11,6 +11,7 @@ import (
 	"github.com/contextcompiler/ctxc/compiler"
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/tokens"
 )
 
 func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {
@@ -127,6 +128,9 @@ func TestReadmeLimitsTable(t *testing.T) {
 	for _, quote := range []string{
 		"`<name> <token>` (at least " + strconv.Itoa(server.MinTokenLength) + " characters;",
 		"`google.rpc.RetryInfo` of " + server.RetryDelay.String() + " (HTTP 429 with `Retry-After: " + strconv.Itoa(int(server.RetryDelay.Seconds())) + "`)",
+		"a call holding at most " + strconv.Itoa(server.SmallCallBytes>>10) + " KiB goes ahead of larger ones waiting",
+		"Compiling a state also holds " + strconv.Itoa(server.WorkingBytesPerMessage>>10) + " KiB for each message of its log",
+		"and " + strconv.Itoa(tokens.PieceWorkingBytes) + " bytes for each byte of its longest run of text without a space",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(safely), " "), quote) {
 			t.Errorf("Running it safely does not say %q", quote)
