@@ -487,8 +487,9 @@ func holdHealthConnections(t *testing.T, addr, from string, n int) {
 // connection slot and locked every other client out (its dial timed out).
 // Each address now holds at most max_connections_per_address connections
 // on each port: a client from another address connects and calls on both
-// ports as before. Without the per-address limit, the same connections lock
-// it out of the gRPC port.
+// ports as before. Without the per-address limit (clients from many
+// addresses), the oldest connection that has made no authenticated call
+// gives its slot to a newcomer; one that has made one keeps it.
 func TestOneClientCannotTakeEveryConnection(t *testing.T) {
 	tokens := filepath.Join(t.TempDir(), "tokens")
 	if err := os.WriteFile(tokens, []byte("agent 0123456789abcdef0123\n"), 0o600); err != nil {
@@ -532,9 +533,32 @@ func TestOneClientCannotTakeEveryConnection(t *testing.T) {
 		t.Logf("10 of 10 calls on new connections worked; the slowest took %v", slowest)
 	}
 
+	// From many addresses (here without the per-address limit), health
+	// connections fill max_connections; a client with a token still gets
+	// in, each newcomer taking the slot of the oldest unauthenticated one.
 	open := startServer(t, "--auth-token-file", tokens, "--http-listen", "127.0.0.1:0", "--max-connections-per-address", "0")
 	holdHealthConnections(t, open.addr, "127.0.0.3", connections)
-	if worked, _ := calls(open, 2); worked == 2 {
-		t.Error("without max_connections_per_address the sockets did not lock the client out: this test no longer shows what the limit prevents")
+	if worked, _ := calls(open, 2); worked != 2 {
+		t.Errorf("with max_connections filled by health connections, %d of 2 calls worked", worked)
+	}
+	if !open.hasLog("connection closed to make room") {
+		t.Error("no health connection was closed to make room: this test no longer fills max_connections")
+	}
+	// Connections that have made an authenticated call keep their slots:
+	// with every slot held by one, a newcomer waits (its call times out).
+	full := startServer(t, "--auth-token-file", tokens, "--http-listen", "127.0.0.1:0", "--max-connections-per-address", "0", "--max-connections", "20")
+	for range 20 {
+		conn, err := grpc.NewClient("passthrough:///"+full.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer 0123456789abcdef0123")
+		if _, err := ctxcv1.NewContextCompilerServiceClient(conn).ListProfiles(ctx, &ctxcv1.ListProfilesRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if worked, _ := calls(full, 1); worked != 0 {
+		t.Error("a newcomer got in past 20 authenticated connections in 20 slots")
 	}
 }

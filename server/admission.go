@@ -54,7 +54,9 @@ type Limits struct {
 	// MaxConcurrentStreams bounds the calls in flight on one connection
 	// (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; clients queue the rest).
 	MaxConcurrentStreams int
-	// MaxConnections bounds open connections; more wait to be accepted.
+	// MaxConnections bounds open gRPC connections. When all are taken, a
+	// newcomer takes the slot of the oldest connection that has made no
+	// authenticated API call (connslots.go); if there is none, it waits.
 	MaxConnections int
 	// MaxConnectionsPerAddress bounds the open connections of one remote IP
 	// address (0: no bound); more are closed as they are accepted, so that
@@ -179,6 +181,7 @@ func (a *admission) tap(ctx context.Context, info *tap.Info) (context.Context, e
 	if !strings.HasPrefix(info.FullMethodName, apiPrefix) {
 		return ctx, nil // reflection
 	}
+	provenCall(ctx)
 	if n := a.calls.Add(1); n > int64(a.limits.MaxConcurrentCalls) {
 		a.calls.Add(-1)
 		a.log.WarnContext(ctx, "call refused: server busy", "method", info.FullMethodName, "limit", limitConcurrentCalls, "peer.address", peerAddress(ctx))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -27,15 +26,11 @@ const refusalLogInterval = time.Second
 type refusals struct {
 	log      *slog.Logger
 	observer RefusalObserver
-	now      func() time.Time
-
-	mu         sync.Mutex
-	logged     time.Time
-	suppressed int
+	*throttle
 }
 
 func newRefusals(log *slog.Logger, observer RefusalObserver) *refusals {
-	return &refusals{log: log, observer: observer, now: time.Now}
+	return &refusals{log: log, observer: observer, throttle: newThrottle()}
 }
 
 // refused records one refusal on port of a request from client (an
@@ -44,18 +39,10 @@ func (r *refusals) refused(ctx context.Context, port, client, what string) {
 	if r.observer != nil {
 		r.observer.Unauthenticated(port)
 	}
-	r.mu.Lock()
-	now := r.now()
-	if now.Sub(r.logged) < refusalLogInterval {
-		r.suppressed++
-		r.mu.Unlock()
-		return
+	if suppressed, ok := r.allow(); ok {
+		r.log.WarnContext(ctx, "unauthenticated request refused", "port", port, "client", client, "target", clip(what, 128),
+			"refused_unlogged_since_last", suppressed)
 	}
-	suppressed := r.suppressed
-	r.logged, r.suppressed = now, 0
-	r.mu.Unlock()
-	r.log.WarnContext(ctx, "unauthenticated request refused", "port", port, "client", client, "target", clip(what, 128),
-		"refused_unlogged_since_last", suppressed)
 }
 
 // Refused returns refuse with each refusal on port counted and logged

@@ -24,7 +24,6 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
-	"golang.org/x/net/netutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -260,7 +259,7 @@ func (t *Transport) StopBy(deadline time.Time) { t.stopBy.Store(deadline.UnixNan
 func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
 	lis = LimitPerAddress(lis, t.maxConnectionsPerAddress, t.handshakeTimeout)
 	if t.maxConnections > 0 {
-		lis = netutil.LimitListener(lis, t.maxConnections)
+		lis = limitConnections(lis, t.maxConnections, t.log)
 	}
 	replies := t.replies
 	replies.Listener = lis

@@ -40,13 +40,15 @@ func (l unreadListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	ledger := &replyLedger{release: l.release, expiry: l.expiry, paid: make(chan struct{})}
-	return &ledgerConn{Conn: c, ledger: ledger}, nil
+	slot, _ := c.(*slotConn)
+	return &ledgerConn{Conn: c, ledger: ledger, slot: slot}, nil
 }
 
 // ledgerConn is a network connection that pays its ledger as it writes.
 type ledgerConn struct {
 	net.Conn
 	ledger *replyLedger
+	slot   *slotConn // nil without MaxConnections
 	once   sync.Once
 }
 
@@ -62,13 +64,14 @@ func (c *ledgerConn) Close() error {
 	return err
 }
 
-// RemoteAddr carries the ledger to the calls of the connection (gRPC puts
-// it in their peer.Peer); it prints as the client's address.
-func (c *ledgerConn) RemoteAddr() net.Addr { return ledgerAddr{c.Conn.RemoteAddr(), c.ledger} }
+// RemoteAddr carries the ledger and the slot to the calls of the connection
+// (gRPC puts it in their peer.Peer); it prints as the client's address.
+func (c *ledgerConn) RemoteAddr() net.Addr { return ledgerAddr{c.Conn.RemoteAddr(), c.ledger, c.slot} }
 
 type ledgerAddr struct {
 	net.Addr
 	ledger *replyLedger
+	slot   *slotConn
 }
 
 // ledgerOf is the reply ledger of the connection a call came on, or nil (the

@@ -255,7 +255,7 @@ func settings() []setting {
 		dur("max_queue_wait", "how long a call may wait for room under max_inflight_bytes (or for its connection to read its replies)", func(c *Config) *time.Duration { return &c.MaxQueueWait }),
 		num("max_unread_bytes_per_connection", "reply bytes one gRPC connection may leave unread; past it, its next call waits up to max_queue_wait for the client to read, then gets RESOURCE_EXHAUSTED (0: no limit). Unread replies count in max_inflight_bytes until written", func(c *Config) *int { return &c.MaxUnreadBytesPerConnection }),
 		num("max_concurrent_streams", "calls in flight on one gRPC connection", func(c *Config) *int { return &c.MaxConcurrentStreams }),
-		num("max_connections", "open gRPC connections; more wait to be accepted", func(c *Config) *int { return &c.MaxConnections }),
+		num("max_connections", "open gRPC connections; when all are taken, the oldest that has made no authenticated API call is closed for a newcomer, else the newcomer waits", func(c *Config) *int { return &c.MaxConnections }),
 		num("max_connections_per_address", "open connections of one client IP address on the gRPC port, and again on the HTTP port; more are closed at once (0: no limit; raise it behind a load balancer that hides clients' addresses)", func(c *Config) *int { return &c.MaxConnectionsPerAddress }),
 		dur("default_call_timeout", "deadline of a call that sets none", func(c *Config) *time.Duration { return &c.DefaultCallTimeout }),
 		dur("max_call_timeout", "longest deadline a call may have; longer ones are cut to it", func(c *Config) *time.Duration { return &c.MaxCallTimeout }),
