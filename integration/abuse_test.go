@@ -140,7 +140,9 @@ func probeLockOut(t *testing.T, report func(string, ...any)) {
 // Four Compiles of 100,000 messages with a 3 s deadline: once it passes the
 // server is idle within a second, and its memory goes back.
 func probeCallersLeave(t *testing.T, report func(string, ...any)) {
-	s := startAbuseServer(t, "--max-message-bytes", strconv.Itoa(64<<20))
+	// A log of 100,000 messages needs ~210 MB in flight: over the default
+	// max_inflight_bytes it is refused at once, so the limit admits one.
+	s := startAbuseServer(t, "--max-message-bytes", strconv.Itoa(64<<20), "--max-inflight-bytes", strconv.Itoa(256<<20))
 	pid := s.cmd.Process.Pid
 	var abandoned int
 	st := smallMessages(100_000)
@@ -185,8 +187,11 @@ func probeCallersLeave(t *testing.T, report func(string, ...any)) {
 // 60 MB states each.
 func probeBlobs(t *testing.T, report func(string, ...any)) {
 	st := smallMessages(0)
-	line := strings.Repeat("the same line of a long tool output, again and again. ", 11)
-	for i := range 100_000 {
+	// 10,000 messages: with their working memory (2 KiB each) the state
+	// fits in max_inflight_bytes alone; one of 100,000 would not, and is
+	// refused naming the limit (TestWorkThatCouldNeverBeHeldIsRefused).
+	line := strings.Repeat("the same line of a long tool output, again and again. ", 110)
+	for i := range 10_000 {
 		st.Context.Messages = append(st.Context.Messages, &ctxcv1.Message{Id: "m" + strconv.Itoa(i), Role: []ctxcv1.Role{ctxcv1.Role_ROLE_USER, ctxcv1.Role_ROLE_ASSISTANT}[i%2],
 			Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: line}}}})
 	}
@@ -383,8 +388,8 @@ func probeUnauthenticatedBodies(t *testing.T, report func(string, ...any)) {
 }
 
 // Compile of 100,000 small messages takes at most 12 times as long as 10,000
-// (default profile), each the first call of a fresh server, as a new
-// session's would be; and for every built-in profile, doubling the log from
+// (default profile), each the first Compile of a fresh server whose
+// tokenizer has loaded, as a new session's would be; and for every built-in profile, doubling the log from
 // 50,000 messages at most 2.5 times as long. (At 10,000 messages the log
 // barely passes gpt-4o's window, so little is compacted; past it, each
 // compaction costs about the window, and there are as many as the log is
@@ -395,6 +400,10 @@ func probeLinear(t *testing.T, report func(string, ...any)) {
 		// limit collects more often the larger it is.
 		s := startServer(t, "--max-message-bytes", strconv.Itoa(64<<20), "--max-inflight-bytes", strconv.Itoa(1<<30))
 		defer s.kill()
+		// The tokenizer's tables load once, after SERVING: not the log's cost.
+		if _, err := s.client().CountTokens(context.Background(), &ctxcv1.CountTokensRequest{Counter: &ctxcv1.CountTokensRequest_Model{Model: st.GetModel().GetName()}, Texts: []string{"warm"}}); err != nil {
+			t.Fatal(err)
+		}
 		start := time.Now()
 		if _, err := s.client().Compile(context.Background(), &ctxcv1.CompileRequest{State: st, Profile: profile}, grpc.MaxCallRecvMsgSize(64<<20)); err != nil {
 			t.Fatal(err)

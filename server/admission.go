@@ -408,7 +408,8 @@ type inflightHoldKey struct{}
 
 // reserveInflight makes the call of ctx hold at least total bytes of
 // MaxInflightBytes, waiting up to MaxQueueWait for room as admission does,
-// and refusing as it does (OVERLOADED) when there is none. A call admitted
+// and refusing as it does (OVERLOADED) when there is none; a total over
+// MaxInflightBytes is a *neverFitsError. A call admitted
 // without in-flight accounting (not through the server) holds nothing.
 func reserveInflight(ctx context.Context, total int64) error {
 	h, ok := ctx.Value(inflightHoldKey{}).(*inflightHold)
@@ -418,25 +419,32 @@ func reserveInflight(ctx context.Context, total int64) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a := h.a
-	target := min(total, a.limits.MaxInflightBytes)
+	if total > a.limits.MaxInflightBytes {
+		return &neverFitsError{Need: total, Limit: a.limits.MaxInflightBytes}
+	}
+	target := total
 	extra := target - h.held
 	if extra <= 0 {
 		return nil
 	}
-	if a.inflight.tryAcquire(extra) {
-		a.inflightAdded(extra)
-		h.held = target
-		return nil
-	}
-	// Two calls that each hold part and wait for more would wait for each
-	// other: wait holding nothing, for the whole.
-	a.releaseInflight(h.held)
-	h.held = 0
-	if err := a.acquireInflight(ctx, h.method, target); err != nil {
+	// The call keeps what it holds while it waits for more: what it holds
+	// is made (a decoded state), and given back it would let other calls
+	// make as much again, unaccounted. It waits ahead of calls not yet
+	// admitted, which hold nothing yet; two calls that each wait for more
+	// wait at most MaxQueueWait, then one is refused and the other goes on.
+	if err := a.acquireInflightFirst(ctx, h.method, extra); err != nil {
 		return err
 	}
 	h.held = target
 	return nil
+}
+
+// neverFitsError is a call's need of in-flight bytes that MaxInflightBytes
+// could never hold: refused at once, where waiting could only time out.
+type neverFitsError struct{ Need, Limit int64 }
+
+func (e *neverFitsError) Error() string {
+	return fmt.Sprintf("needs %d bytes in flight, over max_inflight_bytes %d", e.Need, e.Limit)
 }
 
 // inflightLimit is MaxInflightBytes for the call of ctx, or 0 for a call
@@ -466,9 +474,19 @@ func growInflight(ctx context.Context, n int64) error {
 // inflight.go): the context's error when the
 // call ends first, OVERLOADED when the wait does.
 func (a *admission) acquireInflight(ctx context.Context, method string, n int64) error {
+	return a.acquireInflightAt(ctx, method, n, false)
+}
+
+// acquireInflightFirst is acquireInflight for a call that already holds
+// bytes: it waits ahead of the calls not yet admitted.
+func (a *admission) acquireInflightFirst(ctx context.Context, method string, n int64) error {
+	return a.acquireInflightAt(ctx, method, n, true)
+}
+
+func (a *admission) acquireInflightAt(ctx context.Context, method string, n int64, first bool) error {
 	if !a.inflight.tryAcquire(n) {
 		wait, cancel := context.WithTimeout(ctx, a.limits.MaxQueueWait)
-		err := a.inflight.acquire(wait, n)
+		err := a.inflight.acquire(wait, n, first)
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {

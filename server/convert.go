@@ -22,9 +22,9 @@ type decoder struct {
 	// reserve makes the call hold in-flight bytes for what a request
 	// becomes before it is made (a decompressed state blob); nil reserves
 	// nothing.
-	reserve func(bytes int64) error
+	reserve func(field string, bytes int64) error
 	// grow makes the call hold bytes more than it does; nil holds nothing.
-	grow func(bytes int64) error
+	grow func(field string, bytes int64) error
 	// inflightLimit is MaxInflightBytes (0: none): what a request may not
 	// need more than of it is refused rather than let past it.
 	inflightLimit int64

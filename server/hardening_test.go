@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -576,12 +577,28 @@ func TestWorkThatCouldNeverBeHeldIsRefused(t *testing.T) {
 	tmpl := &ctxcv1.CompileRequest{State: requestState(), Options: &ctxcv1.CompileOptions{
 		TemplateVariables: map[string]string{"chunk": strings.Repeat("y ", 512)}}}
 	tmpl.State.Context.SystemPrompt = strings.Repeat("{{chunk}}", 1<<10) // expands to 1 MiB
+	// 5,000 messages need 10 MiB of working memory (2 KiB each), a blob
+	// decompressing to 9 MiB its size: held whole or refused, never clamped
+	// to the limit and let past it.
+	many := requestState()
+	for i := range 5000 {
+		many.Context.Messages = append(many.Context.Messages, &ctxcv1.Message{Id: "n" + strconv.Itoa(i), Role: ctxcv1.Role_ROLE_USER,
+			Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "ok"}}}})
+	}
+	big := requestState()
+	big.Context.Messages[0].Parts[0].Content = &ctxcv1.Part_Text{Text: strings.Repeat("a line of output, ", 9<<20/18)}
+	blob, err := stateblob.Encode(big)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name  string
 		req   *ctxcv1.CompileRequest
 		field string
 	}{
 		{"a 1 MiB run without a space", &ctxcv1.CompileRequest{State: run}, "state (its longest run of text without a space"},
+		{"5,000 messages", &ctxcv1.CompileRequest{State: many}, "state.context.messages"},
+		{"a blob of a 9 MiB state", &ctxcv1.CompileRequest{StateBlob: blob}, "state_blob"},
 		{"a template expanding to 1 MiB", tmpl, "options.template_variables"},
 		{"1 MiB of words", &ctxcv1.CompileRequest{State: words}, ""},
 	} {

@@ -26,6 +26,7 @@ type inflightBytes struct {
 
 type inflightWaiter struct {
 	n     int64
+	first bool          // the call holds bytes already
 	ready chan struct{} // closed when the bytes are granted
 }
 
@@ -45,14 +46,29 @@ func (b *inflightBytes) tryAcquire(n int64) bool {
 }
 
 // acquire takes n bytes, waiting until they are granted or ctx ends (then
-// its error, holding nothing).
-func (b *inflightBytes) acquire(ctx context.Context, n int64) error {
+// its error, holding nothing). A call that already holds bytes waits first,
+// ahead of those that hold none.
+func (b *inflightBytes) acquire(ctx context.Context, n int64, first bool) error {
 	if b.tryAcquire(n) {
 		return nil
 	}
 	b.mu.Lock()
-	w := &inflightWaiter{n: n, ready: make(chan struct{})}
-	elem := b.waiters.PushBack(w)
+	w := &inflightWaiter{n: n, ready: make(chan struct{}), first: first}
+	var elem *list.Element
+	if first {
+		// Behind the other calls that hold bytes, in arrival order.
+		mark := b.waiters.Front()
+		for mark != nil && mark.Value.(*inflightWaiter).first {
+			mark = mark.Next()
+		}
+		if mark == nil {
+			elem = b.waiters.PushBack(w)
+		} else {
+			elem = b.waiters.InsertBefore(w, mark)
+		}
+	} else {
+		elem = b.waiters.PushBack(w)
+	}
 	b.mu.Unlock()
 	select {
 	case <-w.ready:

@@ -13,7 +13,7 @@ func granted(t *testing.T, b *inflightBytes, n int64) (bool, func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if err := b.acquire(ctx, n); err != nil {
+	if err := b.acquire(ctx, n, false); err != nil {
 		return false, func() {}
 	}
 	return true, func() { b.release(n) }
@@ -29,7 +29,7 @@ func TestSmallCallsPassLargeOnesWaiting(t *testing.T) {
 		}
 	}
 	large := make(chan error, 1)
-	go func() { large <- b.acquire(context.Background(), 20<<20) }()
+	go func() { large <- b.acquire(context.Background(), 20<<20, false) }()
 	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.waiters.Len() == 1 })
 
 	if ok, done := granted(t, b, 100); !ok {
@@ -57,7 +57,7 @@ func TestLargeCallsWaitInArrivalOrder(t *testing.T) {
 		t.Fatal("8 MiB of 10")
 	}
 	first := make(chan error, 1)
-	go func() { first <- b.acquire(context.Background(), 6<<20) }()
+	go func() { first <- b.acquire(context.Background(), 6<<20, false) }()
 	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.waiters.Len() == 1 })
 	if ok, done := granted(t, b, 1<<20); ok {
 		done()
@@ -65,6 +65,36 @@ func TestLargeCallsWaitInArrivalOrder(t *testing.T) {
 	}
 	b.release(8 << 20)
 	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A call that holds bytes and needs more waits ahead of calls that hold
+// none: given first, their bytes could only wait on its.
+func TestHoldersWaitFirst(t *testing.T) {
+	b := newInflightBytes(10 << 20)
+	if !b.tryAcquire(8 << 20) {
+		t.Fatal("8 MiB of 10")
+	}
+	newcomer := make(chan error, 1)
+	go func() { newcomer <- b.acquire(context.Background(), 4<<20, false) }()
+	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.waiters.Len() == 1 })
+	holder := make(chan error, 1)
+	go func() { holder <- b.acquire(context.Background(), 3<<20, true) }()
+	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.waiters.Len() == 2 })
+	b.release(1 << 20) // 7 held: room for the holder's 3 MiB, not for both
+	select {
+	case err := <-holder:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-newcomer:
+		t.Fatal("the newcomer was granted before the call that holds bytes")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the holder was not granted 3 MiB with 3 MiB free")
+	}
+	b.release(10 << 20)
+	if err := <-newcomer; err != nil {
 		t.Fatal(err)
 	}
 }
@@ -77,10 +107,10 @@ func TestGivingUpAtTheFrontLetsOthersIn(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	front := make(chan error, 1)
-	go func() { front <- b.acquire(ctx, 8<<20) }()
+	go func() { front <- b.acquire(ctx, 8<<20, false) }()
 	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.waiters.Len() == 1 })
 	behind := make(chan error, 1)
-	go func() { behind <- b.acquire(context.Background(), 2<<20) }()
+	go func() { behind <- b.acquire(context.Background(), 2<<20, false) }()
 	waitFor(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.waiters.Len() == 2 })
 	cancel()
 	if err := <-front; err == nil {
@@ -117,7 +147,7 @@ func TestInflightBytesNeverExceedTheSize(t *testing.T) {
 					n = 1 + r.Int64N(SmallCallBytes)
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(r.IntN(3))*time.Millisecond)
-				err := b.acquire(ctx, n)
+				err := b.acquire(ctx, n, r.IntN(4) == 0)
 				cancel()
 				if err != nil {
 					continue

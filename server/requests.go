@@ -59,7 +59,17 @@ func (d *decoder) reserveTemplate(n int64) error {
 	if d.reserve == nil {
 		return nil
 	}
-	return d.reserve(n)
+	return d.reserve("options.template_variables", n)
+}
+
+// heldFor names field as what needs the memory of a need that
+// MaxInflightBytes could never hold.
+func heldFor(field string, err error) error {
+	var never *neverFitsError
+	if errors.As(err, &never) {
+		return &policies.LimitError{Field: field + " (the bytes in flight the call needs with it; max_inflight_bytes)", Limit: int(never.Limit), Got: int(never.Need)}
+	}
+	return err
 }
 
 // request decodes what Budget and Compact take: a state (no blob, no model,
@@ -90,7 +100,7 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 		// What the blob decompresses to is held in flight before it is
 		// made (and decompression stops at what it declares).
 		if d.reserve != nil {
-			if err := d.reserve(int64(stateblob.DecodedSize(blob))); err != nil {
+			if err := d.reserve("state_blob", int64(stateblob.DecodedSize(blob))); err != nil {
 				return compiler.StateSource{}, err
 			}
 		}
@@ -108,7 +118,7 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 		// costs about this much per message beyond the state's own bytes,
 		// held before it is built: a log of many small messages is many
 		// times its size in memory.
-		if err := d.grow(int64(len(in.GetContext().GetMessages())) * WorkingBytesPerMessage); err != nil {
+		if err := d.grow("state.context.messages", int64(len(in.GetContext().GetMessages()))*WorkingBytesPerMessage); err != nil {
 			return compiler.StateSource{}, err
 		}
 	}
@@ -145,7 +155,7 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 			return compiler.StateSource{}, &policies.LimitError{Field: "state (its longest run of text without a space, in bytes: counted as one piece)",
 				Limit: int(d.inflightLimit / tokens.PieceWorkingBytes), Got: d.longestPiece}
 		}
-		if err := d.grow(need); err != nil {
+		if err := d.grow("state (its longest run of text without a space)", need); err != nil {
 			return compiler.StateSource{}, err
 		}
 	}

@@ -136,6 +136,6 @@ func (s *Service) ListProfiles(ctx context.Context, _ *ctxcv1.ListProfilesReques
 
 // decoder starts the decoding of one request.
 func (s *Service) decoder(ctx context.Context) *decoder {
-	return &decoder{limits: s.app.Limits(), reserve: func(n int64) error { return reserveInflight(ctx, n) },
-		grow: func(n int64) error { return growInflight(ctx, n) }, inflightLimit: inflightLimit(ctx)}
+	return &decoder{limits: s.app.Limits(), reserve: func(field string, n int64) error { return heldFor(field, reserveInflight(ctx, n)) },
+		grow: func(field string, n int64) error { return heldFor(field, growInflight(ctx, n)) }, inflightLimit: inflightLimit(ctx)}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -125,12 +126,14 @@ func TestReadmeLimitsTable(t *testing.T) {
 		}
 	}
 	safely, _, _ := strings.Cut(string(readme[strings.Index(string(readme), "\n## Running it safely\n"):]), "\n### Limits\n")
+	logLimit := server.DefaultLimits().MaxInflightBytes / server.WorkingBytesPerMessage
 	for _, quote := range []string{
 		"`<name> <token>` (at least " + strconv.Itoa(server.MinTokenLength) + " characters;",
 		"`google.rpc.RetryInfo` of " + server.RetryDelay.String() + " (HTTP 429 with `Retry-After: " + strconv.Itoa(int(server.RetryDelay.Seconds())) + "`)",
 		"a call holding at most " + strconv.Itoa(server.SmallCallBytes>>10) + " KiB goes ahead of larger ones waiting",
 		"Compiling a state also holds " + strconv.Itoa(server.WorkingBytesPerMessage>>10) + " KiB for each message of its log",
 		"and " + strconv.Itoa(tokens.PieceWorkingBytes) + " bytes for each byte of its longest run of text without a space",
+		"at the default limit, any log of " + strconv.FormatInt(logLimit/1000, 10) + "," + fmt.Sprintf("%03d", logLimit%1000) + " messages or more) is refused",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(safely), " "), quote) {
 			t.Errorf("Running it safely does not say %q", quote)
