@@ -416,6 +416,30 @@ type Work struct {
 	Cache        CacheStats
 
 	journal *ledgerJournal // what Dispose and SetMask overwrote since Checkpoint
+	logIDs  map[string]int // State.Context.Messages' positions by id, built on first use
+}
+
+// LogMessage is the message of the state's log with id, found in constant
+// time: a lookup at every compaction point must not walk the whole log.
+// The log is read-only during a run.
+func (w *Work) LogMessage(id string) (*Message, bool) {
+	if w.State == nil {
+		return nil, false
+	}
+	msgs := w.State.Context.Messages
+	if w.logIDs == nil {
+		w.logIDs = make(map[string]int, len(msgs))
+		for i := range msgs {
+			if _, dup := w.logIDs[msgs[i].ID]; !dup {
+				w.logIDs[msgs[i].ID] = i
+			}
+		}
+	}
+	i, ok := w.logIDs[id]
+	if !ok || i >= len(msgs) || msgs[i].ID != id {
+		return nil, false
+	}
+	return &msgs[i], true
 }
 
 // CompactionPass says what a run of the compaction transforms is for.

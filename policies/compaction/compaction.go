@@ -85,14 +85,8 @@ func freeID(w *policies.Work, id string) string {
 				return true
 			}
 		}
-		if w.State != nil {
-			for i := range w.State.Context.Messages {
-				if w.State.Context.Messages[i].ID == c {
-					return true
-				}
-			}
-		}
-		return false
+		_, inLog := w.LogMessage(c)
+		return inLog
 	}
 	c := id
 	for n := 2; taken(c); n++ {

@@ -76,6 +76,7 @@ type summaryPlan struct {
 	merge         []string
 	earlier       []string
 	covers        []string
+	inherited     [2]int // covers[inherited[0]:inherited[1]] are a merged summary's, written in this run
 	budget        int
 	removedTokens int
 	failures      []policies.Message // unresolved failures the summary must name
@@ -164,7 +165,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 			p.remove[i] = true
 		}
 	}
-	s.collect(w, &p, visible)
+	s.collect(w, &p, visible, false)
 	// Stack the new summary after the others when all fit the budget: the
 	// prompt prefix up to them stays as the provider cached it. Its size is
 	// the deterministic summary's, which every summarizer is budgeted against.
@@ -216,7 +217,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 			p.remove[i] = true
 		}
 		p.reset()
-		s.collect(w, p, visible)
+		s.collect(w, p, visible, false)
 		_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter})
 		if lost < factWeight {
 			return
@@ -226,7 +227,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 		p.remove[i] = true
 	}
 	p.reset()
-	s.collect(w, p, visible)
+	s.collect(w, p, visible, false)
 	p.budget = s.mergeBudget(ctx, p, total, w.Counter)
 }
 
@@ -287,7 +288,7 @@ func (s summarize) measure(ctx context.Context, w *policies.Work, req SummaryReq
 
 // collect fills the plan from its removed entries: the span's messages, the
 // texts of merged and earlier summaries, the covered ids.
-func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
+func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, whole bool) {
 	entries := w.Entries
 	shownOutside := make(map[string]bool)
 	for i := range entries {
@@ -295,16 +296,34 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 			shownOutside[entries[i].SourceID] = true
 		}
 	}
-	// Sized up front: merged summaries bring every id they cover, and a
-	// growing map would rehash them at every compaction of a long log.
-	size := len(entries)
-	for i := range entries {
-		if p.remove[i] {
-			size += len(entries[i].Message.CoversMessageIDs)
+	// The summary this run wrote last holds most of what the log's merged
+	// summaries cover, and its ids are unique and disposed already (replace
+	// made them so): they are taken whole rather than each through seen,
+	// which at every merge of a long log would cost every id summarized so
+	// far. Should any of them be met again, collect starts over the exact
+	// way (whole).
+	inherit := -1
+	if !whole {
+		for i := range entries {
+			if m := &entries[i].Message; p.remove[i] && entries[i].SourceID == "" && m.Kind == policies.KindSummary && m.Role != policies.RoleTool &&
+				(inherit < 0 || len(m.CoversMessageIDs) > len(entries[inherit].Message.CoversMessageIDs)) {
+				inherit = i
+			}
 		}
 	}
+	size, covered := len(entries), 0
+	for i := range entries {
+		if p.remove[i] {
+			covered += len(entries[i].Message.CoversMessageIDs)
+			if i != inherit {
+				size += len(entries[i].Message.CoversMessageIDs)
+			}
+		}
+	}
+	// Sized up front: a growing map would rehash at every compaction.
 	seen := make(map[string]bool, size)
-	p.covers = make([]string, 0, size)
+	p.covers = make([]string, 0, len(entries)+covered)
+	p.inherited = [2]int{}
 	cover := func(id string) {
 		if id != "" && !seen[id] && !shownOutside[id] {
 			seen[id] = true
@@ -330,13 +349,9 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 			}
 		}
 	}
-	if w.State != nil && len(original) > 0 {
-		for i := range w.State.Context.Messages {
-			if m := &w.State.Context.Messages[i]; original[m.ID] == nil {
-				if _, wanted := original[m.ID]; wanted {
-					original[m.ID] = m
-				}
-			}
+	for id := range original {
+		if m, ok := w.LogMessage(id); ok {
+			original[id] = m
 		}
 	}
 	for i := range entries {
@@ -355,8 +370,18 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 		p.removedTokens += e.Tokens
 		if isSum {
 			p.merge = append(p.merge, m.Text())
-			for _, id := range m.CoversMessageIDs {
-				cover(id)
+			if i == inherit {
+				p.inherited[0] = len(p.covers)
+				for _, id := range m.CoversMessageIDs {
+					if !shownOutside[id] {
+						p.covers = append(p.covers, id)
+					}
+				}
+				p.inherited[1] = len(p.covers)
+			} else {
+				for _, id := range m.CoversMessageIDs {
+					cover(id)
+				}
 			}
 			if e.SourceID == "" {
 				p.synthesized[m.ID] = true
@@ -384,6 +409,13 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool) {
 			}
 		}
 		cover(e.SourceID)
+	}
+	for _, id := range p.covers[p.inherited[0]:p.inherited[1]] {
+		if seen[id] {
+			p.reset()
+			s.collect(w, p, visible, true)
+			return
+		}
 	}
 }
 
@@ -452,9 +484,12 @@ func (s summarize) replace(w *policies.Work, p *summaryPlan, summary policies.Me
 			dispose(w, &w.Entries[i], policies.DispositionSummarized, TypeSummarize, reason)
 		}
 	}
-	for _, id := range p.covers {
-		if _, ok := w.Dispositions[id]; !ok {
-			w.Dispose(policies.MessageReport{MessageID: id, Disposition: policies.DispositionSummarized, Reason: reason, Policy: TypeSummarize})
+	// A merged summary's own covers were disposed when first summarized.
+	for _, ids := range [][]string{p.covers[:p.inherited[0]], p.covers[p.inherited[1]:]} {
+		for _, id := range ids {
+			if _, ok := w.Dispositions[id]; !ok {
+				w.Dispose(policies.MessageReport{MessageID: id, Disposition: policies.DispositionSummarized, Reason: reason, Policy: TypeSummarize})
+			}
 		}
 	}
 	out := make([]policies.Entry, 0, len(w.Entries))

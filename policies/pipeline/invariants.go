@@ -30,6 +30,8 @@ type checker struct {
 	// byID is reused across steps: the check runs after every step and a
 	// fresh map per step would dominate its cost on long logs.
 	byID map[string]int
+	// byIDSize is the most entries byID has held since it was made.
+	byIDSize int
 	// checked is the view as the last full check saw it.
 	checked []entryPrint
 }
@@ -141,9 +143,13 @@ func (c *checker) check(w *policies.Work, s *step) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w after %s: %s", policies.ErrInvariant, s.typ, fmt.Sprintf(format, args...))
 	}
-	if c.byID == nil {
-		c.byID = make(map[string]int, len(w.Entries))
+	// Clearing a map costs its capacity, which never shrinks: one sized for
+	// the whole log would cost that at every step of every compaction point
+	// inside it, where the view is a window's length.
+	if c.byID == nil || c.byIDSize > 4*len(w.Entries)+1024 {
+		c.byID, c.byIDSize = make(map[string]int, len(w.Entries)), len(w.Entries)
 	}
+	c.byIDSize = max(c.byIDSize, len(w.Entries))
 	clear(c.byID)
 	byID := c.byID
 	for i := range w.Entries {
