@@ -373,7 +373,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 			if i == inherit {
 				p.inherited[0] = len(p.covers)
 				for _, id := range m.CoversMessageIDs {
-					if !shownOutside[id] {
+					if id != "" && !shownOutside[id] {
 						p.covers = append(p.covers, id)
 					}
 				}

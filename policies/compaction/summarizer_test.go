@@ -188,3 +188,42 @@ func TestSummarizeStopsWithItsContext(t *testing.T) {
 		t.Errorf("the Memo answered with what a cancelled request left:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A merged summary this run wrote passes its covered ids on whole; the
+// result is what the exact way (each id through the dedupe) gives, also
+// when one of its ids is met again in the span, which sends collect back
+// to the exact way.
+func TestCollectInheritsAMergedSummarysCoversExactly(t *testing.T) {
+	summary := func(covers ...string) policies.Entry {
+		return policies.Entry{Message: policies.Message{ID: "ctxc-summary-x", Role: policies.RoleUser, Kind: policies.KindSummary,
+			Parts: []policies.Part{policies.TextPart("## Summary")}, CoversMessageIDs: covers}}
+	}
+	tests := []struct {
+		name    string
+		entries []policies.Entry
+		want    []string
+	}{
+		{"apart", append([]policies.Entry{summary("a", "b", "c")}, policies.EntriesFromLog([]policies.Message{userMsg("d", "d"), userMsg("e", "e")})...),
+			[]string{"a", "b", "c", "d", "e"}},
+		{"met again", append([]policies.Entry{summary("a", "d", "b")}, policies.EntriesFromLog([]policies.Message{userMsg("d", "d"), userMsg("e", "e")})...),
+			[]string{"a", "d", "b", "e"}},
+		{"shown outside", append([]policies.Entry{summary("a", "z")}, policies.EntriesFromLog([]policies.Message{userMsg("d", "d"), userMsg("z", "z")})...),
+			[]string{"a", "d"}},
+	}
+	for _, tt := range tests {
+		remove := make([]bool, len(tt.entries))
+		for i := range remove {
+			remove[i] = tt.name != "shown outside" || i < 2
+		}
+		w := &policies.Work{Entries: tt.entries}
+		visible := make([]bool, len(tt.entries))
+		for _, whole := range []bool{false, true} {
+			p := summaryPlan{remove: remove}
+			p.reset()
+			summarize{}.collect(w, &p, visible, whole)
+			if diff := cmp.Diff(tt.want, p.covers); diff != "" {
+				t.Errorf("%s (whole %v): covers (-want +got):\n%s", tt.name, whole, diff)
+			}
+		}
+	}
+}
