@@ -118,7 +118,9 @@ type Measure struct {
 
 // Verdict is a trigger's answer for one Measure.
 type Verdict struct {
-	Fire   bool
+	Fire bool
+	// Reason says why it fired; empty when it did not (the schedule asks at
+	// every compaction point of a log, and wants only the answer).
 	Reason string
 	// Point is the used-token count at which a token trigger fires, whether it
 	// fired or not; 0 when the trigger is not a token count. The schedule edits

@@ -90,9 +90,11 @@ func (t thresholdTrigger) evaluate(m policies.Measure) policies.Verdict {
 	}
 	v := policies.Verdict{
 		Fire:   m.Used >= point,
-		Reason: fmt.Sprintf("used %s of %s tokens, at or over the %s of %s", tokens(m.Used), tokens(usable(b)), what, tokens(point)),
 		Point:  point,
 		Target: scale(point, t.cfg.TargetRatio),
+	}
+	if v.Fire {
+		v.Reason = fmt.Sprintf("used %s of %s tokens, at or over the %s of %s", tokens(m.Used), tokens(usable(b)), what, tokens(point))
 	}
 	if b.MinHeadroom <= 0 {
 		return v
@@ -118,23 +120,29 @@ func (t headroomTrigger) evaluate(m policies.Measure) policies.Verdict {
 	// The trigger point is the used count at which exactly the minimum remains.
 	point := max(usable(b)-t.cfg.MinHeadroomTokens, 0)
 	remaining := max(usable(b)-m.Used, 0)
-	return policies.Verdict{
-		Fire: remaining < t.cfg.MinHeadroomTokens,
-		Reason: fmt.Sprintf("%s tokens remaining (used %s of %s), below min headroom %s",
-			tokens(remaining), tokens(m.Used), tokens(usable(b)), tokens(t.cfg.MinHeadroomTokens)),
+	v := policies.Verdict{
+		Fire:   remaining < t.cfg.MinHeadroomTokens,
 		Point:  point + 1,
 		Target: scale(point, t.cfg.TargetRatio),
 	}
+	if v.Fire {
+		v.Reason = fmt.Sprintf("%s tokens remaining (used %s of %s), below min headroom %s",
+			tokens(remaining), tokens(m.Used), tokens(usable(b)), tokens(t.cfg.MinHeadroomTokens))
+	}
+	return v
 }
 
 type messageCountTrigger struct{ cfg MessageCountConfig }
 
 func (t messageCountTrigger) evaluate(m policies.Measure) policies.Verdict {
-	return policies.Verdict{
+	v := policies.Verdict{
 		Fire:   m.Messages > t.cfg.MaxMessages,
-		Reason: fmt.Sprintf("%s messages, more than max messages %s", tokens(m.Messages), tokens(t.cfg.MaxMessages)),
 		Target: scale(m.Used, t.cfg.TargetRatio),
 	}
+	if v.Fire {
+		v.Reason = fmt.Sprintf("%s messages, more than max messages %s", tokens(m.Messages), tokens(t.cfg.MaxMessages))
+	}
+	return v
 }
 
 type compositeTrigger struct {

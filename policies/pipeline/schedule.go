@@ -45,12 +45,11 @@ func (r *runner) verdict(used, messages int) policies.Verdict {
 	over := w.HardLimit > 0 && used > w.HardLimit
 	fit := int(float64(w.HardLimit) * r.p.info.FitTargetRatio)
 	if r.trigger == nil {
-		return policies.Verdict{
-			Fire:   over,
-			Reason: fmt.Sprintf("used %s tokens, over the usable window of %s", count(used), count(w.HardLimit)),
-			Point:  w.HardLimit + 1,
-			Target: fit,
+		v := policies.Verdict{Fire: over, Point: w.HardLimit + 1, Target: fit}
+		if over {
+			v.Reason = fmt.Sprintf("used %s tokens, over the usable window of %s", count(used), count(w.HardLimit))
 		}
+		return v
 	}
 	v := r.trigger.Evaluate(policies.Measure{Used: used, Messages: messages, Budget: b})
 	if over && !v.Fire {
