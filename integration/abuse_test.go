@@ -395,7 +395,7 @@ func probeUnauthenticatedBodies(t *testing.T, report func(string, ...any)) {
 // compaction costs about the window, and there are as many as the log is
 // longer.)
 func probeLinear(t *testing.T, report func(string, ...any)) {
-	timed := func(st *ctxcv1.AgentState, profile string) time.Duration {
+	once := func(st *ctxcv1.AgentState, profile string) time.Duration {
 		// Without GOMEMLIMIT: this probe is about time, and a heap near its
 		// limit collects more often the larger it is.
 		s := startServer(t, "--max-message-bytes", strconv.Itoa(64<<20), "--max-inflight-bytes", strconv.Itoa(1<<30))
@@ -409,6 +409,13 @@ func probeLinear(t *testing.T, report func(string, ...any)) {
 			t.Fatal(err)
 		}
 		return time.Since(start)
+	}
+	// The median of three fresh servers: one first call of a second or less
+	// varies by a tenth from run to run, as much as the margin measured.
+	timed := func(st *ctxcv1.AgentState, profile string) time.Duration {
+		runs := []time.Duration{once(st, profile), once(st, profile), once(st, profile)}
+		slices.Sort(runs)
+		return runs[1]
 	}
 	states := map[int]*ctxcv1.AgentState{10_000: smallMessages(10_000), 50_000: smallMessages(50_000), 100_000: smallMessages(100_000)}
 	for _, profile := range []string{"pragmatic", "policy-driven", "budget-aware"} {
