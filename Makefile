@@ -24,7 +24,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BUILD_TAGS := grpcnotrace
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients test-short bench bench-clients bench-sessions run build docker clean
+.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients test-short bench bench-clients bench-sessions run demo build docker clean
 
 all: build
 
@@ -125,13 +125,13 @@ bench: $(BIN)/grpcurl bench-clients bench-sessions
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./tokens/... ./policies/... ./server/... ./integration/...
 	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
 
-# The abuse harness (README, "Running it safely"): every probe of a hostile or
-# careless client against the real binary, with the bounds the README quotes.
+# The abuse harness (docs/running-safely.md): every probe of a hostile or
+# careless client against the real binary, with the bounds the guide quotes.
 # It measures time and memory, so it is not part of make test.
 abuse:
 	$(GO) test -count=1 -tags abuse -run '^TestAbuse$$' -v -timeout 30m ./integration/
 
-# The README's sizing figures ("Deploying"): Compile calls per second of one
+# The sizing figures of docs/deploying.md: Compile calls per second of one
 # replica held to one core, and its memory per MiB of requests in flight.
 bench-sizing:
 	$(GO) test -count=1 -run '^$$' -bench Sizing -benchtime 5s ./integration/
@@ -139,7 +139,7 @@ bench-sizing:
 # Twelve generated 40-turn sessions through ctxc eval, on the path that lets
 # Route record compaction and on the stateless one; then twelve sessions of
 # recorded real tool output and people's wording (--recorded) on the first,
-# and two of 120 turns (README, "Measuring long sessions").
+# and two of 120 turns (docs/measuring.md).
 SESSIONS_DIR ?= $(CURDIR)/.sessions
 bench-sessions: build
 	mkdir -p $(SESSIONS_DIR)
@@ -156,10 +156,17 @@ bench-clients: deps build
 	cd clients/typescript && npm ci --no-audit --no-fund && CTXC_BIN=$(BIN)/ctxc npm run bench
 
 build:
+	@test -x $(BIN)/ctxc || echo "building $(BIN)/ctxc: the first build downloads and compiles its modules, a few minutes on a cold cache"
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ctxc ./cmd/ctxc
 
 run: build
 	$(BIN)/ctxc serve --listen $(ADDR)
+
+# The README's tour: the example profiles, the HTTP/JSON port and the
+# context inspector on it.
+demo: build
+	@echo "ctxc: gRPC on 127.0.0.1:50051, HTTP/JSON on http://127.0.0.1:8080; the inspector: open http://127.0.0.1:8080/ui/"
+	$(BIN)/ctxc serve --config examples/profiles.yaml --listen 127.0.0.1:50051 --http-listen 127.0.0.1:8080
 
 docker:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t ctxc:$(VERSION) .

@@ -5,5 +5,5 @@
 // and Prometheus Operator API types of the versions this module pins.
 //
 // It is a module of its own so that the Kubernetes API types stay out of the
-// service binary's module; `make test` runs it (README, "Deploying").
+// service binary's module; `make test` runs it (docs/deploying.md).
 package deploy

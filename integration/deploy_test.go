@@ -16,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"gopkg.in/yaml.v3"
 
+	"github.com/contextcompiler/ctxc/internal/docset"
 	"github.com/contextcompiler/ctxc/metrics"
 )
 
@@ -357,18 +358,20 @@ func checkDashboard(t *testing.T, sc *scrape) {
 	}
 }
 
-// readmeSection is the text of the README's section that starts with
+// readmeSection is the text of the documentation's section (internal/docset:
+// a guide's headings one level down, as README sections) that starts with
 // heading, up to the next heading of its level or above (outside code blocks).
 func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	doc, err := docset.Read(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
+	data := doc.Text
 	level := len(heading) - len(strings.TrimLeft(heading, "#"))
 	var out []string
 	in, fenced := false, false
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(data, "\n") {
 		if strings.HasPrefix(line, "```") {
 			fenced = !fenced
 		}
@@ -387,7 +390,7 @@ func readmeSection(t *testing.T, heading string) string {
 		}
 	}
 	if !in {
-		t.Fatalf("README.md has no section %q", heading)
+		t.Fatalf("the documentation has no section %q", heading)
 	}
 	return strings.Join(out, "\n")
 }
@@ -467,7 +470,7 @@ var comparison = regexp.MustCompile(`([<>]=?|==|!=)\s*([0-9.e+]+)\s*$`)
 func TestReadmeRunbooks(t *testing.T) {
 	for _, r := range alertRules(t) {
 		section := readmeSection(t, "#### "+r.Alert)
-		if want := "README.md#" + strings.ToLower(r.Alert); !strings.HasSuffix(r.Annotations["runbook_url"], want) {
+		if want := "docs/metrics.md#" + strings.ToLower(r.Alert); !strings.HasSuffix(r.Annotations["runbook_url"], want) {
 			t.Errorf("%s: runbook_url %q does not end in %q", r.Alert, r.Annotations["runbook_url"], want)
 		}
 		m := comparison.FindStringSubmatch(strings.TrimSpace(r.Expr))

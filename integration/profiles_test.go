@@ -2,14 +2,13 @@ package integration
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/docset"
 	"github.com/contextcompiler/ctxc/llm/llmtest"
 )
 
@@ -17,14 +16,14 @@ import (
 // names every profile ListProfiles reports as built in, with its stages in
 // order, and each has a description.
 func TestReadmeBuiltinProfilesTable(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	doc, err := docset.Read(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := string(readme)
+	section := doc.Text
 	start := strings.Index(section, "\n## Built-in profiles\n")
 	if start < 0 {
-		t.Fatal("README.md has no Built-in profiles section")
+		t.Fatal("the documentation has no Built-in profiles section")
 	}
 	section = section[start+1:]
 	if end := strings.Index(section[3:], "\n## "); end >= 0 {

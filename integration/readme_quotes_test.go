@@ -164,10 +164,10 @@ func readmeQuotes() []readmeQuote {
 				t.Fatalf("the failing curl printed %s: %v", ans.stdout, err)
 			}
 			if err := json.Unmarshal([]byte(strings.Join(want.lines, "\n")), &quoted); err != nil {
-				t.Fatalf("README.md line %d: the quoted answer is not JSON: %v", want.line, err)
+				t.Fatalf("%s: the quoted answer is not JSON: %v", a.r.doc.Where(want.line), err)
 			}
 			if diff := cmp.Diff(quoted, got); diff != "" {
-				t.Errorf("README.md line %d quotes an answer the server does not give (-quoted +answered):\n%s", want.line, diff)
+				t.Errorf("%s quotes an answer the server does not give (-quoted +answered):\n%s", a.r.doc.Where(want.line), diff)
 			}
 			return []any{runtime.HTTPStatusFromCode(codes.Code(got.(map[string]any)["code"].(float64)))}
 		}},
@@ -281,7 +281,7 @@ func checkReadmeQuotes(t *testing.T, r *readme, answers map[string]*readmeAnswer
 		re := passageRegexp(q.passage)
 		found := re.FindAllStringSubmatchIndex(r.prose, -1)
 		if len(found) != 1 {
-			t.Errorf("README.md has %d passages matching %q, want one: reword this check with the README", len(found), q.passage)
+			t.Errorf("the documentation has %d passages matching %q, want one: reword this check with the text", len(found), q.passage)
 			continue
 		}
 		m := found[0]
@@ -298,7 +298,7 @@ func checkReadmeQuotes(t *testing.T, r *readme, answers map[string]*readmeAnswer
 		line := r.proseLines[strings.Count(r.prose[:m[0]], "\n")]
 		for i := range quoted {
 			if got, answered := numberValue(quoted[i]), fmt.Sprint(want[i]); got != answered {
-				t.Errorf("README.md line %d quotes %s where the answer is %s, in %q", line, quoted[i], answered, q.passage)
+				t.Errorf("%s quotes %s where the answer is %s, in %q", r.doc.Where(line), quoted[i], answered, q.passage)
 			}
 		}
 	}
@@ -320,7 +320,7 @@ func checkReadmeQuotes(t *testing.T, r *readme, answers map[string]*readmeAnswer
 		}
 		if !inside {
 			line := r.proseLines[strings.Count(r.prose[:start], "\n")]
-			t.Errorf("README.md line %d quotes %q, which no check covers: add its passage to readmeQuotes", line, masked[loc[0]:loc[1]])
+			t.Errorf("%s quotes %q, which no check covers: add its passage to readmeQuotes", r.doc.Where(line), masked[loc[0]:loc[1]])
 		}
 	}
 
@@ -413,7 +413,7 @@ func checkQuotedOutputs(t *testing.T, a *readmeAnswers) {
 	quoted := a.r.blockAfter(t, "The summary, written without a model")
 	got := strings.TrimRight(summary(t, a).GetParts()[0].GetText(), "\n")
 	if diff := cmp.Diff(strings.Join(quoted.lines, "\n"), got); diff != "" {
-		t.Errorf("README.md line %d quotes a summary Compact does not write (-quoted +written):\n%s", quoted.line, diff)
+		t.Errorf("%s quotes a summary Compact does not write (-quoted +written):\n%s", a.r.doc.Where(quoted.line), diff)
 	}
 
 	mask := regexp.MustCompile("a masked observation reads `([^`]*)`").FindStringSubmatch(strings.ReplaceAll(a.r.prose, "\n", " "))
@@ -426,7 +426,7 @@ func checkQuotedOutputs(t *testing.T, a *readmeAnswers) {
 		ModelRegistry []map[string]any `yaml:"model_registry"`
 	}
 	if err := yaml.Unmarshal([]byte(strings.Join(block.lines, "\n")), &readmeEntry); err != nil {
-		t.Fatalf("README.md line %d: %v", block.line, err)
+		t.Fatalf("%s: %v", a.r.doc.Where(block.line), err)
 	}
 	data, err := os.ReadFile(filepath.Join(repoRoot, "examples", "profiles.yaml"))
 	if err != nil {
@@ -436,7 +436,7 @@ func checkQuotedOutputs(t *testing.T, a *readmeAnswers) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(exampleEntry, readmeEntry); diff != "" || len(readmeEntry.ModelRegistry) == 0 {
-		t.Errorf("README.md line %d: the model_registry entry differs from examples/profiles.yaml's (-example +README):\n%s", block.line, diff)
+		t.Errorf("%s: the model_registry entry differs from examples/profiles.yaml's (-example +README):\n%s", a.r.doc.Where(block.line), diff)
 	}
 }
 

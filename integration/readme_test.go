@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/contextcompiler/ctxc/internal/docset"
 )
 
 // readmeAddr and readmeHTTPAddr are the gRPC and HTTP addresses the README's commands use.
@@ -28,9 +30,11 @@ type readmeBlock struct {
 // lines outside the blocks, joined by newlines, but for the sections whose
 // figures are checked apart (readmeSectionsCheckedApart).
 type readme struct {
+	doc    *docset.Doc
 	blocks []readmeBlock
 	prose  string
-	// proseLines maps a prose line to its line number in README.md.
+	// proseLines maps a prose line to its line in doc.Text (r.doc.Where
+	// names its file and line).
 	proseLines []int
 	// performance is the Performance section's text.
 	performance string
@@ -39,6 +43,8 @@ type readme struct {
 // readmeSectionsCheckedApart are the README's sections whose numbers are not
 // answers of the README's commands, and what checks them instead.
 var readmeSectionsCheckedApart = map[string]string{
+	"## What it keeps": "cmd/ctxc's TestReadmeEvalTableMatches compares the session line and the table with what ctxc eval " +
+		"prints, as it does the same table in Measuring long sessions",
 	"## The context inspector": "integration/inspector_test.go drives the page in Chromium and checks what it shows against " +
 		"the server's answers; the draw and compile times are what that test measured and logged, which no test asserts",
 	"## Performance": "measurements: the binary size against scripts/measure.sh (checkBinarySize); " +
@@ -61,16 +67,16 @@ var readmeSectionsCheckedApart = map[string]string{
 
 func readReadme(t *testing.T) *readme {
 	t.Helper()
-	f, err := os.Open(filepath.Join(repoRoot, "README.md"))
+	doc, err := docset.Read(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r := &readme{}
+	r := &readme{doc: doc}
 	var block *readmeBlock
 	var prose, perf []string
 	inPerf, apart := false, false
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(strings.NewReader(doc.Text))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if block != nil {
@@ -128,7 +134,7 @@ func (r *readme) blockAfter(t *testing.T, passage string) readmeBlock {
 	t.Helper()
 	i := strings.Index(r.prose, passage)
 	if i < 0 || strings.Count(r.prose, passage) != 1 {
-		t.Fatalf("README.md has %d passages %q, want one", strings.Count(r.prose, passage), passage)
+		t.Fatalf("the documentation has %d passages %q, want one", strings.Count(r.prose, passage), passage)
 	}
 	line := r.proseLines[strings.Count(r.prose[:i], "\n")]
 	for _, b := range r.blocks {
@@ -159,7 +165,7 @@ func TestReadmeCommands(t *testing.T) {
 	r := readReadme(t)
 	cmds := r.commands()
 	if len(cmds) < 10 {
-		t.Fatalf("found only %d commands in README.md ```sh blocks", len(cmds))
+		t.Fatalf("found only %d commands in the documentation's ```sh blocks", len(cmds))
 	}
 	var serveArgs string
 	for _, c := range cmds {
@@ -169,7 +175,7 @@ func TestReadmeCommands(t *testing.T) {
 		}
 	}
 	if serveArgs == "" {
-		t.Fatal("README.md has no ./bin/ctxc serve command to start the server with")
+		t.Fatal("the README has no ./bin/ctxc serve command to start the server with")
 	}
 	// The HTTP port too is picked by the system; the server logs which.
 	s := startServer(t, strings.Fields(strings.ReplaceAll(serveArgs, readmeHTTPAddr, "127.0.0.1:0"))...)

@@ -13,6 +13,6 @@
 // stages and policies from its profiles, methods from the API, reasons and
 // kinds from fixed lists, helper models from the configuration; anything
 // else is counted under "unknown" or "other". Histograms carry the
-// request's trace id as an exemplar when the request is traced. The README's
-// metrics table lists every metric, and a test keeps it true.
+// request's trace id as an exemplar when the request is traced. The metrics
+// table of docs/metrics.md lists every metric, and a test keeps it true.
 package metrics

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures what the README's performance table quotes about the binary: its
+# Measures what docs/performance.md's table quotes about the binary: its
 # size, and how long `ctxc serve` takes from exec to answering SERVING on the
 # gRPC health check (profiles built; the tokenizers' tables are built right
 # after, in the background), over several runs.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Records again the real agents' transcripts of examples/transcripts/ that
-# `ctxc eval` reads and the README quotes: Claude Code and Codex CLI, headless,
+# `ctxc eval` reads and docs/measuring.md quotes: Claude Code and Codex CLI, headless,
 # and a small agent on the openai SDK, each run against the scripted model of
 # internal/scriptedmodel on a fresh copy of examples/transcripts/workspace (a Go
 # module with real bugs) at /tmp/ctxc-record. internal/transcriptrecorder holds
@@ -15,7 +15,7 @@
 # examples/transcripts/recorder (@anthropic-ai/claude-code with its platform
 # binary, @openai/codex, openai, pinned by the package-lock.json there). It is
 # not part of `make test`; it takes a few minutes per 40-turn session on two
-# cores. It then rewrites the README's transcript blocks from what `ctxc eval`
+# cores. It then rewrites the transcript blocks of docs/measuring.md from what `ctxc eval`
 # prints for the new recordings; review the diff, and run go test ./eval
 # ./cmd/ctxc.
 set -euo pipefail

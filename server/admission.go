@@ -28,8 +28,8 @@ import (
 )
 
 // Limits bound what the gRPC server accepts and how long it works on it.
-// Each has a flag, a CTXC_* variable and a YAML key (README, "Running it
-// safely"); DefaultLimits are safe for a sidecar on loopback.
+// Each has a flag, a CTXC_* variable and a YAML key (docs/running-safely.md);
+// DefaultLimits are safe for a sidecar on loopback.
 type Limits struct {
 	// MaxConcurrentCalls bounds the API calls being received or worked on.
 	// It is checked when a call's headers arrive, before its message is

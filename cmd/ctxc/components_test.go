@@ -175,7 +175,7 @@ func TestAddingAPolicy(t *testing.T) {
 // its components.go excerpt is the list as it is plus the one new line, and
 // its profile builds with the example policy registered.
 func TestReadmeShowsAddingAPolicy(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := docs()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func (c *Config) httpLimits() server.HTTPLimits {
 }
 
 // setting is one scalar configuration value, settable by flag, environment
-// variable and YAML key. The README's configuration table lists these.
+// variable and YAML key. The configuration table of docs/configuration.md lists these.
 type setting struct {
 	key   string // YAML key; the flag is the key with dashes, the variable CTXC_ + upper case
 	usage string

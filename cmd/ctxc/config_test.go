@@ -137,7 +137,7 @@ func TestExampleProfilesLoad(t *testing.T) {
 // TestReadmeConfigTableMatchesSettings keeps the README's table in step with
 // the flags: every setting has a row with its flag, variable, key and default.
 func TestReadmeConfigTableMatchesSettings(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := docs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ proxy:
 // TestReadmeProxyConfigLoads: the README's proxy configuration is a valid
 // configuration whose profiles the catalog has.
 func TestReadmeProxyConfigLoads(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := docs()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 			"{\"route\": <ctxc.v1.RouteRequest without state>} or {\"state\": <ctxc.v1.AgentState>};\n"+
 			"or a Claude Code session transcript, a Codex CLI rollout, or a list of OpenAI Chat\n"+
 			"Completions or Anthropic Messages request bodies, one per line (--format).\n"+
-			"README.md (\"Measuring long sessions\") and the eval package documentation define the\n"+
+			"docs/measuring.md (\"Measuring long sessions\") and the eval package documentation define the\n"+
 			"format and every figure. Several files are measured together.\n\n"+
 			"The service runs in this process, built from --config like `ctxc serve`, unless --addr\n"+
 			"names a running server. --generate writes a synthetic 40-turn coding-agent session with\n"+

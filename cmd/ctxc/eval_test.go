@@ -111,23 +111,27 @@ func TestReadmeEvalTableMatches(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := docs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "## Measuring long sessions")
-	if !ok {
-		t.Fatal("README.md has no section \"Measuring long sessions\"")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "- long-coding-40: ") && !strings.Contains(section, "\n"+line+"\n") {
-			t.Errorf("README.md lacks the session line %q", line)
+	// The README shows the table (What it keeps), and the guide that
+	// defines its figures (Measuring long sessions).
+	for _, heading := range []string{"## What it keeps", "## Measuring long sessions"} {
+		_, section, ok := strings.Cut(string(readme), "\n"+heading+"\n")
+		if !ok {
+			t.Fatalf("the documentation has no section %q", heading)
 		}
-	}
-	want, got := figuresTable(section), figuresTable(out)
-	if got == "" || want != got {
-		t.Errorf("README.md's table differs from what `ctxc eval %s` prints; paste this one:\n\n%s\nREADME has:\n\n%s", exampleSession, got, want)
+		section, _, _ = strings.Cut(section, "\n## ")
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "- long-coding-40: ") && !strings.Contains(section, "\n"+line+"\n") {
+				t.Errorf("%s lacks the session line %q", heading, line)
+			}
+		}
+		want, got := figuresTable(section), figuresTable(out)
+		if got == "" || want != got {
+			t.Errorf("%s: the table differs from what `ctxc eval %s` prints; paste this one:\n\n%s\nit has:\n\n%s", heading, exampleSession, got, want)
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,7 +78,7 @@ func TestSecurityAndLimitsListEveryProblem(t *testing.T) {
 // the code: every limit setting with its default, the helper models' limits
 // and the fixed request limits.
 func TestReadmeLimitsTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := docs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +143,7 @@ func TestReadmeLimitsTable(t *testing.T) {
 // TestReadmeSharedServiceConfigLoads: the hardened configuration in the
 // README is a valid config file (but for its certificate and token paths).
 func TestReadmeSharedServiceConfigLoads(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := docs()
 	if err != nil {
 		t.Fatal(err)
 	}

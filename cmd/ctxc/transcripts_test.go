@@ -110,12 +110,13 @@ func transcriptEvalArgs(file string) []string {
 	return []string{"eval", "--profiles", "budget-aware,policy-driven,llm-assisted", "--windows", "16000,32000", "examples/transcripts/" + file}
 }
 
-// The README shows what `ctxc eval` prints for the recorded Claude Code and
+// docs/measuring.md shows what `ctxc eval` prints for the recorded Claude Code and
 // Codex sessions, between markers; the figures change when the summarizer
 // does, so `go test ./cmd/ctxc -run TestReadmeTranscriptFigures -update`
 // rewrites the blocks from what it prints now.
 func TestReadmeTranscriptFigures(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	const guide = "../../docs/measuring.md"
+	readme, err := os.ReadFile(guide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,11 +133,11 @@ func TestReadmeTranscriptFigures(t *testing.T) {
 		begin, end := "<!-- ctxc eval "+file+" -->\n", "<!-- end ctxc eval "+file+" -->"
 		before, rest, ok := strings.Cut(text, begin)
 		if !ok {
-			t.Fatalf("README.md has no %q marker", strings.TrimSpace(begin))
+			t.Fatalf("docs/measuring.md has no %q marker", strings.TrimSpace(begin))
 		}
 		_, after, ok := strings.Cut(rest, end)
 		if !ok {
-			t.Fatalf("README.md has no %q marker", end)
+			t.Fatalf("docs/measuring.md has no %q marker", end)
 		}
 		block := "```sh\n./bin/ctxc " + strings.Join(args, " ") + "\n```\n\n" + figures + "\n"
 		if *updateExample {
@@ -144,11 +145,11 @@ func TestReadmeTranscriptFigures(t *testing.T) {
 			continue
 		}
 		if got, _, _ := strings.Cut(rest, end); got != block {
-			t.Errorf("README.md's block for %s differs from what `ctxc %s` prints; run go test ./cmd/ctxc -run TestReadmeTranscriptFigures -update\n\nprints:\n%s\nREADME has:\n%s", file, strings.Join(args, " "), block, got)
+			t.Errorf("docs/measuring.md's block for %s differs from what `ctxc %s` prints; run go test ./cmd/ctxc -run TestReadmeTranscriptFigures -update\n\nprints:\n%s\nREADME has:\n%s", file, strings.Join(args, " "), block, got)
 		}
 	}
 	if *updateExample {
-		if err := os.WriteFile("../../README.md", []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(guide, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -44,7 +44,7 @@ type Endpoint struct {
 const modelPlaceholder = "{model}"
 
 // endpoints is the one table of the endpoints: routing, the metrics' label
-// values and the README's list come from it.
+// values and the list in docs/proxy.md come from it.
 var endpoints = []Endpoint{
 	{"/v1/chat/completions", "chat_completions", OpenAI, ctxcv1.InputFormat_INPUT_FORMAT_OPENAI},
 	{"/v1/responses", "responses", OpenAI, ctxcv1.InputFormat_INPUT_FORMAT_OPENAI_RESPONSES},
