@@ -23,4 +23,4 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 (cd examples/transcripts/recorder && npm ci --no-audit --no-fund)
 go run ./internal/transcriptrecorder -root . ${1:+-only "$1"}
-go test -count=1 ./cmd/ctxc -run TestReadmeTranscriptFigures -update
+go test -count=1 ./cmd/ctxc -run TestGuideEvalBlocks -update

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,55 +103,80 @@ func deref(f *float64) float64 {
 	return *f
 }
 
-// readmeTranscripts are the transcripts whose `ctxc eval` output the README
-// quotes, and the command that prints it.
-var readmeTranscripts = []string{"claude-code-40.jsonl", "codex-40.jsonl"}
+// evalBlock is a block of a guide that shows what a `ctxc eval` command
+// prints, between the markers <!-- ctxc eval NAME --> and <!-- end ctxc
+// eval NAME -->: the command, then its figures without the latency table
+// (which depends on the machine).
+type evalBlock struct {
+	guide, name string
+	args        []string // repository-relative paths
+}
+
+// evalBlocks are the guides' eval blocks: the recorded Claude Code and Codex
+// sessions, and the example profile beside the built-in one it derives
+// from, on the shipped session.
+var evalBlocks = []evalBlock{
+	{"docs/measuring.md", "claude-code-40.jsonl", transcriptEvalArgs("claude-code-40.jsonl")},
+	{"docs/measuring.md", "codex-40.jsonl", transcriptEvalArgs("codex-40.jsonl")},
+	{"docs/measuring.md", "examples/profiles.yaml", []string{"eval", "--config", "examples/profiles.yaml", "--profiles", "long-running-coder,budget-aware", "--windows", "16000,8000", "examples/sessions/long-coding-40.jsonl"}},
+}
 
 func transcriptEvalArgs(file string) []string {
 	return []string{"eval", "--profiles", "budget-aware,policy-driven,llm-assisted", "--windows", "16000,32000", "examples/transcripts/" + file}
 }
 
-// docs/measuring.md shows what `ctxc eval` prints for the recorded Claude Code and
-// Codex sessions, between markers; the figures change when the summarizer
-// does, so `go test ./cmd/ctxc -run TestReadmeTranscriptFigures -update`
-// rewrites the blocks from what it prints now.
-func TestReadmeTranscriptFigures(t *testing.T) {
-	const guide = "../../docs/measuring.md"
-	readme, err := os.ReadFile(guide)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	for _, file := range readmeTranscripts {
-		args := transcriptEvalArgs(file)
-		code, out, errOut := runCommand(t, append(args[:len(args)-1:len(args)-1], filepath.Join(transcriptsDir, file))...)
-		if code != exitOK {
-			t.Fatalf("ctxc %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+// The guides' eval blocks are what the commands print; the figures change
+// when the policies do, so `go test ./cmd/ctxc -run TestGuideEvalBlocks
+// -update` rewrites the blocks from what they print now.
+func TestGuideEvalBlocks(t *testing.T) {
+	texts := map[string]string{}
+	for _, b := range evalBlocks {
+		if _, read := texts[b.guide]; read {
+			continue
 		}
-		// The figures, without the latency table (it depends on the machine).
+		raw, err := os.ReadFile(filepath.Join("../..", b.guide))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[b.guide] = string(raw)
+	}
+	for _, b := range evalBlocks {
+		args := slices.Clone(b.args)
+		for i, a := range args {
+			if _, err := os.Stat(filepath.Join("../..", a)); err == nil && strings.Contains(a, "/") {
+				args[i] = filepath.Join("../..", a)
+			}
+		}
+		code, out, errOut := runCommand(t, args...)
+		if code != exitOK {
+			t.Fatalf("ctxc %s: exit %d: %s", strings.Join(b.args, " "), code, errOut)
+		}
 		figures, _, _ := strings.Cut(out, "\nCompile latency")
-		figures = strings.ReplaceAll(strings.TrimSpace(figures), filepath.Join(transcriptsDir, file), "examples/transcripts/"+file)
-		begin, end := "<!-- ctxc eval "+file+" -->\n", "<!-- end ctxc eval "+file+" -->"
+		figures = strings.ReplaceAll(strings.TrimSpace(figures), "../../", "")
+		text := texts[b.guide]
+		begin, end := "<!-- ctxc eval "+b.name+" -->\n", "<!-- end ctxc eval "+b.name+" -->"
 		before, rest, ok := strings.Cut(text, begin)
 		if !ok {
-			t.Fatalf("docs/measuring.md has no %q marker", strings.TrimSpace(begin))
+			t.Fatalf("%s has no %q marker", b.guide, strings.TrimSpace(begin))
 		}
 		_, after, ok := strings.Cut(rest, end)
 		if !ok {
-			t.Fatalf("docs/measuring.md has no %q marker", end)
+			t.Fatalf("%s has no %q marker", b.guide, end)
 		}
-		block := "```sh\n./bin/ctxc " + strings.Join(args, " ") + "\n```\n\n" + figures + "\n"
+		block := "```sh\n./bin/ctxc " + strings.Join(b.args, " ") + "\n```\n\n" + figures + "\n"
 		if *updateExample {
-			text = before + begin + block + end + after
+			texts[b.guide] = before + begin + block + end + after
 			continue
 		}
 		if got, _, _ := strings.Cut(rest, end); got != block {
-			t.Errorf("docs/measuring.md's block for %s differs from what `ctxc %s` prints; run go test ./cmd/ctxc -run TestReadmeTranscriptFigures -update\n\nprints:\n%s\nREADME has:\n%s", file, strings.Join(args, " "), block, got)
+			t.Errorf("%s's block for %s differs from what `ctxc %s` prints; run go test ./cmd/ctxc -run TestGuideEvalBlocks -update\n\nprints:\n%s\nthe guide has:\n%s", b.guide, b.name, strings.Join(b.args, " "), block, got)
 		}
 	}
 	if *updateExample {
-		if err := os.WriteFile(guide, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+		for guide, text := range texts {
+			if err := os.WriteFile(filepath.Join("../..", guide), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
