@@ -13,6 +13,8 @@ PROTOC_GEN_GRPC_GATEWAY_VERSION := v2.31.0
 GRPCURL_VERSION := v1.9.4
 # helm renders and lints the chart (deploy/helm/ctxc); Debian has no helm.
 HELM_VERSION := v3.22.0
+# cyclonedx-gomod writes the release's software bill of materials (make dist).
+CYCLONEDX_GOMOD_VERSION := v1.10.0
 
 # The release (the VERSION file, which the clients and the chart carry too)
 # and the commit it was built from.
@@ -24,7 +26,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BUILD_TAGS := grpcnotrace
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients test-short bench bench-clients bench-sessions run demo build docker clean
+.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients test-short bench bench-clients bench-sessions run demo build dist test-dist docker clean
 
 all: build
 
@@ -42,6 +44,8 @@ $(BIN)/grpcurl:
 # the tests pass --kube-version (deploy/go.mod's k8s.io/api) themselves.
 $(BIN)/helm:
 	GOBIN=$(BIN) $(GO) install -ldflags '-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+$(BIN)/cyclonedx-gomod:
+	GOBIN=$(BIN) $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
 
 # The Debian packages the tests need (scripts/deps.sh holds the one list,
 # which .ci/run installs too): installed when missing, as root or with sudo
@@ -53,7 +57,7 @@ deps:
 # builds buf (several minutes on two cores), which only generate and lint need.
 grpcurl: $(BIN)/grpcurl
 helm: $(BIN)/helm
-tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/grpcurl $(BIN)/helm
+tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway $(BIN)/grpcurl $(BIN)/helm $(BIN)/cyclonedx-gomod
 
 generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-grpc-gateway python-stubs ui
 	rm -rf gen/ctxc
@@ -88,6 +92,7 @@ lint: $(BIN)/buf
 # the README's commands. test-clients runs the client packages' own tests.
 test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks proxy-clients
 	$(GO) vet -tags abuse ./integration/  # the abuse harness (make abuse) keeps compiling
+	$(GO) vet -tags dist ./integration/  # and the release test (make test-dist)
 	CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
 
 # The providers' own SDKs (@anthropic-ai/sdk, openai; pinned by the
@@ -168,8 +173,17 @@ demo: build
 	@echo "ctxc: gRPC on 127.0.0.1:50051, HTTP/JSON on http://127.0.0.1:8080; the inspector: open http://127.0.0.1:8080/ui/"
 	$(BIN)/ctxc serve --config examples/profiles.yaml --listen 127.0.0.1:50051 --http-listen 127.0.0.1:8080
 
+# The release directory dist/ctxc-$(VERSION) (scripts/dist.sh): binaries,
+# SBOM, the client packages, the chart, checksums. test-dist installs each
+# into a clean directory and runs its quick start (CI runs it after make test).
+dist: $(BIN)/helm $(BIN)/cyclonedx-gomod
+	VERSION=$(VERSION) COMMIT=$(COMMIT) LDFLAGS='$(LDFLAGS)' BUILD_TAGS='$(BUILD_TAGS)' scripts/dist.sh
+
+test-dist: dist
+	$(GO) test -count=1 -tags dist -run '^TestReleaseArtifacts$$' -v -timeout 20m ./integration/
+
 docker:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t ctxc:$(VERSION) .
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

@@ -27,6 +27,9 @@ func TestPackagesCarryTheServiceVersion(t *testing.T) {
 		{"clients/python/pyproject.toml", `(?m)^version = "([^"]+)"`},
 		{"clients/python/src/ctxc/_version.py", `__version__ = "([^"]+)"`},
 		{"clients/php/src/Client.php", `VERSION = '([^']+)'`},
+		// A Composer artifact repository (the release's zip) reads it here.
+		{"clients/php/composer.json", `(?m)^    "version": "([^"]+)"`},
+		{"deploy/helm/ctxc/Chart.yaml", `(?m)^appVersion: "([^"]+)"`},
 	}
 	for _, tt := range tests {
 		m := regexp.MustCompile(tt.pattern).FindStringSubmatch(read(t, filepath.Join(root, tt.file)))

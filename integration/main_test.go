@@ -135,6 +135,8 @@ type launchOptions struct {
 	creds credentials.TransportCredentials
 	// noListen leaves --listen to args.
 	noListen bool
+	// binary is the ctxc to run; the one TestMain built when empty.
+	binary string
 }
 
 // launch runs `ctxc serve` with o and waits until health says SERVING.
@@ -144,7 +146,11 @@ func launch(t testing.TB, o launchOptions) *server {
 	if !o.noListen {
 		args = append([]string{"serve", "--listen", "127.0.0.1:0", "--log-format", "json"}, o.args...)
 	}
-	cmd := exec.Command(ctxcBinary, args...)
+	binary := ctxcBinary
+	if o.binary != "" {
+		binary = o.binary
+	}
+	cmd := exec.Command(binary, args...)
 	cmd.Dir = repoRoot
 	cmd.Env = append(append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT="), o.env...)
 	stderr, err := cmd.StderrPipe()

@@ -43,6 +43,8 @@ type readme struct {
 // readmeSectionsCheckedApart are the README's sections whose numbers are not
 // answers of the README's commands, and what checks them instead.
 var readmeSectionsCheckedApart = map[string]string{
+	"## Installing a release": "integration/dist_test.go (make test-dist) does each step on the artifacts of make dist, " +
+		"and client/version_test.go checks the versions",
 	"## What it keeps": "cmd/ctxc's TestReadmeEvalTableMatches compares the session line and the table with what ctxc eval " +
 		"prints, as it does the same table in Measuring long sessions",
 	"## The context inspector": "integration/inspector_test.go drives the page in Chromium and checks what it shows against " +

@@ -37,6 +37,12 @@ PACKAGES=(
   # (integration/inspector_test.go); the page's text is set in DejaVu.
   chromium
   fonts-dejavu-core
+  # make dist builds the Python client's sdist and wheel with Debian's build
+  # frontend and the PHP client's Composer archive (zip).
+  python3-build
+  python3-setuptools
+  python3-wheel
+  php-zip
   # The multi-replica test puts nginx (grpc_pass) in front of three servers:
   # the L7 gRPC load balancing the README's "Deploying" describes.
   nginx

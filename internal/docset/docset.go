@@ -29,6 +29,7 @@ var Guides = []string{
 	"docs/configuration.md",
 	"docs/running-safely.md",
 	"docs/deploying.md",
+	"docs/releases.md",
 	"docs/metrics.md",
 	"docs/profiles.md",
 	"docs/api.md",

@@ -1,0 +1,247 @@
+//go:build dist
+
+package integration
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestReleaseArtifacts takes the release directory `make dist` wrote (make
+// test-dist runs both) as a user would: checks every file against
+// SHA256SUMS, unpacks this machine's binary and serves with it, installs
+// each client package from its artifact into a clean directory and runs the
+// quick start of its README against that server, and renders the packaged
+// chart. Everything says the version in VERSION.
+func TestReleaseArtifacts(t *testing.T) {
+	version := strings.TrimSpace(readFile(t, filepath.Join(repoRoot, "VERSION")))
+	dist := filepath.Join(repoRoot, "dist", "ctxc-"+version)
+	if _, err := os.Stat(dist); err != nil {
+		t.Fatalf("no release directory: run `make dist` (make test-dist does): %v", err)
+	}
+	checkSums(t, dist)
+
+	bin := filepath.Join(t.TempDir(), "ctxc")
+	untar(t, filepath.Join(dist, "ctxc_"+version+"_linux_"+runtime.GOARCH+".tar.gz"), "ctxc", bin)
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), version) {
+		t.Fatalf("ctxc version: %v %s, want it to say %s", err, out, version)
+	}
+	s := launch(t, launchOptions{binary: bin, args: []string{"--http-listen", "127.0.0.1:0"}})
+	httpAddr := s.httpAddr(t)
+
+	t.Run("typescript", func(t *testing.T) {
+		dir := t.TempDir()
+		npm := needProgram(t, "npm", "make deps")
+		writeFile(t, filepath.Join(dir, "package.json"), `{"name": "quickstart", "private": true, "type": "module"}`)
+		// The quick start uses LangChain.js, the package's optional peer.
+		run(t, dir, npm, "install", "--no-audit", "--no-fund", "--loglevel=error", filepath.Join(dist, "ctxc-client-"+version+".tgz"), "@langchain/core@1")
+		writeFile(t, filepath.Join(dir, "quickstart.mjs"), quickStart(t, "clients/typescript/README.md", "ts", s.addr, httpAddr))
+		out := run(t, dir, needProgram(t, "node", "make deps"), "quickstart.mjs")
+		if !regexp.MustCompile(`^\d+ \d+\n$`).MatchString(out) {
+			t.Errorf("the quick start printed %q, want the messages to send and the tokens used", out)
+		}
+		var pkg struct{ Version string }
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "node_modules", "@ctxc", "client", "package.json"))), &pkg); err != nil || pkg.Version != version {
+			t.Errorf("installed @ctxc/client %q (%v), want %s", pkg.Version, err, version)
+		}
+	})
+
+	for _, artifact := range []string{"ctxc_client-" + version + "-py3-none-any.whl", "ctxc-client-" + version + ".tar.gz"} {
+		t.Run("python "+artifact, func(t *testing.T) {
+			dir := t.TempDir()
+			// Debian's grpcio and protobuf are the dependencies (--no-deps:
+			// nothing comes from PyPI); an sdist builds with Debian's setuptools.
+			run(t, dir, "/usr/bin/python3", "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
+				"--target", filepath.Join(dir, "site"), filepath.Join(dist, artifact))
+			writeFile(t, filepath.Join(dir, "quickstart.py"), quickStart(t, "clients/python/README.md", "python", s.addr, httpAddr)+
+				"import ctxc as _c\nassert _c.__version__ == "+`"`+version+`"`+", _c.__version__\n")
+			cmd := exec.Command("/usr/bin/python3", "quickstart.py")
+			cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONPATH="+filepath.Join(dir, "site"))
+			out, err := cmd.CombinedOutput()
+			if err != nil || !regexp.MustCompile(`^\d+ \d+ \d+\n$`).Match(out) {
+				t.Errorf("the quick start: %v\n%s", err, out)
+			}
+		})
+	}
+
+	t.Run("php", func(t *testing.T) {
+		dir := t.TempDir()
+		// A Composer artifact repository: the release directory, Packagist off.
+		writeFile(t, filepath.Join(dir, "composer.json"), `{"repositories": [{"type": "artifact", "url": "`+dist+`"}, {"packagist.org": false}], "require": {"ctxc/client": "`+version+`"}}`)
+		cmd := exec.Command(needProgram(t, "composer", "make deps"), "install", "--no-interaction", "--no-progress", "--quiet")
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "COMPOSER_HOME="+filepath.Join(dir, ".composer"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("composer install: %v\n%s", err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "vendor", "ctxc", "client", "vendor")); err == nil {
+			t.Error("the Composer archive carries the package's own vendor directory")
+		}
+		writeFile(t, filepath.Join(dir, "quickstart.php"), "<?php\nrequire __DIR__ . '/vendor/autoload.php';\n"+quickStart(t, "clients/php/README.md", "php", s.addr, httpAddr))
+		out := run(t, dir, needProgram(t, "php", "make deps"), "quickstart.php")
+		if !regexp.MustCompile(`^\d+ messages, \d+ tokens\n$`).MatchString(out) {
+			t.Errorf("the quick start printed %q", out)
+		}
+	})
+
+	t.Run("helm chart", func(t *testing.T) {
+		helm := filepath.Join(repoRoot, "bin", "helm")
+		chart := filepath.Join(dist, "ctxc-"+version+".tgz")
+		run(t, repoRoot, helm, "lint", chart)
+		out := run(t, repoRoot, helm, "show", "chart", chart)
+		if !strings.Contains(out, "appVersion: "+version) && !strings.Contains(out, `appVersion: "`+version+`"`) {
+			t.Errorf("the chart's appVersion is not %s:\n%s", version, out)
+		}
+		// The Kubernetes release deploy/go.mod's k8s.io/api is of, as make test-deploy renders for.
+		api := regexp.MustCompile(`(?m)^\s*k8s\.io/api v0\.(\d+\.\d+)\s*$`).FindStringSubmatch(readFile(t, filepath.Join(repoRoot, "deploy", "go.mod")))
+		if api == nil {
+			t.Fatal("deploy/go.mod names no k8s.io/api")
+		}
+		if rendered := run(t, repoRoot, helm, "template", "ctxc", chart, "--kube-version", "1."+api[1]); !strings.Contains(rendered, ":"+version) {
+			t.Errorf("the rendered chart runs no image tagged %s", version)
+		}
+	})
+
+	t.Run("sbom", func(t *testing.T) {
+		var bom struct {
+			BOMFormat  string `json:"bomFormat"`
+			Components []struct {
+				Name, Version string
+			} `json:"components"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dist, "ctxc_"+version+".cdx.json"))), &bom); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range bom.Components {
+			names = append(names, c.Name)
+		}
+		for _, dep := range []string{"google.golang.org/grpc", "google.golang.org/protobuf", "github.com/pkoukk/tiktoken-go", "go.opentelemetry.io/otel"} {
+			if !slices.Contains(names, dep) {
+				t.Errorf("the bill of materials (%s) does not list %s", bom.BOMFormat, dep)
+			}
+		}
+	})
+}
+
+// checkSums checks that SHA256SUMS lists every other file of dir, with its
+// digest.
+func checkSums(t *testing.T, dir string) {
+	t.Helper()
+	listed := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(dir, "SHA256SUMS"))), "\n") {
+		sum, name, ok := strings.Cut(line, "  ")
+		if !ok {
+			t.Fatalf("SHA256SUMS line %q", line)
+		}
+		listed[name] = sum
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "SHA256SUMS" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); listed[e.Name()] != got {
+			t.Errorf("%s: SHA256SUMS says %q, the file's digest is %s", e.Name(), listed[e.Name()], got)
+		}
+		delete(listed, e.Name())
+	}
+	for name := range listed {
+		t.Errorf("SHA256SUMS lists %s, which is not in the release", name)
+	}
+}
+
+// untar writes the file name of the gzipped tar archive to dst.
+func untar(t *testing.T, archive, name, dst string) {
+	t.Helper()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("%s holds no %s: %v", archive, name, err)
+		}
+		if h.Name != name {
+			continue
+		}
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o755)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+}
+
+// quickStart is the first ```lang block of a client's README, with the
+// README's addresses replaced by the test server's.
+func quickStart(t *testing.T, readme, lang, grpcAddr, httpAddr string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(readFile(t, filepath.Join(repoRoot, readme)), "```"+lang+"\n")
+	if !ok {
+		t.Fatalf("%s has no ```%s block", readme, lang)
+	}
+	code, _, _ := strings.Cut(rest, "```")
+	code = strings.ReplaceAll(code, readmeAddr, grpcAddr)
+	return strings.ReplaceAll(code, readmeHTTPAddr, httpAddr)
+}
+
+func run(t *testing.T, dir, program string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(program, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", program, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
