@@ -383,7 +383,9 @@ func TestMalformedRequestIsInvalidArgument(t *testing.T) {
 
 func TestDrainKeepsServingWhileNotServing(t *testing.T) {
 	h := start(t, TransportConfig{DrainDelay: time.Minute})
-	go h.transport.Drain()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.transport.Drain(ctx)
 	for healthStatus(t, h.transport, "") != healthpb.HealthCheckResponse_NOT_SERVING {
 		time.Sleep(time.Millisecond)
 	}

@@ -85,6 +85,7 @@ func start(t *testing.T, cfg TransportConfig) *harness {
 	}
 	t.Cleanup(func() {
 		conn.Close()
+		h.transport.StopBy(time.Now()) // no drain delay to wait out
 		stop()
 		<-h.served
 	})

@@ -234,8 +234,9 @@ func (t *Transport) SetServing() {
 // Drain begins a shutdown: health turns NOT_SERVING at once, and Drain
 // returns after the drain delay, during which calls are still accepted and
 // served so that load balancers and clients watching health move away
-// before the port closes. Calls after the first wait out the same delay.
-func (t *Transport) Drain() {
+// before the port closes; or earlier, when ctx ends. Calls after the first
+// wait out the same delay.
+func (t *Transport) Drain(ctx context.Context) {
 	t.drainOnce.Do(func() {
 		t.health.Shutdown()
 		t.drainedAt = time.Now().Add(t.drainDelay)
@@ -243,7 +244,12 @@ func (t *Transport) Drain() {
 			t.log.Info("draining: health is NOT_SERVING; still accepting calls", "drain_delay", t.drainDelay.String())
 		}
 	})
-	time.Sleep(time.Until(t.drainedAt))
+	wait := time.NewTimer(time.Until(t.drainedAt))
+	defer wait.Stop()
+	select {
+	case <-wait.C:
+	case <-ctx.Done():
+	}
 }
 
 // StopBy makes the shutdown that follows end by deadline at the latest, for
@@ -272,7 +278,14 @@ func (t *Transport) Serve(ctx context.Context, lis net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	t.Drain()
+	// A StopBy deadline that falls inside the drain delay cuts it short.
+	drain := context.Background()
+	if by := t.stopBy.Load(); by != 0 {
+		var cancel context.CancelFunc
+		drain, cancel = context.WithDeadline(drain, time.Unix(0, by))
+		defer cancel()
+	}
+	t.Drain(drain)
 	grace := t.grace
 	if by := t.stopBy.Load(); by != 0 {
 		grace = max(0, min(grace, time.Until(time.Unix(0, by))))

@@ -240,7 +240,7 @@ func startGateway(ctx context.Context, cfg Config, tlsFiles *server.TLS, tokens 
 	go func() {
 		select {
 		case <-ctx.Done():
-			transport.Drain()
+			transport.Drain(context.Background())
 			grace := cfg.GracePeriod
 			if grace <= 0 {
 				grace = server.DefaultGracePeriod
