@@ -2,11 +2,13 @@ package tokens
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"sync"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // Encoding names.
@@ -73,15 +75,19 @@ func installOfflineLoader() {
 // embedded BPE data when first used (Service.Preload builds them all).
 func buildEncoders() (map[string]*encoder, error) {
 	installOfflineLoader()
-	loader := tiktoken_loader.NewOfflineLoader()
 	out := make(map[string]*encoder, len(encodingSpecs))
 	for i, s := range encodingSpecs {
 		out[s.name] = &encoder{name: s.name, id: uint8(i + 1), split: s.split, load: func() (*rankTable, error) {
-			ranks, err := loader.LoadTiktokenBpe(s.bpeFile)
+			// The file tiktoken-go-loader embeds, read into the table directly.
+			file, err := assets.Assets.ReadFile(path.Base(s.bpeFile))
 			if err != nil {
 				return nil, fmt.Errorf("load %s: %w", s.name, err)
 			}
-			return newRankTable(ranks)
+			t, err := parseRankTable(file)
+			if err != nil {
+				return nil, fmt.Errorf("load %s: %w", s.name, err)
+			}
+			return t, nil
 		}}
 	}
 	return out, nil
