@@ -131,6 +131,10 @@ type runner struct {
 	compacted  bool
 	compaction policies.CompactionReport
 	point      int // the compaction point steps run at (1-based), 0 outside compaction
+	// saved is transform's copy of the view before a step, reused from one
+	// transform to the next (a long log makes two at each of its
+	// compaction points); a reverted step's copy becomes the view.
+	saved []policies.Entry
 }
 
 // run executes the profile's steps: those before the compact stage in order,
@@ -318,7 +322,8 @@ func (r *runner) step(ctx context.Context, s *step) error {
 func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
 	w := r.w
 	before := w.UsedTokens()
-	entries := append([]policies.Entry(nil), w.Entries...) // the view, bounded by the window
+	entries := append(r.saved[:0], w.Entries...) // the view, bounded by the window
+	r.saved = entries
 	ledger := w.Checkpoint()
 	defer w.Release()
 	mark := len(r.stages)
@@ -336,6 +341,7 @@ func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
 	}
 	if changed && after >= before {
 		w.Entries = entries
+		r.saved = nil // the copy is the view now
 		w.Rollback(ledger)
 		r.checks.forget() // the view is the one from before the step, not the one it checked
 		r.stages[mark].MessagesOut = len(w.Entries)
