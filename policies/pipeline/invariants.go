@@ -32,8 +32,12 @@ type checker struct {
 	byID map[string]int
 	// byIDSize is the most entries byID has held since it was made.
 	byIDSize int
-	// checked is the view as the last full check saw it.
-	checked []entryPrint
+	// checked is the view as the last full check saw it; checkedPoint the
+	// compaction point (gen) whose checks it passed, -1 when it passed the
+	// checks outside compaction.
+	checked      []entryPrint
+	checkedPoint int
+	gen          int // counts beginCompaction calls
 }
 
 // entryPrint identifies an entry's message without reading its content: its
@@ -61,7 +65,11 @@ func printOf(m *policies.Message) entryPrint {
 // only. A read-only stage must leave the view so; any other step that changed
 // it is checked in full.
 func (c *checker) after(w *policies.Work, s *step) error {
-	if c.checked != nil && !s.stage.Info().Compacts && c.unchanged(w) {
+	compacts := s.stage.Info().Compacts
+	// Inside one compaction point the compact stage's checks depend only on
+	// the view: a step that left it as the last one checked there (a repair
+	// with nothing to repair) passes them again.
+	if c.checked != nil && (!compacts || c.checkedPoint == c.gen) && c.unchanged(w) {
 		return nil
 	}
 	if s.stage.Info().ReadOnly && c.checked != nil {
@@ -76,6 +84,10 @@ func (c *checker) after(w *policies.Work, s *step) error {
 	c.checked = c.checked[:0]
 	for i := range w.Entries {
 		c.checked = append(c.checked, printOf(&w.Entries[i].Message))
+	}
+	c.checkedPoint = -1
+	if compacts {
+		c.checkedPoint = c.gen
 	}
 	return nil
 }
@@ -120,6 +132,7 @@ func (c *checker) beginCompaction(w *policies.Work) {
 	if c == nil {
 		return
 	}
+	c.gen++
 	c.scope = make(map[string]bool, len(w.Entries))
 	for i := range w.Entries {
 		c.scope[w.Entries[i].Message.ID] = true
