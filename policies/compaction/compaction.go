@@ -42,14 +42,19 @@ func unitTokens(w *policies.Work, u policies.Span) int {
 	return n
 }
 
-// removeEntries returns w.Entries without the marked ones, in a new slice.
+// removeEntries returns entries without the marked ones.
 func removeEntries(entries []policies.Entry, drop []bool) []policies.Entry {
-	out := make([]policies.Entry, 0, len(entries))
+	// In place, as policies edit entries: the runner reverts a step from
+	// its own copy of the view. A new slice at each of the compaction points
+	// of a long log was a tenth of what a compile of 100,000 messages
+	// allocated.
+	out := entries[:0]
 	for i := range entries {
 		if !drop[i] {
 			out = append(out, entries[i])
 		}
 	}
+	clear(entries[len(out):]) // what the dropped entries held goes
 	return out
 }
 
