@@ -160,9 +160,11 @@ bench-sessions: build
 bench-clients: deps build
 	cd clients/typescript && npm ci --no-audit --no-fund && CTXC_BIN=$(BIN)/ctxc npm run bench
 
+# The first build names each package as it compiles it (-v): minutes on a
+# cold cache, which would otherwise pass in silence.
 build:
 	@test -x $(BIN)/ctxc || echo "building $(BIN)/ctxc: the first build downloads and compiles its modules, a few minutes on a cold cache"
-	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ctxc ./cmd/ctxc
+	CGO_ENABLED=0 $(GO) build $(if $(wildcard $(BIN)/ctxc),,-v) -trimpath -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ctxc ./cmd/ctxc
 
 run: build
 	$(BIN)/ctxc serve --listen $(ADDR)
