@@ -42,7 +42,7 @@ var Guides = []string{
 type Doc struct {
 	// Text is README.md and the guides, each ending with a newline.
 	Text string
-	// lines maps a line of Text (from 0) to its file and line (from 1).
+	// files and at give each line of Text (from 0) its file and line (from 1).
 	files []string
 	at    []int
 }
@@ -81,32 +81,4 @@ func (d *Doc) Where(n int) string {
 		return fmt.Sprintf("line %d", n)
 	}
 	return fmt.Sprintf("%s:%d", d.files[n-1], d.at[n-1])
-}
-
-// WhereOffset names the file and line of the byte at offset i of Text.
-func (d *Doc) WhereOffset(i int) string {
-	return d.Where(strings.Count(d.Text[:min(max(i, 0), len(d.Text))], "\n") + 1)
-}
-
-// FileHolding is the file that holds s (a passage of Text that lies within
-// one file, headings as they read in Text), or "" when no single file does.
-func (d *Doc) FileHolding(s string) string {
-	i := strings.Index(d.Text, s)
-	if i < 0 {
-		return ""
-	}
-	first, last := d.WhereFile(i), d.WhereFile(i+len(s)-1)
-	if first != last {
-		return ""
-	}
-	return first
-}
-
-// WhereFile is the file of the byte at offset i of Text.
-func (d *Doc) WhereFile(i int) string {
-	n := strings.Count(d.Text[:min(max(i, 0), len(d.Text))], "\n")
-	if n >= len(d.files) {
-		return ""
-	}
-	return d.files[n]
 }

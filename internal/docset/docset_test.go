@@ -34,14 +34,8 @@ func TestGuidesReadAsTheREADMEsSections(t *testing.T) {
 	if got := d.Where(6); got != first+":1" {
 		t.Errorf("Where(6) = %q, want %s:1", got, first)
 	}
-	if got := d.WhereOffset(strings.Index(d.Text, "### Part")); got != first+":3" {
-		t.Errorf("WhereOffset(### Part) = %q, want %s:3", got, first)
-	}
-	if got := d.FileHolding("## " + first + "\n\n### Part"); got != first {
-		t.Errorf("FileHolding = %q, want %s", got, first)
-	}
-	if got := d.FileHolding("text\n## " + first); got != "" {
-		t.Errorf("FileHolding of a passage across two files = %q, want none", got)
+	if got := d.Where(8); got != first+":3" {
+		t.Errorf("Where(8) = %q, want %s:3 (the guide's section heading)", got, first)
 	}
 }
 
