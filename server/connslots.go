@@ -7,7 +7,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"google.golang.org/grpc/peer"
 )
@@ -33,14 +32,13 @@ type slotListener struct {
 	max int
 	log *slog.Logger
 
-	mu          sync.Mutex
-	open        int
-	unproven    list.List // of *slotConn without an authenticated call, oldest first
-	freed       chan struct{}
-	closed      chan struct{}
-	closeOnce   sync.Once
-	evictions   *throttle
-	evictedSeen atomic.Int64 // connections evicted, for tests
+	mu        sync.Mutex
+	open      int
+	unproven  list.List // of *slotConn without an authenticated call, oldest first
+	freed     chan struct{}
+	closed    chan struct{}
+	closeOnce sync.Once
+	evictions *throttle
 }
 
 // slotConn is a connection holding a slot.
@@ -91,7 +89,6 @@ func (l *slotListener) Close() error {
 }
 
 func (l *slotListener) evicted(victim *slotConn, newcomer net.Conn) {
-	l.evictedSeen.Add(1)
 	if suppressed, ok := l.evictions.allow(); ok {
 		l.log.Warn("connection closed to make room: every max_connections slot was taken; it had made no authenticated call",
 			"client", victim.RemoteAddr().String(), "for", newcomer.RemoteAddr().String(), "evicted_unlogged_since_last", suppressed)
@@ -138,29 +135,4 @@ func provenCall(ctx context.Context) {
 			a.slot.prove()
 		}
 	}
-}
-
-// throttle lets a repeated log line through at most once every
-// refusalLogInterval, counting those it held back.
-type throttle struct {
-	now        func() time.Time
-	mu         sync.Mutex
-	logged     time.Time
-	suppressed int
-}
-
-func newThrottle() *throttle { return &throttle{now: time.Now} }
-
-// allow reports whether to log now, and how many were held back since the
-// last line that was.
-func (t *throttle) allow() (suppressed int, ok bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	now := t.now()
-	if !t.logged.IsZero() && now.Sub(t.logged) < refusalLogInterval {
-		t.suppressed++
-		return 0, false
-	}
-	suppressed, t.logged, t.suppressed = t.suppressed, now, 0
-	return suppressed, true
 }

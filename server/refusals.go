@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -52,4 +53,29 @@ func (t *Transport) Refused(port string, refuse http.HandlerFunc) http.HandlerFu
 		t.refusals.refused(r.Context(), port, r.RemoteAddr, r.URL.Path)
 		refuse(w, r)
 	}
+}
+
+// throttle lets a repeated log line through at most once every
+// refusalLogInterval, counting those it held back.
+type throttle struct {
+	now        func() time.Time
+	mu         sync.Mutex
+	logged     time.Time
+	suppressed int
+}
+
+func newThrottle() *throttle { return &throttle{now: time.Now} }
+
+// allow reports whether to log now, and how many were held back since the
+// last line that was.
+func (t *throttle) allow() (suppressed int, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.now()
+	if !t.logged.IsZero() && now.Sub(t.logged) < refusalLogInterval {
+		t.suppressed++
+		return 0, false
+	}
+	suppressed, t.logged, t.suppressed = t.suppressed, now, 0
+	return suppressed, true
 }
