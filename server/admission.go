@@ -316,7 +316,7 @@ func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.Unary
 		n = max(n, int64(proto.Size(m)))
 	}
 	n = min(n, a.limits.MaxInflightBytes)
-	if err := a.acquireInflight(ctx, info.FullMethod, n); err != nil {
+	if err := a.acquireInflight(ctx, info.FullMethod, n, false); err != nil {
 		if ctx.Err() != nil {
 			return nil, toStatus(ctx, a.log, info.FullMethod, err)
 		}
@@ -422,8 +422,7 @@ func reserveInflight(ctx context.Context, total int64) error {
 	if total > a.limits.MaxInflightBytes {
 		return &neverFitsError{Need: total, Limit: a.limits.MaxInflightBytes}
 	}
-	target := total
-	extra := target - h.held
+	extra := total - h.held
 	if extra <= 0 {
 		return nil
 	}
@@ -432,10 +431,10 @@ func reserveInflight(ctx context.Context, total int64) error {
 	// make as much again, unaccounted. It waits ahead of calls not yet
 	// admitted, which hold nothing yet; two calls that each wait for more
 	// wait at most MaxQueueWait, then one is refused and the other goes on.
-	if err := a.acquireInflightFirst(ctx, h.method, extra); err != nil {
+	if err := a.acquireInflight(ctx, h.method, extra, true); err != nil {
 		return err
 	}
-	h.held = target
+	h.held = total
 	return nil
 }
 
@@ -471,19 +470,10 @@ func growInflight(ctx context.Context, n int64) error {
 
 // acquireInflight takes n bytes of MaxInflightBytes for a call to method,
 // waiting up to MaxQueueWait in arrival order (small calls excepted:
-// inflight.go): the context's error when the
-// call ends first, OVERLOADED when the wait does.
-func (a *admission) acquireInflight(ctx context.Context, method string, n int64) error {
-	return a.acquireInflightAt(ctx, method, n, false)
-}
-
-// acquireInflightFirst is acquireInflight for a call that already holds
-// bytes: it waits ahead of the calls not yet admitted.
-func (a *admission) acquireInflightFirst(ctx context.Context, method string, n int64) error {
-	return a.acquireInflightAt(ctx, method, n, true)
-}
-
-func (a *admission) acquireInflightAt(ctx context.Context, method string, n int64, first bool) error {
+// inflight.go; a call that already holds bytes, first, waits ahead of those
+// that hold none): the context's error when the call ends first, OVERLOADED
+// when the wait does.
+func (a *admission) acquireInflight(ctx context.Context, method string, n int64, first bool) error {
 	if !a.inflight.tryAcquire(n) {
 		wait, cancel := context.WithTimeout(ctx, a.limits.MaxQueueWait)
 		err := a.inflight.acquire(wait, n, first)
