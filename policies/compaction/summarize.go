@@ -302,26 +302,19 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 	// which at every merge of a long log would cost every id summarized so
 	// far. Should any of them be met again, collect starts over the exact
 	// way (whole).
-	inherit := -1
-	if !whole {
-		for i := range entries {
-			if m := &entries[i].Message; p.remove[i] && entries[i].SourceID == "" && m.Kind == policies.KindSummary && m.Role != policies.RoleTool &&
-				(inherit < 0 || len(m.CoversMessageIDs) > len(entries[inherit].Message.CoversMessageIDs)) {
-				inherit = i
-			}
-		}
-	}
-	size, covered := len(entries), 0
+	inherit, inherited, covered := -1, 0, 0
 	for i := range entries {
-		if p.remove[i] {
-			covered += len(entries[i].Message.CoversMessageIDs)
-			if i != inherit {
-				size += len(entries[i].Message.CoversMessageIDs)
-			}
+		if !p.remove[i] {
+			continue
+		}
+		m := &entries[i].Message
+		covered += len(m.CoversMessageIDs)
+		if !whole && entries[i].SourceID == "" && m.Kind == policies.KindSummary && m.Role != policies.RoleTool && len(m.CoversMessageIDs) > inherited {
+			inherit, inherited = i, len(m.CoversMessageIDs)
 		}
 	}
 	// Sized up front: a growing map would rehash at every compaction.
-	seen := make(map[string]bool, size)
+	seen := make(map[string]bool, len(entries)+covered-inherited)
 	p.covers = make([]string, 0, len(entries)+covered)
 	p.inherited = [2]int{}
 	cover := func(id string) {
