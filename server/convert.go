@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"strconv"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/tokens"
 )
 
@@ -39,6 +41,17 @@ type decoder struct {
 	// modelFromInput accepts a state whose model has no name: a Compile
 	// with render_into_input takes it from input_json.
 	modelFromInput bool
+
+	// refs resolves base_state_ref; nil resolves none.
+	refs *stateref.Store
+	log  *slog.Logger
+	// call is the request's call by reference, nil for a state sent whole.
+	call *refCall
+	// given is the state as the caller gave it (whole, from its blob, or
+	// resolved), with its reference and size when its bytes gave them.
+	given     *ctxcv1.AgentState
+	givenRef  string
+	givenSize int64
 }
 
 func (d *decoder) violate(field, description string) {

@@ -11,10 +11,31 @@ import (
 	"google.golang.org/grpc/codes"
 	protocodec "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/server/stateref"
 )
+
+// wireState is what the decoding step learned of a request's whole state
+// from its bytes: its reference.
+type wireState struct {
+	ref  string
+	size int64
+}
+
+type wireStateKey struct{}
+
+// wholeRefFromWire is the reference of the whole state the call's request
+// carried, hashed from its bytes; "" when it was not decoded from the wire
+// (an in-process call) or carried none.
+func wholeRefFromWire(ctx context.Context) (string, int64) {
+	if w, ok := ctx.Value(wireStateKey{}).(*wireState); ok {
+		return w.ref, w.size
+	}
+	return "", 0
+}
 
 // reasonMalformedRequest is the ErrorInfo reason of a request that is not a
 // valid protobuf message of the method's type.
@@ -33,6 +54,11 @@ type decodeCodec struct {
 	pooledCodec
 	// failed maps a request message being decoded to its error.
 	failed sync.Map
+	// wanted maps a request message of the API being decoded to where its
+	// whole state's reference goes, hashed from the bytes it came in
+	// (encoding the decoded state again to hash it would cost as much as
+	// decoding it).
+	wanted sync.Map
 }
 
 func newDecodeCodec() *decodeCodec {
@@ -40,8 +66,19 @@ func newDecodeCodec() *decodeCodec {
 }
 
 func (c *decodeCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	err := c.pooledCodec.Unmarshal(data, v)
+	buf := data.MaterializeToBuffer(c.pool)
+	defer buf.Free()
+	m, isMessage := v.(proto.Message)
+	if !isMessage {
+		return fmt.Errorf("proto: cannot unmarshal into %T, which is not a proto.Message", v)
+	}
+	err := proto.Unmarshal(buf.ReadOnlyData(), m)
 	if err == nil {
+		if to, ok := c.wanted.Load(v); ok {
+			if wire := stateField(v, buf.ReadOnlyData()); wire != nil {
+				*to.(*wireState) = wireState{ref: stateref.WholeRef(nil, wire), size: int64(len(wire))}
+			}
+		}
 		return nil
 	}
 	if m, ok := v.(proto.Message); ok && m.ProtoReflect().Descriptor().ParentFile().Package() == "ctxc.v1" {
@@ -102,6 +139,41 @@ func (c pooledCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	return proto.Unmarshal(buf.ReadOnlyData(), m)
 }
 
+// stateField returns the bytes of field 1 (the state) of the requests
+// that carry a whole state, nil for other messages or when it is absent.
+func stateField(v any, b []byte) []byte {
+	switch v.(type) {
+	case *ctxcv1.CompileRequest, *ctxcv1.RouteRequest, *ctxcv1.BudgetRequest, *ctxcv1.CompactRequest:
+	default:
+		return nil
+	}
+	var last []byte
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.BytesType {
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return nil
+			}
+			if last != nil {
+				return nil // a state sent in pieces (merged by the decoder): no reference from its bytes
+			}
+			last, b = v, b[n:]
+			continue
+		}
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return nil
+		}
+		b = b[n:]
+	}
+	return last
+}
+
 // take returns and forgets the error set aside for v.
 func (c *decodeCodec) take(v any) error {
 	err, ok := c.failed.LoadAndDelete(v)
@@ -120,8 +192,13 @@ func apiServiceDesc(codec *decodeCodec, log *slog.Logger) *grpc.ServiceDesc {
 	for i, m := range ctxcv1.ContextCompilerService_ServiceDesc.Methods {
 		handler, method := m.Handler, apiPrefix+m.MethodName
 		m.Handler = func(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
+			wire := &wireState{}
+			ctx = context.WithValue(ctx, wireStateKey{}, wire)
 			return handler(srv, ctx, func(v any) error {
-				if err := dec(v); err != nil {
+				codec.wanted.Store(v, wire)
+				err := dec(v)
+				codec.wanted.Delete(v)
+				if err != nil {
 					return err
 				}
 				if err := codec.take(v); err != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/server/stateblob"
+	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/tokens"
 )
 
@@ -26,11 +28,16 @@ const WorkingBytesPerMessage = 2 << 10
 
 // compileRequest decodes a Compile: the state, options, provider input,
 // template variables and attachments.
-func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRequest, error) {
+func (d *decoder) compileRequest(ctx context.Context, req *ctxcv1.CompileRequest) (compiler.CompileRequest, error) {
 	d.modelFromInput = req.GetOptions().GetRenderIntoInput() && req.GetInputJson() != ""
-	src, err := d.source(req.GetState(), req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
+	state, err := d.byRef(ctx, refParts{ref: req.GetBaseStateRef(), state: req.GetState(), appended: req.GetAppendedMessages(),
+		blob: len(req.GetStateBlob()) > 0, input: req.GetInputJson() != ""})
 	if err != nil {
 		return compiler.CompileRequest{}, err
+	}
+	src, err := d.source(state, req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
+	if err != nil {
+		return compiler.CompileRequest{}, d.namedForCaller(err)
 	}
 	opts := d.options("options", req.GetOptions())
 	opts.Goal = d.goal("goal", req.GetGoal())
@@ -46,7 +53,7 @@ func (d *decoder) compileRequest(req *ctxcv1.CompileRequest) (compiler.CompileRe
 		out.RequestBytes = proto.Size(req) // only templates need it, and a long log costs a walk
 		out.Reserve = d.reserveTemplate    // what the template expands to is held before it is made
 	}
-	return out, d.err()
+	return out, d.namedForCaller(d.err())
 }
 
 // reserveTemplate holds what a system prompt template expands to, refusing
@@ -72,15 +79,19 @@ func heldFor(field string, err error) error {
 	return err
 }
 
-// request decodes what Budget and Compact take: a state (no blob, no model,
-// no reset), a profile and options.
-func (d *decoder) request(state *ctxcv1.AgentState, profile string, opts *ctxcv1.CompileOptions) (compiler.Request, error) {
-	src, err := d.source(state, nil, nil, false)
+// request decodes what Budget and Compact take: a state (whole or by
+// reference; no blob, no model, no reset), a profile and options.
+func (d *decoder) request(ctx context.Context, p refParts, profile string, opts *ctxcv1.CompileOptions) (compiler.Request, error) {
+	state, err := d.byRef(ctx, p)
 	if err != nil {
 		return compiler.Request{}, err
 	}
+	src, err := d.source(state, nil, nil, false)
+	if err != nil {
+		return compiler.Request{}, d.namedForCaller(err)
+	}
 	out := compiler.Request{Source: src, Profile: profile, Options: d.options("options", opts)}
-	return out, d.err()
+	return out, d.namedForCaller(d.err())
 }
 
 // source decodes how a request carries its state: as a message or as the
@@ -92,6 +103,7 @@ func (d *decoder) request(state *ctxcv1.AgentState, profile string, opts *ctxcv1
 func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.ModelSpec, reset bool) (compiler.StateSource, error) {
 	in := state
 	src := compiler.StateSource{FromBlob: len(blob) > 0, Reset: reset}
+	d.given = state
 	switch {
 	case in != nil && src.FromBlob:
 		d.violate("state_blob", "give either state or state_blob, not both")
@@ -109,9 +121,11 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 			return compiler.StateSource{}, blobError(err)
 		}
 		if err != nil {
+			d.given = nil
 			return d.freshSource(src, model, blobProblem(err))
 		}
 		in = decoded
+		d.given, d.givenRef, d.givenSize = decoded, stateref.WholeRef(nil, blob), int64(stateblob.DecodedSize(blob))
 	}
 	if d.grow != nil {
 		// What the pipeline builds from a state (entries, counts, reports)
@@ -257,14 +271,18 @@ func (d *decoder) attachments(path string, in []*ctxcv1.Attachment) []policies.A
 // routeRequest decodes a Route: the state first (its violations are
 // INVALID_STATE), then the input, whose messages may come without ids (Route
 // gives them stable ones) and whose violations are INVALID_ROUTE_INPUT.
-func (d *decoder) routeRequest(req *ctxcv1.RouteRequest) (compiler.RouteRequest, error) {
-	src, err := d.source(req.GetState(), req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
+func (d *decoder) routeRequest(ctx context.Context, req *ctxcv1.RouteRequest) (compiler.RouteRequest, error) {
+	state, err := d.byRef(ctx, refParts{ref: req.GetBaseStateRef(), state: req.GetState(), appended: req.GetAppendedMessages(), blob: len(req.GetStateBlob()) > 0})
+	if err != nil {
+		return compiler.RouteRequest{}, err
+	}
+	src, err := d.source(state, req.GetStateBlob(), req.GetModel(), req.GetResetHistory())
 	options := d.options("options", req.GetOptions())
 	if err == nil {
 		err = d.err()
 	}
 	if err != nil {
-		return compiler.RouteRequest{}, err
+		return compiler.RouteRequest{}, d.namedForCaller(err)
 	}
 	in := &decoder{limits: d.limits, idsOptional: true}
 	out := compiler.RouteRequest{Source: src, Profile: req.GetProfile(), Options: options, Input: in.routeInput(req)}

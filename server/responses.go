@@ -24,7 +24,7 @@ func compileResponse(req *ctxcv1.CompileRequest, res *compiler.CompileResult) *c
 
 // routeResponse encodes a Route's result with the state as a message, or as
 // a blob when asBlob.
-func routeResponse(res *compiler.RouteResult, asBlob bool) (*ctxcv1.RouteResponse, error) {
+func routeResponse(res *compiler.RouteResult, asBlob bool) (*ctxcv1.RouteResponse, *ctxcv1.AgentState, error) {
 	resp := &ctxcv1.RouteResponse{
 		AppendedMessageIds: res.AppendedIDs, ExecutionEnded: res.ExecutionEnded, HistoryDiscarded: res.HistoryDiscarded,
 		InterruptedExecutionId: res.InterruptedExecutionID, SystemPromptReplaced: res.SystemPromptReplaced,
@@ -35,14 +35,14 @@ func routeResponse(res *compiler.RouteResult, asBlob bool) (*ctxcv1.RouteRespons
 	state := stateToProto(res.State)
 	if !asBlob {
 		resp.State = state
-		return resp, nil
+		return resp, state, nil
 	}
 	blob, err := stateblob.Encode(state)
 	if err != nil {
-		return nil, &policies.LimitError{Field: "state_blob", Limit: stateblob.MaxPayloadBytes, Got: -1}
+		return nil, nil, &policies.LimitError{Field: "state_blob", Limit: stateblob.MaxPayloadBytes, Got: -1}
 	}
 	resp.StateBlob = blob
-	return resp, nil
+	return resp, state, nil
 }
 
 // countResponse encodes a CountTokens' result.

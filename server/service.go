@@ -7,6 +7,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/server/stateref"
 )
 
 // Compiler is the application layer the handlers call; *compiler.Service is
@@ -27,6 +28,9 @@ type Config struct {
 	Compiler Compiler
 	// Logger receives internal errors with their detail; slog.Default() when nil.
 	Logger *slog.Logger
+	// StateRefs keeps the states calls may name by reference; nil keeps
+	// none (responses carry no state_ref, and base_state_ref never resolves).
+	StateRefs *stateref.Store
 }
 
 // Service implements ctxcv1.ContextCompilerServiceServer. Each handler
@@ -35,8 +39,9 @@ type Config struct {
 // goes through toStatus.
 type Service struct {
 	ctxcv1.UnimplementedContextCompilerServiceServer
-	app Compiler
-	log *slog.Logger
+	app  Compiler
+	log  *slog.Logger
+	refs *stateref.Store
 }
 
 var _ ctxcv1.ContextCompilerServiceServer = (*Service)(nil)
@@ -49,12 +54,13 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Service{app: cfg.Compiler, log: cfg.Logger}, nil
+	return &Service{app: cfg.Compiler, log: cfg.Logger, refs: cfg.StateRefs}, nil
 }
 
 // Compile runs the whole profile and returns what the model should see.
 func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctxcv1.CompileResponse, error) {
-	in, err := s.decoder(ctx).compileRequest(req)
+	d := s.decoder(ctx)
+	in, err := d.compileRequest(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compile", err)
 	}
@@ -62,12 +68,15 @@ func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctx
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compile", err)
 	}
-	return compileResponse(req, res), nil
+	resp := compileResponse(req, res)
+	resp.StateRef = s.keepGiven(ctx, d)
+	return resp, nil
 }
 
 // Budget runs the profile up to its budget stage.
 func (s *Service) Budget(ctx context.Context, req *ctxcv1.BudgetRequest) (*ctxcv1.BudgetResponse, error) {
-	in, err := s.decoder(ctx).request(req.GetState(), req.GetProfile(), req.GetOptions())
+	d := s.decoder(ctx)
+	in, err := d.request(ctx, refParts{ref: req.GetBaseStateRef(), state: req.GetState(), appended: req.GetAppendedMessages()}, req.GetProfile(), req.GetOptions())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Budget", err)
 	}
@@ -76,12 +85,12 @@ func (s *Service) Budget(ctx context.Context, req *ctxcv1.BudgetRequest) (*ctxcv
 		return nil, toStatus(ctx, s.log, "Budget", err)
 	}
 	report := reportToProto(res.Report)
-	return &ctxcv1.BudgetResponse{Budget: budgetToProto(res.Budget), Messages: report.GetMessages(), Report: report}, nil
+	return &ctxcv1.BudgetResponse{Budget: budgetToProto(res.Budget), Messages: report.GetMessages(), Report: report, StateRef: s.keepGiven(ctx, d)}, nil
 }
 
 // Compact runs the profile's compaction and returns the state with it persisted.
 func (s *Service) Compact(ctx context.Context, req *ctxcv1.CompactRequest) (*ctxcv1.CompactResponse, error) {
-	in, err := s.decoder(ctx).request(req.GetState(), req.GetProfile(), req.GetOptions())
+	in, err := s.decoder(ctx).request(ctx, refParts{ref: req.GetBaseStateRef(), state: req.GetState(), appended: req.GetAppendedMessages()}, req.GetProfile(), req.GetOptions())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compact", err)
 	}
@@ -89,14 +98,15 @@ func (s *Service) Compact(ctx context.Context, req *ctxcv1.CompactRequest) (*ctx
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Compact", err)
 	}
-	return &ctxcv1.CompactResponse{State: stateToProto(res.State), BudgetBefore: budgetToProto(res.Before),
-		BudgetAfter: budgetToProto(res.After), Report: reportToProto(res.Report)}, nil
+	state := stateToProto(res.State)
+	return &ctxcv1.CompactResponse{State: state, BudgetBefore: budgetToProto(res.Before),
+		BudgetAfter: budgetToProto(res.After), Report: reportToProto(res.Report), StateRef: s.keepReturned(ctx, state)}, nil
 }
 
 // Route appends a user turn, a step's output or an event to the log, and
 // answers with the new state in the form the request used (or asked for).
 func (s *Service) Route(ctx context.Context, req *ctxcv1.RouteRequest) (*ctxcv1.RouteResponse, error) {
-	in, err := s.decoder(ctx).routeRequest(req)
+	in, err := s.decoder(ctx).routeRequest(ctx, req)
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Route", err)
 	}
@@ -104,10 +114,11 @@ func (s *Service) Route(ctx context.Context, req *ctxcv1.RouteRequest) (*ctxcv1.
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Route", err)
 	}
-	resp, err := routeResponse(res, in.Source.FromBlob || req.GetWantStateBlob())
+	resp, state, err := routeResponse(res, in.Source.FromBlob || req.GetWantStateBlob())
 	if err != nil {
 		return nil, toStatus(ctx, s.log, "Route", err)
 	}
+	resp.StateRef = s.keepReturned(ctx, state)
 	return resp, nil
 }
 
@@ -136,6 +147,7 @@ func (s *Service) ListProfiles(ctx context.Context, _ *ctxcv1.ListProfilesReques
 
 // decoder starts the decoding of one request.
 func (s *Service) decoder(ctx context.Context) *decoder {
-	return &decoder{limits: s.app.Limits(), reserve: func(field string, n int64) error { return heldFor(field, reserveInflight(ctx, n)) },
+	ref, size := wholeRefFromWire(ctx)
+	return &decoder{limits: s.app.Limits(), refs: s.refs, log: s.log, givenRef: ref, givenSize: size, reserve: func(field string, n int64) error { return heldFor(field, reserveInflight(ctx, n)) },
 		grow: func(field string, n int64) error { return heldFor(field, growInflight(ctx, n)) }, inflightLimit: inflightLimit(ctx)}
 }

@@ -123,6 +123,15 @@ func (c *Cache) Backend() string {
 	return "memory"
 }
 
+// RedisClient is the cache's Redis connection, for other stores that share
+// it; nil when the cache is in memory.
+func (c *Cache) RedisClient() *redis.Client {
+	if c == nil {
+		return nil
+	}
+	return c.redis
+}
+
 // Stats returns the cache's counters.
 func (c *Cache) Stats() Stats {
 	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Errors: c.errs.Load()}

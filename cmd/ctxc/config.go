@@ -19,6 +19,7 @@ import (
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/summarycache"
 	"github.com/contextcompiler/ctxc/tokens"
 )
@@ -88,6 +89,10 @@ type Config struct {
 	// SummaryCache caches LLM summaries and plans: in memory, or in Redis when
 	// redis_url is set so that replicas share it.
 	SummaryCache summarycache.Config `yaml:"summary_cache"`
+	// StateRefs keeps the states calls may name by reference
+	// (base_state_ref): in memory, and in the summary cache's Redis when it
+	// has one, so that replicas resolve each other's references.
+	StateRefs stateref.Config `yaml:"state_refs"`
 	// Proxy configures the provider-compatible endpoints on the HTTP port.
 	Proxy ProxyConfig `yaml:"proxy"`
 
@@ -108,6 +113,7 @@ func defaultConfig() Config {
 		TokenCacheEntries: 100_000,
 		DefaultProfile:    pipeline.DefaultProfileName,
 		SummaryCache:      summarycache.DefaultConfig(),
+		StateRefs:         stateref.DefaultConfig(),
 		HTTPUI:            uiAuto,
 		Proxy:             defaultProxyConfig(),
 
@@ -458,6 +464,9 @@ func (c *Config) validate() []error {
 	problems = append(problems, c.validateSecurity()...)
 	problems = append(problems, c.validateLimits()...)
 	problems = append(problems, c.validateProxy()...)
+	if err := c.StateRefs.Validate(); err != nil {
+		problems = append(problems, fmt.Errorf("state_refs: %w", err))
+	}
 	// model_registry, models, summary_cache and profiles are checked as the
 	// engine is built from them (newEngine), in the same list.
 	return problems

@@ -24,6 +24,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/summarycache"
 	"github.com/contextcompiler/ctxc/tokens"
 )
@@ -214,6 +215,8 @@ type engine struct {
 	tokens  *lazyTokens
 	catalog *pipeline.Catalog
 	cache   *summarycache.Cache
+	// refs keeps the states calls name by reference.
+	refs *stateref.Store
 	// helpers are the helper-model clients, for metrics.
 	helpers []metrics.HelperModel
 	// observer, when set, is told how every pipeline run ended (metrics).
@@ -257,7 +260,13 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 		deps.cache.Close()
 		return nil, errors.Join(problems...)
 	}
-	return &engine{tokens: tok, catalog: cat, cache: deps.cache, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes,
+	// The summary cache's Redis, when it has one, is the state refs' too.
+	refs, err := stateref.New(cfg.StateRefs, stateref.Redis{Client: deps.cache.RedisClient(), Timeout: cfg.SummaryCache.RedisTimeout}, log)
+	if err != nil { // validated with the config
+		deps.cache.Close()
+		return nil, fmt.Errorf("state_refs: %w", err)
+	}
+	return &engine{tokens: tok, catalog: cat, cache: deps.cache, refs: refs, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes,
 		proxyEndpoints: proxyEndpoints(cfg.Proxy)}, nil
 }
 
@@ -304,6 +313,7 @@ func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens, log *sl
 
 // close releases what the engine holds open (the Redis connection).
 func (e *engine) close() {
+	e.refs.Close()
 	if e.cache != nil {
 		e.cache.Close()
 	}
@@ -317,7 +327,7 @@ func (e *engine) service(log *slog.Logger) (*server.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return server.New(server.Config{Compiler: app, Logger: log})
+	return server.New(server.Config{Compiler: app, Logger: log, StateRefs: e.refs})
 }
 
 // printJSON prints a message as indented protojson with stable white space

@@ -640,9 +640,23 @@ type CompileRequest struct {
 	// planner weighs artifacts (tool results, attachments) against both; a
 	// call with no artifact to plan says in CompileReport.warnings that the goal
 	// was not used. At most 8 KiB of description and success criteria together.
-	Goal          *ContextGoal `protobuf:"bytes,11,opt,name=goal,proto3" json:"goal,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Goal *ContextGoal `protobuf:"bytes,11,opt,name=goal,proto3" json:"goal,omitempty"`
+	// The state as a reference to one this server (or a replica sharing its
+	// Redis) saw before: a state_ref of an earlier response. The call's state is
+	// that state with appended_messages added to its log and, when state is set
+	// too, the fields state sets (model, system prompt, tools, response format,
+	// metadata, execution, agent id) replacing the referenced state's; state
+	// must not then carry messages. A reference this server cannot resolve
+	// (expired, evicted, never seen, or made for another caller) is
+	// FAILED_PRECONDITION with reason STATE_REF_NOT_FOUND on field
+	// base_state_ref: send the whole state instead. The clients do that by
+	// themselves. Not with state_blob, input_json or reset_history.
+	BaseStateRef string `protobuf:"bytes,12,opt,name=base_state_ref,json=baseStateRef,proto3" json:"base_state_ref,omitempty"`
+	// The messages appended to the referenced state's log since its reference
+	// was given, oldest first. Only with base_state_ref.
+	AppendedMessages []*Message `protobuf:"bytes,13,rep,name=appended_messages,json=appendedMessages,proto3" json:"appended_messages,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CompileRequest) Reset() {
@@ -752,6 +766,20 @@ func (x *CompileRequest) GetGoal() *ContextGoal {
 	return nil
 }
 
+func (x *CompileRequest) GetBaseStateRef() string {
+	if x != nil {
+		return x.BaseStateRef
+	}
+	return ""
+}
+
+func (x *CompileRequest) GetAppendedMessages() []*Message {
+	if x != nil {
+		return x.AppendedMessages
+	}
+	return nil
+}
+
 // ContextGoal says what the agent is trying to achieve in this call.
 type ContextGoal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -830,8 +858,14 @@ type CompileResponse struct {
 	// expanded from template variables, or history discarded, is not the
 	// caller's own, so nothing is).
 	OmittedMessageCount uint32 `protobuf:"varint,6,opt,name=omitted_message_count,json=omittedMessageCount,proto3" json:"omitted_message_count,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// A reference to the state this call compiled (opaque, derived from its
+	// content): a later call may send it as base_state_ref with only the
+	// messages appended since. Bound to the caller when authentication is on;
+	// it expires (state_refs.ttl) and may be evicted sooner. Empty when the
+	// server keeps no references (state_refs.max_bytes 0).
+	StateRef      string `protobuf:"bytes,7,opt,name=state_ref,json=stateRef,proto3" json:"state_ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompileResponse) Reset() {
@@ -904,6 +938,13 @@ func (x *CompileResponse) GetOmittedMessageCount() uint32 {
 		return x.OmittedMessageCount
 	}
 	return 0
+}
+
+func (x *CompileResponse) GetStateRef() string {
+	if x != nil {
+		return x.StateRef
+	}
+	return ""
 }
 
 // TokenBudget is the token accounting of a context against its model's window.
@@ -2099,9 +2140,24 @@ type RouteRequest struct {
 	// Options for the compaction Route runs when an execution ends (the window,
 	// reserved output, soft threshold), as the runtime passes them to Compile,
 	// so that the persisted compaction matches what its compiles use.
-	Options       *CompileOptions `protobuf:"bytes,10,opt,name=options,proto3" json:"options,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Options *CompileOptions `protobuf:"bytes,10,opt,name=options,proto3" json:"options,omitempty"`
+	// The state as a reference to one this server (or a replica sharing its
+	// Redis) saw before: a state_ref of an earlier response. The call's state is
+	// that state with appended_messages added to its log and, when state is set
+	// too, the fields state sets (model, system prompt, tools, response format,
+	// metadata, execution, agent id) replacing the referenced state's; state
+	// must not then carry messages. A reference this server cannot resolve
+	// (expired, evicted, never seen, or made for another caller) is
+	// FAILED_PRECONDITION with reason STATE_REF_NOT_FOUND on field
+	// base_state_ref: send the whole state instead. The clients do that by
+	// themselves. Not with state_blob or reset_history. The input is appended
+	// after appended_messages.
+	BaseStateRef string `protobuf:"bytes,11,opt,name=base_state_ref,json=baseStateRef,proto3" json:"base_state_ref,omitempty"`
+	// The messages appended to the referenced state's log since its reference
+	// was given, oldest first. Only with base_state_ref.
+	AppendedMessages []*Message `protobuf:"bytes,12,rep,name=appended_messages,json=appendedMessages,proto3" json:"appended_messages,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *RouteRequest) Reset() {
@@ -2213,6 +2269,20 @@ func (x *RouteRequest) GetWantStateBlob() bool {
 func (x *RouteRequest) GetOptions() *CompileOptions {
 	if x != nil {
 		return x.Options
+	}
+	return nil
+}
+
+func (x *RouteRequest) GetBaseStateRef() string {
+	if x != nil {
+		return x.BaseStateRef
+	}
+	return ""
+}
+
+func (x *RouteRequest) GetAppendedMessages() []*Message {
+	if x != nil {
+		return x.AppendedMessages
 	}
 	return nil
 }
@@ -2457,8 +2527,14 @@ type RouteResponse struct {
 	InterruptedExecutionId string `protobuf:"bytes,7,opt,name=interrupted_execution_id,json=interruptedExecutionId,proto3" json:"interrupted_execution_id,omitempty"`
 	// Set when the input's leading system messages replaced the system prompt.
 	SystemPromptReplaced bool `protobuf:"varint,8,opt,name=system_prompt_replaced,json=systemPromptReplaced,proto3" json:"system_prompt_replaced,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// A reference to the state this call returned (opaque, derived from its
+	// content): a later call may send it as base_state_ref with only the
+	// messages appended since. Bound to the caller when authentication is on;
+	// it expires (state_refs.ttl) and may be evicted sooner. Empty when the
+	// server keeps no references (state_refs.max_bytes 0).
+	StateRef      string `protobuf:"bytes,9,opt,name=state_ref,json=stateRef,proto3" json:"state_ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RouteResponse) Reset() {
@@ -2547,17 +2623,38 @@ func (x *RouteResponse) GetSystemPromptReplaced() bool {
 	return false
 }
 
+func (x *RouteResponse) GetStateRef() string {
+	if x != nil {
+		return x.StateRef
+	}
+	return ""
+}
+
 // CompactRequest asks for compaction to be persisted in the state.
 type CompactRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The state to compact. Required.
+	// The state to compact. Required unless base_state_ref is set.
 	State *AgentState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
 	// Profile whose compaction chain runs; empty selects the default.
 	Profile string `protobuf:"bytes,2,opt,name=profile,proto3" json:"profile,omitempty"`
 	// Per-call options (budget overrides).
-	Options       *CompileOptions `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Options *CompileOptions `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	// The state as a reference to one this server (or a replica sharing its
+	// Redis) saw before: a state_ref of an earlier response. The call's state is
+	// that state with appended_messages added to its log and, when state is set
+	// too, the fields state sets (model, system prompt, tools, response format,
+	// metadata, execution, agent id) replacing the referenced state's; state
+	// must not then carry messages. A reference this server cannot resolve
+	// (expired, evicted, never seen, or made for another caller) is
+	// FAILED_PRECONDITION with reason STATE_REF_NOT_FOUND on field
+	// base_state_ref: send the whole state instead. The clients do that by
+	// themselves.
+	BaseStateRef string `protobuf:"bytes,4,opt,name=base_state_ref,json=baseStateRef,proto3" json:"base_state_ref,omitempty"`
+	// The messages appended to the referenced state's log since its reference
+	// was given, oldest first. Only with base_state_ref.
+	AppendedMessages []*Message `protobuf:"bytes,5,rep,name=appended_messages,json=appendedMessages,proto3" json:"appended_messages,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CompactRequest) Reset() {
@@ -2611,6 +2708,20 @@ func (x *CompactRequest) GetOptions() *CompileOptions {
 	return nil
 }
 
+func (x *CompactRequest) GetBaseStateRef() string {
+	if x != nil {
+		return x.BaseStateRef
+	}
+	return ""
+}
+
+func (x *CompactRequest) GetAppendedMessages() []*Message {
+	if x != nil {
+		return x.AppendedMessages
+	}
+	return nil
+}
+
 // CompactResponse is the compacted state.
 type CompactResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2621,7 +2732,13 @@ type CompactResponse struct {
 	// Budget after compaction.
 	BudgetAfter *TokenBudget `protobuf:"bytes,3,opt,name=budget_after,json=budgetAfter,proto3" json:"budget_after,omitempty"`
 	// What was done.
-	Report        *CompileReport `protobuf:"bytes,4,opt,name=report,proto3" json:"report,omitempty"`
+	Report *CompileReport `protobuf:"bytes,4,opt,name=report,proto3" json:"report,omitempty"`
+	// A reference to the state this call returned (opaque, derived from its
+	// content): a later call may send it as base_state_ref with only the
+	// messages appended since. Bound to the caller when authentication is on;
+	// it expires (state_refs.ttl) and may be evicted sooner. Empty when the
+	// server keeps no references (state_refs.max_bytes 0).
+	StateRef      string `protobuf:"bytes,5,opt,name=state_ref,json=stateRef,proto3" json:"state_ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2684,17 +2801,38 @@ func (x *CompactResponse) GetReport() *CompileReport {
 	return nil
 }
 
+func (x *CompactResponse) GetStateRef() string {
+	if x != nil {
+		return x.StateRef
+	}
+	return ""
+}
+
 // BudgetRequest asks for a token budget.
 type BudgetRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The state to measure. Required.
+	// The state to measure. Required unless base_state_ref is set.
 	State *AgentState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
 	// Profile; empty selects the default.
 	Profile string `protobuf:"bytes,2,opt,name=profile,proto3" json:"profile,omitempty"`
 	// Per-call options.
-	Options       *CompileOptions `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Options *CompileOptions `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	// The state as a reference to one this server (or a replica sharing its
+	// Redis) saw before: a state_ref of an earlier response. The call's state is
+	// that state with appended_messages added to its log and, when state is set
+	// too, the fields state sets (model, system prompt, tools, response format,
+	// metadata, execution, agent id) replacing the referenced state's; state
+	// must not then carry messages. A reference this server cannot resolve
+	// (expired, evicted, never seen, or made for another caller) is
+	// FAILED_PRECONDITION with reason STATE_REF_NOT_FOUND on field
+	// base_state_ref: send the whole state instead. The clients do that by
+	// themselves.
+	BaseStateRef string `protobuf:"bytes,4,opt,name=base_state_ref,json=baseStateRef,proto3" json:"base_state_ref,omitempty"`
+	// The messages appended to the referenced state's log since its reference
+	// was given, oldest first. Only with base_state_ref.
+	AppendedMessages []*Message `protobuf:"bytes,5,rep,name=appended_messages,json=appendedMessages,proto3" json:"appended_messages,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *BudgetRequest) Reset() {
@@ -2748,6 +2886,20 @@ func (x *BudgetRequest) GetOptions() *CompileOptions {
 	return nil
 }
 
+func (x *BudgetRequest) GetBaseStateRef() string {
+	if x != nil {
+		return x.BaseStateRef
+	}
+	return ""
+}
+
+func (x *BudgetRequest) GetAppendedMessages() []*Message {
+	if x != nil {
+		return x.AppendedMessages
+	}
+	return nil
+}
+
 // BudgetResponse reports the budget.
 type BudgetResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2756,7 +2908,13 @@ type BudgetResponse struct {
 	// Per-message counts (hand them back as-is; unchanged messages are not recounted).
 	Messages []*MessageReport `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
 	// The stages that ran.
-	Report        *CompileReport `protobuf:"bytes,3,opt,name=report,proto3" json:"report,omitempty"`
+	Report *CompileReport `protobuf:"bytes,3,opt,name=report,proto3" json:"report,omitempty"`
+	// A reference to the state this call measured (opaque, derived from its
+	// content): a later call may send it as base_state_ref with only the
+	// messages appended since. Bound to the caller when authentication is on;
+	// it expires (state_refs.ttl) and may be evicted sooner. Empty when the
+	// server keeps no references (state_refs.max_bytes 0).
+	StateRef      string `protobuf:"bytes,4,opt,name=state_ref,json=stateRef,proto3" json:"state_ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2810,6 +2968,13 @@ func (x *BudgetResponse) GetReport() *CompileReport {
 		return x.Report
 	}
 	return nil
+}
+
+func (x *BudgetResponse) GetStateRef() string {
+	if x != nil {
+		return x.StateRef
+	}
+	return ""
 }
 
 // CountTokensRequest counts tokens.
@@ -3368,7 +3533,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12'\n" +
-	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\xdd\x03\n" +
+	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\xc2\x04\n" +
 	"\x0eCompileRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
@@ -3383,17 +3548,20 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\vattachments\x18\t \x03(\v2\x13.ctxc.v1.AttachmentR\vattachments\x12,\n" +
 	"\x12omit_stable_prefix\x18\n" +
 	" \x01(\bR\x10omitStablePrefix\x12(\n" +
-	"\x04goal\x18\v \x01(\v2\x14.ctxc.v1.ContextGoalR\x04goal\"Z\n" +
+	"\x04goal\x18\v \x01(\v2\x14.ctxc.v1.ContextGoalR\x04goal\x12$\n" +
+	"\x0ebase_state_ref\x18\f \x01(\tR\fbaseStateRef\x12=\n" +
+	"\x11appended_messages\x18\r \x03(\v2\x10.ctxc.v1.MessageR\x10appendedMessages\"Z\n" +
 	"\vContextGoal\x12 \n" +
 	"\vdescription\x18\x01 \x01(\tR\vdescription\x12)\n" +
-	"\x10success_criteria\x18\x02 \x03(\tR\x0fsuccessCriteria\"\x9a\x02\n" +
+	"\x10success_criteria\x18\x02 \x03(\tR\x0fsuccessCriteria\"\xb7\x02\n" +
 	"\x0fCompileResponse\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12,\n" +
 	"\x06budget\x18\x02 \x01(\v2\x14.ctxc.v1.TokenBudgetR\x06budget\x12.\n" +
 	"\x06report\x18\x03 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\x12+\n" +
 	"\x11history_discarded\x18\x04 \x01(\bR\x10historyDiscarded\x12\x1a\n" +
 	"\brendered\x18\x05 \x01(\tR\brendered\x122\n" +
-	"\x15omitted_message_count\x18\x06 \x01(\rR\x13omittedMessageCount\"\xca\x04\n" +
+	"\x15omitted_message_count\x18\x06 \x01(\rR\x13omittedMessageCount\x12\x1b\n" +
+	"\tstate_ref\x18\a \x01(\tR\bstateRef\"\xca\x04\n" +
 	"\vTokenBudget\x12;\n" +
 	"\x1acontext_window_token_count\x18\x01 \x01(\rR\x17contextWindowTokenCount\x12(\n" +
 	"\x10used_token_count\x18\x02 \x01(\rR\x0eusedTokenCount\x12=\n" +
@@ -3506,7 +3674,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\n" +
 	"miss_count\x18\x02 \x01(\rR\tmissCount\x12\x1f\n" +
 	"\verror_count\x18\x03 \x01(\rR\n" +
-	"errorCount\"\xa9\x03\n" +
+	"errorCount\"\x8e\x04\n" +
 	"\fRouteRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x120\n" +
@@ -3519,7 +3687,9 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\rreset_history\x18\b \x01(\bR\fresetHistory\x12&\n" +
 	"\x0fwant_state_blob\x18\t \x01(\bR\rwantStateBlob\x121\n" +
 	"\aoptions\x18\n" +
-	" \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptionsB\a\n" +
+	" \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptions\x12$\n" +
+	"\x0ebase_state_ref\x18\v \x01(\tR\fbaseStateRef\x12=\n" +
+	"\x11appended_messages\x18\f \x03(\v2\x10.ctxc.v1.MessageR\x10appendedMessagesB\a\n" +
 	"\x05input\"[\n" +
 	"\bUserTurn\x12,\n" +
 	"\bmessages\x18\x01 \x03(\v2\x10.ctxc.v1.MessageR\bmessages\x12!\n" +
@@ -3535,7 +3705,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\bmetadata\x18\x03 \x03(\v2\x1c.ctxc.v1.Event.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x96\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb3\x03\n" +
 	"\rRouteResponse\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x120\n" +
 	"\x14appended_message_ids\x18\x02 \x03(\tR\x12appendedMessageIds\x12'\n" +
@@ -3545,24 +3715,31 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"state_blob\x18\x05 \x01(\fR\tstateBlob\x12+\n" +
 	"\x11history_discarded\x18\x06 \x01(\bR\x10historyDiscarded\x128\n" +
 	"\x18interrupted_execution_id\x18\a \x01(\tR\x16interruptedExecutionId\x124\n" +
-	"\x16system_prompt_replaced\x18\b \x01(\bR\x14systemPromptReplaced\"\x88\x01\n" +
+	"\x16system_prompt_replaced\x18\b \x01(\bR\x14systemPromptReplaced\x12\x1b\n" +
+	"\tstate_ref\x18\t \x01(\tR\bstateRef\"\xed\x01\n" +
 	"\x0eCompactRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
-	"\aoptions\x18\x03 \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptions\"\xe0\x01\n" +
+	"\aoptions\x18\x03 \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptions\x12$\n" +
+	"\x0ebase_state_ref\x18\x04 \x01(\tR\fbaseStateRef\x12=\n" +
+	"\x11appended_messages\x18\x05 \x03(\v2\x10.ctxc.v1.MessageR\x10appendedMessages\"\xfd\x01\n" +
 	"\x0fCompactResponse\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x129\n" +
 	"\rbudget_before\x18\x02 \x01(\v2\x14.ctxc.v1.TokenBudgetR\fbudgetBefore\x127\n" +
 	"\fbudget_after\x18\x03 \x01(\v2\x14.ctxc.v1.TokenBudgetR\vbudgetAfter\x12.\n" +
-	"\x06report\x18\x04 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\"\x87\x01\n" +
+	"\x06report\x18\x04 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\x12\x1b\n" +
+	"\tstate_ref\x18\x05 \x01(\tR\bstateRef\"\xec\x01\n" +
 	"\rBudgetRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
-	"\aoptions\x18\x03 \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptions\"\xa2\x01\n" +
+	"\aoptions\x18\x03 \x01(\v2\x17.ctxc.v1.CompileOptionsR\aoptions\x12$\n" +
+	"\x0ebase_state_ref\x18\x04 \x01(\tR\fbaseStateRef\x12=\n" +
+	"\x11appended_messages\x18\x05 \x03(\v2\x10.ctxc.v1.MessageR\x10appendedMessages\"\xbf\x01\n" +
 	"\x0eBudgetResponse\x12,\n" +
 	"\x06budget\x18\x01 \x01(\v2\x14.ctxc.v1.TokenBudgetR\x06budget\x122\n" +
 	"\bmessages\x18\x02 \x03(\v2\x16.ctxc.v1.MessageReportR\bmessages\x12.\n" +
-	"\x06report\x18\x03 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\"\x99\x01\n" +
+	"\x06report\x18\x03 \x01(\v2\x16.ctxc.v1.CompileReportR\x06report\x12\x1b\n" +
+	"\tstate_ref\x18\x04 \x01(\tR\bstateRef\"\x99\x01\n" +
 	"\x12CountTokensRequest\x12\x16\n" +
 	"\x05model\x18\x01 \x01(\tH\x00R\x05model\x12\x1c\n" +
 	"\bencoding\x18\x02 \x01(\tH\x00R\bencoding\x12\x14\n" +
@@ -3721,70 +3898,74 @@ var file_ctxc_v1_compiler_service_proto_depIdxs = []int32{
 	2,  // 6: ctxc.v1.CompileRequest.input_format:type_name -> ctxc.v1.InputFormat
 	7,  // 7: ctxc.v1.CompileRequest.attachments:type_name -> ctxc.v1.Attachment
 	9,  // 8: ctxc.v1.CompileRequest.goal:type_name -> ctxc.v1.ContextGoal
-	42, // 9: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
-	11, // 10: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
-	16, // 11: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
-	3,  // 12: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	12, // 13: ctxc.v1.TokenBudget.breakdown:type_name -> ctxc.v1.TokenBreakdown
-	4,  // 14: ctxc.v1.MessageReport.disposition:type_name -> ctxc.v1.Disposition
-	3,  // 15: ctxc.v1.MessageReport.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	14, // 16: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
-	13, // 17: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
-	15, // 18: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
-	19, // 19: ctxc.v1.CompileReport.artifacts:type_name -> ctxc.v1.ArtifactUsage
-	20, // 20: ctxc.v1.CompileReport.model_usage:type_name -> ctxc.v1.ModelUsage
-	21, // 21: ctxc.v1.CompileReport.cache:type_name -> ctxc.v1.CacheStats
-	17, // 22: ctxc.v1.CompileReport.compaction:type_name -> ctxc.v1.CompactionReport
-	18, // 23: ctxc.v1.CompactionReport.points:type_name -> ctxc.v1.CompactionPoint
-	40, // 24: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
-	23, // 25: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
-	24, // 26: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
-	25, // 27: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
-	41, // 28: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
-	6,  // 29: ctxc.v1.RouteRequest.options:type_name -> ctxc.v1.CompileOptions
-	42, // 30: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
-	42, // 31: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
-	5,  // 32: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
-	43, // 33: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
-	44, // 34: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
-	39, // 35: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
-	40, // 36: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
-	16, // 37: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
-	40, // 38: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
-	6,  // 39: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
-	40, // 40: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
-	11, // 41: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
-	11, // 42: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
-	16, // 43: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
-	40, // 44: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
-	6,  // 45: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
-	11, // 46: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
-	13, // 47: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
-	16, // 48: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
-	42, // 49: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
-	3,  // 50: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	32, // 51: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
-	32, // 52: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
-	3,  // 53: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
-	35, // 54: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
-	36, // 55: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
-	8,  // 56: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
-	22, // 57: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
-	27, // 58: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
-	29, // 59: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
-	31, // 60: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
-	34, // 61: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
-	10, // 62: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
-	26, // 63: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
-	28, // 64: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
-	30, // 65: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
-	33, // 66: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
-	37, // 67: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
-	62, // [62:68] is the sub-list for method output_type
-	56, // [56:62] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	42, // 9: ctxc.v1.CompileRequest.appended_messages:type_name -> ctxc.v1.Message
+	42, // 10: ctxc.v1.CompileResponse.messages:type_name -> ctxc.v1.Message
+	11, // 11: ctxc.v1.CompileResponse.budget:type_name -> ctxc.v1.TokenBudget
+	16, // 12: ctxc.v1.CompileResponse.report:type_name -> ctxc.v1.CompileReport
+	3,  // 13: ctxc.v1.TokenBudget.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	12, // 14: ctxc.v1.TokenBudget.breakdown:type_name -> ctxc.v1.TokenBreakdown
+	4,  // 15: ctxc.v1.MessageReport.disposition:type_name -> ctxc.v1.Disposition
+	3,  // 16: ctxc.v1.MessageReport.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	14, // 17: ctxc.v1.CompileReport.stages:type_name -> ctxc.v1.StageReport
+	13, // 18: ctxc.v1.CompileReport.messages:type_name -> ctxc.v1.MessageReport
+	15, // 19: ctxc.v1.CompileReport.repairs:type_name -> ctxc.v1.Repair
+	19, // 20: ctxc.v1.CompileReport.artifacts:type_name -> ctxc.v1.ArtifactUsage
+	20, // 21: ctxc.v1.CompileReport.model_usage:type_name -> ctxc.v1.ModelUsage
+	21, // 22: ctxc.v1.CompileReport.cache:type_name -> ctxc.v1.CacheStats
+	17, // 23: ctxc.v1.CompileReport.compaction:type_name -> ctxc.v1.CompactionReport
+	18, // 24: ctxc.v1.CompactionReport.points:type_name -> ctxc.v1.CompactionPoint
+	40, // 25: ctxc.v1.RouteRequest.state:type_name -> ctxc.v1.AgentState
+	23, // 26: ctxc.v1.RouteRequest.user_turn:type_name -> ctxc.v1.UserTurn
+	24, // 27: ctxc.v1.RouteRequest.step:type_name -> ctxc.v1.AgentStep
+	25, // 28: ctxc.v1.RouteRequest.event:type_name -> ctxc.v1.Event
+	41, // 29: ctxc.v1.RouteRequest.model:type_name -> ctxc.v1.ModelSpec
+	6,  // 30: ctxc.v1.RouteRequest.options:type_name -> ctxc.v1.CompileOptions
+	42, // 31: ctxc.v1.RouteRequest.appended_messages:type_name -> ctxc.v1.Message
+	42, // 32: ctxc.v1.UserTurn.messages:type_name -> ctxc.v1.Message
+	42, // 33: ctxc.v1.AgentStep.messages:type_name -> ctxc.v1.Message
+	5,  // 34: ctxc.v1.AgentStep.finish_reason:type_name -> ctxc.v1.FinishReason
+	43, // 35: ctxc.v1.AgentStep.usage:type_name -> ctxc.v1.Usage
+	44, // 36: ctxc.v1.Event.role:type_name -> ctxc.v1.Role
+	39, // 37: ctxc.v1.Event.metadata:type_name -> ctxc.v1.Event.MetadataEntry
+	40, // 38: ctxc.v1.RouteResponse.state:type_name -> ctxc.v1.AgentState
+	16, // 39: ctxc.v1.RouteResponse.compaction_report:type_name -> ctxc.v1.CompileReport
+	40, // 40: ctxc.v1.CompactRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 41: ctxc.v1.CompactRequest.options:type_name -> ctxc.v1.CompileOptions
+	42, // 42: ctxc.v1.CompactRequest.appended_messages:type_name -> ctxc.v1.Message
+	40, // 43: ctxc.v1.CompactResponse.state:type_name -> ctxc.v1.AgentState
+	11, // 44: ctxc.v1.CompactResponse.budget_before:type_name -> ctxc.v1.TokenBudget
+	11, // 45: ctxc.v1.CompactResponse.budget_after:type_name -> ctxc.v1.TokenBudget
+	16, // 46: ctxc.v1.CompactResponse.report:type_name -> ctxc.v1.CompileReport
+	40, // 47: ctxc.v1.BudgetRequest.state:type_name -> ctxc.v1.AgentState
+	6,  // 48: ctxc.v1.BudgetRequest.options:type_name -> ctxc.v1.CompileOptions
+	42, // 49: ctxc.v1.BudgetRequest.appended_messages:type_name -> ctxc.v1.Message
+	11, // 50: ctxc.v1.BudgetResponse.budget:type_name -> ctxc.v1.TokenBudget
+	13, // 51: ctxc.v1.BudgetResponse.messages:type_name -> ctxc.v1.MessageReport
+	16, // 52: ctxc.v1.BudgetResponse.report:type_name -> ctxc.v1.CompileReport
+	42, // 53: ctxc.v1.CountTokensRequest.messages:type_name -> ctxc.v1.Message
+	3,  // 54: ctxc.v1.TokenCount.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	32, // 55: ctxc.v1.CountTokensResponse.texts:type_name -> ctxc.v1.TokenCount
+	32, // 56: ctxc.v1.CountTokensResponse.messages:type_name -> ctxc.v1.TokenCount
+	3,  // 57: ctxc.v1.CountTokensResponse.provenance:type_name -> ctxc.v1.TokenCountProvenance
+	35, // 58: ctxc.v1.Profile.stages:type_name -> ctxc.v1.ProfileStage
+	36, // 59: ctxc.v1.ListProfilesResponse.profiles:type_name -> ctxc.v1.Profile
+	8,  // 60: ctxc.v1.ContextCompilerService.Compile:input_type -> ctxc.v1.CompileRequest
+	22, // 61: ctxc.v1.ContextCompilerService.Route:input_type -> ctxc.v1.RouteRequest
+	27, // 62: ctxc.v1.ContextCompilerService.Compact:input_type -> ctxc.v1.CompactRequest
+	29, // 63: ctxc.v1.ContextCompilerService.Budget:input_type -> ctxc.v1.BudgetRequest
+	31, // 64: ctxc.v1.ContextCompilerService.CountTokens:input_type -> ctxc.v1.CountTokensRequest
+	34, // 65: ctxc.v1.ContextCompilerService.ListProfiles:input_type -> ctxc.v1.ListProfilesRequest
+	10, // 66: ctxc.v1.ContextCompilerService.Compile:output_type -> ctxc.v1.CompileResponse
+	26, // 67: ctxc.v1.ContextCompilerService.Route:output_type -> ctxc.v1.RouteResponse
+	28, // 68: ctxc.v1.ContextCompilerService.Compact:output_type -> ctxc.v1.CompactResponse
+	30, // 69: ctxc.v1.ContextCompilerService.Budget:output_type -> ctxc.v1.BudgetResponse
+	33, // 70: ctxc.v1.ContextCompilerService.CountTokens:output_type -> ctxc.v1.CountTokensResponse
+	37, // 71: ctxc.v1.ContextCompilerService.ListProfiles:output_type -> ctxc.v1.ListProfilesResponse
+	66, // [66:72] is the sub-list for method output_type
+	60, // [60:66] is the sub-list for method input_type
+	60, // [60:60] is the sub-list for extension type_name
+	60, // [60:60] is the sub-list for extension extendee
+	0,  // [0:60] is the sub-list for field type_name
 }
 
 func init() { file_ctxc_v1_compiler_service_proto_init() }

@@ -32,7 +32,8 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // ContextCompilerService turns an agent state into the messages to send to a model.
-// Every RPC is stateless: the state travels in the request.
+// Every RPC is stateless: the state travels in the request, whole or as a
+// reference to one sent before (base_state_ref) with what was appended since.
 //
 // Errors carry google.rpc.ErrorInfo (domain "ctxc", reason in UPPER_SNAKE_CASE) and,
 // for INVALID_ARGUMENT, google.rpc.BadRequest with the exact field path of each problem.
@@ -127,7 +128,8 @@ func (c *contextCompilerServiceClient) ListProfiles(ctx context.Context, in *Lis
 // for forward compatibility.
 //
 // ContextCompilerService turns an agent state into the messages to send to a model.
-// Every RPC is stateless: the state travels in the request.
+// Every RPC is stateless: the state travels in the request, whole or as a
+// reference to one sent before (base_state_ref) with what was appended since.
 //
 // Errors carry google.rpc.ErrorInfo (domain "ctxc", reason in UPPER_SNAKE_CASE) and,
 // for INVALID_ARGUMENT, google.rpc.BadRequest with the exact field path of each problem.

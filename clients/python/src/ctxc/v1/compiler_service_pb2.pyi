@@ -83,24 +83,30 @@ class Attachment(_message.Message):
     def __init__(self, attachment_id: _Optional[str] = ..., content: _Optional[str] = ..., title: _Optional[str] = ..., source: _Optional[str] = ..., attachment_type: _Optional[str] = ...) -> None: ...
 
 class BudgetRequest(_message.Message):
-    __slots__ = ["options", "profile", "state"]
+    __slots__ = ["appended_messages", "base_state_ref", "options", "profile", "state"]
+    APPENDED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    BASE_STATE_REF_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    appended_messages: _containers.RepeatedCompositeFieldContainer[_agent_state_pb2.Message]
+    base_state_ref: str
     options: CompileOptions
     profile: str
     state: _agent_state_pb2.AgentState
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., base_state_ref: _Optional[str] = ..., appended_messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ...) -> None: ...
 
 class BudgetResponse(_message.Message):
-    __slots__ = ["budget", "messages", "report"]
+    __slots__ = ["budget", "messages", "report", "state_ref"]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     REPORT_FIELD_NUMBER: _ClassVar[int]
+    STATE_REF_FIELD_NUMBER: _ClassVar[int]
     budget: TokenBudget
     messages: _containers.RepeatedCompositeFieldContainer[MessageReport]
     report: CompileReport
-    def __init__(self, budget: _Optional[_Union[TokenBudget, _Mapping]] = ..., messages: _Optional[_Iterable[_Union[MessageReport, _Mapping]]] = ..., report: _Optional[_Union[CompileReport, _Mapping]] = ...) -> None: ...
+    state_ref: str
+    def __init__(self, budget: _Optional[_Union[TokenBudget, _Mapping]] = ..., messages: _Optional[_Iterable[_Union[MessageReport, _Mapping]]] = ..., report: _Optional[_Union[CompileReport, _Mapping]] = ..., state_ref: _Optional[str] = ...) -> None: ...
 
 class CacheStats(_message.Message):
     __slots__ = ["error_count", "hit_count", "miss_count"]
@@ -113,26 +119,32 @@ class CacheStats(_message.Message):
     def __init__(self, hit_count: _Optional[int] = ..., miss_count: _Optional[int] = ..., error_count: _Optional[int] = ...) -> None: ...
 
 class CompactRequest(_message.Message):
-    __slots__ = ["options", "profile", "state"]
+    __slots__ = ["appended_messages", "base_state_ref", "options", "profile", "state"]
+    APPENDED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    BASE_STATE_REF_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    appended_messages: _containers.RepeatedCompositeFieldContainer[_agent_state_pb2.Message]
+    base_state_ref: str
     options: CompileOptions
     profile: str
     state: _agent_state_pb2.AgentState
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., base_state_ref: _Optional[str] = ..., appended_messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ...) -> None: ...
 
 class CompactResponse(_message.Message):
-    __slots__ = ["budget_after", "budget_before", "report", "state"]
+    __slots__ = ["budget_after", "budget_before", "report", "state", "state_ref"]
     BUDGET_AFTER_FIELD_NUMBER: _ClassVar[int]
     BUDGET_BEFORE_FIELD_NUMBER: _ClassVar[int]
     REPORT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    STATE_REF_FIELD_NUMBER: _ClassVar[int]
     budget_after: TokenBudget
     budget_before: TokenBudget
     report: CompileReport
     state: _agent_state_pb2.AgentState
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., budget_before: _Optional[_Union[TokenBudget, _Mapping]] = ..., budget_after: _Optional[_Union[TokenBudget, _Mapping]] = ..., report: _Optional[_Union[CompileReport, _Mapping]] = ...) -> None: ...
+    state_ref: str
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., budget_before: _Optional[_Union[TokenBudget, _Mapping]] = ..., budget_after: _Optional[_Union[TokenBudget, _Mapping]] = ..., report: _Optional[_Union[CompileReport, _Mapping]] = ..., state_ref: _Optional[str] = ...) -> None: ...
 
 class CompactionPoint(_message.Message):
     __slots__ = ["after_message_id", "intake", "reason", "stable", "target_token_count", "token_count_after", "token_count_before"]
@@ -224,8 +236,10 @@ class CompileReport(_message.Message):
     def __init__(self, profile: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[StageReport, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[MessageReport, _Mapping]]] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., first_changed_index: _Optional[int] = ..., compacted: bool = ..., planning_used: bool = ..., artifacts: _Optional[_Iterable[_Union[ArtifactUsage, _Mapping]]] = ..., model_usage: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., cache: _Optional[_Union[CacheStats, _Mapping]] = ..., total_cost_usd: _Optional[float] = ..., compaction: _Optional[_Union[CompactionReport, _Mapping]] = ...) -> None: ...
 
 class CompileRequest(_message.Message):
-    __slots__ = ["attachments", "goal", "input_format", "input_json", "model", "omit_stable_prefix", "options", "profile", "reset_history", "state", "state_blob"]
+    __slots__ = ["appended_messages", "attachments", "base_state_ref", "goal", "input_format", "input_json", "model", "omit_stable_prefix", "options", "profile", "reset_history", "state", "state_blob"]
+    APPENDED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
     ATTACHMENTS_FIELD_NUMBER: _ClassVar[int]
+    BASE_STATE_REF_FIELD_NUMBER: _ClassVar[int]
     GOAL_FIELD_NUMBER: _ClassVar[int]
     INPUT_FORMAT_FIELD_NUMBER: _ClassVar[int]
     INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
@@ -236,7 +250,9 @@ class CompileRequest(_message.Message):
     RESET_HISTORY_FIELD_NUMBER: _ClassVar[int]
     STATE_BLOB_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    appended_messages: _containers.RepeatedCompositeFieldContainer[_agent_state_pb2.Message]
     attachments: _containers.RepeatedCompositeFieldContainer[Attachment]
+    base_state_ref: str
     goal: ContextGoal
     input_format: InputFormat
     input_json: str
@@ -247,23 +263,25 @@ class CompileRequest(_message.Message):
     reset_history: bool
     state: _agent_state_pb2.AgentState
     state_blob: bytes
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., input_format: _Optional[_Union[InputFormat, str]] = ..., input_json: _Optional[str] = ..., attachments: _Optional[_Iterable[_Union[Attachment, _Mapping]]] = ..., omit_stable_prefix: bool = ..., goal: _Optional[_Union[ContextGoal, _Mapping]] = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., input_format: _Optional[_Union[InputFormat, str]] = ..., input_json: _Optional[str] = ..., attachments: _Optional[_Iterable[_Union[Attachment, _Mapping]]] = ..., omit_stable_prefix: bool = ..., goal: _Optional[_Union[ContextGoal, _Mapping]] = ..., base_state_ref: _Optional[str] = ..., appended_messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ...) -> None: ...
 
 class CompileResponse(_message.Message):
-    __slots__ = ["budget", "history_discarded", "messages", "omitted_message_count", "rendered", "report"]
+    __slots__ = ["budget", "history_discarded", "messages", "omitted_message_count", "rendered", "report", "state_ref"]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     HISTORY_DISCARDED_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     OMITTED_MESSAGE_COUNT_FIELD_NUMBER: _ClassVar[int]
     RENDERED_FIELD_NUMBER: _ClassVar[int]
     REPORT_FIELD_NUMBER: _ClassVar[int]
+    STATE_REF_FIELD_NUMBER: _ClassVar[int]
     budget: TokenBudget
     history_discarded: bool
     messages: _containers.RepeatedCompositeFieldContainer[_agent_state_pb2.Message]
     omitted_message_count: int
     rendered: str
     report: CompileReport
-    def __init__(self, messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ..., budget: _Optional[_Union[TokenBudget, _Mapping]] = ..., report: _Optional[_Union[CompileReport, _Mapping]] = ..., history_discarded: bool = ..., rendered: _Optional[str] = ..., omitted_message_count: _Optional[int] = ...) -> None: ...
+    state_ref: str
+    def __init__(self, messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ..., budget: _Optional[_Union[TokenBudget, _Mapping]] = ..., report: _Optional[_Union[CompileReport, _Mapping]] = ..., history_discarded: bool = ..., rendered: _Optional[str] = ..., omitted_message_count: _Optional[int] = ..., state_ref: _Optional[str] = ...) -> None: ...
 
 class ContextGoal(_message.Message):
     __slots__ = ["description", "success_criteria"]
@@ -405,7 +423,9 @@ class Repair(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., message_id: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class RouteRequest(_message.Message):
-    __slots__ = ["event", "model", "options", "profile", "reset_history", "state", "state_blob", "step", "user_turn", "want_state_blob"]
+    __slots__ = ["appended_messages", "base_state_ref", "event", "model", "options", "profile", "reset_history", "state", "state_blob", "step", "user_turn", "want_state_blob"]
+    APPENDED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    BASE_STATE_REF_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -416,6 +436,8 @@ class RouteRequest(_message.Message):
     STEP_FIELD_NUMBER: _ClassVar[int]
     USER_TURN_FIELD_NUMBER: _ClassVar[int]
     WANT_STATE_BLOB_FIELD_NUMBER: _ClassVar[int]
+    appended_messages: _containers.RepeatedCompositeFieldContainer[_agent_state_pb2.Message]
+    base_state_ref: str
     event: Event
     model: _agent_state_pb2.ModelSpec
     options: CompileOptions
@@ -426,10 +448,10 @@ class RouteRequest(_message.Message):
     step: AgentStep
     user_turn: UserTurn
     want_state_blob: bool
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., user_turn: _Optional[_Union[UserTurn, _Mapping]] = ..., step: _Optional[_Union[AgentStep, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., want_state_blob: bool = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., user_turn: _Optional[_Union[UserTurn, _Mapping]] = ..., step: _Optional[_Union[AgentStep, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., want_state_blob: bool = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., base_state_ref: _Optional[str] = ..., appended_messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
-    __slots__ = ["appended_message_ids", "compaction_report", "execution_ended", "history_discarded", "interrupted_execution_id", "state", "state_blob", "system_prompt_replaced"]
+    __slots__ = ["appended_message_ids", "compaction_report", "execution_ended", "history_discarded", "interrupted_execution_id", "state", "state_blob", "state_ref", "system_prompt_replaced"]
     APPENDED_MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
     COMPACTION_REPORT_FIELD_NUMBER: _ClassVar[int]
     EXECUTION_ENDED_FIELD_NUMBER: _ClassVar[int]
@@ -437,6 +459,7 @@ class RouteResponse(_message.Message):
     INTERRUPTED_EXECUTION_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_BLOB_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    STATE_REF_FIELD_NUMBER: _ClassVar[int]
     SYSTEM_PROMPT_REPLACED_FIELD_NUMBER: _ClassVar[int]
     appended_message_ids: _containers.RepeatedScalarFieldContainer[str]
     compaction_report: CompileReport
@@ -445,8 +468,9 @@ class RouteResponse(_message.Message):
     interrupted_execution_id: str
     state: _agent_state_pb2.AgentState
     state_blob: bytes
+    state_ref: str
     system_prompt_replaced: bool
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., appended_message_ids: _Optional[_Iterable[str]] = ..., execution_ended: bool = ..., compaction_report: _Optional[_Union[CompileReport, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., history_discarded: bool = ..., interrupted_execution_id: _Optional[str] = ..., system_prompt_replaced: bool = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., appended_message_ids: _Optional[_Iterable[str]] = ..., execution_ended: bool = ..., compaction_report: _Optional[_Union[CompileReport, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., history_discarded: bool = ..., interrupted_execution_id: _Optional[str] = ..., system_prompt_replaced: bool = ..., state_ref: _Optional[str] = ...) -> None: ...
 
 class StageReport(_message.Message):
     __slots__ = ["compaction_point", "degraded", "degraded_reason", "detail", "duration_micros", "messages_affected", "messages_in", "messages_out", "policy", "skipped", "stage", "tokens_in", "tokens_out"]

@@ -7,7 +7,8 @@ from ctxc.v1 import compiler_service_pb2 as ctxc_dot_v1_dot_compiler__service__p
 
 class ContextCompilerServiceStub(object):
     """ContextCompilerService turns an agent state into the messages to send to a model.
-    Every RPC is stateless: the state travels in the request.
+    Every RPC is stateless: the state travels in the request, whole or as a
+    reference to one sent before (base_state_ref) with what was appended since.
 
     Errors carry google.rpc.ErrorInfo (domain "ctxc", reason in UPPER_SNAKE_CASE) and,
     for INVALID_ARGUMENT, google.rpc.BadRequest with the exact field path of each problem.
@@ -53,7 +54,8 @@ class ContextCompilerServiceStub(object):
 
 class ContextCompilerServiceServicer(object):
     """ContextCompilerService turns an agent state into the messages to send to a model.
-    Every RPC is stateless: the state travels in the request.
+    Every RPC is stateless: the state travels in the request, whole or as a
+    reference to one sent before (base_state_ref) with what was appended since.
 
     Errors carry google.rpc.ErrorInfo (domain "ctxc", reason in UPPER_SNAKE_CASE) and,
     for INVALID_ARGUMENT, google.rpc.BadRequest with the exact field path of each problem.
@@ -146,7 +148,8 @@ def add_ContextCompilerServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class ContextCompilerService(object):
     """ContextCompilerService turns an agent state into the messages to send to a model.
-    Every RPC is stateless: the state travels in the request.
+    Every RPC is stateless: the state travels in the request, whole or as a
+    reference to one sent before (base_state_ref) with what was appended since.
 
     Errors carry google.rpc.ErrorInfo (domain "ctxc", reason in UPPER_SNAKE_CASE) and,
     for INVALID_ARGUMENT, google.rpc.BadRequest with the exact field path of each problem.

@@ -1,0 +1,486 @@
+// Package stateref keeps the states that calls may name by reference
+// (base_state_ref) instead of sending them whole: in memory, bounded in bytes
+// and in time, and in Redis when one is configured, so that any replica can
+// resolve a reference another one gave. It owns the reference format, the
+// way a referenced state is extended with what a call appends, and the
+// entries' layout in Redis. See docs/ARCHITECTURE.md, "Calls by reference".
+package stateref
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"github.com/redis/go-redis/v9"
+	"github.com/zeebo/xxh3"
+	"google.golang.org/protobuf/proto"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+)
+
+// Config is the config file's `state_refs` section.
+type Config struct {
+	// TTL is how long a reference resolves after it was last given or
+	// used. Default 1h.
+	TTL time.Duration `yaml:"ttl" json:"ttl"`
+	// MaxBytes bounds the states kept in memory (their size on the wire); the
+	// least recently used go first. 0 keeps no references: responses carry
+	// no state_ref. Default 256 MiB.
+	MaxBytes int64 `yaml:"max_bytes" json:"max_bytes"`
+	// KeyPrefix starts every Redis key. Default "ctxc:state:".
+	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{TTL: time.Hour, MaxBytes: 256 << 20, KeyPrefix: "ctxc:state:"}
+}
+
+// Validate reports every problem of the config.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.TTL <= 0 {
+		errs = append(errs, fmt.Errorf("ttl: %v must be positive", c.TTL))
+	}
+	if c.MaxBytes < 0 {
+		errs = append(errs, fmt.Errorf("max_bytes: %d is negative", c.MaxBytes))
+	}
+	if c.KeyPrefix == "" {
+		errs = append(errs, errors.New("key_prefix: required"))
+	}
+	return errors.Join(errs...)
+}
+
+// Redis is where a Store shares its states with other replicas.
+type Redis struct {
+	Client *redis.Client
+	// Timeout bounds each operation: an outage costs a call at most this
+	// (the reference then misses and the client sends the whole state).
+	Timeout time.Duration
+}
+
+// maxPendingBytes bounds the whole states waiting to be written to Redis.
+const maxPendingBytes = 64 << 20
+
+// maxChain bounds how many appended-only entries Redis holds in a row
+// before a whole state: resolving a reference on another replica reads at
+// most this many entries.
+const maxChain = 32
+
+// Store is safe for concurrent use. A nil *Store keeps nothing.
+type Store struct {
+	cfg   Config
+	redis Redis
+	log   *slog.Logger
+
+	mu    sync.Mutex
+	lru   *simplelru.LRU[string, *entry]
+	bytes int64
+
+	// wholeWrites are the whole states waiting to be written to Redis, by
+	// one writer: a call does not wait for them, and when Redis is slower
+	// than the calls the oldest are dropped (the reference then resolves on
+	// this replica only).
+	wholeWrites chan wholeWrite
+	// pending is the bytes of the states waiting in wholeWrites, bounded by
+	// maxPendingBytes.
+	pending atomic.Int64
+	done    chan struct{}
+	wg      sync.WaitGroup
+
+	hits, misses, dropped atomic.Int64
+}
+
+type entry struct {
+	state   *ctxcv1.AgentState
+	size    int64
+	depth   int // entries in Redis since the last whole state
+	expires time.Time
+}
+
+type wholeWrite struct {
+	key   string
+	state *ctxcv1.AgentState
+	size  int64
+}
+
+// New builds a store from a validated config; r.Client may be nil (memory
+// only). It does not contact Redis.
+func New(cfg Config, r Redis, log *slog.Logger) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	l, _ := simplelru.NewLRU[string, *entry](1<<30, nil) // bounded in bytes below, not in entries
+	s := &Store{cfg: cfg, redis: r, log: log, lru: l}
+	if r.Client != nil {
+		s.wholeWrites, s.done = make(chan wholeWrite, 64), make(chan struct{})
+		s.wg.Add(1)
+		go s.writeWholes()
+	}
+	return s, nil
+}
+
+// Close stops the Redis writer after the writes it holds.
+func (s *Store) Close() {
+	if s == nil || s.done == nil {
+		return
+	}
+	close(s.done)
+	s.wg.Wait()
+}
+
+// Enabled says whether the store keeps references.
+func (s *Store) Enabled() bool { return s != nil && s.cfg.MaxBytes > 0 }
+
+// Stats are a store's counts since start.
+type Stats struct {
+	Hits, Misses, DroppedWrites int64
+	Entries                     int
+	Bytes                       int64
+}
+
+// Stats returns the store's counts.
+func (s *Store) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{Hits: s.hits.Load(), Misses: s.misses.Load(), DroppedWrites: s.dropped.Load(), Entries: s.lru.Len(), Bytes: s.bytes}
+}
+
+// WholeRef is the reference of a state sent or returned whole: a hash of
+// its encoding (wire holds the bytes of the AgentState as the request
+// carried them; nil encodes st deterministically).
+func WholeRef(st *ctxcv1.AgentState, wire []byte) string {
+	if wire == nil {
+		wire, _ = proto.MarshalOptions{Deterministic: true}.Marshal(st)
+	}
+	return format(xxh3.Hash128(wire))
+}
+
+// AppendedRef is the reference of the state that extends the state named
+// base with overlay (the appended messages and the replaced fields): a
+// chain, as a version control system names a commit by its parent and its
+// change, so that it costs what was appended, not the whole log.
+func AppendedRef(base string, overlay []byte) string {
+	h := xxh3.New()
+	h.WriteString(base)
+	h.Write([]byte{0})
+	h.Write(overlay)
+	return format(h.Sum128())
+}
+
+func format(h xxh3.Uint128) string {
+	b := h.Bytes()
+	return "sr1-" + hex.EncodeToString(b[:])
+}
+
+// key is where a caller's reference lives: a reference is bound to the
+// caller that was given it, so another caller cannot read a state by
+// guessing or learning its reference.
+func key(caller, ref string) string { return caller + "\x00" + ref }
+
+func (s *Store) redisKey(caller, ref string) string {
+	c := xxh3.HashString128(caller).Bytes()
+	return s.cfg.KeyPrefix + hex.EncodeToString(c[:8]) + ":" + ref
+}
+
+// Overlay is what a call by reference adds to the state it names: the
+// fields set in its state (replacing the referenced state's) and the
+// messages appended to the log.
+type Overlay struct {
+	State    *ctxcv1.AgentState
+	Appended []*ctxcv1.Message
+}
+
+// Encode is the overlay's encoding, which its reference and its Redis
+// entry are made of: an AgentState holding the replaced fields and, as its
+// log, the appended messages.
+func (o Overlay) Encode() []byte {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(o.asState())
+	return b
+}
+
+func (o Overlay) asState() *ctxcv1.AgentState {
+	st := o.State
+	if st == nil {
+		st = &ctxcv1.AgentState{}
+	}
+	c := st.GetContext()
+	return &ctxcv1.AgentState{SchemaVersion: st.GetSchemaVersion(), AgentId: st.GetAgentId(), Model: st.GetModel(), Execution: st.GetExecution(),
+		Context: &ctxcv1.AgentContext{Messages: o.Appended, SystemPrompt: c.GetSystemPrompt(), Tools: c.GetTools(),
+			ResponseFormat: c.GetResponseFormat(), Metadata: c.GetMetadata()}}
+}
+
+// Extend returns base with the overlay applied: a new state sharing base's
+// messages (never changing them), the overlay's messages after them, and
+// each field the overlay's state sets in place of base's.
+func Extend(base *ctxcv1.AgentState, o Overlay) *ctxcv1.AgentState {
+	bc, oc := base.GetContext(), o.State.GetContext()
+	messages := make([]*ctxcv1.Message, 0, len(bc.GetMessages())+len(o.Appended))
+	messages = append(append(messages, bc.GetMessages()...), o.Appended...)
+	out := &ctxcv1.AgentState{SchemaVersion: base.GetSchemaVersion(), AgentId: base.GetAgentId(), Model: base.GetModel(), Execution: base.GetExecution(),
+		Context: &ctxcv1.AgentContext{Messages: messages, SystemPrompt: bc.GetSystemPrompt(), Tools: bc.GetTools(),
+			ResponseFormat: bc.GetResponseFormat(), Metadata: bc.GetMetadata()}}
+	if st := o.State; st != nil {
+		if v := st.GetSchemaVersion(); v != 0 {
+			out.SchemaVersion = v
+		}
+		if v := st.GetAgentId(); v != "" {
+			out.AgentId = v
+		}
+		if v := st.GetModel(); v != nil {
+			out.Model = v
+		}
+		if v := st.GetExecution(); v != nil {
+			out.Execution = v
+		}
+	}
+	if oc != nil {
+		if v := oc.GetSystemPrompt(); v != "" {
+			out.Context.SystemPrompt = v
+		}
+		if v := oc.GetTools(); len(v) > 0 {
+			out.Context.Tools = v
+		}
+		if v := oc.GetResponseFormat(); v != "" {
+			out.Context.ResponseFormat = v
+		}
+		if v := oc.GetMetadata(); len(v) > 0 {
+			out.Context.Metadata = v
+		}
+	}
+	return out
+}
+
+// Resolved is a referenced state found.
+type Resolved struct {
+	State *ctxcv1.AgentState
+	// Size is the state's size on the wire, as kept.
+	Size  int64
+	depth int
+}
+
+// Get returns the state caller was given ref for: from memory, else from
+// Redis (following appended-only entries to a whole state, at most
+// maxChain of them). A Redis failure is returned with ok false: the caller
+// then sends the whole state, as for any miss.
+func (s *Store) Get(ctx context.Context, caller, ref string) (Resolved, bool, error) {
+	if !s.Enabled() {
+		return Resolved{}, false, nil
+	}
+	if r, ok := s.memory(caller, ref); ok {
+		s.hits.Add(1)
+		return r, true, nil
+	}
+	if s.redis.Client == nil {
+		s.misses.Add(1)
+		return Resolved{}, false, nil
+	}
+	r, ok, err := s.fromRedis(ctx, caller, ref, 0)
+	if ok {
+		s.hits.Add(1)
+	} else {
+		s.misses.Add(1)
+	}
+	return r, ok, err
+}
+
+func (s *Store) memory(caller, ref string) (Resolved, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.lru.Get(key(caller, ref))
+	if !ok {
+		return Resolved{}, false
+	}
+	now := time.Now()
+	if now.After(e.expires) {
+		s.lru.Remove(key(caller, ref))
+		s.bytes -= e.size
+		return Resolved{}, false
+	}
+	e.expires = now.Add(s.cfg.TTL)
+	return Resolved{State: e.state, Size: e.size, depth: e.depth}, true
+}
+
+// entryHeader starts every Redis entry: the format, the base reference ("-"
+// for a whole state) and the chain depth, then the AgentState's bytes.
+const entryHeader = "ctxc-state-ref 1\n"
+
+func (s *Store) fromRedis(ctx context.Context, caller, ref string, hops int) (Resolved, bool, error) {
+	if hops > maxChain {
+		return Resolved{}, false, fmt.Errorf("state ref %s: more than %d appended entries in a row", ref, maxChain)
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.redis.Timeout)
+	raw, err := s.redis.Client.Get(rctx, s.redisKey(caller, ref)).Bytes()
+	cancel()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return Resolved{}, false, nil
+	case err != nil:
+		return Resolved{}, false, err
+	}
+	base, depth, body, err := parseEntry(raw)
+	if err != nil {
+		return Resolved{}, false, fmt.Errorf("state ref %s: %w", ref, err)
+	}
+	var st ctxcv1.AgentState
+	if err := proto.Unmarshal(body, &st); err != nil {
+		return Resolved{}, false, fmt.Errorf("state ref %s: %w", ref, err)
+	}
+	r := Resolved{State: &st, Size: int64(len(body)), depth: depth}
+	if base != "" {
+		b, ok := s.memory(caller, base)
+		if !ok {
+			if b, ok, err = s.fromRedis(ctx, caller, base, hops+1); !ok {
+				return Resolved{}, false, err
+			}
+		}
+		r.State = Extend(b.State, Overlay{State: &st, Appended: st.GetContext().GetMessages()})
+		r.Size += b.Size
+	}
+	s.keep(caller, ref, r)
+	return r, true, nil
+}
+
+func parseEntry(raw []byte) (base string, depth int, body []byte, err error) {
+	rest, ok := bytes.CutPrefix(raw, []byte(entryHeader))
+	if !ok {
+		return "", 0, nil, errors.New("not a state ref entry of format 1")
+	}
+	line, rest, ok1 := bytes.Cut(rest, []byte{'\n'})
+	d, rest, ok2 := bytes.Cut(rest, []byte{'\n'})
+	depth, err = strconv.Atoi(string(d))
+	if !ok1 || !ok2 || err != nil {
+		return "", 0, nil, errors.New("damaged state ref entry header")
+	}
+	if base = string(line); base == "-" {
+		base = ""
+	}
+	return base, depth, rest, nil
+}
+
+// keep holds a resolved state in memory, evicting the least recently used
+// past MaxBytes. A state larger than MaxBytes is not kept.
+func (s *Store) keep(caller, ref string, r Resolved) {
+	if r.Size > s.cfg.MaxBytes {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(caller, ref)
+	if old, ok := s.lru.Peek(k); ok {
+		s.bytes -= old.size
+	}
+	s.lru.Add(k, &entry{state: r.State, size: r.Size, depth: r.depth, expires: time.Now().Add(s.cfg.TTL)})
+	s.bytes += r.Size
+	for s.bytes > s.cfg.MaxBytes {
+		_, e, ok := s.lru.RemoveOldest()
+		if !ok {
+			break
+		}
+		s.bytes -= e.size
+	}
+}
+
+// PutWhole keeps a state sent or returned whole under ref, and writes it to
+// Redis in the background. size is its size on the wire.
+func (s *Store) PutWhole(caller, ref string, st *ctxcv1.AgentState, size int64) {
+	if !s.Enabled() {
+		return
+	}
+	if _, known := s.memory(caller, ref); known {
+		return // the same state again: kept, and written when it first came
+	}
+	s.keep(caller, ref, Resolved{State: st, Size: size})
+	if s.redis.Client == nil {
+		return
+	}
+	if s.pending.Add(size) > maxPendingBytes {
+		s.pending.Add(-size)
+		s.dropped.Add(1)
+		return
+	}
+	select {
+	case s.wholeWrites <- wholeWrite{key: s.redisKey(caller, ref), state: st, size: size}:
+	default:
+		s.pending.Add(-size)
+		s.dropped.Add(1)
+	}
+}
+
+// PutAppended keeps the state a call by reference made (base extended by
+// overlay) under ref, and writes the overlay to Redis before returning,
+// so that the next call may go to any replica: it is small, the size of
+// what was appended. After maxChain such entries the whole state is
+// written instead (in the background), which bounds what a replica reads.
+func (s *Store) PutAppended(ctx context.Context, caller, ref string, base Resolved, baseRef string, overlay []byte, st *ctxcv1.AgentState) {
+	if !s.Enabled() {
+		return
+	}
+	r := Resolved{State: st, Size: base.Size + int64(len(overlay)), depth: base.depth + 1}
+	if r.depth > maxChain {
+		s.PutWhole(caller, ref, st, r.Size)
+		return
+	}
+	if _, known := s.memory(caller, ref); known {
+		return
+	}
+	s.keep(caller, ref, r)
+	if s.redis.Client == nil {
+		return
+	}
+	var b bytes.Buffer
+	b.Grow(len(entryHeader) + len(baseRef) + 8 + len(overlay))
+	fmt.Fprintf(&b, "%s%s\n%d\n", entryHeader, baseRef, r.depth)
+	b.Write(overlay)
+	rctx, cancel := context.WithTimeout(ctx, s.redis.Timeout)
+	defer cancel()
+	if err := s.redis.Client.Set(rctx, s.redisKey(caller, ref), b.Bytes(), s.cfg.TTL).Err(); err != nil {
+		s.log.WarnContext(ctx, "state ref not shared through Redis", "error", err, "component", "state_refs")
+	}
+}
+
+func (s *Store) writeWholes() {
+	defer s.wg.Done()
+	for {
+		select {
+		case w := <-s.wholeWrites:
+			s.writeWhole(w)
+		case <-s.done:
+			for {
+				select {
+				case w := <-s.wholeWrites:
+					s.writeWhole(w)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *Store) writeWhole(w wholeWrite) {
+	defer s.pending.Add(-w.size)
+	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(w.state)
+	if err != nil {
+		return
+	}
+	val := make([]byte, 0, len(entryHeader)+4+len(body))
+	val = append(append(val, entryHeader...), "-\n0\n"...)
+	val = append(val, body...)
+	ctx, cancel := context.WithTimeout(context.Background(), s.redis.Timeout)
+	defer cancel()
+	if err := s.redis.Client.Set(ctx, w.key, val, s.cfg.TTL).Err(); err != nil {
+		s.log.Warn("state ref not shared through Redis", "error", err, "component", "state_refs")
+	}
+}
