@@ -87,14 +87,15 @@ type Store struct {
 
 	// wholeWrites are the whole states waiting to be written to Redis, by
 	// one writer: a call does not wait for them, and when Redis is slower
-	// than the calls the oldest are dropped (the reference then resolves on
+	// than the calls new ones are dropped (their references then resolve on
 	// this replica only).
 	wholeWrites chan wholeWrite
 	// pending is the bytes of the states waiting in wholeWrites, bounded by
 	// maxPendingBytes.
-	pending atomic.Int64
-	done    chan struct{}
-	wg      sync.WaitGroup
+	pending   atomic.Int64
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
 
 	hits, misses, dropped atomic.Int64
 }
@@ -136,7 +137,7 @@ func (s *Store) Close() {
 	if s == nil || s.done == nil {
 		return
 	}
-	close(s.done)
+	s.closeOnce.Do(func() { close(s.done) })
 	s.wg.Wait()
 }
 
