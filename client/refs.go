@@ -58,10 +58,11 @@ func (r *StateRefs) Counts() (byReference, misses int) { return r.byRef, r.misse
 // Compile is ContextCompilerServiceClient.Compile with req.State sent by
 // reference when it extends the state of the previous call.
 func (r *StateRefs) Compile(ctx context.Context, req *ctxcv1.CompileRequest, opts ...grpc.CallOption) (*ctxcv1.CompileResponse, error) {
+	own := req.GetBaseStateRef() != "" || len(req.GetAppendedMessages()) > 0
 	resp, err := call(ctx, r, &req.State, &req.BaseStateRef, &req.AppendedMessages, func() (*ctxcv1.CompileResponse, error) {
 		return r.client.Compile(ctx, req, opts...)
 	}, req.GetStateBlob() == nil && req.GetInputJson() == "")
-	if err == nil {
+	if err == nil && !own {
 		r.follow(resp.GetStateRef(), req.GetState())
 	}
 	return resp, err
@@ -70,10 +71,11 @@ func (r *StateRefs) Compile(ctx context.Context, req *ctxcv1.CompileRequest, opt
 // Budget is ContextCompilerServiceClient.Budget with req.State sent by
 // reference when it extends the state of the previous call.
 func (r *StateRefs) Budget(ctx context.Context, req *ctxcv1.BudgetRequest, opts ...grpc.CallOption) (*ctxcv1.BudgetResponse, error) {
+	own := req.GetBaseStateRef() != "" || len(req.GetAppendedMessages()) > 0
 	resp, err := call(ctx, r, &req.State, &req.BaseStateRef, &req.AppendedMessages, func() (*ctxcv1.BudgetResponse, error) {
 		return r.client.Budget(ctx, req, opts...)
 	}, true)
-	if err == nil {
+	if err == nil && !own {
 		r.follow(resp.GetStateRef(), req.GetState())
 	}
 	return resp, err
@@ -111,8 +113,15 @@ func (r *StateRefs) Route(ctx context.Context, req *ctxcv1.RouteRequest, opts ..
 // it was. A miss is sent again whole.
 func call[T any](ctx context.Context, r *StateRefs, state **ctxcv1.AgentState, base *string, appended *[]*ctxcv1.Message, do func() (T, error), canRef bool) (T, error) {
 	whole := *state
+	if *base != "" || len(*appended) > 0 {
+		// The caller names a reference of its own: what the call's state
+		// is, only the server knows, so nothing is followed after it.
+		resp, err := do()
+		r.forget()
+		return resp, err
+	}
 	extra, ok := r.extends(whole)
-	if !canRef || !ok || *base != "" || len(*appended) > 0 {
+	if !canRef || !ok {
 		return do()
 	}
 	*state, *base, *appended = nil, r.ref, extra
@@ -148,10 +157,13 @@ func (r *StateRefs) extends(st *ctxcv1.AgentState) ([]*ctxcv1.Message, bool) {
 	return log[len(r.messages):], true
 }
 
+// forget stops following a state: the next call goes whole.
+func (r *StateRefs) forget() { r.ref, r.messages, r.rest = "", nil, nil }
+
 // follow makes st, named ref, the state the next call may extend.
 func (r *StateRefs) follow(ref string, st *ctxcv1.AgentState) {
 	if ref == "" || st == nil {
-		r.ref, r.messages, r.rest = "", nil, nil
+		r.forget()
 		return
 	}
 	r.ref = ref

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/client"
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
@@ -31,6 +32,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/policies/render"
 	"github.com/contextcompiler/ctxc/policies/views"
+	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/tokens"
 )
 
@@ -650,4 +652,77 @@ func (g *agentGen) answer() string {
 		"I changed %s to check the %s first and added a test for the empty case.\n\n```go\nif len(%s) == 0 {\n\treturn %s, nil\n}\n```\n\n"+
 		"`go test ./...` and `go vet ./...` pass.", g.ident(), g.pick(benchNouns), g.ident(), g.pick(benchNouns), p, g.pick(benchNouns),
 		g.pick(benchNouns), g.pick(benchNouns))
+}
+
+// BenchmarkStateRefs: the per-turn cost of a runtime that sends its state
+// by reference. Side by side, one call of each kind per iteration over
+// loopback gRPC through the production transport: a whole 20-message state
+// (the bar: by reference at 2,000 messages ≤ 1.5x of it, issue 29), a call
+// naming a 2,000-message state by reference with one turn (two messages)
+// appended, and the same 2,000-message state sent whole. Bytes per call are
+// reported for each.
+func BenchmarkStateRefs(b *testing.B) {
+	store, err := stateref.New(stateref.DefaultConfig(), stateref.Redis{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	real := newRealService(b)
+	svc, err := New(Config{Compiler: real.app, Logger: slog.New(slog.DiscardHandler), StateRefs: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr := NewTransport(svc, TransportConfig{Logger: slog.New(slog.DiscardHandler)})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- tr.Serve(ctx, lis) }()
+	tr.SetServing()
+	defer func() { tr.StopBy(time.Now()); stop(); <-served }()
+	c, err := client.New(lis.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+
+	small := codingAgentState(20, largeWindow, "")
+	large := codingAgentState(2002, largeWindow, "")
+	base := growing(large, 2000)
+	appended := large.GetContext().GetMessages()[2000:]
+	first, err := c.Compile(context.Background(), &ctxcv1.CompileRequest{State: base})
+	if err != nil {
+		b.Fatal(err)
+	}
+	smallReq := &ctxcv1.CompileRequest{State: small}
+	byRefReq := &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: appended}
+	wholeReq := &ctxcv1.CompileRequest{State: large}
+	for _, req := range []*ctxcv1.CompileRequest{smallReq, byRefReq, wholeReq} { // warm every count
+		if _, err := c.Compile(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var smallT, refT, wholeT time.Duration
+	timed := func(d *time.Duration, req *ctxcv1.CompileRequest) func() {
+		return func() {
+			start := time.Now()
+			if _, err := c.Compile(context.Background(), req); err != nil {
+				b.Fatal(err)
+			}
+			*d += time.Since(start)
+		}
+	}
+	calls := []func(){timed(&smallT, smallReq), timed(&refT, byRefReq), timed(&wholeT, wholeReq)}
+	for i := 0; b.Loop(); i++ {
+		for j := range calls {
+			calls[(i+j)%len(calls)]()
+		}
+	}
+	b.ReportMetric(float64(refT)/float64(smallT), "ref2000/whole20")
+	b.ReportMetric(float64(wholeT)/float64(smallT), "whole2000/whole20")
+	b.ReportMetric(float64(refT)/float64(wholeT), "ref2000/whole2000")
+	b.ReportMetric(float64(proto.Size(byRefReq)), "ref-request-bytes")
+	b.ReportMetric(float64(proto.Size(wholeReq)), "whole-request-bytes")
 }

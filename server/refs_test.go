@@ -260,3 +260,30 @@ func TestStateRefsOff(t *testing.T) {
 		t.Fatalf("state_ref %q, err %v; want none", resp.GetStateRef(), err)
 	}
 }
+
+// A call that names a reference of its own goes as it is, and the next
+// whole state goes whole: what the caller's reference named, only the
+// server knows.
+func TestStateRefsCallerOwnReference(t *testing.T) {
+	c, _ := serveRefs(t, stateref.DefaultConfig(), TransportConfig{})
+	ctx := context.Background()
+	session := codingAgentState(40, 0, "")
+	first, err := c.Compile(ctx, &ctxcv1.CompileRequest{State: growing(session, 20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := client.NewStateRefs(c)
+	if _, err := refs.Compile(ctx, &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: session.GetContext().GetMessages()[20:30]}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := refs.Compile(ctx, &ctxcv1.CompileRequest{State: growing(session, 40)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.GetMessages()); n != 41 {
+		t.Errorf("%d messages, want 41", n)
+	}
+	if by, _ := refs.Counts(); by != 0 {
+		t.Errorf("%d calls by reference after the caller's own; want the whole state sent", by)
+	}
+}

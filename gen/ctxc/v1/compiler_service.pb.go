@@ -650,7 +650,7 @@ type CompileRequest struct {
 	// (expired, evicted, never seen, or made for another caller) is
 	// FAILED_PRECONDITION with reason STATE_REF_NOT_FOUND on field
 	// base_state_ref: send the whole state instead. The clients do that by
-	// themselves. Not with state_blob, input_json or reset_history.
+	// themselves. Not with state_blob or input_json.
 	BaseStateRef string `protobuf:"bytes,12,opt,name=base_state_ref,json=baseStateRef,proto3" json:"base_state_ref,omitempty"`
 	// The messages appended to the referenced state's log since its reference
 	// was given, oldest first. Only with base_state_ref.
@@ -2150,8 +2150,8 @@ type RouteRequest struct {
 	// (expired, evicted, never seen, or made for another caller) is
 	// FAILED_PRECONDITION with reason STATE_REF_NOT_FOUND on field
 	// base_state_ref: send the whole state instead. The clients do that by
-	// themselves. Not with state_blob or reset_history. The input is appended
-	// after appended_messages.
+	// themselves. Not with state_blob. The input is appended after
+	// appended_messages.
 	BaseStateRef string `protobuf:"bytes,11,opt,name=base_state_ref,json=baseStateRef,proto3" json:"base_state_ref,omitempty"`
 	// The messages appended to the referenced state's log since its reference
 	// was given, oldest first. Only with base_state_ref.
