@@ -79,6 +79,15 @@ final class Client
         return new Session($this, is_string($model) ? ['name' => $model] : $model, $agentId, $profile, $blob);
     }
 
+    /**
+     * A tracker that sends a state the runtime keeps growing by reference:
+     * each call sends only the messages appended since the previous one.
+     */
+    public function stateRefs(): StateRefs
+    {
+        return new StateRefs($this);
+    }
+
     /** Calls one RPC by name with a request array and returns the decoded response. */
     public function call(string $method, array $request): array
     {

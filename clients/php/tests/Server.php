@@ -20,7 +20,8 @@ final class Server
     public readonly string $httpUrl;
     private array $logs = [];
 
-    public function __construct()
+    /** @param string $httpListen the HTTP address; a stopped server's address starts it again there */
+    public function __construct(string $httpListen = '127.0.0.1:0')
     {
         $root = dirname(__DIR__, 3);
         $binary = getenv('CTXC_BIN') ?: "$root/bin/ctxc";
@@ -31,7 +32,7 @@ final class Server
         $env = getenv() + [];
         $env['OTEL_TRACES_EXPORTER'] = '';
         $env['OTEL_EXPORTER_OTLP_ENDPOINT'] = '';
-        $command = [$binary, 'serve', '--listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--log-format', 'json'];
+        $command = [$binary, 'serve', '--listen', '127.0.0.1:0', '--http-listen', $httpListen, '--log-format', 'json'];
         $this->process = proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['pipe', 'w']], $pipes, $root, $env);
         if (!is_resource($this->process)) {
             throw new RuntimeException("could not start $binary");
