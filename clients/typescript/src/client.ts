@@ -17,6 +17,7 @@ import {
   type RouteResponse,
 } from "./gen/ctxc/v1/compiler_service_pb.js";
 import { toCtxcError } from "./errors.js";
+import { StateRefs } from "./refs.js";
 import { VERSION } from "./version.js";
 
 /** Retries of calls that fail with UNAVAILABLE (every ctxc RPC is stateless, so a retry is safe). */
@@ -94,6 +95,16 @@ export class CtxcClient {
   /** Budget reports the token budget of a state under a profile. */
   budget(request: BudgetRequestInit, call?: CallOptions): Promise<BudgetResponse> {
     return this.call(() => this.raw.budget(request, this.callOptions(call)));
+  }
+
+  /**
+   * stateRefs returns a tracker that follows one growing state (one agent)
+   * through this client: its compile, budget, compact and route take the whole
+   * state like these methods and send it by reference when it extends the
+   * state of the previous call (see StateRefs).
+   */
+  stateRefs(): StateRefs {
+    return new StateRefs(this);
   }
 
   /** CountTokens counts texts and messages for a model or an encoding. */

@@ -4,6 +4,7 @@
 export { CtxcClient, retryUnavailable, type CtxcClientOptions, type RetryOptions } from "./client.js";
 export type { BudgetRequestInit, CompactRequestInit, CompileRequestInit, CountTokensRequestInit, RouteRequestInit } from "./client.js";
 export { CtxcError, type FieldViolation } from "./errors.js";
+export { REASON_STATE_REF_NOT_FOUND, StateRefs, type StateRefCounts } from "./refs.js";
 export { assistant, message, modelSpec, text, tool, toolCall, toolResult, user } from "./messages.js";
 export type { MessageInit, ModelSpecInit, PartInit, ToolDefinitionInit } from "./messages.js";
 export type { AdapterOptions } from "./adapter.js";
