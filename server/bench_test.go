@@ -164,9 +164,21 @@ func newRealService(tb testing.TB) *Service {
 
 func newBenchServer(b *testing.B) *benchServer {
 	b.Helper()
-	svc := newRealService(b)
-	gs := grpc.NewServer(grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes))
-	ctxcv1.RegisterContextCompilerServiceServer(gs, svc)
+	// As served: the production codec, which hashes a whole state's bytes
+	// for its state_ref, and a state store keeping every state compiled.
+	store, err := stateref.New(stateref.DefaultConfig(), stateref.Redis{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(store.Close)
+	real := newRealService(b)
+	svc, err := New(Config{Compiler: real.app, Logger: slog.New(slog.DiscardHandler), StateRefs: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	codec := newDecodeCodec()
+	gs := grpc.NewServer(grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes), grpc.ForceServerCodecV2(codec))
+	gs.RegisterService(apiServiceDesc(codec, slog.New(slog.DiscardHandler)), svc)
 	gs.RegisterService(&noopServiceDesc, struct{}{})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
