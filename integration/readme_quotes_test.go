@@ -27,6 +27,7 @@ import (
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies/compaction"
+	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/summarycache"
 )
 
@@ -214,6 +215,16 @@ func readmeQuotes() []readmeQuote {
 				t.Errorf("the default ttl %v is not whole hours", def.TTL)
 			}
 			return []any{def.MaxEntries, int(def.TTL / time.Hour)}
+		}},
+		{"| | | `state_refs` | in memory, # MiB, #h |", func(t *testing.T, a *readmeAnswers) []any {
+			def := stateref.DefaultConfig()
+			return []any{int(def.MaxBytes >> 20), int(def.TTL / time.Hour)}
+		}},
+		{"`state_refs.ttl`, default # h after it was last given or used", func(t *testing.T, a *readmeAnswers) []any {
+			return []any{int(stateref.DefaultConfig().TTL / time.Hour)}
+		}},
+		{"`state_refs.max_bytes` of states in memory, default # MiB", func(t *testing.T, a *readmeAnswers) []any {
+			return []any{int(stateref.DefaultConfig().MaxBytes >> 20)}
 		}},
 		{"budgets the chat in a #-token window with # tokens reserved for output, counted by `cl100k_base*1.10`.", func(t *testing.T, a *readmeAnswers) []any {
 			b := a.budget(t, `name: "acme-coder"`).GetBudget()

@@ -37,7 +37,8 @@ class Server:
                     ready.set()
             ready.set()
 
-        threading.Thread(target=read, daemon=True).start()
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
         if not ready.wait(60) or not self.addr:
             self.stop()
             raise RuntimeError("ctxc serve did not start:\n" + "".join(self.logs))
@@ -50,6 +51,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.reader.join(5)
+        if not self.reader.is_alive():
+            self.proc.stderr.close()
 
 
 class ServerTestCase(unittest.TestCase):

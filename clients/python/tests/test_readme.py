@@ -11,12 +11,19 @@ PACKAGE = Path(__file__).resolve().parents[1]
 
 
 class ReadmeTest(ServerTestCase):
-    def test_quick_start(self):
+    def run_block(self, section: str) -> str:
         readme = (PACKAGE / "README.md").read_text()
-        block = re.search(r"## Quick start\n\n```python\n(.*?)```", readme, re.S)
-        self.assertIsNotNone(block, "no ```python block under ## Quick start")
+        # The section's first block, after any lines of prose (not past the next heading).
+        block = re.search(rf"## {section}\n(?:(?!## |```).*\n)*?```python\n((?s:.*?))```", readme)
+        self.assertIsNotNone(block, f"no ```python block under ## {section}")
         script = block.group(1).replace("127.0.0.1:50051", self.server.addr)
         env = dict(os.environ, PYTHONPATH=str(PACKAGE / "src"))
         run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertRegex(run.stdout, r"^1 \d+ \d+\n$")
+        return run.stdout
+
+    def test_quick_start(self):
+        self.assertRegex(self.run_block("Quick start"), r"^1 \d+ \d+\n$")
+
+    def test_calls_by_reference(self):
+        self.assertEqual(self.run_block("Calls by reference"), "6 2 0\n")

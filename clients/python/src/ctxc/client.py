@@ -113,6 +113,13 @@ class Client:
 
         return Session(self, model, agent_id=agent_id, profile=profile, blob=blob)
 
+    def state_refs(self) -> "StateRefs":
+        """Compile, Budget, Compact and Route of a state the caller holds and grows,
+        sent by reference with only the messages appended since the previous call."""
+        from ctxc.refs import StateRefs
+
+        return StateRefs(self)
+
 
 class AsyncClient:
     """The asyncio twin of Client, over a grpc.aio channel:
@@ -180,3 +187,8 @@ class AsyncClient:
         from ctxc.session import AsyncSession
 
         return AsyncSession(self, model, agent_id=agent_id, profile=profile, blob=blob)
+
+    def state_refs(self) -> "AsyncStateRefs":
+        from ctxc.refs import AsyncStateRefs
+
+        return AsyncStateRefs(self)
