@@ -197,11 +197,11 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, place
 		}
 		declared[f.Stage()] = true
 		if f.Stage() < last {
-			problems = append(problems, fmt.Errorf("%s: stage %s cannot follow stage %s (order: normalize, project, isolate, estimate, budget, plan, decide, compact, render)", where, f.Stage(), last))
+			problems = append(problems, fmt.Errorf("%s: stage %s cannot follow stage %s (order: %s)", where, f.Stage(), last, stageOrder()))
 		}
 		last = f.Stage()
-		if i == 0 && f.Stage() != policies.StageNormalize {
-			problems = append(problems, fmt.Errorf("%s: the first policy must be a normalize-stage policy, so every later stage sees a well-formed log", where))
+		if first := policies.Stages()[0]; i == 0 && f.Stage() != first.Stage {
+			problems = append(problems, fmt.Errorf("%s: the first policy must be a %s-stage policy, so every later stage sees a well-formed log", where, first.Name))
 		}
 		cfg := f.CreateDefaultConfig()
 		if !s.Settings.IsZero() {
@@ -231,14 +231,10 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, place
 			tailDependent: ok && tail.TailDependent()})
 		p.info.Stages = append(p.info.Stages, StepInfo{Stage: f.Stage().String(), Policy: f.Type(), SettingsJSON: string(settings)})
 	}
-	if err := requireStage(declared, policies.StageCompact, policies.StageEstimate, policies.StageBudget); err != nil {
-		problems = append(problems, err)
-	}
-	if err := requireStage(declared, policies.StageDecide, policies.StageBudget); err != nil {
-		problems = append(problems, err)
-	}
-	if err := requireStage(declared, policies.StagePlan, policies.StageEstimate, policies.StageBudget); err != nil {
-		problems = append(problems, err)
+	for _, st := range policies.Stages() {
+		if err := requireStage(declared, st.Stage, st.Needs...); err != nil {
+			problems = append(problems, err)
+		}
 	}
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
@@ -283,7 +279,17 @@ func (p *profile) placeAttachments(placement policies.Factory, declared map[poli
 	return nil
 }
 
-// requireStage checks that a profile with a `user` stage also has every `needs` stage.
+// stageOrder names the stages in run order, from the stage table.
+func stageOrder() string {
+	names := make([]string, 0, len(policies.Stages()))
+	for _, st := range policies.Stages() {
+		names = append(names, st.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// requireStage checks that a profile with a `user` stage also has every
+// `needs` stage (the stage table's Needs).
 func requireStage(has map[policies.Stage]bool, user policies.Stage, needs ...policies.Stage) error {
 	if !has[user] {
 		return nil

@@ -95,6 +95,10 @@ func TestBadProfilesReportEveryProblem(t *testing.T) {
     - policy: normalize
 - name: ""
   stages: []
+- name: unmeasured
+  stages:
+    - policy: normalize
+    - policy: token_budget
 `)
 	_, err := NewCatalog(fakeRegistry(), fakeResolver{}, noop.NewTracerProvider(), Config{Profiles: specs, DefaultProfile: "nope"})
 	if err == nil {
@@ -115,6 +119,7 @@ func TestBadProfilesReportEveryProblem(t *testing.T) {
 		"profiles[2] (): name: required",
 		"stages: at least one policy is required",
 		`default_profile: "nope" is not a profile`,
+		"profiles[3] (unmeasured): stages: a budget policy needs estimate policies before it",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q; got:\n%s", want, msg)
