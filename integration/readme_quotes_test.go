@@ -223,6 +223,9 @@ func readmeQuotes() []readmeQuote {
 		{"`state_refs.ttl`, default # h after it was last given or used", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{int(stateref.DefaultConfig().TTL / time.Hour)}
 		}},
+		{"returning a whole state of up to # KiB", func(t *testing.T, a *readmeAnswers) []any {
+			return []any{stateref.SyncWholeBytes >> 10}
+		}},
 		{"`state_refs.max_bytes` of states in memory, default # MiB", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{int(stateref.DefaultConfig().MaxBytes >> 20)}
 		}},

@@ -6,13 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/contextcompiler/ctxc/client"
@@ -66,22 +63,14 @@ func TestStateRefsAcrossReplicas(t *testing.T) {
 	st := &ctxcv1.AgentState{SchemaVersion: 1, Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "You answer on-call questions."}}
 	st.Context.Messages = turnMessages(0)
 
-	// A reference made on replica 0 resolves on replica 1 (its whole state
-	// reaches Redis in the background: wait for it, up to 5 s).
+	// A reference made on replica 0 resolves on replica 1: a small whole
+	// state reaches Redis before the call answers.
 	first, err := replicas[0].Compile(ctx, &ctxcv1.CompileRequest{State: st})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, err := replicas[1].Compile(ctx, &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: turnMessages(1)})
-		if err == nil {
-			break
-		}
-		if status.Code(err) != codes.FailedPrecondition || time.Now().After(deadline) {
-			t.Fatalf("replica 1 did not resolve replica 0's reference: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if _, err := replicas[1].Compile(ctx, &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: turnMessages(1)}); err != nil {
+		t.Fatalf("replica 1 did not resolve replica 0's reference: %v", err)
 	}
 
 	lb := &rotating{replicas: replicas}
@@ -103,12 +92,10 @@ func TestStateRefsAcrossReplicas(t *testing.T) {
 		}
 	}
 	byRef, misses := refs.Counts()
-	// The first call goes whole; a second may miss while the first's whole
-	// state is still on its way to Redis; the others resolve on a replica
-	// that did not make the reference.
-	t.Logf("%d turns over 3 replicas: %d by reference, %d missed (sent again whole)", turns, byRef, misses)
-	if byRef != turns-1 || misses > 1 {
-		t.Errorf("%d by reference, %d misses; want %d and at most 1", byRef, misses, turns-1)
+	// The first call goes whole; every other resolves on a replica that did
+	// not make its reference.
+	if byRef != turns-1 || misses != 0 {
+		t.Errorf("%d by reference, %d misses; want %d and 0", byRef, misses, turns-1)
 	}
 
 	opts, _ := redis.ParseURL(redisServer.URL)
@@ -127,5 +114,17 @@ func TestStateRefsAcrossReplicas(t *testing.T) {
 	}
 	if n := len(got.GetMessages()); n != len(st.Context.Messages)+1 {
 		t.Errorf("%d messages compiled, want the system prompt and %d", n, len(st.Context.Messages))
+	}
+	// The replicas count what they resolved and what they missed.
+	var hits, missed float64
+	for _, r := range rs.replicas {
+		m := scrapeMetrics(t, r.metricsURL(t))
+		hits += m.sum("ctxc_state_ref_lookups_total", map[string]string{"result": "hit"})
+		missed += m.sum("ctxc_state_ref_lookups_total", map[string]string{"result": "miss"})
+	}
+	// (Hits: the first reference resolved on replica 1, and every call by
+	// reference the tracker made that did not miss.)
+	if want := float64(1 + byRef - misses); hits < want || missed < float64(misses+1) {
+		t.Errorf("ctxc_state_ref_lookups_total: %v hits, %v misses; want at least %v and %d", hits, missed, want, misses+1)
 	}
 }

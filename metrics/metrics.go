@@ -42,6 +42,8 @@ type Config struct {
 	TokenCache TokenCache
 	// SummaryCache is the cache of LLM-written summaries (*summarycache.Cache).
 	SummaryCache SummaryCache
+	// StateRefs is the store of states calls name by reference (*stateref.Store).
+	StateRefs StateRefs
 	// HelperModels are the configured helper-model clients.
 	HelperModels []HelperModel
 	// ProxyEndpoints are the proxy's configured upstreams, each with the

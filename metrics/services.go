@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/contextcompiler/ctxc/llm"
+	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/summarycache"
 	"github.com/contextcompiler/ctxc/tokens"
 )
@@ -17,6 +18,11 @@ type TokenCache interface {
 type SummaryCache interface {
 	Stats() summarycache.Stats
 	Backend() string
+}
+
+// StateRefs is the state-reference store's view metrics reads.
+type StateRefs interface {
+	Stats() stateref.Stats
 }
 
 // HelperModel is one configured helper-model client.
@@ -42,6 +48,7 @@ type services struct {
 
 	tokenLookups, tokenEntries, tokenCapacity                     *prometheus.Desc
 	summaryLookups, summaryErrors                                 *prometheus.Desc
+	refLookups, refBytes, refEntries, refDropped                  *prometheus.Desc
 	helperCalls, helperFailures, helperRetries, helperBreakerOpen *prometheus.Desc
 }
 
@@ -56,6 +63,12 @@ func newServices(cfg Config) *services {
 			"Summary cache lookups by backend (memory, redis) and result (hit, miss).", []string{"backend", "result"}, nil),
 		summaryErrors: prometheus.NewDesc("ctxc_summary_cache_errors_total",
 			"Summary cache backend failures (each also a miss), by backend.", []string{"backend"}, nil),
+		refLookups: prometheus.NewDesc("ctxc_state_ref_lookups_total",
+			"base_state_ref lookups by result (hit: resolved from memory or Redis; miss: answered STATE_REF_NOT_FOUND, the client sent the whole state).", []string{"result"}, nil),
+		refBytes:   prometheus.NewDesc("ctxc_state_ref_bytes", "Bytes (on the wire) of the states kept in memory for references (at most state_refs.max_bytes).", nil, nil),
+		refEntries: prometheus.NewDesc("ctxc_state_ref_entries", "States kept in memory for references.", nil, nil),
+		refDropped: prometheus.NewDesc("ctxc_state_ref_dropped_writes_total",
+			"Whole states not written to Redis because the writes waiting passed their bound (their references resolve on this replica only).", nil, nil),
 		helperCalls: prometheus.NewDesc("ctxc_helper_model_calls_total",
 			"Helper-model calls (each with its retries), by task and model.", []string{"task", "model"}, nil),
 		helperFailures: prometheus.NewDesc("ctxc_helper_model_failures_total",
@@ -76,6 +89,12 @@ func (s *services) Describe(ch chan<- *prometheus.Desc) {
 	if s.cfg.SummaryCache != nil {
 		ch <- s.summaryLookups
 		ch <- s.summaryErrors
+	}
+	if s.cfg.StateRefs != nil {
+		ch <- s.refLookups
+		ch <- s.refBytes
+		ch <- s.refEntries
+		ch <- s.refDropped
 	}
 	if len(s.cfg.HelperModels) > 0 {
 		ch <- s.helperCalls
@@ -98,6 +117,14 @@ func (s *services) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(s.summaryLookups, prometheus.CounterValue, float64(st.Hits), backend, "hit")
 		ch <- prometheus.MustNewConstMetric(s.summaryLookups, prometheus.CounterValue, float64(st.Misses), backend, "miss")
 		ch <- prometheus.MustNewConstMetric(s.summaryErrors, prometheus.CounterValue, float64(st.Errors), backend)
+	}
+	if r := s.cfg.StateRefs; r != nil {
+		st := r.Stats()
+		ch <- prometheus.MustNewConstMetric(s.refLookups, prometheus.CounterValue, float64(st.Hits), "hit")
+		ch <- prometheus.MustNewConstMetric(s.refLookups, prometheus.CounterValue, float64(st.Misses), "miss")
+		ch <- prometheus.MustNewConstMetric(s.refBytes, prometheus.GaugeValue, float64(st.Bytes))
+		ch <- prometheus.MustNewConstMetric(s.refEntries, prometheus.GaugeValue, float64(st.Entries))
+		ch <- prometheus.MustNewConstMetric(s.refDropped, prometheus.CounterValue, float64(st.DroppedWrites))
 	}
 	for _, h := range s.cfg.HelperModels {
 		st, model := h.Client.Stats(), h.Client.Model()

@@ -709,7 +709,7 @@ func BenchmarkStateRefs(b *testing.B) {
 		b.Fatal(err)
 	}
 	smallReq := &ctxcv1.CompileRequest{State: small}
-	byRefReq := &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: appended}
+	byRefReq := &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: appended, OmitStablePrefix: true}
 	wholeReq := &ctxcv1.CompileRequest{State: large}
 	for _, req := range []*ctxcv1.CompileRequest{smallReq, byRefReq, wholeReq} { // warm every count
 		if _, err := c.Compile(context.Background(), req); err != nil {

@@ -21,7 +21,7 @@ func (e *engine) metrics(reg prometheus.Registerer) (*metrics.Metrics, error) {
 		methods = append(methods, m.MethodName)
 	}
 	return metrics.New(reg, metrics.Config{Version: version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
-		TokenCache: tok, SummaryCache: e.cache, HelperModels: e.helpers, ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
+		TokenCache: tok, SummaryCache: e.cache, StateRefs: e.refs, HelperModels: e.helpers, ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
 }
 
 // proxyEndpoints are the configured upstreams with their endpoints' names.

@@ -393,9 +393,18 @@ func (s *Store) keep(caller, ref string, r Resolved) {
 	}
 }
 
-// PutWhole keeps a state sent or returned whole under ref, and writes it to
-// Redis in the background. size is its size on the wire.
-func (s *Store) PutWhole(caller, ref string, st *ctxcv1.AgentState, size int64) {
+// SyncWholeBytes is the largest whole state written to Redis before the
+// call answers: one round trip, so that the next call, on any replica,
+// finds it. Larger ones are written in the background, so that a call
+// does not wait on megabytes going to Redis (a call by reference that
+// comes before its write lands misses, and the client sends the state
+// whole).
+const SyncWholeBytes = 256 << 10
+
+// PutWhole keeps a state sent or returned whole under ref and writes it to
+// Redis: now when it is small, else in the background. size is its size on
+// the wire.
+func (s *Store) PutWhole(ctx context.Context, caller, ref string, st *ctxcv1.AgentState, size int64) {
 	if !s.Enabled() {
 		return
 	}
@@ -404,6 +413,10 @@ func (s *Store) PutWhole(caller, ref string, st *ctxcv1.AgentState, size int64) 
 	}
 	s.keep(caller, ref, Resolved{State: st, Size: size})
 	if s.redis.Client == nil {
+		return
+	}
+	if size <= SyncWholeBytes {
+		s.writeWhole(ctx, wholeWrite{key: s.redisKey(caller, ref), state: st})
 		return
 	}
 	if s.pending.Add(size) > maxPendingBytes {
@@ -430,7 +443,7 @@ func (s *Store) PutAppended(ctx context.Context, caller, ref string, base Resolv
 	}
 	r := Resolved{State: st, Size: base.Size + int64(len(overlay)), depth: base.depth + 1}
 	if r.depth > maxChain {
-		s.PutWhole(caller, ref, st, r.Size)
+		s.PutWhole(ctx, caller, ref, st, r.Size)
 		return
 	}
 	if _, known := s.memory(caller, ref); known {
@@ -456,12 +469,14 @@ func (s *Store) writeWholes() {
 	for {
 		select {
 		case w := <-s.wholeWrites:
-			s.writeWhole(w)
+			s.writeWhole(context.Background(), w)
+			s.pending.Add(-w.size)
 		case <-s.done:
 			for {
 				select {
 				case w := <-s.wholeWrites:
-					s.writeWhole(w)
+					s.writeWhole(context.Background(), w)
+					s.pending.Add(-w.size)
 				default:
 					return
 				}
@@ -470,8 +485,7 @@ func (s *Store) writeWholes() {
 	}
 }
 
-func (s *Store) writeWhole(w wholeWrite) {
-	defer s.pending.Add(-w.size)
+func (s *Store) writeWhole(ctx context.Context, w wholeWrite) {
 	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(w.state)
 	if err != nil {
 		return
@@ -479,9 +493,9 @@ func (s *Store) writeWhole(w wholeWrite) {
 	val := make([]byte, 0, len(entryHeader)+4+len(body))
 	val = append(append(val, entryHeader...), "-\n0\n"...)
 	val = append(val, body...)
-	ctx, cancel := context.WithTimeout(context.Background(), s.redis.Timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.redis.Timeout)
 	defer cancel()
 	if err := s.redis.Client.Set(ctx, w.key, val, s.cfg.TTL).Err(); err != nil {
-		s.log.Warn("state ref not shared through Redis", "error", err, "component", "state_refs")
+		s.log.WarnContext(ctx, "state ref not shared through Redis", "error", err, "component", "state_refs")
 	}
 }

@@ -49,7 +49,7 @@ func TestReplicasResolveThroughRedis(t *testing.T) {
 	ctx := context.Background()
 	st := &ctxcv1.AgentState{SchemaVersion: 1, Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "Be brief.", Messages: []*ctxcv1.Message{message(0)}}}
 	ref := WholeRef(st, nil)
-	a.PutWhole("alice", ref, st, int64(proto.Size(st)))
+	a.PutWhole(ctx, "alice", ref, st, int64(proto.Size(st)))
 	a.Close() // waits for the whole state's write
 	a = newStore(t, DefaultConfig(), url)
 	a.keep("alice", ref, Resolved{State: st, Size: int64(proto.Size(st))})
@@ -101,7 +101,7 @@ func TestMemoryBounds(t *testing.T) {
 	s := newStore(t, Config{TTL: 100 * time.Millisecond, MaxBytes: 1000, KeyPrefix: "k:"}, "")
 	ctx := context.Background()
 	for i := range 10 {
-		s.PutWhole("", fmt.Sprintf("r%d", i), &ctxcv1.AgentState{AgentId: fmt.Sprint(i)}, 300)
+		s.PutWhole(ctx, "", fmt.Sprintf("r%d", i), &ctxcv1.AgentState{AgentId: fmt.Sprint(i)}, 300)
 		if st := s.Stats(); st.Bytes > 1000 {
 			t.Fatalf("%d bytes held, max 1000", st.Bytes)
 		}
@@ -112,7 +112,7 @@ func TestMemoryBounds(t *testing.T) {
 			t.Errorf("r%d resolved %v, want %v (the three most recent fit)", i, ok, want)
 		}
 	}
-	s.PutWhole("", "huge", &ctxcv1.AgentState{}, 5000)
+	s.PutWhole(ctx, "", "huge", &ctxcv1.AgentState{}, 5000)
 	if _, ok, _ := s.Get(ctx, "", "huge"); ok {
 		t.Error("a state over max_bytes was kept")
 	}
