@@ -226,8 +226,8 @@ func readmeQuotes() []readmeQuote {
 		{"returning a whole state of up to # KiB", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{stateref.SyncWholeBytes >> 10}
 		}},
-		{"`state_refs.max_bytes` of states in memory, default # MiB", func(t *testing.T, a *readmeAnswers) []any {
-			return []any{int(stateref.DefaultConfig().MaxBytes >> 20)}
+		{"`state_refs.max_bytes` of states in memory, default # MiB, counted as their size on the wire plus # bytes a message", func(t *testing.T, a *readmeAnswers) []any {
+			return []any{int(stateref.DefaultConfig().MaxBytes >> 20), stateref.MessageOverheadBytes}
 		}},
 		{"budgets the chat in a #-token window with # tokens reserved for output, counted by `cl100k_base*1.10`.", func(t *testing.T, a *readmeAnswers) []any {
 			b := a.budget(t, `name: "acme-coder"`).GetBudget()

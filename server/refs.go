@@ -144,7 +144,7 @@ func (s *Service) keepGiven(ctx context.Context, d *decoder) string {
 		}
 		ref, size = stateref.WholeRef(nil, b), int64(len(b))
 	}
-	s.refs.PutWhole(ctx, caller, ref, d.given, size)
+	s.refs.PutWhole(ctx, caller, ref, d.given, stateref.Charge(d.given, size))
 	return ref
 }
 
@@ -160,6 +160,6 @@ func (s *Service) keepReturned(ctx context.Context, st *ctxcv1.AgentState) strin
 	}
 	caller, _ := CallerFromContext(ctx)
 	ref := stateref.WholeRef(nil, b)
-	s.refs.PutWhole(ctx, caller, ref, st, int64(len(b)))
+	s.refs.PutWhole(ctx, caller, ref, st, stateref.Charge(st, int64(len(b))))
 	return ref
 }

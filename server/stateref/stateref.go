@@ -31,9 +31,11 @@ type Config struct {
 	// TTL is how long a reference resolves after it was last given or
 	// used. Default 1h.
 	TTL time.Duration `yaml:"ttl" json:"ttl"`
-	// MaxBytes bounds the states kept in memory (their size on the wire); the
-	// least recently used go first. 0 keeps no references: responses carry
-	// no state_ref. Default 256 MiB.
+	// MaxBytes bounds the memory of the states kept for references: their
+	// size on the wire and MessageOverheadBytes a message, about what their
+	// decoded form holds. The least recently used go first, and states
+	// never named by a call go before those that were. 0 keeps no
+	// references: responses carry no state_ref. Default 64 MiB.
 	MaxBytes int64 `yaml:"max_bytes" json:"max_bytes"`
 	// KeyPrefix starts every Redis key. Default "ctxc:state:".
 	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
@@ -41,7 +43,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: time.Hour, MaxBytes: 256 << 20, KeyPrefix: "ctxc:state:"}
+	return Config{TTL: time.Hour, MaxBytes: 64 << 20, KeyPrefix: "ctxc:state:"}
 }
 
 // Validate reports every problem of the config.
@@ -57,6 +59,16 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("key_prefix: required"))
 	}
 	return errors.Join(errs...)
+}
+
+// MessageOverheadBytes is what a decoded message holds beyond its size on
+// the wire (measured: 460–525 bytes on states of 14 to 2,000 messages).
+const MessageOverheadBytes = 512
+
+// Charge is what keeping st costs in memory, as MaxBytes counts it; wire is
+// its size on the wire.
+func Charge(st *ctxcv1.AgentState, wire int64) int64 {
+	return wire + int64(len(st.GetContext().GetMessages()))*MessageOverheadBytes
 }
 
 // Redis is where a Store shares its states with other replicas.
@@ -81,9 +93,14 @@ type Store struct {
 	redis Redis
 	log   *slog.Logger
 
-	mu    sync.Mutex
-	lru   *simplelru.LRU[string, *entry]
-	bytes int64
+	// Memory is two segments, each least recently used first out: a
+	// state sent whole waits in probation (a quarter of MaxBytes) until a
+	// call names it, and then moves to the protected rest, where the
+	// states of calls by reference go at once; so stateless callers, whose
+	// states are never named, cannot push out the states of the callers
+	// that use references.
+	mu                   sync.Mutex
+	probation, protected segment
 
 	// wholeWrites are the whole states waiting to be written to Redis, by
 	// one writer: a call does not wait for them, and when Redis is slower
@@ -98,6 +115,36 @@ type Store struct {
 	wg        sync.WaitGroup
 
 	hits, misses, dropped atomic.Int64
+}
+
+type segment struct {
+	lru        *simplelru.LRU[string, *entry]
+	bytes, max int64
+}
+
+// add keeps e under k, evicting the least recently used past max.
+func (g *segment) add(k string, e *entry) {
+	if old, ok := g.lru.Peek(k); ok {
+		g.bytes -= old.size
+	}
+	g.lru.Add(k, e)
+	g.bytes += e.size
+	for g.bytes > g.max {
+		_, old, ok := g.lru.RemoveOldest()
+		if !ok {
+			break
+		}
+		g.bytes -= old.size
+	}
+}
+
+func (g *segment) remove(k string) (*entry, bool) {
+	e, ok := g.lru.Peek(k)
+	if ok {
+		g.lru.Remove(k)
+		g.bytes -= e.size
+	}
+	return e, ok
 }
 
 type entry struct {
@@ -122,8 +169,11 @@ func New(cfg Config, r Redis, log *slog.Logger) (*Store, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	l, _ := simplelru.NewLRU[string, *entry](1<<30, nil) // bounded in bytes below, not in entries
-	s := &Store{cfg: cfg, redis: r, log: log, lru: l}
+	newSegment := func(max int64) segment {
+		l, _ := simplelru.NewLRU[string, *entry](1<<30, nil) // bounded in bytes, not in entries
+		return segment{lru: l, max: max}
+	}
+	s := &Store{cfg: cfg, redis: r, log: log, probation: newSegment(cfg.MaxBytes / 4), protected: newSegment(cfg.MaxBytes - cfg.MaxBytes/4)}
 	if r.Client != nil {
 		s.wholeWrites, s.done = make(chan wholeWrite, 64), make(chan struct{})
 		s.wg.Add(1)
@@ -155,7 +205,8 @@ type Stats struct {
 func (s *Store) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Stats{Hits: s.hits.Load(), Misses: s.misses.Load(), DroppedWrites: s.dropped.Load(), Entries: s.lru.Len(), Bytes: s.bytes}
+	return Stats{Hits: s.hits.Load(), Misses: s.misses.Load(), DroppedWrites: s.dropped.Load(),
+		Entries: s.probation.lru.Len() + s.protected.lru.Len(), Bytes: s.probation.bytes + s.protected.bytes}
 }
 
 // WholeRef is the reference of a state sent or returned whole: a hash of
@@ -266,7 +317,7 @@ func Extend(base *ctxcv1.AgentState, o Overlay) *ctxcv1.AgentState {
 // Resolved is a referenced state found.
 type Resolved struct {
 	State *ctxcv1.AgentState
-	// Size is the state's size on the wire, as kept.
+	// Size is what keeping the state costs in memory (Charge).
 	Size  int64
 	depth int
 }
@@ -299,18 +350,32 @@ func (s *Store) Get(ctx context.Context, caller, ref string) (Resolved, bool, er
 func (s *Store) memory(caller, ref string) (Resolved, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.lru.Get(key(caller, ref))
+	k := key(caller, ref)
+	e, ok := s.protected.lru.Get(k)
+	if !ok {
+		// Named by a call: promoted out of probation.
+		if e, ok = s.probation.remove(k); ok {
+			s.protected.add(k, e)
+		}
+	}
 	if !ok {
 		return Resolved{}, false
 	}
 	now := time.Now()
 	if now.After(e.expires) {
-		s.lru.Remove(key(caller, ref))
-		s.bytes -= e.size
+		s.protected.remove(k)
 		return Resolved{}, false
 	}
 	e.expires = now.Add(s.cfg.TTL)
 	return Resolved{State: e.state, Size: e.size, depth: e.depth}, true
+}
+
+// holds says whether memory holds ref for caller, without using it.
+func (s *Store) holds(caller, ref string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(caller, ref)
+	return s.protected.lru.Contains(k) || s.probation.lru.Contains(k)
 }
 
 // entryHeader starts every Redis entry: the format, the base reference ("-"
@@ -338,7 +403,7 @@ func (s *Store) fromRedis(ctx context.Context, caller, ref string, hops int) (Re
 	if err := proto.Unmarshal(body, &st); err != nil {
 		return Resolved{}, false, fmt.Errorf("state ref %s: %w", ref, err)
 	}
-	r := Resolved{State: &st, Size: int64(len(body)), depth: depth}
+	r := Resolved{State: &st, Size: Charge(&st, int64(len(body))), depth: depth}
 	if base != "" {
 		b, ok := s.memory(caller, base)
 		if !ok {
@@ -349,7 +414,7 @@ func (s *Store) fromRedis(ctx context.Context, caller, ref string, hops int) (Re
 		r.State = Extend(b.State, Overlay{State: &st, Appended: st.GetContext().GetMessages()})
 		r.Size += b.Size
 	}
-	s.keep(caller, ref, r)
+	s.keep(caller, ref, r, true)
 	return r, true, nil
 }
 
@@ -370,27 +435,27 @@ func parseEntry(raw []byte) (base string, depth int, body []byte, err error) {
 	return base, depth, rest, nil
 }
 
-// keep holds a resolved state in memory, evicting the least recently used
-// past MaxBytes. A state larger than MaxBytes is not kept.
-func (s *Store) keep(caller, ref string, r Resolved) {
-	if r.Size > s.cfg.MaxBytes {
-		return
-	}
+// keep holds a state in memory: in probation when it was sent or returned
+// whole, else (made by a call by reference, or read from Redis for one)
+// protected. A state larger than its segment is not kept.
+func (s *Store) keep(caller, ref string, r Resolved, protect bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	g := &s.probation
+	if protect {
+		g = &s.protected
+	}
+	if r.Size > g.max {
+		return
+	}
 	k := key(caller, ref)
-	if old, ok := s.lru.Peek(k); ok {
-		s.bytes -= old.size
-	}
-	s.lru.Add(k, &entry{state: r.State, size: r.Size, depth: r.depth, expires: time.Now().Add(s.cfg.TTL)})
-	s.bytes += r.Size
-	for s.bytes > s.cfg.MaxBytes {
-		_, e, ok := s.lru.RemoveOldest()
-		if !ok {
-			break
+	if !protect {
+		if _, ok := s.protected.lru.Peek(k); ok {
+			return
 		}
-		s.bytes -= e.size
 	}
+	s.probation.remove(k)
+	g.add(k, &entry{state: r.State, size: r.Size, depth: r.depth, expires: time.Now().Add(s.cfg.TTL)})
 }
 
 // SyncWholeBytes is the largest whole state written to Redis before the
@@ -402,16 +467,16 @@ func (s *Store) keep(caller, ref string, r Resolved) {
 const SyncWholeBytes = 256 << 10
 
 // PutWhole keeps a state sent or returned whole under ref and writes it to
-// Redis: now when it is small, else in the background. size is its size on
-// the wire.
+// Redis: now when it is small, else in the background. size is what
+// keeping it costs (Charge).
 func (s *Store) PutWhole(ctx context.Context, caller, ref string, st *ctxcv1.AgentState, size int64) {
 	if !s.Enabled() {
 		return
 	}
-	if _, known := s.memory(caller, ref); known {
+	if s.holds(caller, ref) {
 		return // the same state again: kept, and written when it first came
 	}
-	s.keep(caller, ref, Resolved{State: st, Size: size})
+	s.keep(caller, ref, Resolved{State: st, Size: size}, false)
 	if s.redis.Client == nil {
 		return
 	}
@@ -441,7 +506,8 @@ func (s *Store) PutAppended(ctx context.Context, caller, ref string, base Resolv
 	if !s.Enabled() {
 		return
 	}
-	r := Resolved{State: st, Size: base.Size + int64(len(overlay)), depth: base.depth + 1}
+	added := len(st.GetContext().GetMessages()) - len(base.State.GetContext().GetMessages())
+	r := Resolved{State: st, Size: base.Size + int64(len(overlay)) + int64(max(added, 0))*MessageOverheadBytes, depth: base.depth + 1}
 	if r.depth > maxChain {
 		s.PutWhole(ctx, caller, ref, st, r.Size)
 		return
@@ -449,7 +515,7 @@ func (s *Store) PutAppended(ctx context.Context, caller, ref string, base Resolv
 	if _, known := s.memory(caller, ref); known {
 		return
 	}
-	s.keep(caller, ref, r)
+	s.keep(caller, ref, r, true)
 	if s.redis.Client == nil {
 		return
 	}

@@ -52,7 +52,7 @@ func TestReplicasResolveThroughRedis(t *testing.T) {
 	a.PutWhole(ctx, "alice", ref, st, int64(proto.Size(st)))
 	a.Close() // waits for the whole state's write
 	a = newStore(t, DefaultConfig(), url)
-	a.keep("alice", ref, Resolved{State: st, Size: int64(proto.Size(st))})
+	a.keep("alice", ref, Resolved{State: st, Size: int64(proto.Size(st))}, true)
 	base, _, _ := a.Get(ctx, "alice", ref)
 	refs, states := []string{ref}, []*ctxcv1.AgentState{st}
 	for i := 1; i <= maxChain+3; i++ {
@@ -96,29 +96,47 @@ func TestReplicasResolveThroughRedis(t *testing.T) {
 }
 
 // Memory holds at most max_bytes of states, the least recently used going
-// first, and forgets a state once its TTL has passed.
+// first; states never named by a call wait in a quarter of it, so that a
+// flood of them cannot push out the states of callers that use
+// references; and a state is forgotten once its TTL has passed.
 func TestMemoryBounds(t *testing.T) {
-	s := newStore(t, Config{TTL: 100 * time.Millisecond, MaxBytes: 1000, KeyPrefix: "k:"}, "")
+	s := newStore(t, Config{TTL: 200 * time.Millisecond, MaxBytes: 4000, KeyPrefix: "k:"}, "")
 	ctx := context.Background()
+	whole := func(ref string) { s.PutWhole(ctx, "", ref, &ctxcv1.AgentState{AgentId: ref}, 300) }
+	whole("used")
+	if _, ok, _ := s.Get(ctx, "", "used"); !ok { // named: protected from now on
+		t.Fatal("a state just kept did not resolve")
+	}
 	for i := range 10 {
-		s.PutWhole(ctx, "", fmt.Sprintf("r%d", i), &ctxcv1.AgentState{AgentId: fmt.Sprint(i)}, 300)
-		if st := s.Stats(); st.Bytes > 1000 {
-			t.Fatalf("%d bytes held, max 1000", st.Bytes)
+		whole(fmt.Sprintf("r%d", i))
+		if st := s.Stats(); st.Bytes > 4000 {
+			t.Fatalf("%d bytes held, max 4000", st.Bytes)
 		}
 	}
 	for i := range 10 {
 		_, ok, _ := s.Get(ctx, "", fmt.Sprintf("r%d", i))
 		if want := i >= 7; ok != want {
-			t.Errorf("r%d resolved %v, want %v (the three most recent fit)", i, ok, want)
+			t.Errorf("r%d resolved %v, want %v (three of 300 bytes fit in probation's 1,000)", i, ok, want)
 		}
 	}
-	s.PutWhole(ctx, "", "huge", &ctxcv1.AgentState{}, 5000)
-	if _, ok, _ := s.Get(ctx, "", "huge"); ok {
+	if _, ok, _ := s.Get(ctx, "", "used"); !ok {
+		t.Error("ten unnamed states pushed out the one a call named")
+	}
+	s.PutWhole(ctx, "", "huge2", &ctxcv1.AgentState{}, 5000)
+	if _, ok, _ := s.Get(ctx, "", "huge2"); ok {
 		t.Error("a state over max_bytes was kept")
 	}
-	time.Sleep(150 * time.Millisecond)
-	if _, ok, _ := s.Get(ctx, "", "r9"); ok {
-		t.Error("r9 resolved after its TTL")
+	time.Sleep(250 * time.Millisecond)
+	if _, ok, _ := s.Get(ctx, "", "used"); ok {
+		t.Error("a state resolved after its TTL")
+	}
+}
+
+// What a state costs in memory: its bytes and a decoded message's overhead.
+func TestCharge(t *testing.T) {
+	st := &ctxcv1.AgentState{Context: &ctxcv1.AgentContext{Messages: []*ctxcv1.Message{message(1), message(2)}}}
+	if got := Charge(st, 100); got != 100+2*MessageOverheadBytes {
+		t.Errorf("Charge = %d", got)
 	}
 }
 
