@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -285,5 +286,45 @@ func TestStateRefsCallerOwnReference(t *testing.T) {
 	}
 	if by, _ := refs.Counts(); by != 0 {
 		t.Errorf("%d calls by reference after the caller's own; want the whole state sent", by)
+	}
+}
+
+// Calls by reference share the referenced state's messages: many at once,
+// on one reference, each get what the whole state gets, and none changes
+// what the others read (run with -race).
+func TestConcurrentCallsShareAReference(t *testing.T) {
+	c, _ := serveRefs(t, stateref.DefaultConfig(), TransportConfig{})
+	ctx := context.Background()
+	session := codingAgentState(80, 8000, "")
+	first, err := c.Compile(ctx, &ctxcv1.CompileRequest{State: growing(session, 60)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles := []string{"pragmatic", "budget-aware", "policy-driven"}
+	want := map[string]*ctxcv1.CompileResponse{}
+	for _, p := range profiles {
+		if want[p], err = c.Compile(ctx, &ctxcv1.CompileRequest{State: growing(session, 80), Profile: p, Options: &ctxcv1.CompileOptions{Render: ctxcv1.RenderFormat_RENDER_FORMAT_ANTHROPIC}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 12)
+	for i := range 12 {
+		go func() {
+			p := profiles[i%len(profiles)]
+			got, err := c.Compile(ctx, &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: session.GetContext().GetMessages()[60:80],
+				Profile: p, Options: &ctxcv1.CompileOptions{Render: ctxcv1.RenderFormat_RENDER_FORMAT_ANTHROPIC}})
+			if err == nil {
+				if diff := cmp.Diff(want[p], got, protocmp.Transform(), protocmp.IgnoreFields(&ctxcv1.StageReport{}, "duration_micros"),
+					protocmp.IgnoreFields(&ctxcv1.CompileResponse{}, "state_ref"), protocmp.IgnoreFields(&ctxcv1.CacheStats{}, "hit_count", "miss_count")); diff != "" {
+					err = fmt.Errorf("%s: differs from whole (-whole +by reference):\n%s", p, diff)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 12 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -117,10 +117,11 @@ func (l *replyLedger) owe(n, held int64) uint64 {
 		return 0
 	}
 	l.seq++
-	l.replies = append(l.replies, owedReply{l.seq, n, held, time.Now()})
+	seq := l.seq // read under the lock: a concurrent owe moves it on
+	l.replies = append(l.replies, owedReply{seq, n, held, time.Now()})
 	l.owed += n
 	l.mu.Unlock()
-	return l.seq
+	return seq
 }
 
 // forgive takes n bytes off reply seq: it went out compressed.
