@@ -166,16 +166,7 @@ func newBenchServer(b *testing.B) *benchServer {
 	b.Helper()
 	// As served: the production codec, which hashes a whole state's bytes
 	// for its state_ref, and a state store keeping every state compiled.
-	store, err := stateref.New(stateref.DefaultConfig(), stateref.Redis{}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(store.Close)
-	real := newRealService(b)
-	svc, err := New(Config{Compiler: real.app, Logger: slog.New(slog.DiscardHandler), StateRefs: store})
-	if err != nil {
-		b.Fatal(err)
-	}
+	svc, _ := newRefsService(b, stateref.DefaultConfig())
 	codec := newDecodeCodec()
 	gs := grpc.NewServer(grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes), grpc.ForceServerCodecV2(codec))
 	gs.RegisterService(apiServiceDesc(codec, slog.New(slog.DiscardHandler)), svc)
@@ -674,16 +665,7 @@ func (g *agentGen) answer() string {
 // appended, and the same 2,000-message state sent whole. Bytes per call are
 // reported for each.
 func BenchmarkStateRefs(b *testing.B) {
-	store, err := stateref.New(stateref.DefaultConfig(), stateref.Redis{}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
-	real := newRealService(b)
-	svc, err := New(Config{Compiler: real.app, Logger: slog.New(slog.DiscardHandler), StateRefs: store})
-	if err != nil {
-		b.Fatal(err)
-	}
+	svc, _ := newRefsService(b, stateref.DefaultConfig())
 	tr := NewTransport(svc, TransportConfig{Logger: slog.New(slog.DiscardHandler)})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

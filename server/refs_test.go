@@ -30,15 +30,7 @@ import (
 // bytes).
 func serveRefs(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv1.ContextCompilerServiceClient, *stateref.Store) {
 	t.Helper()
-	store, err := stateref.New(cfg, stateref.Redis{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	real := newRealService(t)
-	svc, err := New(Config{Compiler: real.app, Logger: slog.New(slog.DiscardHandler), StateRefs: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, store := newRefsService(t, cfg)
 	tc.Logger = slog.New(slog.DiscardHandler)
 	tr := NewTransport(svc, tc)
 	lis := bufconn.Listen(1 << 20)
@@ -57,10 +49,26 @@ func serveRefs(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv1.Co
 		tr.StopBy(time.Now())
 		stop()
 		<-served
-		store.Close()
 	})
 	tr.SetServing()
 	return ctxcv1.NewContextCompilerServiceClient(conn), store
+}
+
+// newRefsService is the production Service (built-in profiles, real token
+// service) with a state store of cfg, closed when the test ends.
+func newRefsService(tb testing.TB, cfg stateref.Config) (*Service, *stateref.Store) {
+	tb.Helper()
+	store, err := stateref.New(cfg, stateref.Redis{}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(store.Close)
+	real := newRealService(tb)
+	svc, err := New(Config{Compiler: real.app, Logger: slog.New(slog.DiscardHandler), StateRefs: store})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc, store
 }
 
 // growing returns the first n messages of a coding session as a state
