@@ -4,7 +4,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/contextcompiler/ctxc/llm"
-	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/summarycache"
 	"github.com/contextcompiler/ctxc/tokens"
 )
@@ -20,9 +19,18 @@ type SummaryCache interface {
 	Backend() string
 }
 
-// StateRefs is the state-reference store's view metrics reads.
+// StateRefs is the state-reference store's view metrics reads (its counts,
+// as server/stateref keeps them; metrics does not import the adapter's
+// packages).
 type StateRefs interface {
-	Stats() stateref.Stats
+	Stats() StateRefStats
+}
+
+// StateRefStats are a state-reference store's counts since start.
+type StateRefStats struct {
+	Hits, Misses, DroppedWrites int64
+	Entries                     int
+	Bytes                       int64
 }
 
 // HelperModel is one configured helper-model client.

@@ -7,6 +7,7 @@ import (
 	"github.com/contextcompiler/ctxc/metrics"
 	"github.com/contextcompiler/ctxc/server"
 	"github.com/contextcompiler/ctxc/server/proxy"
+	"github.com/contextcompiler/ctxc/server/stateref"
 )
 
 // metrics builds ctxc's domain metrics over the engine's profiles and shared
@@ -21,7 +22,7 @@ func (e *engine) metrics(reg prometheus.Registerer) (*metrics.Metrics, error) {
 		methods = append(methods, m.MethodName)
 	}
 	return metrics.New(reg, metrics.Config{Version: version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
-		TokenCache: tok, SummaryCache: e.cache, StateRefs: e.refs, HelperModels: e.helpers, ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
+		TokenCache: tok, SummaryCache: e.cache, StateRefs: stateRefStats{e.refs}, HelperModels: e.helpers, ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
 }
 
 // proxyEndpoints are the configured upstreams with their endpoints' names.
@@ -37,4 +38,12 @@ func proxyEndpoints(cfg ProxyConfig) map[string][]string {
 		}
 	}
 	return out
+}
+
+// stateRefStats shows the state-reference store's counts to metrics.
+type stateRefStats struct{ s *stateref.Store }
+
+func (r stateRefStats) Stats() metrics.StateRefStats {
+	st := r.s.Stats()
+	return metrics.StateRefStats{Hits: st.Hits, Misses: st.Misses, DroppedWrites: st.DroppedWrites, Entries: st.Entries, Bytes: st.Bytes}
 }
