@@ -426,7 +426,7 @@ func parseEntry(raw []byte) (base string, depth int, body []byte, err error) {
 	line, rest, ok1 := bytes.Cut(rest, []byte{'\n'})
 	d, rest, ok2 := bytes.Cut(rest, []byte{'\n'})
 	depth, err = strconv.Atoi(string(d))
-	if !ok1 || !ok2 || err != nil {
+	if !ok1 || !ok2 || err != nil || depth < 0 || depth > maxChain {
 		return "", 0, nil, errors.New("damaged state ref entry header")
 	}
 	if base = string(line); base == "-" {
