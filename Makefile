@@ -93,7 +93,7 @@ lint: $(BIN)/buf
 test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks proxy-clients
 	$(GO) vet -tags abuse ./integration/  # the abuse harness (make abuse) keeps compiling
 	$(GO) vet -tags dist ./integration/  # and the release test (make test-dist)
-	CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
+	CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
 
 # The providers' own SDKs (@anthropic-ai/sdk, openai; pinned by the
 # package-lock.json there) that internal/scriptedmodel's test drives.
@@ -109,7 +109,7 @@ proxy-clients:
 # deploy/ module (its own go.mod keeps the Kubernetes API types out of the
 # service's): helm lint, helm template, and strict decoding of every object.
 test-deploy: $(BIN)/helm
-	cd deploy && CTXC_HELM=$(BIN)/helm $(GO) test -count=1 ./...
+	cd deploy && CTXC_REQUIRE_TOOLS=1 CTXC_HELM=$(BIN)/helm $(GO) test -count=1 ./...
 
 # The client packages (clients/), each tested against a real `ctxc serve` of
 # ./bin/ctxc: npm (Node 20 with npm; Debian's protoc and the package's

@@ -59,7 +59,10 @@ var (
 )
 
 // helmBinary is CTXC_HELM (set by the Makefile), else bin/helm: the pinned
-// helm `make helm` builds. A missing helm fails the test; it never skips.
+// helm `make helm` builds. Without it the test fails under `make test` and
+// in CI (CTXC_REQUIRE_TOOLS=1, CI=true), and is skipped elsewhere, as the
+// main module's tests do (internal/testtools, which this module cannot
+// import).
 func helmBinary(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("CTXC_HELM")
@@ -67,7 +70,10 @@ func helmBinary(t *testing.T) string {
 		bin = filepath.Join(repoRoot, "bin", "helm")
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("helm not found at %s: run `make helm` or set CTXC_HELM (`make test` does)", bin)
+		if os.Getenv("CI") == "true" || os.Getenv("CTXC_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("helm not found at %s: run `make helm` or set CTXC_HELM (`make test` does)", bin)
+		}
+		t.Skipf("skipped: helm not found at %s: run `make helm` or set CTXC_HELM (`make test` does, and fails instead of skipping)", bin)
 	}
 	return bin
 }

@@ -25,6 +25,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/testtools"
 )
 
 var (
@@ -64,22 +65,23 @@ func testMain(m *testing.M) int {
 	return m.Run()
 }
 
-// needProgram returns the path of an external program a test needs, or fails
-// the test naming what installs it: a test never skips for want of one.
+// needProgram returns the path of an external program a test needs; without
+// it the test fails under `make test` and in CI, and is skipped elsewhere,
+// naming what installs it (testtools.Missing).
 func needProgram(t *testing.T, name, install string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Fatalf("%s not found: run `%s` (`make test` does)", name, install)
+		testtools.Missing(t, name+" not found", install)
 	}
 	return p
 }
 
-// needGrpcurl fails a test when grpcurl is not built.
+// needGrpcurl stops a test when grpcurl is not built, as needProgram.
 func needGrpcurl(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(grpcurlBinary); err != nil {
-		t.Fatalf("grpcurl not found at %s: run `make grpcurl` or set CTXC_GRPCURL (`make test` does)", grpcurlBinary)
+		testtools.Missing(t, "grpcurl not found at "+grpcurlBinary+" (CTXC_GRPCURL)", "make grpcurl")
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/internal/testtools"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -32,7 +33,7 @@ func needProxyClients(t *testing.T) string {
 	needProgram(t, "node", "make deps")
 	dir := filepath.Join(repoRoot, "integration", proxyClients)
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai", "package.json")); err != nil {
-		t.Fatalf("the proxy tests' npm clients are not installed: run `cd integration/%s && npm ci` (`make test` does)", proxyClients)
+		testtools.Missing(t, "the proxy tests' npm clients are not installed", "cd integration/"+proxyClients+" && npm ci")
 	}
 	return dir
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/contextcompiler/ctxc/internal/docset"
+	"github.com/contextcompiler/ctxc/internal/testtools"
 )
 
 // readmeAddr and readmeHTTPAddr are the gRPC and HTTP addresses the README's commands use.
@@ -220,7 +221,7 @@ func TestReadmeCommands(t *testing.T) {
 				// The command exactly as documented: Debian's interpreter and
 				// the Python package's committed stubs.
 				if _, err := os.Stat(filepath.Join(repoRoot, "clients", "python", "src", "ctxc", "v1", "compiler_service_pb2_grpc.py")); err != nil {
-					t.Fatal("Python stubs missing: run `make python-stubs`")
+					testtools.Missing(t, "Python stubs missing", "make python-stubs")
 				}
 			case strings.HasPrefix(command, "php "):
 				needProgram(t, "php", "make deps")

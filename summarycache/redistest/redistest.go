@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/contextcompiler/ctxc/internal/testtools"
 )
 
 // Server is a real redis-server on a free loopback port, for one test.
@@ -20,13 +22,14 @@ type Server struct {
 	URL string
 }
 
-// Start starts redis-server without persistence. A missing binary fails
-// the test, in CI and out of it: the Redis tests never skip.
+// Start starts redis-server without persistence. Without the binary the
+// test fails under `make test` and in CI, and is skipped elsewhere
+// (testtools.Missing).
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		t.Fatal("redis-server not found: run `make deps` (`make test` does)")
+		testtools.Missing(t, "redis-server not found", "make deps")
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
