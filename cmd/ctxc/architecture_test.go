@@ -1,0 +1,177 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// goNames are the names the repository's Go code declares: per package its
+// top-level names, per type its methods and fields.
+type goNames struct {
+	packages map[string]map[string]bool // package name → top-level names
+	types    map[string]map[string]bool // type name → methods and fields (any package)
+}
+
+func readGoNames(t *testing.T, root string) goNames {
+	t.Helper()
+	n := goNames{packages: map[string]map[string]bool{}, types: map[string]map[string]bool{}}
+	member := func(typ, name string) {
+		if n.types[typ] == nil {
+			n.types[typ] = map[string]bool{}
+		}
+		n.types[typ][name] = true
+	}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata" || d.Name() == "vendor") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil // test files count: the document names tests and benchmarks too
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		pkg := strings.TrimSuffix(f.Name.Name, "_test")
+		if n.packages[pkg] == nil {
+			n.packages[pkg] = map[string]bool{}
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					n.packages[pkg][d.Name.Name] = true
+					continue
+				}
+				typ := d.Recv.List[0].Type
+				if s, ok := typ.(*ast.StarExpr); ok {
+					typ = s.X
+				}
+				if ix, ok := typ.(*ast.IndexExpr); ok {
+					typ = ix.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					member(id.Name, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						n.packages[pkg][s.Name.Name] = true
+						if n.types[s.Name.Name] == nil {
+							n.types[s.Name.Name] = map[string]bool{}
+						}
+						if st, ok := s.Type.(*ast.StructType); ok {
+							for _, f := range st.Fields.List {
+								for _, name := range f.Names {
+									member(s.Name.Name, name.Name)
+								}
+							}
+						}
+					case *ast.ValueSpec:
+						for _, name := range s.Names {
+							n.packages[pkg][name.Name] = true
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// dotted is a Go name as the architecture document cites one: pkg.Name,
+// pkg.Type.Method, Type.Method or Type.Field.
+var dotted = regexp.MustCompile("`([A-Za-z][A-Za-z0-9]*(?:\\.[A-Za-z][A-Za-z0-9]*)+)`")
+
+// camel is a single Go name as the document cites one (namedForCaller,
+// RunObserver): mixed case, which the YAML keys and proto fields it also
+// cites (snake_case) never are.
+var camel = regexp.MustCompile("`((?:[a-z]+|[A-Z][a-z]+)[A-Z][A-Za-z0-9]*)`")
+
+// sourcePath is a file or directory of the repository as the document cites
+// one.
+var sourcePath = regexp.MustCompile("`((?:[a-z0-9_]+/)+[A-Za-z0-9_.-]*)`")
+
+// TestArchitectureNamesExist: every Go name docs/ARCHITECTURE.md cites
+// (pkg.Name, Type.Method, pkg.Type.Method whose first part is one of the
+// repository's packages or types, and every mixed-case single name) exists
+// in the code, and so does every path it cites
+// into the repository, so that the document cannot go on naming code that is
+// gone.
+func TestArchitectureNamesExist(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := readGoNames(t, "../..")
+	checked := 0
+	for _, m := range dotted.FindAllStringSubmatch(string(doc), -1) {
+		parts := strings.Split(m[1], ".")
+		var ok, known bool
+		if top, isPkg := names.packages[parts[0]]; isPkg {
+			known = true
+			ok = top[parts[1]] && (len(parts) == 2 || names.types[parts[1]][parts[2]])
+		}
+		if members, isType := names.types[parts[0]]; isType && !ok {
+			known = true
+			ok = members[parts[1]] && len(parts) == 2
+		}
+		if !known {
+			continue // another module's (cmp.Diff), or a proto or YAML field
+		}
+		checked++
+		if !ok {
+			t.Errorf("docs/ARCHITECTURE.md names `%s`, which the code does not declare", m[1])
+		}
+	}
+	declared := func(name string) bool {
+		for _, top := range names.packages {
+			if top[name] {
+				return true
+			}
+		}
+		for _, members := range names.types {
+			if members[name] {
+				return true
+			}
+		}
+		return false
+	}
+	// google.rpc's error details, which the API's errors carry.
+	external := map[string]bool{"BadRequest": true, "PreconditionFailure": true, "ErrorInfo": true, "RetryInfo": true}
+	for _, m := range camel.FindAllStringSubmatch(string(doc), -1) {
+		checked++
+		if !declared(m[1]) && !external[m[1]] {
+			t.Errorf("docs/ARCHITECTURE.md names `%s`, which the code does not declare", m[1])
+		}
+	}
+	for _, m := range sourcePath.FindAllStringSubmatch(string(doc), -1) {
+		p := m[1]
+		if strings.Contains(p, "<") || strings.HasPrefix(p, "ctxc/") || !strings.Contains(strings.TrimSuffix(p, "/"), "/") {
+			continue // a pattern, a proto package, or a name any directory may have (testdata/)
+		}
+		checked++
+		if _, err := os.Stat(filepath.Join("../..", strings.TrimSuffix(p, "/"))); err != nil {
+			t.Errorf("docs/ARCHITECTURE.md names the path `%s`, which the repository does not hold", p)
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d names checked: the patterns no longer match how the document cites code", checked)
+	}
+}
