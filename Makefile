@@ -88,28 +88,31 @@ lint: $(BIN)/buf
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './gen/*' -not -path './bin/*' -not -path '*/testdata/*')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # Integration tests build the real binary with `make build` and drive it with
-# grpcurl from ./bin; a missing program fails them. ./bin/ctxc is built too, for
-# the README's commands. test-clients runs the client packages' own tests.
+# grpcurl from ./bin; under make test a missing program fails them
+# (CTXC_REQUIRE_TOOLS=1; plain `go test` skips them instead, saying so).
+# ./bin/ctxc is built too, for the README's commands. test-clients runs the
+# client packages' own tests. Each phase prints a line before it and one with
+# its time after (scripts/phase.sh).
+PHASE := scripts/phase.sh
 test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks proxy-clients
-	$(GO) vet -tags abuse ./integration/  # the abuse harness (make abuse) keeps compiling
-	$(GO) vet -tags dist ./integration/  # and the release test (make test-dist)
-	CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
+	@$(PHASE) "vet the abuse harness (make abuse) and the release test (make test-dist)" sh -c '$(GO) vet -tags abuse ./integration/ && $(GO) vet -tags dist ./integration/'
+	@$(PHASE) "go test ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GO) test -count=1 -timeout 12m ./...
 
 # The providers' own SDKs (@anthropic-ai/sdk, openai; pinned by the
 # package-lock.json there) that internal/scriptedmodel's test drives.
 scriptedmodel-sdks:
-	cd internal/scriptedmodel/testdata/sdk && npm ci --no-audit --no-fund
+	@$(PHASE) "npm ci: the provider SDKs internal/scriptedmodel drives" sh -c 'cd internal/scriptedmodel/testdata/sdk && npm ci --no-audit --no-fund'
 
 # The real clients the proxy's integration tests drive (the OpenAI and
 # Anthropic SDKs, Claude Code), at the versions package-lock.json pins.
 proxy-clients:
-	cd integration/testdata/proxy-clients && npm ci --no-audit --no-fund
+	@$(PHASE) "npm ci: the real clients the proxy tests drive" sh -c 'cd integration/testdata/proxy-clients && npm ci --no-audit --no-fund'
 
 # The Helm chart and the sidecar manifests, checked without a cluster by the
 # deploy/ module (its own go.mod keeps the Kubernetes API types out of the
 # service's): helm lint, helm template, and strict decoding of every object.
 test-deploy: $(BIN)/helm
-	cd deploy && CTXC_REQUIRE_TOOLS=1 CTXC_HELM=$(BIN)/helm $(GO) test -count=1 ./...
+	@$(PHASE) "deploy: the Helm chart and the sidecar manifests" sh -c 'cd deploy && CTXC_REQUIRE_TOOLS=1 CTXC_HELM=$(BIN)/helm $(GO) test -count=1 ./...'
 
 # The client packages (clients/), each tested against a real `ctxc serve` of
 # ./bin/ctxc: npm (Node 20 with npm; Debian's protoc and the package's
@@ -117,9 +120,9 @@ test-deploy: $(BIN)/helm
 # phpunit and Composer's autoloader (scripts/deps.sh).
 CLIENTS_PYTHON ?= /usr/bin/python3
 test-clients: deps build
-	cd clients/typescript && npm ci --no-audit --no-fund && CTXC_BIN=$(BIN)/ctxc npm test
-	cd clients/python && CTXC_BIN=$(BIN)/ctxc PYTHONPATH=src:. $(CLIENTS_PYTHON) -m unittest discover -s tests -t .
-	cd clients/php && COMPOSER_ALLOW_SUPERUSER=1 composer dump-autoload --dev --quiet && CTXC_BIN=$(BIN)/ctxc phpunit
+	@$(PHASE) "clients: TypeScript (npm ci, npm test)" sh -c 'cd clients/typescript && npm ci --no-audit --no-fund && CTXC_BIN=$(BIN)/ctxc npm test'
+	@$(PHASE) "clients: Python (unittest)" sh -c 'cd clients/python && CTXC_BIN=$(BIN)/ctxc PYTHONPATH=src:. $(CLIENTS_PYTHON) -m unittest discover -s tests -t .'
+	@$(PHASE) "clients: PHP (phpunit)" sh -c 'cd clients/php && COMPOSER_ALLOW_SUPERUSER=1 composer dump-autoload --dev --quiet && CTXC_BIN=$(BIN)/ctxc phpunit'
 
 test-short:
 	$(GO) test -short ./...
