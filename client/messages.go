@@ -1,8 +1,6 @@
 package client
 
 import (
-	"google.golang.org/protobuf/proto"
-
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
@@ -51,12 +49,14 @@ func State(model, systemPrompt string, log ...*ctxcv1.Message) *ctxcv1.AgentStat
 	}
 }
 
-// Append returns a copy of state with messages added to its log; state is left as it was.
+// Append returns state with messages added to its log, as a new state
+// sharing state's messages and other fields (a log is append-only): state is
+// left as it was, and StateRefs sends the new one by reference. Change
+// neither in place afterwards; clone first (proto.CloneOf) to edit one.
 func Append(state *ctxcv1.AgentState, messages ...*ctxcv1.Message) *ctxcv1.AgentState {
-	out := proto.CloneOf(state)
-	if out.Context == nil {
-		out.Context = &ctxcv1.AgentContext{}
-	}
-	out.Context.Messages = append(out.Context.Messages, messages...)
-	return out
+	c := state.GetContext()
+	log := make([]*ctxcv1.Message, 0, len(c.GetMessages())+len(messages))
+	log = append(append(log, c.GetMessages()...), messages...)
+	return &ctxcv1.AgentState{SchemaVersion: state.GetSchemaVersion(), AgentId: state.GetAgentId(), Model: state.GetModel(), Execution: state.GetExecution(),
+		Context: &ctxcv1.AgentContext{Messages: log, SystemPrompt: c.GetSystemPrompt(), Tools: c.GetTools(), ResponseFormat: c.GetResponseFormat(), Metadata: c.GetMetadata()}}
 }

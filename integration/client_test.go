@@ -65,6 +65,23 @@ func TestGoClient(t *testing.T) {
 	if len(budget.GetMessages()) != 5 || budget.GetBudget().GetUsedTokenCount() <= compiled.GetBudget().GetUsedTokenCount() {
 		t.Errorf("budget of the longer state: %d messages, %d tokens (compiled: %d)", len(budget.GetMessages()), budget.GetBudget().GetUsedTokenCount(), compiled.GetBudget().GetUsedTokenCount())
 	}
+	// The README's calls by reference: a state grown with Append goes by
+	// reference and compiles as the whole state does.
+	refs := c.StateRefs()
+	if _, err := refs.Compile(ctx, &ctxcv1.CompileRequest{State: state}); err != nil {
+		t.Fatal(err)
+	}
+	byRef, err := refs.Compile(ctx, &ctxcv1.CompileRequest{State: longer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := c.Compile(ctx, &ctxcv1.CompileRequest{State: longer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, misses := refs.Counts(); n != 1 || misses != 0 || !proto.Equal(whole.GetBudget(), byRef.GetBudget()) || len(whole.GetMessages()) != len(byRef.GetMessages()) {
+		t.Errorf("StateRefs: %d by reference (%d missed); budget %v by reference, %v whole", n, misses, byRef.GetBudget(), whole.GetBudget())
+	}
 	count, err := c.CountTokens(ctx, &ctxcv1.CountTokensRequest{Counter: &ctxcv1.CountTokensRequest_Model{Model: "gpt-4o"}, Texts: []string{"Hello, world!"}})
 	if err != nil || count.GetTotalTokenCount() != 4 {
 		t.Errorf("CountTokens: %v tokens, %v", count.GetTotalTokenCount(), err)
