@@ -107,6 +107,7 @@ func figuresTable(text string) string {
 // The README's table is what `ctxc eval` prints for the shipped example with
 // the built-in profiles, so it cannot drift from the code.
 func TestReadmeEvalTableMatches(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
 	code, out, errOut := runCommand(t, "eval", exampleSession)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -139,6 +140,7 @@ func TestReadmeEvalTableMatches(t *testing.T) {
 // with every built-in profile, no Route fails, every compile is structurally
 // valid, and a compile fails only as irreducible.
 func TestGeneratedSessionsReplayThroughTheService(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
 	svc := testService(t)
 	var sessions []*eval.Session
 	for _, seed := range []uint64{11, 12, 13} {

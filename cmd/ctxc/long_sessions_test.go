@@ -22,6 +22,7 @@ import (
 // "Compaction schedule") on generated 40-turn sessions the tuning never
 // looked at (seeds 21 and 22; the README's figures use 1 to 12).
 func TestLongSessionsKeepFactsWindowAndCache(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
 		t.Skip("replays two 40-turn sessions through four profile and window pairs")
 	}
@@ -169,6 +170,7 @@ func sentContent(msgs []*ctxcv1.Message) []*ctxcv1.Message {
 // every turn in the compiled context: summaries stack and merge, and no merge
 // loses a fact, however many compactions the session goes through.
 func TestTwoHundredTurnRouteSessionKeepsEveryFact(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
 		t.Skip("replays a 200-turn session")
 	}
@@ -209,6 +211,7 @@ func TestTwoHundredTurnRouteSessionKeepsEveryFact(t *testing.T) {
 // into 16K and 0.95 into 8K (the mean over compiles), every compile valid and
 // none refused; llm-assisted without a model keeps no less than budget-aware.
 func TestRecordedSessionsKeepFacts(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
 		t.Skip("replays three 40-turn sessions through three profiles and two windows")
 	}
@@ -268,6 +271,7 @@ func TestRecordedSessionsKeepFacts(t *testing.T) {
 // at least 0.95 of their facts over their compiles under the profiles that
 // compact without a model.
 func TestLongRecordedSessionKeepsFacts(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
 		t.Skip("replays a 120-turn session through two profiles")
 	}

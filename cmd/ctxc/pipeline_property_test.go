@@ -124,6 +124,7 @@ func checkCompiled(t *testing.T, label string, st *policies.State, res *pipeline
 // TestEveryProfileKeepsTheInvariants runs every built-in profile and every
 // isolation policy over generated states and windows from roomy to tight.
 func TestEveryProfileKeepsTheInvariants(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
 	// 400 states at three windows each: 1,200 (state, budget) pairs per profile.
 	states := 400
 	if testing.Short() {

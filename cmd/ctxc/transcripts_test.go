@@ -129,6 +129,7 @@ func transcriptEvalArgs(file string) []string {
 // when the policies do, so `go test ./cmd/ctxc -run TestGuideEvalBlocks
 // -update` rewrites the blocks from what they print now.
 func TestGuideEvalBlocks(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
 	texts := map[string]string{}
 	for _, b := range evalBlocks {
 		if _, read := texts[b.guide]; read {
