@@ -203,6 +203,9 @@ type Stats struct {
 
 // Stats returns the store's counts.
 func (s *Store) Stats() Stats {
+	if s == nil {
+		return Stats{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Stats{Hits: s.hits.Load(), Misses: s.misses.Load(), DroppedWrites: s.dropped.Load(),
