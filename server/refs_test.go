@@ -336,3 +336,17 @@ func TestConcurrentCallsShareAReference(t *testing.T) {
 		}
 	}
 }
+
+// A call with input_json names no state: its conversation is not the
+// state's, so there is nothing a later call could extend.
+func TestNoStateRefForProviderInput(t *testing.T) {
+	c, store := serveRefs(t, stateref.DefaultConfig(), TransportConfig{})
+	resp, err := c.Compile(context.Background(), &ctxcv1.CompileRequest{State: &ctxcv1.AgentState{Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}},
+		InputFormat: ctxcv1.InputFormat_INPUT_FORMAT_OPENAI, InputJson: `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetStateRef() != "" || store.Stats().Entries != 0 {
+		t.Errorf("state_ref %q, %d states kept; want none", resp.GetStateRef(), store.Stats().Entries)
+	}
+}

@@ -69,7 +69,9 @@ func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctx
 		return nil, toStatus(ctx, s.log, "Compile", err)
 	}
 	resp := compileResponse(req, res)
-	resp.StateRef = s.keepGiven(ctx, d)
+	if req.GetInputJson() == "" { // else the conversation was not the state's: nothing to name
+		resp.StateRef = s.keepGiven(ctx, d)
+	}
 	return resp, nil
 }
 

@@ -862,7 +862,8 @@ type CompileResponse struct {
 	// content): a later call may send it as base_state_ref with only the
 	// messages appended since. Bound to the caller when authentication is on;
 	// it expires (state_refs.ttl) and may be evicted sooner. Empty when the
-	// server keeps no references (state_refs.max_bytes 0).
+	// server keeps no references (state_refs.max_bytes 0), and for a call
+	// with input_json (its conversation is not the state's).
 	StateRef      string `protobuf:"bytes,7,opt,name=state_ref,json=stateRef,proto3" json:"state_ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
