@@ -27,7 +27,9 @@ const reasonStateRefNotFound = "STATE_REF_NOT_FOUND"
 // previous state by identity (the same *Message), not by content, so a
 // message already sent must be replaced (a new *Message in its place), not
 // changed in place; any other change of the log or of the state's other
-// fields sends the whole state. A StateRefs follows one state (one agent)
+// fields sends the whole state, and so does a call with state_blob,
+// input_json or reset_history (as the other clients do). A StateRefs
+// follows one state (one agent)
 // and is not safe for concurrent use. For Route and Compact, continue from
 // the state they return.
 type StateRefs struct {
@@ -61,7 +63,7 @@ func (r *StateRefs) Compile(ctx context.Context, req *ctxcv1.CompileRequest, opt
 	own := req.GetBaseStateRef() != "" || len(req.GetAppendedMessages()) > 0
 	resp, err := call(ctx, r, &req.State, &req.BaseStateRef, &req.AppendedMessages, func() (*ctxcv1.CompileResponse, error) {
 		return r.client.Compile(ctx, req, opts...)
-	}, req.GetStateBlob() == nil && req.GetInputJson() == "")
+	}, req.GetStateBlob() == nil && req.GetInputJson() == "" && !req.GetResetHistory())
 	if err == nil && !own {
 		r.follow(resp.GetStateRef(), req.GetState())
 	}
@@ -100,7 +102,7 @@ func (r *StateRefs) Compact(ctx context.Context, req *ctxcv1.CompactRequest, opt
 func (r *StateRefs) Route(ctx context.Context, req *ctxcv1.RouteRequest, opts ...grpc.CallOption) (*ctxcv1.RouteResponse, error) {
 	resp, err := call(ctx, r, &req.State, &req.BaseStateRef, &req.AppendedMessages, func() (*ctxcv1.RouteResponse, error) {
 		return r.client.Route(ctx, req, opts...)
-	}, req.GetStateBlob() == nil)
+	}, req.GetStateBlob() == nil && !req.GetResetHistory())
 	if err == nil {
 		r.follow(resp.GetStateRef(), resp.GetState())
 	}
