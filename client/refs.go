@@ -29,9 +29,8 @@ const reasonStateRefNotFound = "STATE_REF_NOT_FOUND"
 // changed in place; any other change of the log or of the state's other
 // fields sends the whole state, and so does a call with state_blob,
 // input_json or reset_history (as the other clients do). A StateRefs
-// follows one state (one agent)
-// and is not safe for concurrent use. For Route and Compact, continue from
-// the state they return.
+// follows one state (one agent) and is not safe for concurrent use. For
+// Route and Compact, continue from the state they return.
 type StateRefs struct {
 	client ctxcv1.ContextCompilerServiceClient
 	// ref names the state whose log is messages and whose other fields
