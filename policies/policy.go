@@ -148,6 +148,37 @@ type Factory interface {
 	Create(cfg Config) (Policy, error)
 }
 
+// TypedFactory is a Factory whose policies take a config of type P (a
+// pointer to C): Create checks the config's type and validates it, naming
+// the policy type in either error, so that a policy package states only its
+// type, stage, defaults and constructor.
+type TypedFactory[C any, P interface {
+	*C
+	Config
+}] struct {
+	Name     string
+	In       Stage
+	Defaults func() P
+	// New builds the policy from a config of the right type that validated.
+	New func(P) (Policy, error)
+}
+
+func (f TypedFactory[C, P]) Type() string                { return f.Name }
+func (f TypedFactory[C, P]) Stage() Stage                { return f.In }
+func (f TypedFactory[C, P]) CreateDefaultConfig() Config { return f.Defaults() }
+
+// Create checks that cfg is a P and valid, then builds the policy.
+func (f TypedFactory[C, P]) Create(cfg Config) (Policy, error) {
+	c, ok := cfg.(P)
+	if !ok || c == nil {
+		return nil, fmt.Errorf("%s: config is %T, want %T", f.Name, cfg, f.Defaults())
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	return f.New(c)
+}
+
 // Registry holds the factories a server knows, by type. It is a value built once
 // at start; there is no package-level registry.
 type Registry struct {

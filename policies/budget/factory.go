@@ -2,7 +2,6 @@ package budget
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/contextcompiler/ctxc/policies"
 )
@@ -10,27 +9,11 @@ import (
 // TypeTokenBudget is the budget stage's policy type.
 const TypeTokenBudget = "token_budget"
 
-type factory struct{}
-
 // NewFactory returns the factory of the "token_budget" policy.
-func NewFactory() policies.Factory { return factory{} }
-
-func (factory) Type() string          { return TypeTokenBudget }
-func (factory) Stage() policies.Stage { return policies.StageBudget }
-func (factory) CreateDefaultConfig() policies.Config {
-	c := DefaultConfig()
-	return &c
-}
-
-func (factory) Create(cfg policies.Config) (policies.Policy, error) {
-	c, ok := cfg.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("%s: config is %T, want *budget.Config", TypeTokenBudget, cfg)
-	}
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", TypeTokenBudget, err)
-	}
-	return tokenBudget{cfg: *c}, nil
+func NewFactory() policies.Factory {
+	return policies.TypedFactory[Config, *Config]{Name: TypeTokenBudget, In: policies.StageBudget,
+		Defaults: func() *Config { c := DefaultConfig(); return &c },
+		New:      func(c *Config) (policies.Policy, error) { return tokenBudget{cfg: *c}, nil }}
 }
 
 type tokenBudget struct{ cfg Config }

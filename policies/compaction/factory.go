@@ -1,8 +1,6 @@
 package compaction
 
 import (
-	"fmt"
-
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/isolation"
@@ -18,42 +16,14 @@ const (
 	TypeTruncate          = "truncate"
 )
 
-type factory struct {
-	typ      string
-	defaults func() policies.Config
-	create   func(cfg policies.Config) (policies.Policy, bool)
-}
-
-func (f factory) Type() string                         { return f.typ }
-func (f factory) Stage() policies.Stage                { return policies.StageCompact }
-func (f factory) CreateDefaultConfig() policies.Config { return f.defaults() }
-
-func (f factory) Create(cfg policies.Config) (policies.Policy, error) {
-	if cfg == nil {
-		return nil, fmt.Errorf("%s: no config", f.typ)
-	}
-	p, ok := f.create(cfg)
-	if !ok {
-		return nil, fmt.Errorf("%s: config is %T, want %T", f.typ, cfg, f.defaults())
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.typ, err)
-	}
-	return p, nil
-}
-
 // NewClampFactory returns the factory of "clamp": head/tail truncation of
 // oversized parts.
 func NewClampFactory() policies.Factory {
-	return factory{
-		typ:      TypeClamp,
-		defaults: func() policies.Config { return &ClampConfig{MaxPartTokens: 4000, HeadRatio: 0.6} },
-		create: func(cfg policies.Config) (policies.Policy, bool) {
-			c, ok := cfg.(*ClampConfig)
-			if !ok {
-				return nil, false
-			}
-			return clamp{cfg: *c}, true
+	return policies.TypedFactory[ClampConfig, *ClampConfig]{
+		Name: TypeClamp, In: policies.StageCompact,
+		Defaults: func() *ClampConfig { return &ClampConfig{MaxPartTokens: 4000, HeadRatio: 0.6} },
+		New: func(c *ClampConfig) (policies.Policy, error) {
+			return clamp{cfg: *c}, nil
 		},
 	}
 }
@@ -61,19 +31,15 @@ func NewClampFactory() policies.Factory {
 // NewDedupeFactory returns the factory of "dedupe": superseded reads and
 // repeated tool results become pointers to the later one.
 func NewDedupeFactory() policies.Factory {
-	return factory{
-		typ: TypeDedupe,
-		defaults: func() policies.Config {
+	return policies.TypedFactory[DedupeConfig, *DedupeConfig]{
+		Name: TypeDedupe, In: policies.StageCompact,
+		Defaults: func() *DedupeConfig {
 			return &DedupeConfig{ResourceKeys: []string{"path", "file_path", "file", "url", "uri"}, MinSavingRatio: 0.05}
 		},
-		create: func(cfg policies.Config) (policies.Policy, bool) {
-			c, ok := cfg.(*DedupeConfig)
-			if !ok {
-				return nil, false
-			}
+		New: func(c *DedupeConfig) (policies.Policy, error) {
 			cp := *c
 			cp.ResourceKeys = append([]string(nil), c.ResourceKeys...)
-			return dedupe{cfg: cp}, true
+			return dedupe{cfg: cp}, nil
 		},
 	}
 }
@@ -81,23 +47,19 @@ func NewDedupeFactory() policies.Factory {
 // NewMaskObservationsFactory returns the factory of "mask_observations": the
 // isolation stage's observation masking, run towards the compaction target.
 func NewMaskObservationsFactory(deps Deps) policies.Factory {
-	return factory{
-		typ: TypeMaskObservations,
-		defaults: func() policies.Config {
+	return policies.TypedFactory[MaskObservationsConfig, *MaskObservationsConfig]{
+		Name: TypeMaskObservations, In: policies.StageCompact,
+		Defaults: func() *MaskObservationsConfig {
 			// Outputs of the running turn are protected as the recency window;
 			// older ones are masked as the target needs, with a short preview.
 			cfg := isolation.DefaultMaskingConfig()
 			cfg.PreviewChars, cfg.ProtectRecentTokens = 120, 0
 			return &MaskObservationsConfig{MaskingConfig: *cfg}
 		},
-		create: func(cfg policies.Config) (policies.Policy, bool) {
-			c, ok := cfg.(*MaskObservationsConfig)
-			if !ok {
-				return nil, false
-			}
+		New: func(c *MaskObservationsConfig) (policies.Policy, error) {
 			cp := c.MaskingConfig
 			cp.ExemptTools = append([]string(nil), c.ExemptTools...)
-			return maskObservations{cfg: cp, outputs: diagnose.CacheOr(deps.Outputs)}, true
+			return maskObservations{cfg: cp, outputs: diagnose.CacheOr(deps.Outputs)}, nil
 		},
 	}
 }
@@ -105,17 +67,13 @@ func NewMaskObservationsFactory(deps Deps) policies.Factory {
 // NewDropLowImportanceFactory returns the factory of "drop_low_importance":
 // lowest importance first, whole units, below a threshold.
 func NewDropLowImportanceFactory() policies.Factory {
-	return factory{
-		typ: TypeDropLowImportance,
-		defaults: func() policies.Config {
+	return policies.TypedFactory[DropLowImportanceConfig, *DropLowImportanceConfig]{
+		Name: TypeDropLowImportance, In: policies.StageCompact,
+		Defaults: func() *DropLowImportanceConfig {
 			return &DropLowImportanceConfig{MinImportanceThreshold: DefaultMinImportanceThreshold, KeepRecentMessages: DefaultKeepRecentMessages}
 		},
-		create: func(cfg policies.Config) (policies.Policy, bool) {
-			c, ok := cfg.(*DropLowImportanceConfig)
-			if !ok {
-				return nil, false
-			}
-			return dropLowImportance{cfg: *c}, true
+		New: func(c *DropLowImportanceConfig) (policies.Policy, error) {
+			return dropLowImportance{cfg: *c}, nil
 		},
 	}
 }
@@ -137,23 +95,19 @@ func NewSummarizeFactory(deps Deps) policies.Factory {
 // NewSummarizeFactoryWith returns the factory of "summarize" using s (an LLM
 // summarizer, say); nil uses DeterministicSummarizer.
 func NewSummarizeFactoryWith(s Summarizer, deps Deps) policies.Factory {
-	return factory{
-		typ: TypeSummarize,
-		defaults: func() policies.Config {
+	return policies.TypedFactory[SummarizeConfig, *SummarizeConfig]{
+		Name: TypeSummarize, In: policies.StageCompact,
+		Defaults: func() *SummarizeConfig {
 			c := DefaultSummarizeConfig()
 			return &c
 		},
-		create: func(cfg policies.Config) (policies.Policy, bool) {
-			c, ok := cfg.(*SummarizeConfig)
-			if !ok {
-				return nil, false
-			}
+		New: func(c *SummarizeConfig) (policies.Policy, error) {
 			det := DeterministicSummarizer{Memo: NewMemo(diagnose.CacheOr(deps.Outputs))}
 			sum := s
 			if sum == nil {
 				sum = det
 			}
-			return summarize{cfg: *c, summarizer: sum, det: det}, true
+			return summarize{cfg: *c, summarizer: sum, det: det}, nil
 		},
 	}
 }
@@ -161,15 +115,11 @@ func NewSummarizeFactoryWith(s Summarizer, deps Deps) policies.Factory {
 // NewTruncateFactory returns the factory of "truncate": the contiguous-recency
 // fallback.
 func NewTruncateFactory() policies.Factory {
-	return factory{
-		typ:      TypeTruncate,
-		defaults: func() policies.Config { return &TruncateConfig{Mode: TruncateFit, MaxMessages: 50, TargetRatio: 0.75} },
-		create: func(cfg policies.Config) (policies.Policy, bool) {
-			c, ok := cfg.(*TruncateConfig)
-			if !ok {
-				return nil, false
-			}
-			return truncator{cfg: *c}, true
+	return policies.TypedFactory[TruncateConfig, *TruncateConfig]{
+		Name: TypeTruncate, In: policies.StageCompact,
+		Defaults: func() *TruncateConfig { return &TruncateConfig{Mode: TruncateFit, MaxMessages: 50, TargetRatio: 0.75} },
+		New: func(c *TruncateConfig) (policies.Policy, error) {
+			return truncator{cfg: *c}, nil
 		},
 	}
 }

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/providers"
@@ -11,24 +10,11 @@ import (
 // TypeRender is the render stage's policy type.
 const TypeRender = "render"
 
-type factory struct{}
-
 // NewFactory returns the factory of the render stage's "render" policy.
-func NewFactory() policies.Factory { return factory{} }
-
-func (factory) Type() string                         { return TypeRender }
-func (factory) Stage() policies.Stage                { return policies.StageRender }
-func (factory) CreateDefaultConfig() policies.Config { return &Config{} }
-
-func (factory) Create(cfg policies.Config) (policies.Policy, error) {
-	c, ok := cfg.(*Config)
-	if !ok {
-		return nil, fmt.Errorf("%s: config is %T, want *render.Config", TypeRender, cfg)
-	}
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", TypeRender, err)
-	}
-	return renderer{}, nil
+func NewFactory() policies.Factory {
+	return policies.TypedFactory[Config, *Config]{Name: TypeRender, In: policies.StageRender,
+		Defaults: func() *Config { return &Config{} },
+		New:      func(*Config) (policies.Policy, error) { return renderer{}, nil }}
 }
 
 // renderer sets w.Rendered to the provider body that w.Options.Render asks
