@@ -66,19 +66,14 @@ func newDecodeCodec() *decodeCodec {
 }
 
 func (c *decodeCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	buf := data.MaterializeToBuffer(c.pool)
-	defer buf.Free()
-	m, isMessage := v.(proto.Message)
-	if !isMessage {
-		return fmt.Errorf("proto: cannot unmarshal into %T, which is not a proto.Message", v)
-	}
-	err := proto.Unmarshal(buf.ReadOnlyData(), m)
-	if err == nil {
+	err := c.decode(data, v, func(b []byte) {
 		if to, ok := c.wanted.Load(v); ok {
-			if wire := stateField(v, buf.ReadOnlyData()); wire != nil {
+			if wire := stateField(v, b); wire != nil {
 				*to.(*wireState) = wireState{ref: stateref.WholeRef(nil, wire), size: int64(len(wire))}
 			}
 		}
+	})
+	if err == nil {
 		return nil
 	}
 	if m, ok := v.(proto.Message); ok && m.ProtoReflect().Descriptor().ParentFile().Package() == "ctxc.v1" {
@@ -130,13 +125,25 @@ func (c pooledCodec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 func (c pooledCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	return c.decode(data, v, nil)
+}
+
+// decode unmarshals data into v and, when it decoded, shows the bytes to
+// decoded (nil: no one) before they go back to the pool.
+func (c pooledCodec) decode(data mem.BufferSlice, v any, decoded func([]byte)) error {
 	m, ok := v.(proto.Message)
 	if !ok {
 		return fmt.Errorf("proto: cannot unmarshal into %T, which is not a proto.Message", v)
 	}
 	buf := data.MaterializeToBuffer(c.pool)
 	defer buf.Free()
-	return proto.Unmarshal(buf.ReadOnlyData(), m)
+	if err := proto.Unmarshal(buf.ReadOnlyData(), m); err != nil {
+		return err
+	}
+	if decoded != nil {
+		decoded(buf.ReadOnlyData())
+	}
+	return nil
 }
 
 // stateField returns the bytes of field 1 (the state) of the requests

@@ -137,15 +137,24 @@ func (s *Service) keepGiven(ctx context.Context, d *decoder) string {
 		return c.ref
 	}
 	ref, size := d.givenRef, d.givenSize
-	if ref == "" {
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(d.given)
-		if err != nil {
+	if ref == "" { // not decoded from the wire (an in-process call): encode it to name it
+		var ok bool
+		if ref, size, ok = encodedRef(d.given); !ok {
 			return ""
 		}
-		ref, size = stateref.WholeRef(nil, b), int64(len(b))
 	}
 	s.refs.PutWhole(ctx, caller, ref, d.given, stateref.Charge(d.given, size))
 	return ref
+}
+
+// encodedRef is the reference of st by its deterministic encoding, with the
+// encoding's size.
+func encodedRef(st *ctxcv1.AgentState) (string, int64, bool) {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(st)
+	if err != nil {
+		return "", 0, false
+	}
+	return stateref.WholeRef(nil, b), int64(len(b)), true
 }
 
 // keepReturned keeps a state a call returns (Route's, Compact's) and
@@ -154,12 +163,11 @@ func (s *Service) keepReturned(ctx context.Context, st *ctxcv1.AgentState) strin
 	if !s.refs.Enabled() || st == nil {
 		return ""
 	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(st)
-	if err != nil {
+	ref, size, ok := encodedRef(st)
+	if !ok {
 		return ""
 	}
 	caller, _ := CallerFromContext(ctx)
-	ref := stateref.WholeRef(nil, b)
-	s.refs.PutWhole(ctx, caller, ref, st, stateref.Charge(st, int64(len(b))))
+	s.refs.PutWhole(ctx, caller, ref, st, stateref.Charge(st, size))
 	return ref
 }
