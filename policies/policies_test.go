@@ -53,7 +53,7 @@ func session() []policies.Entry {
 
 func TestEntriesFromLog(t *testing.T) {
 	log := []policies.Message{msg("m1", policies.RoleUser, text("a")), msg("m2", policies.RoleAssistant, text("b"))}
-	want := []policies.Entry{{Message: log[0], SourceID: "m1"}, {Message: log[1], SourceID: "m2"}}
+	want := []policies.Entry{{Message: log[0], SourceID: "m1", LogPos: 1}, {Message: log[1], SourceID: "m2", LogPos: 2}}
 	if diff := cmp.Diff(want, policies.EntriesFromLog(log)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -82,7 +82,7 @@ func IsToolTrace(m *Message) bool {
 func EntriesFromLog(log []Message) []Entry {
 	entries := make([]Entry, len(log))
 	for i := range log {
-		entries[i] = Entry{Message: log[i], SourceID: log[i].ID}
+		entries[i] = Entry{Message: log[i], SourceID: log[i].ID, LogPos: int32(i + 1)}
 	}
 	return entries
 }

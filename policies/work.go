@@ -192,6 +192,11 @@ type Entry struct {
 	// whose result depends on later messages, or by compaction outside a
 	// compaction point. The stable prefix ends at the first one.
 	Unsettled bool
+	// LogPos is 1 + the position in State.Context.Messages of the message
+	// SourceID names (0 when synthesized), set by EntriesFromLog: a hint
+	// that Work checks against SourceID before use, so that recording a
+	// disposition costs no lookup by id.
+	LogPos int32
 }
 
 // Budget is the token accounting of a context (ContextTokenBudget).
@@ -382,11 +387,6 @@ type Work struct {
 	RecentTurns int
 	// DecisionReason says why the decide stage asked for compaction.
 	DecisionReason string
-	// Dispositions records, by log id, what a policy did with a log message that is
-	// no longer shown as-is. Messages without an entry here and still in Entries are kept.
-	// Policies write it only through Dispose, so that the runner can take a
-	// step back without copying it (Checkpoint).
-	Dispositions map[string]MessageReport
 	// Repairs and Warnings feed the report. Like Appended, they are only
 	// appended to (or replaced whole), never edited in place.
 	Repairs  []Repair
@@ -415,8 +415,14 @@ type Work struct {
 	ModelUsage   []ModelUsage
 	Cache        CacheStats
 
-	journal *ledgerJournal // what Dispose and SetMask overwrote since Checkpoint
-	logIDs  map[string]int // State.Context.Messages' positions by id, built on first use
+	// dispositions records what a policy did with a log message that is no
+	// longer shown as-is (Dispose, Disposition); messages without a record
+	// and still in Entries are kept. Written only through Dispose, so that
+	// the runner can take a step back without copying it (Checkpoint).
+	dispositions dispositionLedger
+	journal      *ledgerJournal // what Dispose and SetMask overwrote since Checkpoint
+	spareJournal *ledgerJournal // the last one released, for the next Checkpoint
+	logIDs       map[string]int // State.Context.Messages' positions by id, built on first use
 }
 
 // LogMessage is the message of the state's log with id, found in constant
@@ -462,21 +468,6 @@ func (w *Work) Touch(i int) {
 	w.Touches++
 }
 
-// Dispose records what happened to a log message.
-func (w *Work) Dispose(r MessageReport) {
-	if r.MessageID == "" {
-		return
-	}
-	if w.Dispositions == nil {
-		w.Dispositions = make(map[string]MessageReport)
-	}
-	if w.journal != nil {
-		old, existed := w.Dispositions[r.MessageID]
-		w.journal.dispositions = append(w.journal.dispositions, undo[MessageReport]{r.MessageID, old, existed})
-	}
-	w.Dispositions[r.MessageID] = r
-}
-
 // SetMask records the mask Compact puts on a log message.
 func (w *Work) SetMask(id string, m Mask) {
 	if w.Masks == nil {
@@ -492,7 +483,7 @@ func (w *Work) SetMask(id string, m Mask) {
 // ledgerJournal is what Dispose and SetMask overwrote: taking a step back
 // costs what the step wrote, not the size of a ledger that grows with the log.
 type ledgerJournal struct {
-	dispositions []undo[MessageReport]
+	dispositions []dispositionUndo
 	masks        []undo[Mask]
 }
 
@@ -502,7 +493,7 @@ type undo[V any] struct {
 	existed bool
 }
 
-// A Checkpoint is a state of the ledger (Dispositions, Masks, Appended,
+// A Checkpoint is a state of the ledger (dispositions, Masks, Appended,
 // Repairs, Warnings) that Rollback returns to.
 type Checkpoint struct {
 	appended []Message
@@ -513,14 +504,26 @@ type Checkpoint struct {
 // Checkpoint marks the ledger as it is now; until Release, Rollback can
 // return to it. Checkpoints do not nest.
 func (w *Work) Checkpoint() Checkpoint {
-	w.journal = &ledgerJournal{}
+	// The journal of the last checkpoint is reused: steps of one run write
+	// about as much each, and growing a new one at every step cost as much
+	// as the records it held.
+	j := w.spareJournal
+	if j == nil {
+		j = &ledgerJournal{}
+	}
+	clear(j.dispositions)
+	clear(j.masks)
+	j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
+	w.journal, w.spareJournal = j, nil
 	return Checkpoint{appended: w.Appended, repairs: w.Repairs, warnings: w.Warnings}
 }
 
 // Rollback returns the ledger to cp, undoing every Dispose and SetMask since.
 func (w *Work) Rollback(cp Checkpoint) {
 	if j := w.journal; j != nil {
-		undoAll(w.Dispositions, j.dispositions)
+		for i := len(j.dispositions) - 1; i >= 0; i-- {
+			w.dispositions.undo(j.dispositions[i])
+		}
 		undoAll(w.Masks, j.masks)
 		j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
 	}
@@ -540,7 +543,7 @@ func undoAll[V any](m map[string]V, log []undo[V]) {
 }
 
 // Release ends the recording Checkpoint started.
-func (w *Work) Release() { w.journal = nil }
+func (w *Work) Release() { w.spareJournal, w.journal = w.journal, nil }
 
 // Repair records a repair.
 func (w *Work) Repair(r Repair) { w.Repairs = append(w.Repairs, r) }

@@ -1,6 +1,7 @@
 package policies_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,10 +13,21 @@ import (
 // Rollback returns the ledger to its checkpoint whatever a step wrote:
 // new and overwritten dispositions and masks, appended summaries, repairs
 // and warnings. It costs what the step wrote, so the runner can afford it
-// at every compaction of a long log.
+// at every compaction of a long log. Dispositions are kept by log position
+// for the log's messages and by id for others: both are rolled back.
 func TestRollbackUndoesWhatAStepWrote(t *testing.T) {
+	log := &policies.State{Context: policies.Context{Messages: []policies.Message{{ID: "m0"}, {ID: "m1"}, {ID: "m2"}}}}
+	for _, state := range []*policies.State{nil, log} {
+		testRollback(t, state)
+	}
+}
+
+func testRollback(t *testing.T, state *policies.State) {
 	before := func() *policies.Work {
-		w := &policies.Work{}
+		w := &policies.Work{State: state}
+		if state != nil {
+			w.Entries = policies.EntriesFromLog(state.Context.Messages)
+		}
 		w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionMasked, Reason: "masked first"})
 		w.SetMask("m1", policies.Mask{Reason: "dedupe", Placeholder: "p1"})
 		w.Appended = append(make([]policies.Message, 0, 8), policies.Message{ID: "s1"})
@@ -29,11 +41,17 @@ func TestRollbackUndoesWhatAStepWrote(t *testing.T) {
 		{"nothing", func(*policies.Work) {}},
 		{"new entries", func(w *policies.Work) {
 			w.Dispose(policies.MessageReport{MessageID: "m2", Disposition: policies.DispositionSummarized})
+			w.Dispose(policies.MessageReport{MessageID: "not-in-log", Disposition: policies.DispositionDropped})
 			w.SetMask("m3", policies.Mask{Reason: "masking"})
 		}},
 		{"overwritten twice", func(w *policies.Work) {
 			w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionSummarized, Reason: "one"})
-			w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionDropped, Reason: "two"})
+			two := policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionDropped, Reason: "two"}
+			if len(w.Entries) > 1 {
+				w.DisposeEntry(&w.Entries[1], two) // by position
+			} else {
+				w.Dispose(two)
+			}
 			w.SetMask("m1", policies.Mask{Reason: "other"})
 		}},
 		{"appended into spare capacity", func(w *policies.Work) {
@@ -47,7 +65,7 @@ func TestRollbackUndoesWhatAStepWrote(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/log=%v", tt.name, state != nil), func(t *testing.T) {
 			want, w := before(), before()
 			cp := w.Checkpoint()
 			tt.step(w)
@@ -56,9 +74,13 @@ func TestRollbackUndoesWhatAStepWrote(t *testing.T) {
 			if diff := cmp.Diff(want, w, cmpopts.IgnoreUnexported(policies.Work{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("after Rollback (-checkpoint +got):\n%s", diff)
 			}
+			byID := cmpopts.SortSlices(func(a, b policies.MessageReport) bool { return a.MessageID < b.MessageID })
+			if diff := cmp.Diff(want.Dispositions(), w.Dispositions(), byID); diff != "" {
+				t.Errorf("dispositions after Rollback (-checkpoint +got):\n%s", diff)
+			}
 			// Without a checkpoint nothing is recorded: writes stay.
 			w.Dispose(policies.MessageReport{MessageID: "m9"})
-			if _, ok := w.Dispositions["m9"]; !ok {
+			if _, ok := w.Disposition("m9"); !ok {
 				t.Error("a disposition written after Release was lost")
 			}
 		})

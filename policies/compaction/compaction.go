@@ -30,7 +30,7 @@ func dispose(w *policies.Work, e *policies.Entry, d policies.Disposition, policy
 	if e.SourceID == "" {
 		return
 	}
-	w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: d, Tokens: e.Tokens, Provenance: e.Provenance, Reason: reason, Policy: policy})
+	w.DisposeEntry(e, policies.MessageReport{Disposition: d, Tokens: e.Tokens, Provenance: e.Provenance, Reason: reason, Policy: policy})
 }
 
 // unitTokens sums the counts of a unit's entries.

@@ -189,8 +189,8 @@ func TestTruncateGreedyFitKeepsContiguousTail(t *testing.T) {
 		t.Errorf("kept %s, want %s", got, want)
 	}
 	for _, id := range []string{"m2", "m3"} {
-		if d := w.Dispositions[id].Disposition; d != policies.DispositionDropped {
-			t.Errorf("%s: disposition %s, want dropped", id, d)
+		if d, _ := w.Disposition(id); d.Disposition != policies.DispositionDropped {
+			t.Errorf("%s: disposition %s, want dropped", id, d.Disposition)
 		}
 	}
 }
@@ -280,8 +280,8 @@ func TestClampMultiByte(t *testing.T) {
 			if st.Context.Messages[1].Parts[0].Text != text {
 				t.Error("the log message was modified")
 			}
-			if d := w.Dispositions["m2"].Disposition; d != policies.DispositionTruncated {
-				t.Errorf("disposition %s, want truncated", d)
+			if d, _ := w.Disposition("m2"); d.Disposition != policies.DispositionTruncated {
+				t.Errorf("disposition %s, want truncated", d.Disposition)
 			}
 		})
 	}
@@ -398,8 +398,8 @@ func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
 	if w.Entries[4].Message.Parts[0].ToolResult.Content != grep.Parts[0].ToolResult.Content {
 		t.Error("the newest output was cut although cutting the older one was enough")
 	}
-	if d := w.Dispositions["m3"].Disposition; d != policies.DispositionTruncated {
-		t.Errorf("m3 disposition %s, want truncated", d)
+	if d, _ := w.Disposition("m3"); d.Disposition != policies.DispositionTruncated {
+		t.Errorf("m3 disposition %s, want truncated", d.Disposition)
 	}
 	if len(w.Warnings) == 0 || !strings.Contains(strings.Join(w.Warnings, "\n"), "cut tool output m3") {
 		t.Errorf("warnings %q do not say what was cut", w.Warnings)

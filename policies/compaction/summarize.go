@@ -480,7 +480,7 @@ func (s summarize) replace(w *policies.Work, p *summaryPlan, summary policies.Me
 	// A merged summary's own covers were disposed when first summarized.
 	for _, ids := range [][]string{p.covers[:p.inherited[0]], p.covers[p.inherited[1]:]} {
 		for _, id := range ids {
-			if _, ok := w.Dispositions[id]; !ok {
+			if _, ok := w.Disposition(id); !ok {
 				w.Dispose(policies.MessageReport{MessageID: id, Disposition: policies.DispositionSummarized, Reason: reason, Policy: TypeSummarize})
 			}
 		}

@@ -203,8 +203,36 @@ func (t truncator) dropSet(w *policies.Work, units []policies.Span, protected []
 // each failure with its call id and error lines, and carries over the error
 // lines ("[call ...]") of dropped summaries. nil when none is dropped.
 func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
-	var lines, covers []string
-	visible := policies.StaysVisible(w.Entries)
+	// Lines first: most truncations drop no failure, and then the note
+	// costs one pass over the view, at every compaction point of a long log.
+	var lines []string
+	var visible []bool
+	for i := range w.Entries {
+		if !drop[i] {
+			continue
+		}
+		m := &w.Entries[i].Message
+		if m.Kind == policies.KindSummary {
+			lines = append(lines, errorLines(m.Text(), false)...)
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Kind != policies.PartToolResult || !p.ToolResult.IsError {
+				continue
+			}
+			if visible == nil {
+				visible = policies.StaysVisible(w.Entries)
+			}
+			if !visible[i] {
+				break
+			}
+			lines = append(lines, fmt.Sprintf("- %s [call %s] failed: %s", p.ToolResult.Name, p.ToolResult.ToolCallID, strings.Join(diagnose.Identify(p.ToolResult.Content, diagnose.DefaultLimits), "\n  ")))
+		}
+	}
+	if len(lines) == 0 {
+		return nil, 0
+	}
+	var covers []string
 	for i := range w.Entries {
 		if !drop[i] {
 			continue
@@ -217,20 +245,7 @@ func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
 		}
 		if m.Kind == policies.KindSummary {
 			covers = append(covers, m.CoversMessageIDs...)
-			lines = append(lines, errorLines(m.Text(), false)...)
-			continue
 		}
-		if !visible[i] {
-			continue
-		}
-		for _, p := range w.Entries[i].Message.Parts {
-			if p.Kind == policies.PartToolResult && p.ToolResult.IsError {
-				lines = append(lines, fmt.Sprintf("- %s [call %s] failed: %s", p.ToolResult.Name, p.ToolResult.ToolCallID, strings.Join(diagnose.Identify(p.ToolResult.Content, diagnose.DefaultLimits), "\n  ")))
-			}
-		}
-	}
-	if len(lines) == 0 {
-		return nil, 0
 	}
 	lines = uniqueLines(lines)
 	// The note must not claim a message the view still shows.

@@ -84,7 +84,7 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 		if id := entries[i].SourceID; id != "" {
 			rec.covers = append(rec.covers, id)
 		}
-		w.Dispose(policies.MessageReport{MessageID: entries[i].SourceID, Disposition: policies.DispositionDropped,
+		w.DisposeEntry(&entries[i], policies.MessageReport{Disposition: policies.DispositionDropped,
 			Reason: fmt.Sprintf("tool trace of finished execution %s replaced by %s", m.ExecutionID, rec.id), Policy: TypeBoundary})
 	}
 	w.Entries = out

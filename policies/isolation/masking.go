@@ -135,7 +135,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		used -= c.before - e.Tokens
 		cleared += c.before - e.Tokens
 		w.SetMask(e.SourceID, policies.Mask{Reason: MaskReason, Placeholder: c.placeholder, OriginalTokenCount: uint32(min(c.before, math.MaxUint32))})
-		w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: policies.DispositionMasked, Tokens: e.Tokens, Provenance: e.Provenance,
+		w.DisposeEntry(e, policies.MessageReport{Disposition: policies.DispositionMasked, Tokens: e.Tokens, Provenance: e.Provenance,
 			Reason: fmt.Sprintf("%[3]s: output of %[2]s (a %[1]d-token message) replaced by a placeholder", c.before, c.tools, policy), Policy: policy})
 		masked++
 	}

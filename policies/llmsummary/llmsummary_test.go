@@ -164,9 +164,9 @@ func TestOutcomes(t *testing.T) {
 			if problems := statetest.Check(w); len(problems) > 0 {
 				t.Errorf("view problems: %v", problems)
 			}
-			for id, r := range w.Dispositions {
+			for _, r := range w.Dispositions() {
 				if r.Policy != llmsummary.Type {
-					t.Errorf("disposition of %s by %q, want %q", id, r.Policy, llmsummary.Type)
+					t.Errorf("disposition of %s by %q, want %q", r.MessageID, r.Policy, llmsummary.Type)
 				}
 			}
 		})

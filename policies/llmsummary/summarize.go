@@ -52,7 +52,7 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 		// Report the messages as summarized by this policy, not by the one it wraps.
 		reason := "summarized into " + w.Appended[len(w.Appended)-1].ID
 		for _, id := range shown {
-			if r, ok := w.Dispositions[id]; ok && r.Policy == compaction.TypeSummarize && r.Reason == reason {
+			if r, ok := w.Disposition(id); ok && r.Policy == compaction.TypeSummarize && r.Reason == reason {
 				r.Policy = Type
 				w.Dispose(r)
 			}

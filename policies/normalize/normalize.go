@@ -152,12 +152,12 @@ type pass struct {
 
 func (n *pass) repaired(e *policies.Entry, kind, detail string) {
 	n.w.Repair(policies.Repair{Kind: kind, MessageID: e.Message.ID, Detail: detail})
-	n.w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: policies.DispositionRepaired, Reason: detail, Policy: n.policy})
+	n.w.DisposeEntry(e, policies.MessageReport{Disposition: policies.DispositionRepaired, Reason: detail, Policy: n.policy})
 }
 
 func (n *pass) dropped(e *policies.Entry, kind, detail string) {
 	n.w.Repair(policies.Repair{Kind: kind, MessageID: e.Message.ID, Detail: detail})
-	n.w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: policies.DispositionDropped, Reason: detail, Policy: n.policy})
+	n.w.DisposeEntry(e, policies.MessageReport{Disposition: policies.DispositionDropped, Reason: detail, Policy: n.policy})
 }
 
 func emptyPart(p *policies.Part) bool {
@@ -391,7 +391,7 @@ func (n *pass) assignResults(e *policies.Entry, owner map[string]*unit, lastOthe
 		if len(orphans) == 0 {
 			n.w.Repair(policies.Repair{Kind: policies.RepairOrphanResultDropped, MessageID: m.ID, Detail: "tool message holds no tool result"})
 		}
-		n.w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: policies.DispositionDropped, Reason: "orphan tool result", Policy: n.policy})
+		n.w.DisposeEntry(e, policies.MessageReport{Disposition: policies.DispositionDropped, Reason: "orphan tool result", Policy: n.policy})
 		return
 	}
 	changed := len(orphans) > 0 || filled > 0 || len(groups) > 1
@@ -414,7 +414,7 @@ func (n *pass) assignResults(e *policies.Entry, owner map[string]*unit, lastOthe
 				Detail: "moved to follow its calling message"})
 		}
 		if (moved || changed) && piece.SourceID != "" {
-			n.w.Dispose(policies.MessageReport{MessageID: piece.SourceID, Disposition: policies.DispositionRepaired, Reason: "tool unit repaired", Policy: n.policy})
+			n.w.DisposeEntry(&piece, policies.MessageReport{Disposition: policies.DispositionRepaired, Reason: "tool unit repaired", Policy: n.policy})
 		}
 		g.u.results = append(g.u.results, piece)
 		g.u.touched = append(g.u.touched, changed)

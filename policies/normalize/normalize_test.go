@@ -245,8 +245,8 @@ func TestFactories(t *testing.T) {
 		if err := p.Apply(context.Background(), w); err != nil {
 			t.Fatal(err)
 		}
-		if len(w.Entries) != 0 || w.Dispositions["m1"].Policy != tt.typ {
-			t.Errorf("%s: orphan not dropped by this policy: %+v", tt.typ, w.Dispositions)
+		if d, _ := w.Disposition("m1"); len(w.Entries) != 0 || d.Policy != tt.typ {
+			t.Errorf("%s: orphan not dropped by this policy: %+v", tt.typ, w.Dispositions())
 		}
 		if _, err := tt.f.Create(nil); err == nil {
 			t.Errorf("%s: Create(nil) succeeded", tt.typ)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/statetest"
@@ -27,8 +28,11 @@ func TestShortcutChangesNothing(t *testing.T) {
 		}
 		runPasses(full, &Config{}, TypeNormalize, false)
 		runPasses(short, &Config{}, TypeNormalize, true)
-		if diff := cmp.Diff(full, short, cmp.AllowUnexported(policies.Work{}), cmp.Comparer(func(a, b policies.TokenCounter) bool { return true })); diff != "" {
+		if diff := cmp.Diff(full, short, cmpopts.IgnoreUnexported(policies.Work{}), cmp.Comparer(func(a, b policies.TokenCounter) bool { return true })); diff != "" {
 			t.Fatalf("seed %d: shortcut differs (-full +shortcut):\n%s", seed, diff)
+		}
+		if diff := cmp.Diff(full.Dispositions(), short.Dispositions()); diff != "" {
+			t.Fatalf("seed %d: shortcut's dispositions differ (-full +shortcut):\n%s", seed, diff)
 		}
 	}
 	if shortcuts == 0 || rebuilds == 0 {

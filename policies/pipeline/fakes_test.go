@@ -17,6 +17,12 @@ type fakeConfig struct {
 	Grow bool `yaml:"grow" json:"grow"`
 	// DropPinned removes pinned entries (a buggy policy).
 	DropPinned bool `yaml:"drop_pinned" json:"drop_pinned"`
+	// Duplicate shows the entry of u2 twice (a buggy policy).
+	Duplicate bool `yaml:"duplicate" json:"duplicate,omitempty"`
+	// Impostor adds a summary whose id is that of log message u2 (a buggy policy).
+	Impostor bool `yaml:"impostor" json:"impostor,omitempty"`
+	// RewriteFirst changes the text of the first task (a buggy policy).
+	RewriteFirst bool `yaml:"rewrite_first" json:"rewrite_first,omitempty"`
 	// Request sets CompactionRequested (a trigger).
 	Request bool `yaml:"request" json:"request"`
 	// Limit must not be negative.
@@ -115,6 +121,18 @@ func (p *fakePolicy) Apply(_ context.Context, w *policies.Work) error {
 				w.Touch(i)
 				break
 			}
+		}
+	}
+	for i := range w.Entries {
+		switch id := w.Entries[i].Message.ID; {
+		case id == "u2" && p.cfg.Duplicate:
+			w.Entries = append(w.Entries, w.Entries[i])
+		case id == "u2" && p.cfg.Impostor:
+			w.Entries = append(w.Entries, policies.Entry{Message: policies.Message{ID: id, Role: policies.RoleUser, Kind: policies.KindSummary,
+				Parts: []policies.Part{policies.TextPart("a summary")}}})
+		case id == "u1" && p.cfg.RewriteFirst:
+			w.Entries[i].Message.Parts = []policies.Part{policies.TextPart("another task")}
+			w.Touch(i)
 		}
 	}
 	if p.cfg.DropPinned {

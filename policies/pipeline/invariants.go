@@ -18,26 +18,84 @@ type checker struct {
 	// or named by a summary that covers them.
 	failures  map[string]policies.Message
 	reasoning bool
+	// hints are the log positions (policies.Entry.LogPos) of the messages
+	// the checks look for, so that finding them costs no lookup by id.
+	hints map[string]int32
 
 	// Set at the start of each compaction point.
 	recent  []policies.Message // the recency window, in order
 	running map[string]policies.Message
-	// scope holds the ids the view had when the compaction point began: a
-	// point inside the log sees only a prefix of it, so what lies beyond is
-	// not checked there.
+	// scope holds the ids of the messages looked for that the view had when
+	// the compaction point began: a point inside the log sees only a prefix
+	// of it, so what lies beyond is not checked there.
 	scope map[string]bool
 
-	// byID is reused across steps: the check runs after every step and a
-	// fresh map per step would dominate its cost on long logs.
-	byID map[string]int
-	// byIDSize is the most entries byID has held since it was made.
-	byIDSize int
+	// index finds the view's entries; reused across steps, as the check
+	// runs after every step of every compaction point of a long log.
+	index viewIndex
 	// checked is the view as the last full check saw it; checkedPoint the
 	// compaction point (gen) whose checks it passed, -1 when it passed the
 	// checks outside compaction.
 	checked      []entryPrint
 	checkedPoint int
 	gen          int // counts beginCompaction calls
+}
+
+// viewIndex finds the view's entries by id. Entries that show a log message
+// are found by their log position, checked against the id, in an array
+// stamped per build: a map of every id in the view, built after each step
+// at each compaction point, cost more than the compaction it checked. The
+// others (summaries, notes, placeholders) are few and kept by id.
+type viewIndex struct {
+	build uint32
+	stamp []uint32 // by log position: build when the view holds it
+	at    []int32  // by log position: the index of the entry showing it
+	other map[string]int
+}
+
+// index indexes w's view; it returns an id held by two entries, if any.
+func (x *viewIndex) index(w *policies.Work) (dup string) {
+	log := w.State.Context.Messages
+	if len(x.stamp) < len(log) {
+		x.stamp, x.at, x.build = make([]uint32, len(log)), make([]int32, len(log)), 0
+	}
+	x.build++
+	if x.build == 0 { // wrapped: old stamps could match
+		clear(x.stamp)
+		x.build = 1
+	}
+	clear(x.other)
+	for i := range w.Entries {
+		e := &w.Entries[i]
+		pos, inLog := w.LogIndex(e.Message.ID, e.LogPos)
+		if !inLog {
+			if x.other == nil {
+				x.other = make(map[string]int)
+			}
+			if _, ok := x.other[e.Message.ID]; ok {
+				return e.Message.ID
+			}
+			x.other[e.Message.ID] = i
+			continue
+		}
+		if x.stamp[pos] == x.build {
+			return e.Message.ID
+		}
+		x.stamp[pos], x.at[pos] = x.build, int32(i)
+	}
+	return ""
+}
+
+// find is the index of the entry with id in the view indexed last.
+func (x *viewIndex) find(w *policies.Work, id string, hint int32) (int, bool) {
+	if pos, ok := w.LogIndex(id, hint); ok {
+		if x.stamp[pos] == x.build {
+			return int(x.at[pos]), true
+		}
+		return 0, false
+	}
+	i, ok := x.other[id]
+	return i, ok
 }
 
 // entryPrint identifies an entry's message without reading its content: its
@@ -113,17 +171,21 @@ func (c *checker) unchanged(w *policies.Work) bool {
 }
 
 func newChecker(w *policies.Work) *checker {
-	c := &checker{pinned: map[string]policies.Message{}, failures: map[string]policies.Message{}, reasoning: w.Options.View != policies.ViewConversation}
+	c := &checker{pinned: map[string]policies.Message{}, failures: map[string]policies.Message{}, hints: map[string]int32{},
+		reasoning: w.Options.View != policies.ViewConversation}
 	if i := policies.FirstTask(w.Entries); i >= 0 {
 		c.firstTask, c.hasFirst = w.Entries[i].Message, true
+		c.hints[c.firstTask.ID] = w.Entries[i].LogPos
 	}
 	for i := range w.Entries {
 		if m := w.Entries[i].Message; m.Pinned {
 			c.pinned[m.ID] = m
+			c.hints[m.ID] = w.Entries[i].LogPos
 		}
 	}
 	for _, i := range policies.UnresolvedFailures(w.Entries) {
 		c.failures[w.Entries[i].Message.ID] = w.Entries[i].Message
+		c.hints[w.Entries[i].Message.ID] = w.Entries[i].LogPos
 	}
 	return c
 }
@@ -133,13 +195,13 @@ func (c *checker) beginCompaction(w *policies.Work) {
 		return
 	}
 	c.gen++
-	c.scope = make(map[string]bool, len(w.Entries))
-	for i := range w.Entries {
-		c.scope[w.Entries[i].Message.ID] = true
-	}
 	c.recent = nil
-	for i := policies.RecentStart(w.Entries, w.RecentTurns); i < len(w.Entries); i++ {
+	start := policies.RecentStart(w.Entries, w.RecentTurns)
+	for i := start; i < len(w.Entries); i++ {
 		c.recent = append(c.recent, w.Entries[i].Message)
+	}
+	if len(c.recent) > 0 {
+		c.hints[c.recent[0].ID] = w.Entries[start].LogPos
 	}
 	c.running = nil
 	if w.State.Execution.Running() && !w.HardLimitExceeded {
@@ -147,7 +209,16 @@ func (c *checker) beginCompaction(w *policies.Work) {
 		for i := range w.Entries {
 			if m := w.Entries[i].Message; m.ExecutionID != "" && m.ExecutionID == w.State.Execution.ID {
 				c.running[m.ID] = m
+				c.hints[m.ID] = w.Entries[i].LogPos
 			}
+		}
+	}
+	// The scope is asked only of the messages looked for.
+	c.index.index(w)
+	c.scope = make(map[string]bool, len(c.hints))
+	for id, hint := range c.hints {
+		if _, ok := c.index.find(w, id, hint); ok {
+			c.scope[id] = true
 		}
 	}
 }
@@ -156,29 +227,17 @@ func (c *checker) check(w *policies.Work, s *step) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w after %s: %s", policies.ErrInvariant, s.typ, fmt.Sprintf(format, args...))
 	}
-	// Clearing a map costs its capacity, which never shrinks: one sized for
-	// the whole log would cost that at every step of every compaction point
-	// inside it, where the view is a window's length.
-	if c.byID == nil || c.byIDSize > 4*len(w.Entries)+1024 {
-		c.byID, c.byIDSize = make(map[string]int, len(w.Entries)), len(w.Entries)
+	if id := c.index.index(w); id != "" {
+		return fail("message id %q appears twice", id)
 	}
-	c.byIDSize = max(c.byIDSize, len(w.Entries))
-	clear(c.byID)
-	byID := c.byID
-	for i := range w.Entries {
-		id := w.Entries[i].Message.ID
-		if _, dup := byID[id]; dup {
-			return fail("message id %q appears twice", id)
-		}
-		byID[id] = i
-	}
+	find := func(id string) (int, bool) { return c.index.find(w, id, c.hints[id]) }
 	if err := checkToolUnits(w); err != nil {
 		return fail("%v", err)
 	}
 	compacting := s.stage.Info().Compacts
 	inScope := func(id string) bool { return !compacting || c.scope == nil || c.scope[id] }
 	if c.hasFirst && inScope(c.firstTask.ID) {
-		i, ok := byID[c.firstTask.ID]
+		i, ok := find(c.firstTask.ID)
 		if !ok || !sameMessage(&w.Entries[i].Message, &c.firstTask) {
 			return fail("the first task %q was not preserved verbatim", c.firstTask.ID)
 		}
@@ -190,7 +249,7 @@ func (c *checker) check(w *policies.Work, s *step) error {
 		if !inScope(id) {
 			continue
 		}
-		i, ok := byID[id]
+		i, ok := find(id)
 		if !ok || !sameMessage(&w.Entries[i].Message, &m) {
 			return fail("pinned message %q was not preserved verbatim", id)
 		}
@@ -198,7 +257,7 @@ func (c *checker) check(w *policies.Work, s *step) error {
 	if c.reasoning {
 		var named map[string]bool
 		for id, m := range c.failures {
-			if _, ok := byID[id]; ok || !inScope(id) {
+			if _, ok := find(id); ok || !inScope(id) {
 				continue
 			}
 			if named == nil {
@@ -211,7 +270,7 @@ func (c *checker) check(w *policies.Work, s *step) error {
 	}
 	if compacting {
 		if len(c.recent) > 0 {
-			start, ok := byID[c.recent[0].ID]
+			start, ok := find(c.recent[0].ID)
 			if !ok || start+len(c.recent) > len(w.Entries) {
 				return fail("the recency window (latest %d turns) was not kept", w.RecentTurns)
 			}
@@ -222,7 +281,7 @@ func (c *checker) check(w *policies.Work, s *step) error {
 			}
 		}
 		for id, m := range c.running {
-			i, ok := byID[id]
+			i, ok := find(id)
 			if !ok || !sameMessage(&w.Entries[i].Message, &m) {
 				return fail("message %q of the running execution was compacted", id)
 			}

@@ -9,9 +9,10 @@ func (r *runner) report() policies.Report {
 	log := w.State.Context.Messages
 	shown := shownEntries{entries: w.Entries}
 	msgs := make([]policies.MessageReport, 0, len(log))
-	for _, m := range log {
+	for k := range log {
+		m := &log[k]
 		i, ok := shown.find(m.ID)
-		if d, disposed := w.Dispositions[m.ID]; disposed {
+		if d, disposed := w.DispositionAt(k); disposed {
 			if ok {
 				d.Tokens, d.Provenance = w.Entries[i].Tokens, w.Entries[i].Provenance
 			}

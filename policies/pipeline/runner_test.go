@@ -239,6 +239,29 @@ func TestInvariantViolationIsAnErrorNotOutput(t *testing.T) {
 	}
 }
 
+// The checks find a view's messages by log position, not by id: a message
+// shown twice, a synthesized message that takes a log message's id, and a
+// first task rewritten are all still caught.
+func TestInvariantViolationsFoundByPosition(t *testing.T) {
+	for _, tc := range []struct{ settings, want string }{
+		{"{duplicate: true}", `stage project: invariant violated after project: message id "u2" appears twice`},
+		{"{impostor: true}", `stage project: invariant violated after project: message id "u2" appears twice`},
+		{"{rewrite_first: true}", `stage project: invariant violated after project: the first task "u1" was not preserved verbatim`},
+	} {
+		profile := `
+- name: buggy
+  stages:
+    - policy: normalize
+    - policy: project
+      settings: ` + tc.settings + `
+`
+		_, err := catalogWith(t, nil, 100000, profile).Run(t.Context(), Request{State: chatState()})
+		if !errors.Is(err, policies.ErrInvariant) || err.Error() != tc.want {
+			t.Errorf("%s: err = %v, want %s", tc.settings, err, tc.want)
+		}
+	}
+}
+
 // After a read-only stage the view is not checked in full, but a policy that
 // drops or rewrites a message there is still caught.
 func TestReadOnlyStageThatChangesMessagesIsAnInvariantError(t *testing.T) {

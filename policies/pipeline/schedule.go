@@ -86,11 +86,6 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 		return r.finish(ctx, chain, intakeFrom)
 	}
 	view := make([]policies.Entry, 0, len(full))
-	if w.Dispositions == nil {
-		// The log compacts: most of it will be disposed of, one report per
-		// message; sized up front, the map is not rehashed as it grows.
-		w.Dispositions = make(map[string]policies.MessageReport, len(full))
-	}
 	used, pos := preamble, 0
 	for _, p := range points {
 		if err := ctx.Err(); err != nil {

@@ -167,7 +167,7 @@ func TestPlanOutcomes(t *testing.T) {
 			if w.UsedTokens() > 2000 {
 				t.Errorf("used %d tokens, over the budget of 2000", w.UsedTokens())
 			}
-			if d := w.Dispositions["m3"]; d.Disposition != policies.DispositionTruncated || d.Policy != planning.Type {
+			if d, _ := w.Disposition("m3"); d.Disposition != policies.DispositionTruncated || d.Policy != planning.Type {
 				t.Errorf("m3 disposition %+v", d)
 			}
 			if problems := statetest.Check(w); len(problems) > 0 {

@@ -444,7 +444,7 @@ func (p policy) applyOutcomes(w *policies.Work, arts []*Artifact, outcomes map[s
 			disposition = policies.DispositionMasked
 		}
 		if e.SourceID != "" {
-			w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: disposition, Tokens: e.Tokens,
+			w.DisposeEntry(e, policies.MessageReport{Disposition: disposition, Tokens: e.Tokens,
 				Provenance: e.Provenance, Reason: "planner: " + o.strategy + ": " + o.reason, Policy: Type})
 		}
 	}

@@ -135,7 +135,7 @@ func CheckPreserved(st *policies.State, w *policies.Work) []string {
 			}
 		}
 		if !ok {
-			if _, disposed := w.Dispositions[id]; !disposed {
+			if _, disposed := w.Disposition(id); !disposed {
 				out = append(out, fmt.Sprintf("%s is not shown and has no disposition", id))
 			}
 			continue
@@ -146,7 +146,7 @@ func CheckPreserved(st *policies.State, w *policies.Work) []string {
 		if !same && inRunning(w, src) && !repaired[id] && src.Mask == nil {
 			out = append(out, fmt.Sprintf("%s of the running execution is changed", id))
 		}
-		if _, disposed := w.Dispositions[id]; !same && !disposed && !repaired[id] {
+		if _, disposed := w.Disposition(id); !same && !disposed && !repaired[id] {
 			out = append(out, fmt.Sprintf("%s is changed and has neither disposition nor repair", id))
 		}
 		for _, p := range got.Parts {

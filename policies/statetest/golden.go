@@ -203,16 +203,11 @@ func Format(w *policies.Work) string {
 			b.WriteByte('\n')
 		}
 	}
-	if len(w.Dispositions) > 0 {
+	if ds := w.Dispositions(); len(ds) > 0 {
 		b.WriteString("dispositions:\n")
-		ids := make([]string, 0, len(w.Dispositions))
-		for id := range w.Dispositions {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			d := w.Dispositions[id]
-			fmt.Fprintf(&b, "    %s %s by %s: %s\n", id, d.Disposition, d.Policy, d.Reason)
+		sort.Slice(ds, func(i, j int) bool { return ds[i].MessageID < ds[j].MessageID })
+		for _, d := range ds {
+			fmt.Fprintf(&b, "    %s %s by %s: %s\n", d.MessageID, d.Disposition, d.Policy, d.Reason)
 		}
 	}
 	if len(w.Repairs) > 0 {

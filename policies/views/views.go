@@ -138,7 +138,7 @@ func applySummaries(w *policies.Work) {
 	for i := range entries {
 		if claim[i] != 0 {
 			by := &entries[claim[i]-1].Message
-			w.Dispose(policies.MessageReport{MessageID: entries[i].SourceID, Disposition: policies.DispositionSummarized, Reason: "covered by " + by.ID, Policy: TypeProject})
+			w.DisposeEntry(&entries[i], policies.MessageReport{Disposition: policies.DispositionSummarized, Reason: "covered by " + by.ID, Policy: TypeProject})
 			continue
 		}
 		pos := i
@@ -188,10 +188,10 @@ func conversation(w *policies.Work) {
 			if len(parts) < len(m.Parts) {
 				m.Parts = parts
 				touched = append(touched, len(out))
-				w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: policies.DispositionTruncated, Reason: "reasoning omitted in conversation view", Policy: TypeProject})
+				w.DisposeEntry(&e, policies.MessageReport{Disposition: policies.DispositionTruncated, Reason: "reasoning omitted in conversation view", Policy: TypeProject})
 			}
 		default:
-			w.Dispose(policies.MessageReport{MessageID: e.SourceID, Disposition: policies.DispositionDropped, Reason: "conversation view", Policy: TypeProject})
+			w.DisposeEntry(&e, policies.MessageReport{Disposition: policies.DispositionDropped, Reason: "conversation view", Policy: TypeProject})
 			continue
 		}
 		out = append(out, e)
@@ -232,6 +232,6 @@ func applyMasks(w *policies.Work) {
 		}
 		m.Parts = parts
 		w.Touch(i)
-		w.Dispose(policies.MessageReport{MessageID: w.Entries[i].SourceID, Disposition: policies.DispositionMasked, Reason: "masked (" + m.Mask.Reason + "): shown as its placeholder", Policy: TypeProject})
+		w.DisposeEntry(&w.Entries[i], policies.MessageReport{Disposition: policies.DispositionMasked, Reason: "masked (" + m.Mask.Reason + "): shown as its placeholder", Policy: TypeProject})
 	}
 }
