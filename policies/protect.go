@@ -32,7 +32,7 @@ func Protection(w *Work) []bool {
 			protected[i] = true
 		}
 	}
-	for _, u := range Units(w.Entries) {
+	for u := range EachUnit(w.Entries) {
 		any := false
 		for i := u.Start; i < u.End; i++ {
 			any = any || protected[i]

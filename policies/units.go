@@ -1,5 +1,7 @@
 package policies
 
+import "iter"
+
 // Span is a half-open range [Start, End) of entries.
 type Span struct{ Start, End int }
 
@@ -11,17 +13,30 @@ func (s Span) Len() int { return s.End - s.Start }
 // right after it that answer those calls, or any other single message.
 func Units(entries []Entry) []Span {
 	units := make([]Span, 0, len(entries))
-	for i := 0; i < len(entries); {
-		end := i + 1
-		if m := &entries[i].Message; m.Role == RoleAssistant && m.HasToolCalls() {
-			for end < len(entries) && entries[end].Message.Role == RoleTool {
-				end++
-			}
-		}
-		units = append(units, Span{i, end})
-		i = end
+	for u := range EachUnit(entries) {
+		units = append(units, u)
 	}
 	return units
+}
+
+// EachUnit yields the units of entries (Units) in order without collecting
+// them: the checks and the protection marks walk them at every step of every
+// compaction point of a long log.
+func EachUnit(entries []Entry) iter.Seq[Span] {
+	return func(yield func(Span) bool) {
+		for i := 0; i < len(entries); {
+			end := i + 1
+			if m := &entries[i].Message; m.Role == RoleAssistant && m.HasToolCalls() {
+				for end < len(entries) && entries[end].Message.Role == RoleTool {
+					end++
+				}
+			}
+			if !yield(Span{i, end}) {
+				return
+			}
+			i = end
+		}
+	}
 }
 
 // IsTurnStart reports whether a message opens a turn: a regular user message.

@@ -321,7 +321,7 @@ func checkToolUnits(w *policies.Work) error {
 		answered bool
 	}
 	var calls []call
-	for _, u := range policies.Units(w.Entries) {
+	for u := range policies.EachUnit(w.Entries) {
 		head := &w.Entries[u.Start].Message
 		if head.Role == policies.RoleTool {
 			return fmt.Errorf("tool message %q does not follow the call it answers", head.ID)

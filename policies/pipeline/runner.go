@@ -321,7 +321,12 @@ func (r *runner) step(ctx context.Context, s *step) error {
 // context is reverted, so every kept attempt makes progress.
 func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
 	w := r.w
-	before := w.UsedTokens()
+	// The step's report holds the counts before and after it when counted:
+	// each is a pass over the view, at every step of every compaction point.
+	before := 0
+	if !r.counted {
+		before = w.UsedTokens()
+	}
 	entries := append(r.saved[:0], w.Entries...) // the view, bounded by the window
 	r.saved = entries
 	ledger := w.Checkpoint()
@@ -334,7 +339,12 @@ func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
 		}
 		return false, err
 	}
-	after := w.UsedTokens()
+	var after int
+	if r.counted {
+		before, after = r.stages[mark].TokensIn, r.stages[mark].TokensOut
+	} else {
+		after = w.UsedTokens()
+	}
 	changed := !sameEntries(entries, w.Entries)
 	if s.repair {
 		return changed, nil
