@@ -148,6 +148,19 @@ func (w *Work) Disposition(id string) (MessageReport, bool) {
 	return w.dispositions.get(pos, id)
 }
 
+// EntryDisposition is what a policy did with the log message entry e shows,
+// found by e's position.
+func (w *Work) EntryDisposition(e *Entry) (MessageReport, bool) {
+	if w.dispositions.n == 0 || e.SourceID == "" {
+		return MessageReport{}, false
+	}
+	pos, inLog := w.LogIndex(e.SourceID, e.LogPos)
+	if !inLog {
+		pos = -1
+	}
+	return w.dispositions.get(pos, e.SourceID)
+}
+
 // DispositionAt is what a policy did with the log message at position i.
 func (w *Work) DispositionAt(i int) (MessageReport, bool) {
 	return w.dispositions.get(i, "")

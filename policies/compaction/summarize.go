@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -297,11 +298,12 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 		}
 	}
 	// The summary this run wrote last holds most of what the log's merged
-	// summaries cover, and its ids are unique and disposed already (replace
-	// made them so): they are taken whole rather than each through seen,
-	// which at every merge of a long log would cost every id summarized so
-	// far. Should any of them be met again, collect starts over the exact
-	// way (whole).
+	// summaries cover, and its ids are unique and disposed of as summarized
+	// already (replace made them so): they are taken whole, without a look
+	// at any of them, which at every merge of a long log would cost every id
+	// summarized so far. Should an id shown outside the span, or covered
+	// anew, have been summarized already, collect starts over the exact way
+	// (whole): the check costs the view and the span, not the summary.
 	inherit, inherited, covered := -1, 0, 0
 	for i := range entries {
 		if !p.remove[i] {
@@ -315,7 +317,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 	}
 	// Sized up front: a growing map would rehash at every compaction.
 	seen := make(map[string]bool, len(entries)+covered-inherited)
-	p.covers = make([]string, 0, len(entries)+covered)
+	p.covers = make([]string, 0, len(entries)+covered-inherited)
 	p.inherited = [2]int{}
 	cover := func(id string) {
 		if id != "" && !seen[id] && !shownOutside[id] {
@@ -365,10 +367,16 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 			p.merge = append(p.merge, m.Text())
 			if i == inherit {
 				p.inherited[0] = len(p.covers)
-				for _, id := range m.CoversMessageIDs {
-					if id != "" && !shownOutside[id] {
-						p.covers = append(p.covers, id)
-					}
+				if len(p.covers) == 0 {
+					// The new summary's ids start with the inherited ones:
+					// it appends to them in place, in the capacity the
+					// inherited slice has past its length, which the summary
+					// it replaces never reads (a slice sees its length only).
+					// Copying them would cost every id summarized so far at
+					// every merge of a long log.
+					p.covers = m.CoversMessageIDs
+				} else {
+					p.covers = append(p.covers, m.CoversMessageIDs...)
 				}
 				p.inherited[1] = len(p.covers)
 			} else {
@@ -403,13 +411,31 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 		}
 		cover(e.SourceID)
 	}
-	for _, id := range p.covers[p.inherited[0]:p.inherited[1]] {
-		if seen[id] {
-			p.reset()
-			s.collect(w, p, visible, true)
-			return
+	if inherit >= 0 && summarizedAgain(w, entries, p.remove, seen) {
+		p.reset()
+		s.collect(w, p, visible, true)
+		return
+	}
+}
+
+// summarizedAgain reports whether an entry shown outside the span, or an id
+// the span covers anew, is recorded as summarized already: one the inherited
+// summary may hold (it holds only such ids). Ids summarized by another
+// summary of the span answer yes too, and send collect the exact way.
+func summarizedAgain(w *policies.Work, entries []policies.Entry, remove []bool, seen map[string]bool) bool {
+	for i := range entries {
+		if e := &entries[i]; !remove[i] && e.SourceID != "" {
+			if d, ok := w.EntryDisposition(e); ok && d.Disposition == policies.DispositionSummarized {
+				return true
+			}
 		}
 	}
+	for id := range seen {
+		if d, ok := w.Disposition(id); ok && d.Disposition == policies.DispositionSummarized {
+			return true
+		}
+	}
+	return false
 }
 
 // write asks the summarizer for the text, falling back to the deterministic
@@ -456,7 +482,16 @@ func (p *summaryPlan) message(text string) policies.Message {
 			idSource = append(idSource, m.ID)
 		}
 	}
-	sum := sha256.Sum256([]byte(strings.Join(idSource, "\n")))
+	// Hashed as they are joined by newlines, without joining them: a merged
+	// summary's ids are every id summarized so far.
+	h := sha256.New()
+	for i, id := range idSource {
+		if i > 0 {
+			_, _ = h.Write([]byte{'\n'})
+		}
+		_, _ = io.WriteString(h, id) // a hash.Hash never fails
+	}
+	sum := h.Sum(nil)
 	// Role user: every provider accepts a user message right after the system
 	// prompt, wherever the span started; Kind summary tells clients what it is.
 	return policies.Message{

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/contextcompiler/ctxc/eval/corpus"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
+	"github.com/contextcompiler/ctxc/policies/statetest"
 )
 
 // summarySection returns the items of one section of a deterministic summary.
@@ -191,8 +194,8 @@ func TestSummarizeStopsWithItsContext(t *testing.T) {
 
 // A merged summary this run wrote passes its covered ids on whole; the
 // result is what the exact way (each id through the dedupe) gives, also
-// when one of its ids is met again in the span, which sends collect back
-// to the exact way.
+// when one of its ids is met again in the span or shown outside it, which
+// sends collect back to the exact way.
 func TestCollectInheritsAMergedSummarysCoversExactly(t *testing.T) {
 	summary := func(covers ...string) policies.Entry {
 		return policies.Entry{Message: policies.Message{ID: "ctxc-summary-x", Role: policies.RoleUser, Kind: policies.KindSummary,
@@ -216,6 +219,10 @@ func TestCollectInheritsAMergedSummarysCoversExactly(t *testing.T) {
 			remove[i] = tt.name != "shown outside" || i < 2
 		}
 		w := &policies.Work{Entries: tt.entries}
+		// As replace left them when the run wrote the summary.
+		for _, id := range tt.entries[0].Message.CoversMessageIDs {
+			w.Dispose(policies.MessageReport{MessageID: id, Disposition: policies.DispositionSummarized, Policy: TypeSummarize})
+		}
 		visible := make([]bool, len(tt.entries))
 		for _, whole := range []bool{false, true} {
 			p := summaryPlan{remove: remove}
@@ -226,4 +233,65 @@ func TestCollectInheritsAMergedSummarysCoversExactly(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A summary merged again and again (one per compaction point of a long log)
+// takes its predecessor's ids in place: every summary's ids stay unique and
+// apart from what the view shows, and the summary a merge replaced still
+// holds exactly the ids it held (appending in place never reaches them).
+func TestRepeatedMergesKeepEverySummarysCovers(t *testing.T) {
+	p := newPolicy(t, NewSummarizeFactory(Deps{}), "{min_span_messages: 1}")
+	merges := 0
+	for seed := int64(0); seed < 40; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		opts := statetest.DefaultOptions()
+		opts.Turns = 12 + r.Intn(8)
+		w := statetest.Work(statetest.Generate(r, opts))
+		w.RecentTurns = 1
+		type held struct {
+			covers []string
+			copied []string
+		}
+		var summaries []held
+		for step := range 6 {
+			w.CompactionTarget = w.UsedTokens() * (60 - 5*step) / 100
+			if err := run(p, w); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			shown := map[string]bool{}
+			for i := range w.Entries {
+				if id := w.Entries[i].SourceID; id != "" {
+					shown[id] = true
+				}
+			}
+			for i := range w.Entries {
+				m := &w.Entries[i].Message
+				if m.Kind != policies.KindSummary || w.Entries[i].SourceID != "" {
+					continue
+				}
+				seen := map[string]bool{}
+				for _, id := range m.CoversMessageIDs {
+					if seen[id] || shown[id] {
+						t.Fatalf("seed %d step %d: summary %s covers %q twice or while it is shown", seed, step, m.ID, id)
+					}
+					seen[id] = true
+				}
+				if len(summaries) == 0 || !slices.Equal(summaries[len(summaries)-1].covers, m.CoversMessageIDs) {
+					if len(summaries) > 0 && len(m.CoversMessageIDs) > len(summaries[len(summaries)-1].covers) {
+						merges++
+					}
+					summaries = append(summaries, held{m.CoversMessageIDs, slices.Clone(m.CoversMessageIDs)})
+				}
+			}
+			for k, s := range summaries {
+				if !slices.Equal(s.covers, s.copied) {
+					t.Fatalf("seed %d step %d: summary %d's covers changed after it was replaced", seed, step, k)
+				}
+			}
+		}
+	}
+	if merges == 0 {
+		t.Fatal("no summary was merged into a larger one: the test needs merges")
+	}
+	t.Logf("%d merges", merges)
 }
