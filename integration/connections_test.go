@@ -43,6 +43,7 @@ func trickle(conn net.Conn, data string, interval time.Duration) {
 // TestSlowHTTPClientsAreCutOff: a body sent at a byte a second was once read
 // forever. Headers and bodies now have their timeouts.
 func TestSlowHTTPClientsAreCutOff(t *testing.T) {
+	t.Parallel() // it waits on the server's timeouts, as the other waiting tests do
 	s := startServer(t, "--http-listen", "127.0.0.1:0", "--http-read-header-timeout", "1s", "--http-read-timeout", "2s")
 	for name, send := range map[string]string{
 		"headers": "POST /ctxc.v1.ContextCompilerService/ListProfiles HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-Slow: y\r\n", 1000),
@@ -50,6 +51,7 @@ func TestSlowHTTPClientsAreCutOff(t *testing.T) {
 			strings.Repeat(" ", 100000),
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			conn, err := net.Dial("tcp", s.httpAddr(t))
 			if err != nil {
 				t.Fatal(err)
@@ -79,8 +81,10 @@ func TestSlowHTTPClientsAreCutOff(t *testing.T) {
 // TestIdleGRPCConnectionsAreClosed: connections that sent nothing, or the
 // HTTP/2 preface and SETTINGS and then nothing, were once held forever.
 func TestIdleGRPCConnectionsAreClosed(t *testing.T) {
+	t.Parallel() // it waits on the server's timeouts, as the other waiting tests do
 	s := startServer(t, "--handshake-timeout", "1s", "--max-connection-idle", "1s")
 	t.Run("silent from the start", func(t *testing.T) {
+		t.Parallel()
 		conn, err := net.Dial("tcp", s.addr)
 		if err != nil {
 			t.Fatal(err)
@@ -89,6 +93,7 @@ func TestIdleGRPCConnectionsAreClosed(t *testing.T) {
 		closedWithin(t, conn, 30*time.Second)
 	})
 	t.Run("silent after SETTINGS", func(t *testing.T) {
+		t.Parallel()
 		conn, err := net.Dial("tcp", s.addr)
 		if err != nil {
 			t.Fatal(err)

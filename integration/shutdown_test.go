@@ -25,6 +25,7 @@ import (
 // for the drain delay; then new calls are refused (UNAVAILABLE), no call that
 // reached the server fails, and the process exits 0.
 func TestSIGTERMDrainsBeforeThePortCloses(t *testing.T) {
+	t.Parallel() // it waits out the drain delay, as the other waiting tests do
 	s := startServer(t, "--drain-delay", "3s", "--grace-period", "20s")
 	base := readExample(t, "chat.json")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
