@@ -37,6 +37,19 @@ func wholeRefFromWire(ctx context.Context) (string, int64) {
 	return "", 0
 }
 
+// directCallKey marks a call the proxy made in this process (directCalls).
+type directCallKey struct{}
+
+// namesStates reports whether a call's states are named (state_ref) and
+// kept: only for a call that came over a connection. An in-process caller
+// (the proxy's direct calls, `ctxc eval`, `ctxc compile`) never names a
+// state back, and naming one that did not arrive as bytes costs a whole
+// encoding of it: half of a 200-turn session's replay in `ctxc eval`.
+func namesStates(ctx context.Context) bool {
+	_, wire := ctx.Value(wireStateKey{}).(*wireState)
+	return wire && ctx.Value(directCallKey{}) == nil
+}
+
 // reasonMalformedRequest is the ErrorInfo reason of a request that is not a
 // valid protobuf message of the method's type.
 const reasonMalformedRequest = "MALFORMED_REQUEST"

@@ -131,7 +131,7 @@ func (d *directCalls) invoke(ctx context.Context, method string, args, reply any
 		return status.Error(grpccodes.Unavailable, "the server is stopping")
 	}
 	defer d.running.Done()
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.WithValue(ctx, directCallKey{}, true))
 	defer cancel()
 	defer context.AfterFunc(d.cancelled, cancel)()
 

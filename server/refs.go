@@ -128,7 +128,7 @@ func (d *decoder) namedForCaller(err error) error {
 // resolved from a reference) and returns its reference; "" when the server
 // keeps none.
 func (s *Service) keepGiven(ctx context.Context, d *decoder) string {
-	if !s.refs.Enabled() || d.given == nil {
+	if !s.refs.Enabled() || d.given == nil || !namesStates(ctx) {
 		return ""
 	}
 	caller, _ := CallerFromContext(ctx)
@@ -137,7 +137,7 @@ func (s *Service) keepGiven(ctx context.Context, d *decoder) string {
 		return c.ref
 	}
 	ref, size := d.givenRef, d.givenSize
-	if ref == "" { // not decoded from the wire (an in-process call): encode it to name it
+	if ref == "" { // not hashed while it was decoded: encode it to name it
 		var ok bool
 		if ref, size, ok = encodedRef(d.given); !ok {
 			return ""
@@ -160,7 +160,7 @@ func encodedRef(st *ctxcv1.AgentState) (string, int64, bool) {
 // keepReturned keeps a state a call returns (Route's, Compact's) and
 // returns its reference; "" when the server keeps none.
 func (s *Service) keepReturned(ctx context.Context, st *ctxcv1.AgentState) string {
-	if !s.refs.Enabled() || st == nil {
+	if !s.refs.Enabled() || st == nil || !namesStates(ctx) {
 		return ""
 	}
 	ref, size, ok := encodedRef(st)

@@ -30,6 +30,14 @@ import (
 // bytes).
 func serveRefs(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv1.ContextCompilerServiceClient, *stateref.Store) {
 	t.Helper()
+	c, store, _, _ := serveRefsWith(t, cfg, tc)
+	return c, store
+}
+
+// serveRefsWith is serveRefs, also returning the Service and the Transport
+// for the calls made in process.
+func serveRefsWith(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv1.ContextCompilerServiceClient, *stateref.Store, *Service, *Transport) {
+	t.Helper()
 	svc, store := newRefsService(t, cfg)
 	tc.Logger = slog.New(slog.DiscardHandler)
 	tr := NewTransport(svc, tc)
@@ -51,7 +59,58 @@ func serveRefs(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv1.Co
 		<-served
 	})
 	tr.SetServing()
-	return ctxcv1.NewContextCompilerServiceClient(conn), store
+	return ctxcv1.NewContextCompilerServiceClient(conn), store, svc, tr
+}
+
+// Only a call that came over a connection names and keeps its states: the
+// proxy's direct calls and calls of the Service in process (ctxc eval,
+// ctxc compile) never send a reference back, and naming a state that did
+// not arrive as bytes costs a whole encoding of it.
+func TestOnlyCallsOverAConnectionNameStates(t *testing.T) {
+	network, store, svc, tr := serveRefsWith(t, stateref.DefaultConfig(), TransportConfig{})
+	direct := ctxcv1.NewContextCompilerServiceClient(tr.DirectConn())
+	state := codingAgentState(40, 16000, "")
+	event := &ctxcv1.RouteRequest_Event{Event: &ctxcv1.Event{Text: "deploy window opens at 14:00"}}
+	for _, tc := range []struct {
+		name   string
+		naming bool
+		call   func(context.Context, proto.Message) (string, error)
+	}{
+		{"Compile in process", false, func(ctx context.Context, req proto.Message) (string, error) {
+			r, err := svc.Compile(ctx, req.(*ctxcv1.CompileRequest))
+			return r.GetStateRef(), err
+		}},
+		{"Compile direct", false, func(ctx context.Context, req proto.Message) (string, error) {
+			r, err := direct.Compile(ctx, req.(*ctxcv1.CompileRequest))
+			return r.GetStateRef(), err
+		}},
+		{"Route in process", false, func(ctx context.Context, _ proto.Message) (string, error) {
+			r, err := svc.Route(ctx, &ctxcv1.RouteRequest{State: state, Input: event})
+			return r.GetStateRef(), err
+		}},
+		{"Route direct", false, func(ctx context.Context, _ proto.Message) (string, error) {
+			r, err := direct.Route(ctx, &ctxcv1.RouteRequest{State: state, Input: event})
+			return r.GetStateRef(), err
+		}},
+		{"Compile over a connection", true, func(ctx context.Context, req proto.Message) (string, error) {
+			r, err := network.Compile(ctx, req.(*ctxcv1.CompileRequest))
+			return r.GetStateRef(), err
+		}},
+		{"Route over a connection", true, func(ctx context.Context, _ proto.Message) (string, error) {
+			r, err := network.Route(ctx, &ctxcv1.RouteRequest{State: state, Input: event})
+			return r.GetStateRef(), err
+		}},
+	} {
+		before := store.Stats().Entries
+		ref, err := tc.call(context.Background(), &ctxcv1.CompileRequest{State: state})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		kept := store.Stats().Entries - before
+		if named := ref != ""; named != tc.naming || (kept > 0) != tc.naming {
+			t.Errorf("%s: state_ref %q and %d states kept; want named and kept: %v", tc.name, ref, kept, tc.naming)
+		}
+	}
 }
 
 // newRefsService is the production Service (built-in profiles, real token

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
@@ -23,9 +24,13 @@ func (r windowResolver) Resolve(spec policies.ModelSpec) (policies.ModelInfo, po
 	return policies.ModelInfo{Name: spec.Name, ContextWindow: r.window, MaxOutputTokens: r.output}, statetest.FakeCounter{}, nil
 }
 
-func propertyCatalog(t testing.TB, window int, profiles []pipeline.ProfileSpec) *pipeline.Catalog {
+// propertyCatalog builds every policy for window. outputs is what was read
+// of tool outputs, shared by the catalogs of one test as `ctxc serve` shares
+// it between calls: reading the same generated outputs again for every
+// catalog was most of the property test's time.
+func propertyCatalog(t testing.TB, window int, profiles []pipeline.ProfileSpec, outputs *diagnose.Cache) *pipeline.Catalog {
 	t.Helper()
-	reg, err := components(policyDeps{})
+	reg, err := components(policyDeps{outputs: outputs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +141,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	irreducible, compacted := 0, 0
+	outputs := diagnose.NewCache()
 	for seed := range states {
 		r := rand.New(rand.NewSource(int64(seed)*7919 + 1))
 		opts := statetest.DefaultOptions()
@@ -145,7 +151,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 		size := fullSize(st)
 		for _, ratio := range []float64{1.5, 0.7, 0.35} {
 			window := int(float64(size)*ratio) + 256
-			c := propertyCatalog(t, window, profiles)
+			c := propertyCatalog(t, window, profiles, outputs)
 			// budget-aware cannot fit what it must keep verbatim, or only by cutting
 			// its protected outputs (it runs
 			// before llm-assisted, which may then shrink the running
@@ -222,12 +228,13 @@ func FuzzEveryProfile(f *testing.F) {
 	}
 	f.Add([]byte{}, uint16(0))
 	profiles := isolationProfiles(f)
+	outputs := diagnose.NewCache()
 	f.Fuzz(func(t *testing.T, data []byte, window uint16) {
 		st := acceptedState(statetest.FromBytes(data))
 		if !passesRequestValidation(st) {
 			t.Fatalf("acceptedState left a state the server rejects: %+v", st.Context.Messages)
 		}
-		c := propertyCatalog(t, int(window)+300, profiles)
+		c := propertyCatalog(t, int(window)+300, profiles, outputs)
 		for _, name := range c.Names() {
 			res, err := c.Run(t.Context(), pipeline.Request{Profile: name, State: st})
 			var irr *policies.IrreducibleError
