@@ -39,7 +39,7 @@ func (l *dispositionLedger) get(pos int, id string) (MessageReport, bool) {
 	return *l.report(l.at[pos]), true
 }
 
-// reportChunk is how many reports a chunk holds.
+// reportChunk is how many reports a chunk holds at most.
 const reportChunk = 1024
 
 // report is the report numbered k (1-based, as in at).
@@ -66,12 +66,15 @@ func (l *dispositionLedger) set(pos int, logLen int, r MessageReport) {
 		*l.report(k) = r
 		return
 	}
+	// A chunk grows by appends up to reportChunk: a compile that disposes
+	// of a few messages (a repair, a projection) allocates for those few.
 	if l.made%reportChunk == 0 {
-		l.reports = append(l.reports, make([]MessageReport, reportChunk))
+		l.reports = append(l.reports, make([]MessageReport, 0, 8))
 	}
+	last := len(l.reports) - 1
+	l.reports[last] = append(l.reports[last], r)
 	l.made++
 	l.at[pos] = l.made
-	*l.report(l.made) = r
 	l.n++
 }
 
@@ -106,6 +109,15 @@ func (w *Work) LogIndex(id string, hint int32) (int, bool) {
 	return 0, false
 }
 
+// ledgerPos is where the ledger keeps id's record: its log position, or -1
+// for an id outside the log.
+func (w *Work) ledgerPos(id string, hint int32) int {
+	if pos, inLog := w.LogIndex(id, hint); inLog {
+		return pos
+	}
+	return -1
+}
+
 // Dispose records what happened to a log message.
 func (w *Work) Dispose(r MessageReport) { w.dispose(r, 0) }
 
@@ -121,11 +133,7 @@ func (w *Work) dispose(r MessageReport, hint int32) {
 	if r.MessageID == "" {
 		return
 	}
-	pos, inLog := w.LogIndex(r.MessageID, hint)
-	if !inLog {
-		pos = -1
-	}
-	logLen := 0
+	pos, logLen := w.ledgerPos(r.MessageID, hint), 0
 	if w.State != nil {
 		logLen = len(w.State.Context.Messages)
 	}
@@ -141,11 +149,7 @@ func (w *Work) Disposition(id string) (MessageReport, bool) {
 	if w.dispositions.n == 0 {
 		return MessageReport{}, false
 	}
-	pos, inLog := w.LogIndex(id, 0)
-	if !inLog {
-		pos = -1
-	}
-	return w.dispositions.get(pos, id)
+	return w.dispositions.get(w.ledgerPos(id, 0), id)
 }
 
 // EntryDisposition is what a policy did with the log message entry e shows,
@@ -154,11 +158,7 @@ func (w *Work) EntryDisposition(e *Entry) (MessageReport, bool) {
 	if w.dispositions.n == 0 || e.SourceID == "" {
 		return MessageReport{}, false
 	}
-	pos, inLog := w.LogIndex(e.SourceID, e.LogPos)
-	if !inLog {
-		pos = -1
-	}
-	return w.dispositions.get(pos, e.SourceID)
+	return w.dispositions.get(w.ledgerPos(e.SourceID, e.LogPos), e.SourceID)
 }
 
 // DispositionAt is what a policy did with the log message at position i.

@@ -86,3 +86,39 @@ func testRollback(t *testing.T, state *policies.State) {
 		})
 	}
 }
+
+// The ledger keeps records in chunks that grow by appends: past several
+// chunks every record is still the one written last for its message, in
+// log order, and a rollback across a chunk boundary removes what it added.
+func TestDispositionsAcrossChunks(t *testing.T) {
+	const n = 2500
+	st := &policies.State{}
+	for i := range n {
+		st.Context.Messages = append(st.Context.Messages, policies.Message{ID: fmt.Sprintf("m%d", i)})
+	}
+	w := &policies.Work{State: st, Entries: policies.EntriesFromLog(st.Context.Messages)}
+	for i := 0; i < n; i += 2 {
+		w.DisposeEntry(&w.Entries[i], policies.MessageReport{Disposition: policies.DispositionDropped})
+	}
+	cp := w.Checkpoint()
+	for i := range n {
+		w.DisposeEntry(&w.Entries[i], policies.MessageReport{Disposition: policies.DispositionSummarized, Reason: "late"})
+	}
+	if got := len(w.Dispositions()); got != n {
+		t.Fatalf("%d records, want %d", got, n)
+	}
+	w.Rollback(cp)
+	w.Release()
+	got := w.Dispositions()
+	if len(got) != n/2 {
+		t.Fatalf("after rollback %d records, want %d", len(got), n/2)
+	}
+	for k, r := range got {
+		if want := fmt.Sprintf("m%d", 2*k); r.MessageID != want || r.Disposition != policies.DispositionDropped {
+			t.Fatalf("record %d = %+v, want %s dropped", k, r, want)
+		}
+		if d, ok := w.Disposition(r.MessageID); !ok || d != r {
+			t.Fatalf("Disposition(%s) = %+v, %v", r.MessageID, d, ok)
+		}
+	}
+}

@@ -248,17 +248,7 @@ func TestInvariantViolationsFoundByPosition(t *testing.T) {
 		{"{impostor: true}", `stage project: invariant violated after project: message id "u2" appears twice`},
 		{"{rewrite_first: true}", `stage project: invariant violated after project: the first task "u1" was not preserved verbatim`},
 	} {
-		profile := `
-- name: buggy
-  stages:
-    - policy: normalize
-    - policy: project
-      settings: ` + tc.settings + `
-`
-		_, err := catalogWith(t, nil, 100000, profile).Run(t.Context(), Request{State: chatState()})
-		if !errors.Is(err, policies.ErrInvariant) || err.Error() != tc.want {
-			t.Errorf("%s: err = %v, want %s", tc.settings, err, tc.want)
-		}
+		checkInvariantError(t, []string{"normalize", "project"}, tc.settings, tc.want)
 	}
 }
 
@@ -269,18 +259,23 @@ func TestReadOnlyStageThatChangesMessagesIsAnInvariantError(t *testing.T) {
 		{"{drop: true}", `stage estimate: invariant violated after estimate: the estimate stage changed the messages it may only read`},
 		{"{grow: true}", `stage estimate: invariant violated after estimate: the estimate stage changed the messages it may only read`},
 	} {
-		profile := `
-- name: meddling
-  stages:
-    - policy: normalize
-    - policy: project
-    - policy: estimate
-      settings: ` + tc.settings + `
-`
-		_, err := catalogWith(t, nil, 100000, profile).Run(t.Context(), Request{State: chatState()})
-		if !errors.Is(err, policies.ErrInvariant) || err.Error() != tc.want {
-			t.Errorf("%s: err = %v, want %s", tc.settings, err, tc.want)
-		}
+		checkInvariantError(t, []string{"normalize", "project", "estimate"}, tc.settings, tc.want)
+	}
+}
+
+// checkInvariantError runs chatState through a profile of chain, its last
+// policy with settings, and checks that the run fails with the invariant
+// error want.
+func checkInvariantError(t *testing.T, chain []string, settings, want string) {
+	t.Helper()
+	profile := "\n- name: buggy\n  stages:\n"
+	for _, p := range chain {
+		profile += "    - policy: " + p + "\n"
+	}
+	profile += "      settings: " + settings + "\n"
+	_, err := catalogWith(t, nil, 100000, profile).Run(t.Context(), Request{State: chatState()})
+	if !errors.Is(err, policies.ErrInvariant) || err.Error() != want {
+		t.Errorf("%s: err = %v, want %s", settings, err, want)
 	}
 }
 
