@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // ReasonAttachmentNotFound is an attachment named by attachment_id alone
@@ -53,15 +53,15 @@ func derivedAttachmentID(content string) string {
 // stored for later calls. The warnings say what a caller should know: an
 // attachment sent twice is placed once, one that could not be stored must be
 // sent with its content again.
-func (s *Service) resolveAttachments(ctx context.Context, in []policies.Attachment) ([]policies.Attachment, []string, error) {
+func (s *Service) resolveAttachments(ctx context.Context, in []agentstate.Attachment) ([]agentstate.Attachment, []string, error) {
 	if len(in) == 0 {
 		return nil, nil, nil
 	}
-	out := make([]policies.Attachment, 0, len(in))
+	out := make([]agentstate.Attachment, 0, len(in))
 	request := make([]int, 0, len(in)) // out[k] is attachments[request[k]]
 	sent := make([]bool, 0, len(in))   // out[k] came with its content
 	var warnings []string
-	var problems []policies.FieldViolation
+	var problems []agentstate.FieldViolation
 	reason := ReasonDuplicateAttachment
 	seen := make(map[string]int, len(in)) // id -> index in out
 	for i, a := range in {
@@ -75,7 +75,7 @@ func (s *Service) resolveAttachments(ctx context.Context, in []policies.Attachme
 			}
 			if content == "" {
 				reason = ReasonAttachmentNotFound
-				problems = append(problems, policies.FieldViolation{Field: field,
+				problems = append(problems, agentstate.FieldViolation{Field: field,
 					Description: fmt.Sprintf("no attachment %q is stored: a call that sends an attachment's content (up to %d bytes) keeps it for later calls "+
 						"for the summary cache's TTL; send its content again", a.ID, MaxStoredAttachmentBytes)})
 				continue
@@ -86,7 +86,7 @@ func (s *Service) resolveAttachments(ctx context.Context, in []policies.Attachme
 		}
 		if k, dup := seen[a.ID]; dup {
 			if out[k].Content != a.Content {
-				problems = append(problems, policies.FieldViolation{Field: field,
+				problems = append(problems, agentstate.FieldViolation{Field: field,
 					Description: fmt.Sprintf("%q is the id of attachments[%d] too, with other content: ids must be unique", a.ID, request[k])})
 				continue
 			}
@@ -97,7 +97,7 @@ func (s *Service) resolveAttachments(ctx context.Context, in []policies.Attachme
 		out, request, sent = append(out, a), append(request, i), append(sent, withContent)
 	}
 	if len(problems) > 0 {
-		return nil, nil, &policies.InvalidArgumentError{Reason: reason, Violations: problems}
+		return nil, nil, &agentstate.InvalidArgumentError{Reason: reason, Violations: problems}
 	}
 	for k, a := range out {
 		if sent[k] {
@@ -115,7 +115,7 @@ func (s *Service) lookupAttachment(ctx context.Context, id string) (string, erro
 	}
 	content, ok, err := s.attachments.Lookup(ctx, attachmentKey(id))
 	if err != nil {
-		return "", &policies.UnavailableError{Backend: "summary cache", Detail: "looking up attachment " + id + ": " + err.Error()}
+		return "", &agentstate.UnavailableError{Backend: "summary cache", Detail: "looking up attachment " + id + ": " + err.Error()}
 	}
 	if !ok {
 		return "", nil
@@ -125,7 +125,7 @@ func (s *Service) lookupAttachment(ctx context.Context, id string) (string, erro
 
 // storeAttachment keeps an attachment's content for later calls that name it
 // by id. Only a caller who chose the id (named) is told when it was not kept.
-func (s *Service) storeAttachment(ctx context.Context, i int, a policies.Attachment, named bool) []string {
+func (s *Service) storeAttachment(ctx context.Context, i int, a agentstate.Attachment, named bool) []string {
 	if s.attachments == nil {
 		return nil
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler/compilertest"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 // memoryStore is an AttachmentStore in a map, by attachment id.
@@ -45,30 +45,30 @@ func TestAttachments(t *testing.T) {
 		name      string
 		stored    map[string]string // by attachment id
 		store     memoryStore
-		in        []policies.Attachment
-		want      []policies.Attachment // what the pipeline got
-		wantStore map[string]string     // by attachment id, after the call
+		in        []agentstate.Attachment
+		want      []agentstate.Attachment // what the pipeline got
+		wantStore map[string]string       // by attachment id, after the call
 		wantWarns []string
-		wantErr   *policies.InvalidArgumentError
+		wantErr   *agentstate.InvalidArgumentError
 		wantOther error
 	}{
 		{
 			name:   "an id alone gets the stored content, and keeps its title",
 			stored: map[string]string{"runbook": "Check the quota."},
-			in:     []policies.Attachment{{ID: "runbook", Title: "Runbook"}},
-			want:   []policies.Attachment{{ID: "runbook", Title: "Runbook", Content: "Check the quota."}},
+			in:     []agentstate.Attachment{{ID: "runbook", Title: "Runbook"}},
+			want:   []agentstate.Attachment{{ID: "runbook", Title: "Runbook", Content: "Check the quota."}},
 		},
 		{
 			name:      "content is stored under its id, or the id of its content",
-			in:        []policies.Attachment{{ID: "notes", Content: "a"}, {Content: "b"}},
-			want:      []policies.Attachment{{ID: "notes", Content: "a"}, {ID: derivedAttachmentID("b"), Content: "b"}},
+			in:        []agentstate.Attachment{{ID: "notes", Content: "a"}, {Content: "b"}},
+			want:      []agentstate.Attachment{{ID: "notes", Content: "a"}, {ID: derivedAttachmentID("b"), Content: "b"}},
 			wantStore: map[string]string{"notes": "a", derivedAttachmentID("b"): "b"},
 		},
 		{
 			name:   "unknown ids: every one named, nothing stored",
 			stored: map[string]string{"known": "k"},
-			in:     []policies.Attachment{{ID: "gone"}, {ID: "new", Content: "n"}, {ID: "known"}, {ID: "never"}},
-			wantErr: &policies.InvalidArgumentError{Reason: ReasonAttachmentNotFound, Violations: []policies.FieldViolation{
+			in:     []agentstate.Attachment{{ID: "gone"}, {ID: "new", Content: "n"}, {ID: "known"}, {ID: "never"}},
+			wantErr: &agentstate.InvalidArgumentError{Reason: ReasonAttachmentNotFound, Violations: []agentstate.FieldViolation{
 				{Field: "attachments[0].attachment_id", Description: notStored("gone")},
 				{Field: "attachments[3].attachment_id", Description: notStored("never")},
 			}},
@@ -76,36 +76,36 @@ func TestAttachments(t *testing.T) {
 		},
 		{
 			name: "an id twice with other content",
-			in:   []policies.Attachment{{ID: "a", Content: "one"}, {ID: "a", Content: "two"}},
-			wantErr: &policies.InvalidArgumentError{Reason: ReasonDuplicateAttachment, Violations: []policies.FieldViolation{
+			in:   []agentstate.Attachment{{ID: "a", Content: "one"}, {ID: "a", Content: "two"}},
+			wantErr: &agentstate.InvalidArgumentError{Reason: ReasonDuplicateAttachment, Violations: []agentstate.FieldViolation{
 				{Field: "attachments[1].attachment_id", Description: `"a" is the id of attachments[0] too, with other content: ids must be unique`},
 			}},
 		},
 		{
 			name:      "the same document twice is placed once, and says so",
-			in:        []policies.Attachment{{Content: "same"}, {Content: "same"}},
-			want:      []policies.Attachment{{ID: derivedAttachmentID("same"), Content: "same"}},
+			in:        []agentstate.Attachment{{Content: "same"}, {Content: "same"}},
+			want:      []agentstate.Attachment{{ID: derivedAttachmentID("same"), Content: "same"}},
 			wantStore: map[string]string{derivedAttachmentID("same"): "same"},
 			wantWarns: []string{`attachments[1] repeats attachments[0] ("` + derivedAttachmentID("same") + `"): placed once`},
 		},
 		{
 			name:      "a named attachment too large to keep is placed, with a warning",
-			in:        []policies.Attachment{{ID: "huge", Content: big}, {Content: big}},
-			want:      []policies.Attachment{{ID: "huge", Content: big}, {ID: derivedAttachmentID(big), Content: big}},
+			in:        []agentstate.Attachment{{ID: "huge", Content: big}, {Content: big}},
+			want:      []agentstate.Attachment{{ID: "huge", Content: big}, {ID: derivedAttachmentID(big), Content: big}},
 			wantWarns: []string{`attachments[0] ("huge", 262145 bytes) is larger than the 262144 bytes kept for later calls: a later call must send its content again`},
 		},
 		{
 			name:      "a store that fails to keep one: placed, with a warning",
 			store:     memoryStore{storeEr: errors.New("redis down")},
-			in:        []policies.Attachment{{ID: "notes", Content: "a"}},
-			want:      []policies.Attachment{{ID: "notes", Content: "a"}},
+			in:        []agentstate.Attachment{{ID: "notes", Content: "a"}},
+			want:      []agentstate.Attachment{{ID: "notes", Content: "a"}},
 			wantWarns: []string{`attachments[0] ("notes") could not be kept for later calls (the summary cache failed): a later call must send its content again`},
 		},
 		{
 			name:      "a store that cannot answer a lookup is an outage",
 			store:     memoryStore{lookupErr: errors.New("redis down")},
-			in:        []policies.Attachment{{ID: "notes"}},
-			wantOther: &policies.UnavailableError{Backend: "summary cache", Detail: "looking up attachment notes: redis down"},
+			in:        []agentstate.Attachment{{ID: "notes"}},
+			wantOther: &agentstate.UnavailableError{Backend: "summary cache", Detail: "looking up attachment notes: redis down"},
 		},
 	}
 	for _, tt := range tests {
@@ -168,7 +168,7 @@ func notStored(id string) string {
 // fake catalog has none).
 func TestCompileRendersWithoutARenderStage(t *testing.T) {
 	s, _ := newService(t, compilertest.NewCatalog(), Limits{})
-	req := CompileRequest{Request: Request{Source: StateSource{State: state()}, Options: policies.Options{Render: policies.RenderOpenAI}}}
+	req := CompileRequest{Request: Request{Source: StateSource{State: state()}, Options: agentstate.Options{Render: agentstate.RenderOpenAI}}}
 	res, err := s.Compile(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestCompileRendersWithoutARenderStage(t *testing.T) {
 	if !strings.HasPrefix(res.Rendered, `{"model":"gpt-4o","messages":[{"role":"system","content":"You are {{role}}."},{"role":"user","content":"hi"}`) {
 		t.Errorf("rendered %s", res.Rendered)
 	}
-	req.Options.Render = policies.RenderNone
+	req.Options.Render = agentstate.RenderNone
 	if res, err := s.Compile(t.Context(), req); err != nil || res.Rendered != "" {
 		t.Errorf("without render: %q, %v", res.Rendered, err)
 	}
@@ -194,12 +194,12 @@ func TestRenderThatCannotFitTheReplyIsRefusedFirst(t *testing.T) {
 		refused bool
 	}{{300 << 10, false}, {500 << 10, true}} {
 		st := state()
-		st.Context.Messages[0].Parts = append(st.Context.Messages[0].Parts, policies.Part{Kind: policies.PartImage,
-			Image: policies.Image{Source: policies.ImageSourceData, Data: bytes.Repeat([]byte{0xff}, tt.image), MediaType: "image/png"}})
-		for _, format := range []policies.RenderFormat{policies.RenderOpenAI, policies.RenderGemini} {
-			req := CompileRequest{Request: Request{Source: StateSource{State: st}, Options: policies.Options{Render: format}}}
+		st.Context.Messages[0].Parts = append(st.Context.Messages[0].Parts, agentstate.Part{Kind: agentstate.PartImage,
+			Image: agentstate.Image{Source: agentstate.ImageSourceData, Data: bytes.Repeat([]byte{0xff}, tt.image), MediaType: "image/png"}})
+		for _, format := range []agentstate.RenderFormat{agentstate.RenderOpenAI, agentstate.RenderGemini} {
+			req := CompileRequest{Request: Request{Source: StateSource{State: st}, Options: agentstate.Options{Render: format}}}
 			res, err := s.Compile(t.Context(), req)
-			var limit *policies.LimitError
+			var limit *agentstate.LimitError
 			switch {
 			case !tt.refused && err != nil:
 				t.Errorf("%s, %d-byte image: %v", format, tt.image, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/providers"
@@ -17,7 +18,7 @@ type Request struct {
 	Source StateSource
 	// Profile names the profile to run; "" is the default.
 	Profile string
-	Options policies.Options
+	Options agentstate.Options
 }
 
 // CompileRequest is one Compile.
@@ -25,7 +26,7 @@ type CompileRequest struct {
 	Request
 	// Attachments are documents attached to the call; one without content is
 	// looked up by its id in the attachment store.
-	Attachments []policies.Attachment
+	Attachments []agentstate.Attachment
 	// Input, when set, is a conversation in a provider's request format: it
 	// replaces the state's log, and its system prompt and tools when it has them.
 	Input *ProviderInput
@@ -56,7 +57,7 @@ type CompileRequest struct {
 
 // ProviderInput is a conversation in a provider's request format.
 type ProviderInput struct {
-	Format policies.RenderFormat
+	Format agentstate.RenderFormat
 	Body   []byte
 }
 
@@ -64,11 +65,11 @@ type ProviderInput struct {
 type CompileResult struct {
 	// Messages is what the model should see (the system prompt first, as a
 	// message with id SystemMessageID), without the OmittedMessages first ones.
-	Messages []policies.Message
+	Messages []agentstate.Message
 	// OmittedMessages is how many leading messages were left out because the
 	// caller asked and holds them (OmitStablePrefix).
 	OmittedMessages int
-	Budget          *policies.Budget
+	Budget          *agentstate.Budget
 	Report          *policies.Report
 	// Rendered is the provider body Options.Render asked for, or "",
 	// whatever the profile's stages.
@@ -102,9 +103,9 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	}
 	options := req.Options
 	if req.RenderIntoInput {
-		options.Render = policies.RenderNone // spliced below instead
+		options.Render = agentstate.RenderNone // spliced below instead
 	}
-	if options.Render != policies.RenderNone && !req.OmitStablePrefix {
+	if options.Render != agentstate.RenderNone && !req.OmitStablePrefix {
 		// The reply carries the messages and the body: a body that cannot
 		// fit beside them is refused before it is built, not when sent.
 		options.MaxReplyBytes = s.limits.MaxMessageBytes
@@ -136,7 +137,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 		if changed { // else "": the caller sends its body as it is
 			res.Work.Rendered = string(body)
 		}
-	} else if res.Work.Rendered == "" && req.Options.Render != policies.RenderNone {
+	} else if res.Work.Rendered == "" && req.Options.Render != agentstate.RenderNone {
 		// The profile has no render stage: render what it compiled, as the stage would.
 		body, omitted, err := providers.RenderWork(res.Work)
 		if err != nil {
@@ -147,7 +148,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	}
 	res.Report.Warnings = append(res.Report.Warnings, warnings...)
 	omitted := stablePrefix(&req, res, in)
-	var messages []policies.Message
+	var messages []agentstate.Message
 	if !req.RenderIntoInput { // the rendered body holds them
 		messages = res.MessagesFrom(omitted)
 	}
@@ -161,7 +162,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 // conversation in a provider's format (returned as imported, nil without
 // one) and the system prompt's template variables. The state is copied,
 // never changed.
-func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*policies.State, *providers.Imported, error) {
+func (s *Service) compileInput(req *CompileRequest, st *agentstate.State) (*agentstate.State, *providers.Imported, error) {
 	out := *st
 	var imported *providers.Imported
 	if in := req.Input; in != nil {
@@ -176,7 +177,7 @@ func (s *Service) compileInput(req *CompileRequest, st *policies.State) (*polici
 			out.Context.Tools = imported.Tools
 		}
 		if n := len(imported.Messages); n > s.limits.MaxMessages {
-			return nil, nil, &policies.LimitError{Field: "input_json.messages", Limit: s.limits.MaxMessages, Got: n}
+			return nil, nil, &agentstate.LimitError{Field: "input_json.messages", Limit: s.limits.MaxMessages, Got: n}
 		}
 		out.Context.Messages = imported.Messages
 		if req.RenderIntoInput {
@@ -216,10 +217,10 @@ const expandedCopies = 3
 // model, since the body is the request as the provider will see it: its
 // model when the state names none, its answer limit as the output
 // reservation and its window (Ollama's num_ctx), unless the state sets them.
-func bodyModel(m *policies.ModelSpec, imported *providers.Imported) error {
+func bodyModel(m *agentstate.ModelSpec, imported *providers.Imported) error {
 	if m.Name == "" {
 		if imported.Model == "" {
-			return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: []policies.FieldViolation{{
+			return &agentstate.InvalidArgumentError{Reason: agentstate.ReasonInvalidState, Violations: []agentstate.FieldViolation{{
 				Field: "input_json.model", Description: "required when state.model names no model: the model selects the tokenizer and the window"}}}
 		}
 		m.Name = imported.Model
@@ -246,14 +247,14 @@ func checkRenderIntoInput(req *CompileRequest) error {
 	switch {
 	case req.Input == nil:
 		field, description = "options.render_into_input", "needs input_json: the body to render into"
-	case req.Options.Render != policies.RenderNone && req.Options.Render != req.Input.Format:
+	case req.Options.Render != agentstate.RenderNone && req.Options.Render != req.Input.Format:
 		field, description = "options.render", fmt.Sprintf("%s with render_into_input, which renders in input_format (%s): leave it unset or give the same", req.Options.Render, req.Input.Format)
 	case len(req.TemplateVariables) > 0:
 		field, description = "options.template_variables", "not allowed with render_into_input: the body's own system prompt is sent"
 	default:
 		return nil
 	}
-	return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: []policies.FieldViolation{{Field: field, Description: description}}}
+	return &agentstate.InvalidArgumentError{Reason: agentstate.ReasonInvalidState, Violations: []agentstate.FieldViolation{{Field: field, Description: description}}}
 }
 
 // checkOmitStablePrefix refuses omit_stable_prefix where the caller does not
@@ -271,8 +272,8 @@ func checkOmitStablePrefix(req *CompileRequest) error {
 	default:
 		return nil
 	}
-	return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState,
-		Violations: []policies.FieldViolation{{Field: "omit_stable_prefix", Description: description}}}
+	return &agentstate.InvalidArgumentError{Reason: agentstate.ReasonInvalidState,
+		Violations: []agentstate.FieldViolation{{Field: "omit_stable_prefix", Description: description}}}
 }
 
 // stablePrefix is how many leading compiled messages to leave out because
@@ -290,7 +291,7 @@ func stablePrefix(req *CompileRequest, res *pipeline.Result, in loaded) int {
 
 // BudgetResult is what Budget produced.
 type BudgetResult struct {
-	Budget *policies.Budget
+	Budget *agentstate.Budget
 	// Report holds, among the rest, each log message's tokens as sent.
 	Report *policies.Report
 }
@@ -315,9 +316,9 @@ func (s *Service) Budget(ctx context.Context, req Request) (*BudgetResult, error
 type CompactResult struct {
 	// State is the input state with the compaction persisted: summaries
 	// appended to the log, masks recorded on the messages they hide.
-	State *policies.State
+	State *agentstate.State
 	// Before and After are the budgets before and after compaction.
-	Before, After *policies.Budget
+	Before, After *agentstate.Budget
 	Report        *policies.Report
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler/compilertest"
 	"github.com/contextcompiler/ctxc/compiler/routing"
 	"github.com/contextcompiler/ctxc/policies"
@@ -26,34 +27,34 @@ func newService(t *testing.T, cat *compilertest.Catalog, limits Limits) (*Servic
 	return s, &logs
 }
 
-func text(id string, role policies.Role, s string) policies.Message {
-	return policies.Message{ID: id, Role: role, Parts: []policies.Part{policies.TextPart(s)}}
+func text(id string, role agentstate.Role, s string) agentstate.Message {
+	return agentstate.Message{ID: id, Role: role, Parts: []agentstate.Part{agentstate.TextPart(s)}}
 }
 
 // state is a two-message gpt-4o state with a system prompt and a tool.
-func state() *policies.State {
-	return &policies.State{
-		SchemaVersion: policies.CurrentSchemaVersion,
-		Model:         policies.ModelSpec{Name: "gpt-4o", Provider: "openai"},
-		Context: policies.Context{
+func state() *agentstate.State {
+	return &agentstate.State{
+		SchemaVersion: agentstate.CurrentSchemaVersion,
+		Model:         agentstate.ModelSpec{Name: "gpt-4o", Provider: "openai"},
+		Context: agentstate.Context{
 			SystemPrompt: "You are {{role}}.",
-			Tools:        []policies.ToolDefinition{{Name: "search"}},
-			Messages:     []policies.Message{text("u1", policies.RoleUser, "hi"), text("a1", policies.RoleAssistant, "hello")},
+			Tools:        []agentstate.ToolDefinition{{Name: "search"}},
+			Messages:     []agentstate.Message{text("u1", agentstate.RoleUser, "hi"), text("a1", agentstate.RoleAssistant, "hello")},
 		},
 	}
 }
 
 // unlocked is state() without a provider.
-func unlocked() *policies.State {
+func unlocked() *agentstate.State {
 	st := state()
 	st.Model.Provider = ""
 	return st
 }
 
 // foreignState is state() of a schema version this build does not read.
-func foreignState() *policies.State {
+func foreignState() *agentstate.State {
 	st := state()
-	st.SchemaVersion = policies.CurrentSchemaVersion + 6
+	st.SchemaVersion = agentstate.CurrentSchemaVersion + 6
 	return st
 }
 
@@ -74,7 +75,7 @@ func TestNewNeedsItsDependencies(t *testing.T) {
 // format, template variables) reaches the pipeline, within the limits.
 func TestCompileInput(t *testing.T) {
 	openAI := func(body string) *ProviderInput {
-		return &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(body)}
+		return &ProviderInput{Format: agentstate.RenderOpenAI, Body: []byte(body)}
 	}
 	type ran struct {
 		SystemPrompt string
@@ -119,7 +120,7 @@ func TestCompileInput(t *testing.T) {
 			name:    "provider input over the message limit",
 			limits:  Limits{MaxMessages: 1, MaxPartsPerMessage: 1, MaxTools: 1, MaxMessageBytes: 1 << 20},
 			req:     CompileRequest{Input: openAI(`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}`)},
-			wantErr: &policies.LimitError{Field: "input_json.messages", Limit: 1, Got: 2},
+			wantErr: &agentstate.LimitError{Field: "input_json.messages", Limit: 1, Got: 2},
 		},
 		{
 			// 1,000 bytes of limit, 900 taken by the rest of the request: the
@@ -127,7 +128,7 @@ func TestCompileInput(t *testing.T) {
 			name:    "a template expanding past the message limit",
 			limits:  Limits{MaxMessages: 10, MaxPartsPerMessage: 10, MaxTools: 10, MaxMessageBytes: 1000},
 			req:     CompileRequest{TemplateVariables: map[string]string{"role": strings.Repeat("x", 200)}, RequestBytes: 900 + len("You are {{role}}.")},
-			wantErr: &policies.LimitError{Field: "options.template_variables (the expanded system prompt, in bytes)", Limit: 100, Got: len("You are .") + 200},
+			wantErr: &agentstate.LimitError{Field: "options.template_variables (the expanded system prompt, in bytes)", Limit: 100, Got: len("You are .") + 200},
 		},
 		{
 			name:      "a template variable missing",
@@ -172,8 +173,8 @@ func checkErr(t *testing.T, err, want error, field string) {
 	t.Helper()
 	if want != nil {
 		if diff := cmp.Diff(want, err, cmpopts.EquateErrors()); diff != "" {
-			var limit *policies.LimitError
-			if errors.As(err, &limit) && errors.As(want, new(*policies.LimitError)) {
+			var limit *agentstate.LimitError
+			if errors.As(err, &limit) && errors.As(want, new(*agentstate.LimitError)) {
 				diff = cmp.Diff(want, limit)
 			}
 			if diff != "" {
@@ -182,7 +183,7 @@ func checkErr(t *testing.T, err, want error, field string) {
 		}
 		return
 	}
-	var invalid *policies.InvalidArgumentError
+	var invalid *agentstate.InvalidArgumentError
 	if !errors.As(err, &invalid) || len(invalid.Violations) == 0 || invalid.Violations[0].Field != field {
 		t.Fatalf("err = %v, want an InvalidArgumentError on %s", err, field)
 	}
@@ -205,7 +206,7 @@ func TestOmitStablePrefix(t *testing.T) {
 		{"a discarded history is not what the caller holds",
 			CompileRequest{Request: Request{Source: StateSource{State: foreign, Reset: true}}, OmitStablePrefix: true}, 0, ""},
 		{"a blob is not held", CompileRequest{Request: Request{Source: StateSource{State: state(), FromBlob: true}}, OmitStablePrefix: true}, 0, "omit_stable_prefix"},
-		{"an imported log is not held", CompileRequest{Input: &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(`{"messages":[{"role":"user","content":"hi"}]}`)},
+		{"an imported log is not held", CompileRequest{Input: &ProviderInput{Format: agentstate.RenderOpenAI, Body: []byte(`{"messages":[{"role":"user","content":"hi"}]}`)},
 			OmitStablePrefix: true}, 0, "omit_stable_prefix"},
 	}
 	for _, tt := range tests {
@@ -241,23 +242,23 @@ func TestLoad(t *testing.T) {
 	tests := []struct {
 		name          string
 		src           StateSource
-		wantModel     policies.ModelSpec
+		wantModel     agentstate.ModelSpec
 		wantDiscarded bool
 		wantReason    string
 	}{
-		{"as it is", StateSource{State: state()}, policies.ModelSpec{Name: "gpt-4o", Provider: "openai"}, false, ""},
-		{"the call's model keeps the state's provider", StateSource{State: state(), Model: policies.ModelSpec{Name: "gpt-4.1"}},
-			policies.ModelSpec{Name: "gpt-4.1", Provider: "openai"}, false, ""},
-		{"another provider", StateSource{State: state(), Model: policies.ModelSpec{Name: "claude", Provider: "anthropic"}},
-			policies.ModelSpec{}, false, policies.ReasonProviderMismatch},
-		{"another provider with reset", StateSource{State: state(), Model: policies.ModelSpec{Name: "gpt-4o", Provider: "azure"}, Reset: true},
-			policies.ModelSpec{Name: "gpt-4o", Provider: "azure"}, true, ""},
-		{"a call's model of another provider, named or not", StateSource{State: state(), Model: policies.ModelSpec{Name: "claude-sonnet-4-5"}},
-			policies.ModelSpec{}, false, policies.ReasonProviderMismatch},
+		{"as it is", StateSource{State: state()}, agentstate.ModelSpec{Name: "gpt-4o", Provider: "openai"}, false, ""},
+		{"the call's model keeps the state's provider", StateSource{State: state(), Model: agentstate.ModelSpec{Name: "gpt-4.1"}},
+			agentstate.ModelSpec{Name: "gpt-4.1", Provider: "openai"}, false, ""},
+		{"another provider", StateSource{State: state(), Model: agentstate.ModelSpec{Name: "claude", Provider: "anthropic"}},
+			agentstate.ModelSpec{}, false, agentstate.ReasonProviderMismatch},
+		{"another provider with reset", StateSource{State: state(), Model: agentstate.ModelSpec{Name: "gpt-4o", Provider: "azure"}, Reset: true},
+			agentstate.ModelSpec{Name: "gpt-4o", Provider: "azure"}, true, ""},
+		{"a call's model of another provider, named or not", StateSource{State: state(), Model: agentstate.ModelSpec{Name: "claude-sonnet-4-5"}},
+			agentstate.ModelSpec{}, false, agentstate.ReasonProviderMismatch},
 		{"a state without provider is locked to its model's", StateSource{State: unlocked()},
-			policies.ModelSpec{Name: "gpt-4o", Provider: "openai"}, false, ""},
-		{"another version", StateSource{State: foreign}, policies.ModelSpec{}, false, policies.ReasonStateVersionUnsupported},
-		{"another version with reset", StateSource{State: foreign, Reset: true}, policies.ModelSpec{Name: "gpt-4o", Provider: "openai"}, true, ""},
+			agentstate.ModelSpec{Name: "gpt-4o", Provider: "openai"}, false, ""},
+		{"another version", StateSource{State: foreign}, agentstate.ModelSpec{}, false, agentstate.ReasonStateVersionUnsupported},
+		{"another version with reset", StateSource{State: foreign, Reset: true}, agentstate.ModelSpec{Name: "gpt-4o", Provider: "openai"}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,7 +266,7 @@ func TestLoad(t *testing.T) {
 			s, _ := newService(t, cat, Limits{})
 			res, err := s.Budget(t.Context(), Request{Source: tt.src})
 			if tt.wantReason != "" {
-				var pre *policies.PreconditionError
+				var pre *agentstate.PreconditionError
 				if !errors.As(err, &pre) || pre.Reason != tt.wantReason {
 					t.Fatalf("err = %v, want a precondition %s", err, tt.wantReason)
 				}
@@ -276,12 +277,12 @@ func TestLoad(t *testing.T) {
 			}
 			st := cat.Requests()[0].State
 			type loadedState struct {
-				Model    policies.ModelSpec
+				Model    agentstate.ModelSpec
 				Version  uint32
 				Messages int
 				Prompt   string
 			}
-			want := loadedState{tt.wantModel, policies.CurrentSchemaVersion, 2, "You are {{role}}."}
+			want := loadedState{tt.wantModel, agentstate.CurrentSchemaVersion, 2, "You are {{role}}."}
 			if tt.wantDiscarded {
 				want.Messages = 0
 			}
@@ -301,7 +302,7 @@ func TestDiscardsHistory(t *testing.T) {
 		reset   bool
 		want    bool
 	}{
-		{0, true, false}, {policies.CurrentSchemaVersion, true, false}, {policies.CurrentSchemaVersion + 1, true, true}, {policies.CurrentSchemaVersion + 1, false, false},
+		{0, true, false}, {agentstate.CurrentSchemaVersion, true, false}, {agentstate.CurrentSchemaVersion + 1, true, true}, {agentstate.CurrentSchemaVersion + 1, false, false},
 	} {
 		if got := DiscardsHistory(tt.version, tt.reset); got != tt.want {
 			t.Errorf("DiscardsHistory(%d, %v) = %v, want %v", tt.version, tt.reset, got, tt.want)
@@ -314,8 +315,8 @@ func TestDiscardsHistory(t *testing.T) {
 // leaves the appended state as it is and says why.
 func TestRouteCompactsAtExecutionEnd(t *testing.T) {
 	running := state()
-	running.Execution = policies.Execution{ID: "e1", Status: policies.ExecutionRunning}
-	stop := Step{Messages: []policies.Message{text("", policies.RoleAssistant, "done")}, FinishReason: routing.FinishStop}
+	running.Execution = agentstate.Execution{ID: "e1", Status: agentstate.ExecutionRunning}
+	stop := Step{Messages: []agentstate.Message{text("", agentstate.RoleAssistant, "done")}, FinishReason: routing.FinishStop}
 	tests := []struct {
 		name           string
 		compact        bool
@@ -326,11 +327,11 @@ func TestRouteCompactsAtExecutionEnd(t *testing.T) {
 		wantLog        string
 	}{
 		{"no compaction asked", false, nil, stop, "e1-s0-0", nil, ""},
-		{"the execution goes on", true, nil, Step{Messages: []policies.Message{text("", policies.RoleAssistant, "more")}, FinishReason: routing.FinishLength}, "e1-s0-0", nil, ""},
+		{"the execution goes on", true, nil, Step{Messages: []agentstate.Message{text("", agentstate.RoleAssistant, "more")}, FinishReason: routing.FinishLength}, "e1-s0-0", nil, ""},
 		{"compacted", true, nil, stop, compilertest.SummaryID, &policies.Report{Profile: "pragmatic", FirstChangedIndex: 1, VerbatimPrefix: 1}, ""},
-		{"compaction does not fit", true, &policies.IrreducibleError{NeededTokens: 9, AvailableTokens: 5}, stop, "e1-s0-0",
+		{"compaction does not fit", true, &agentstate.IrreducibleError{NeededTokens: 9, AvailableTokens: 5}, stop, "e1-s0-0",
 			&policies.Report{Profile: "pragmatic", Warnings: []string{"compaction at the end of the execution did not fit the window: " +
-				(&policies.IrreducibleError{NeededTokens: 9, AvailableTokens: 5}).Error()}}, ""},
+				(&agentstate.IrreducibleError{NeededTokens: 9, AvailableTokens: 5}).Error()}}, ""},
 		{"compaction fails", true, errors.New("summary cache down"), stop, "e1-s0-0",
 			&policies.Report{Profile: "pragmatic", Warnings: []string{"compaction at the end of the execution failed; the state is returned uncompacted"}}, "summary cache down"},
 	}
@@ -361,14 +362,14 @@ func TestRouteRefusesUnknownProfilesBeforeAppending(t *testing.T) {
 	cat := compilertest.NewCatalog()
 	s, _ := newService(t, cat, Limits{})
 	_, err := s.Route(t.Context(), RouteRequest{Source: StateSource{State: state()}, Profile: "nope", Input: Event{Text: "x"}})
-	var unknown *policies.UnknownProfileError
+	var unknown *agentstate.UnknownProfileError
 	if !errors.As(err, &unknown) || unknown.Name != "nope" {
 		t.Fatalf("err = %v, want UnknownProfileError", err)
 	}
 }
 
 func TestCountTokens(t *testing.T) {
-	msgs := []policies.Message{text("m1", policies.RoleUser, "12345678")}
+	msgs := []agentstate.Message{text("m1", agentstate.RoleUser, "12345678")}
 	tests := []struct {
 		name    string
 		req     CountRequest
@@ -376,15 +377,15 @@ func TestCountTokens(t *testing.T) {
 		wantErr error
 	}{
 		{"by model", CountRequest{Model: "gpt-4o", Texts: []string{"1234", ""}, Messages: msgs}, &CountResult{
-			Counter: "o200k_base", Total: 1 + 0 + 5, Provenance: policies.ProvenanceExact,
-			Texts:    []TokenCount{{1, policies.ProvenanceExact}, {0, policies.ProvenanceExact}},
-			Messages: []TokenCount{{5, policies.ProvenanceExact}},
+			Counter: "o200k_base", Total: 1 + 0 + 5, Provenance: agentstate.ProvenanceExact,
+			Texts:    []TokenCount{{1, agentstate.ProvenanceExact}, {0, agentstate.ProvenanceExact}},
+			Messages: []TokenCount{{5, agentstate.ProvenanceExact}},
 		}, nil},
 		{"by encoding", CountRequest{Encoding: "cl100k_base", Texts: []string{"12345678"}}, &CountResult{
-			Counter: "cl100k_base", Total: 2, Provenance: policies.ProvenanceExact, Texts: []TokenCount{{2, policies.ProvenanceExact}},
+			Counter: "cl100k_base", Total: 2, Provenance: agentstate.ProvenanceExact, Texts: []TokenCount{{2, agentstate.ProvenanceExact}},
 		}, nil},
 		{"nothing to count", CountRequest{Model: "gpt-4o"}, &CountResult{Counter: "o200k_base"}, nil},
-		{"unknown model is the request's field", CountRequest{Model: "gpt-9"}, nil, &policies.UnknownModelError{Field: "model", Model: "gpt-9"}},
+		{"unknown model is the request's field", CountRequest{Model: "gpt-9"}, nil, &agentstate.UnknownModelError{Field: "model", Model: "gpt-9"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -407,7 +408,7 @@ func TestCountTokens(t *testing.T) {
 // another format or with template variables it is bad input.
 func TestRenderIntoInput(t *testing.T) {
 	body := `{"model": "gpt-4o",  "messages":[{"role":"user","content":"hi"}], "x_unknown": [1]}`
-	input := &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(body)}
+	input := &ProviderInput{Format: agentstate.RenderOpenAI, Body: []byte(body)}
 	cat := compilertest.NewCatalog()
 	s, _ := newService(t, cat, Limits{})
 	res, err := s.Compile(t.Context(), CompileRequest{Request: Request{Source: StateSource{State: state()}}, Input: input, RenderIntoInput: true})
@@ -417,19 +418,19 @@ func TestRenderIntoInput(t *testing.T) {
 	if res.Rendered != "" || res.Messages != nil {
 		t.Errorf("rendered %q with %d messages, want none of either: the body goes as it is", res.Rendered, len(res.Messages))
 	}
-	if r := cat.Requests()[0].Options.Render; r != policies.RenderNone {
+	if r := cat.Requests()[0].Options.Render; r != agentstate.RenderNone {
 		t.Errorf("the pipeline was asked to render %v", r)
 	}
 	// The body gives the model a state without one lacks: its name, its
 	// answer limit as the reservation and Ollama's window.
-	ollama := &ProviderInput{Format: policies.RenderOllama, Body: []byte(`{"model":"qwen3:8b","options":{"num_ctx":16384,"num_predict":512},"messages":[{"role":"user","content":"hi"}]}`)}
+	ollama := &ProviderInput{Format: agentstate.RenderOllama, Body: []byte(`{"model":"qwen3:8b","options":{"num_ctx":16384,"num_predict":512},"messages":[{"role":"user","content":"hi"}]}`)}
 	unnamed := state()
-	unnamed.Model = policies.ModelSpec{Provider: "ollama"}
+	unnamed.Model = agentstate.ModelSpec{Provider: "ollama"}
 	if _, err := s.Compile(t.Context(), CompileRequest{Request: Request{Source: StateSource{State: unnamed}}, Input: ollama, RenderIntoInput: true}); err != nil {
 		t.Fatal(err)
 	}
 	window, reserved := uint32(16384), uint32(512)
-	if diff := cmp.Diff(policies.ModelSpec{Name: "qwen3:8b", Provider: "ollama", ContextWindowTokens: &window, MaxOutputTokens: &reserved}, cat.Requests()[1].State.Model); diff != "" {
+	if diff := cmp.Diff(agentstate.ModelSpec{Name: "qwen3:8b", Provider: "ollama", ContextWindowTokens: &window, MaxOutputTokens: &reserved}, cat.Requests()[1].State.Model); diff != "" {
 		t.Errorf("the model (-want +got):\n%s", diff)
 	}
 	for _, tt := range []struct {
@@ -438,9 +439,9 @@ func TestRenderIntoInput(t *testing.T) {
 		field string
 	}{
 		{"no model anywhere", CompileRequest{Request: Request{Source: StateSource{State: unnamed}}, RenderIntoInput: true,
-			Input: &ProviderInput{Format: policies.RenderOpenAI, Body: []byte(`{"messages":[{"role":"user","content":"hi"}]}`)}}, "input_json.model"},
+			Input: &ProviderInput{Format: agentstate.RenderOpenAI, Body: []byte(`{"messages":[{"role":"user","content":"hi"}]}`)}}, "input_json.model"},
 		{"no body", CompileRequest{RenderIntoInput: true}, "options.render_into_input"},
-		{"another format", CompileRequest{Request: Request{Options: policies.Options{Render: policies.RenderAnthropic}}, Input: input, RenderIntoInput: true}, "options.render"},
+		{"another format", CompileRequest{Request: Request{Options: agentstate.Options{Render: agentstate.RenderAnthropic}}, Input: input, RenderIntoInput: true}, "options.render"},
 		{"template variables", CompileRequest{Input: input, RenderIntoInput: true, TemplateVariables: map[string]string{"role": "x"}}, "options.template_variables"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

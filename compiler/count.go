@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // CountRequest is one CountTokens: texts and messages counted with the
@@ -13,13 +13,13 @@ type CountRequest struct {
 	Model    string
 	Encoding string
 	Texts    []string
-	Messages []policies.Message
+	Messages []agentstate.Message
 }
 
 // TokenCount is one count and how it was obtained.
 type TokenCount struct {
 	Tokens     int
-	Provenance policies.Provenance
+	Provenance agentstate.Provenance
 }
 
 // CountResult is what CountTokens produced.
@@ -30,7 +30,7 @@ type CountResult struct {
 	Texts, Messages []TokenCount
 	// Total is the sum; Provenance the least exact of all counts.
 	Total      int
-	Provenance policies.Provenance
+	Provenance agentstate.Provenance
 }
 
 // CountTokens counts each text and message with the model's or encoding's
@@ -65,22 +65,22 @@ func (s *Service) CountTokens(ctx context.Context, req CountRequest) (*CountResu
 }
 
 // counter finds the request's counter.
-func (s *Service) counter(req *CountRequest) (policies.TokenCounter, error) {
+func (s *Service) counter(req *CountRequest) (agentstate.TokenCounter, error) {
 	if req.Model == "" {
 		return s.counters.CounterForEncoding(req.Encoding)
 	}
-	_, counter, err := s.counters.Resolve(policies.ModelSpec{Name: req.Model})
-	var unknown *policies.UnknownModelError
+	_, counter, err := s.counters.Resolve(agentstate.ModelSpec{Name: req.Model})
+	var unknown *agentstate.UnknownModelError
 	if errors.As(err, &unknown) {
 		// The resolver names the state's field; here the model is a request field.
-		err = &policies.UnknownModelError{Field: "model", Model: unknown.Model}
+		err = &agentstate.UnknownModelError{Field: "model", Model: unknown.Model}
 	}
 	return counter, err
 }
 
 // counterProvenance is how a counter's bare-text counts are obtained; the
 // TokenCounter interface reports it only with message counts.
-func counterProvenance(c policies.TokenCounter) policies.Provenance {
-	_, p := c.CountMessage(&policies.Message{Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("")}})
+func counterProvenance(c agentstate.TokenCounter) agentstate.Provenance {
+	_, p := c.CountMessage(&agentstate.Message{Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("")}})
 	return p
 }

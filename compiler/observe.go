@@ -3,6 +3,7 @@ package compiler
 import (
 	"context"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 )
@@ -35,7 +36,7 @@ type Run struct {
 	// Before and After are the budgets of the context the run was given and
 	// of the one it produced; nil when the use case produces no context
 	// (Budget), the profile measures none, or the run failed.
-	Before, After *policies.Budget
+	Before, After *agentstate.Budget
 	// Err is why the run failed; nil when it succeeded. A Route whose
 	// compaction failed still succeeds: its Run has the error.
 	Err error

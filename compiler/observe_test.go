@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler/compilertest"
 	"github.com/contextcompiler/ctxc/compiler/routing"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 // runs records what the service observed, as the fields a test compares.
@@ -27,7 +27,7 @@ type observedRun struct {
 }
 
 func (r *runs) ObserveRun(_ context.Context, run Run) {
-	used := func(b *policies.Budget) int {
+	used := func(b *agentstate.Budget) int {
 		if b == nil {
 			return -1
 		}
@@ -48,10 +48,10 @@ func (r *runs) ObserveRun(_ context.Context, run Run) {
 // that succeeded, and the error of one that failed; a Route whose
 // compaction failed is observed with the error though the call succeeds.
 func TestRunsAreObserved(t *testing.T) {
-	irreducible := &policies.IrreducibleError{NeededTokens: 9, AvailableTokens: 5}
+	irreducible := &agentstate.IrreducibleError{NeededTokens: 9, AvailableTokens: 5}
 	running := state()
-	running.Execution = policies.Execution{ID: "e1", Status: policies.ExecutionRunning}
-	stop := Step{Messages: []policies.Message{text("", policies.RoleAssistant, "done")}, FinishReason: routing.FinishStop}
+	running.Execution = agentstate.Execution{ID: "e1", Status: agentstate.ExecutionRunning}
+	stop := Step{Messages: []agentstate.Message{text("", agentstate.RoleAssistant, "done")}, FinishReason: routing.FinishStop}
 	// The fake counts 3 + len/4 per message: "hi" and "hello" make 3 + 4.
 	const used = 7
 	tests := []struct {
@@ -80,7 +80,7 @@ func TestRunsAreObserved(t *testing.T) {
 		{"Compile of an unknown profile", func(s *Service) error {
 			_, err := s.Compile(t.Context(), CompileRequest{Request: Request{Source: StateSource{State: state()}, Profile: "nope"}})
 			return err
-		}, nil, []observedRun{{UseCase: "Compile", Before: -1, After: -1, Err: (&policies.UnknownProfileError{Name: "nope", Known: []string{"custom", "pragmatic"}}).Error()}}},
+		}, nil, []observedRun{{UseCase: "Compile", Before: -1, After: -1, Err: (&agentstate.UnknownProfileError{Name: "nope", Known: []string{"custom", "pragmatic"}}).Error()}}},
 		{"Route compacting at the end of an execution, irreducible", func(s *Service) error {
 			_, err := s.Route(t.Context(), RouteRequest{Source: StateSource{State: running}, Input: stop})
 			return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler/routing"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
@@ -31,7 +32,7 @@ type RouteRequest struct {
 	Profile string
 	// Options are the compile options that compaction uses (the window,
 	// reserved output, soft threshold), as the runtime passes them to Compile.
-	Options policies.Options
+	Options agentstate.Options
 	Input   RouteInput
 }
 
@@ -68,7 +69,7 @@ func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, er
 		return nil, err
 	}
 	out := &RouteResult{Result: *res, HistoryDiscarded: in.discarded}
-	failed := res.State.Execution.Status == policies.ExecutionFailed
+	failed := res.State.Execution.Status == agentstate.ExecutionFailed
 	if res.ExecutionEnded && ((!failed && profile.CompactOnExecutionEnd) || (failed && profile.CompactOnExecutionError)) {
 		out.State, out.Compaction = s.compactAtBoundary(ctx, profile.Name, res.State, req.Options)
 	}
@@ -78,11 +79,11 @@ func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, er
 // compactAtBoundary runs the profile's compaction on a state whose execution
 // just ended. Appending is what the caller asked for, so a compaction that
 // cannot fit the window does not fail the call: the report says why.
-func (s *Service) compactAtBoundary(ctx context.Context, profile string, st *policies.State, opts policies.Options) (*policies.State, *policies.Report) {
+func (s *Service) compactAtBoundary(ctx context.Context, profile string, st *agentstate.State, opts agentstate.Options) (*agentstate.State, *policies.Report) {
 	res, err := s.catalog.Compact(ctx, pipeline.Request{Profile: profile, State: st, Options: opts})
 	s.observe(ctx, compactedRun(UseCaseRoute, profile, res, err))
 	if err != nil {
-		var irreducible *policies.IrreducibleError
+		var irreducible *agentstate.IrreducibleError
 		if !errors.As(err, &irreducible) {
 			s.log.ErrorContext(ctx, "compaction at execution end failed", "profile", profile, "error", err.Error())
 			return st, &policies.Report{Profile: profile, Warnings: []string{"compaction at the end of the execution failed; the state is returned uncompacted"}}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 )
 
@@ -20,8 +20,8 @@ type Catalog interface {
 // TokenCounters finds a counter by model or by encoding, and the provider a
 // model belongs to; *tokens.Service is the production one.
 type TokenCounters interface {
-	Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error)
-	CounterForEncoding(name string) (policies.TokenCounter, error)
+	Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo, agentstate.TokenCounter, error)
+	CounterForEncoding(name string) (agentstate.TokenCounter, error)
 	// ProviderOf names the provider of a model from the registry, "" when unknown.
 	ProviderOf(model string) string
 }

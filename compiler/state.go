@@ -1,20 +1,20 @@
 package compiler
 
 import (
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler/routing"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 // StateSource is a request's state as the adapter decoded it, with what the
 // call says about it.
 type StateSource struct {
 	// State is the decoded state, from the request's message or its blob.
-	State *policies.State
+	State *agentstate.State
 	// FromBlob says the state came as the opaque blob of an earlier response.
 	FromBlob bool
 	// Model is the call's model; zero when the call names none. It replaces
 	// the state's model, keeping the state's provider when it names none.
-	Model policies.ModelSpec
+	Model agentstate.ModelSpec
 	// Reset permits discarding a history this server cannot use (another
 	// schema version, another provider, a state_blob it cannot read) instead
 	// of failing.
@@ -32,12 +32,12 @@ type StateSource struct {
 // only its agent id, model and context settings. The adapter then neither
 // decodes nor validates that history, whose layout this build may not know.
 func DiscardsHistory(schemaVersion uint32, reset bool) bool {
-	return reset && schemaVersion != 0 && schemaVersion != policies.CurrentSchemaVersion
+	return reset && schemaVersion != 0 && schemaVersion != agentstate.CurrentSchemaVersion
 }
 
 // loaded is a state ready for a use case and how it was obtained.
 type loaded struct {
-	state     *policies.State
+	state     *agentstate.State
 	discarded bool
 }
 

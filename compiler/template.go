@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // ReasonTemplateVariableMissing is a {{name}} placeholder without a value.
@@ -20,13 +20,13 @@ const ReasonTemplateVariableMissing = "TEMPLATE_VARIABLE_MISSING"
 //     example "{{\"a\": 1}}") is kept as it is.
 //   - Values are inserted verbatim and never expanded again.
 //
-// Placeholders without a value give one *policies.InvalidArgumentError with
+// Placeholders without a value give one *agentstate.InvalidArgumentError with
 // Reason ReasonTemplateVariableMissing and a violation per missing name, in
 // order of first use, on the field options.template_variables["name"].
 //
 // A small prompt with many placeholders and a large value expands to many
 // times its size, so the expanded size is measured in a first pass and a
-// result over maxBytes is refused with a *policies.LimitError before anything
+// result over maxBytes is refused with a *agentstate.LimitError before anything
 // is built.
 func ExpandTemplate(prompt string, vars map[string]string, maxBytes int) (string, error) {
 	if !strings.Contains(prompt, "{{") {
@@ -44,18 +44,18 @@ func ExpandTemplate(prompt string, vars map[string]string, maxBytes int) (string
 		}
 	})
 	if len(missing) > 0 {
-		violations := make([]policies.FieldViolation, len(missing))
+		violations := make([]agentstate.FieldViolation, len(missing))
 		for i, name := range missing {
-			violations[i] = policies.FieldViolation{
+			violations[i] = agentstate.FieldViolation{
 				Field:       fmt.Sprintf("options.template_variables[%q]", name),
 				Description: fmt.Sprintf("the system prompt uses {{%s}} but no value is given for %q", name, name),
 			}
 		}
-		return "", &policies.InvalidArgumentError{Reason: ReasonTemplateVariableMissing, Violations: violations,
+		return "", &agentstate.InvalidArgumentError{Reason: ReasonTemplateVariableMissing, Violations: violations,
 			Metadata: map[string]string{"variables": strings.Join(missing, ",")}}
 	}
 	if size > maxBytes {
-		return "", &policies.LimitError{Field: "options.template_variables (the expanded system prompt, in bytes)", Limit: maxBytes, Got: size}
+		return "", &agentstate.LimitError{Field: "options.template_variables (the expanded system prompt, in bytes)", Limit: maxBytes, Got: size}
 	}
 	var b strings.Builder
 	b.Grow(size)

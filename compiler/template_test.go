@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 func TestExpandTemplate(t *testing.T) {
@@ -38,11 +38,11 @@ func TestExpandTemplate(t *testing.T) {
 
 func TestExpandTemplateMissing(t *testing.T) {
 	_, err := ExpandTemplate("{{city}} in {{ country }}, {{city}} again, {{role}}", map[string]string{"role": "x"}, 1<<20)
-	var inv *policies.InvalidArgumentError
+	var inv *agentstate.InvalidArgumentError
 	if !errors.As(err, &inv) || inv.Reason != ReasonTemplateVariableMissing {
 		t.Fatalf("err = %#v", err)
 	}
-	want := []policies.FieldViolation{
+	want := []agentstate.FieldViolation{
 		{Field: `options.template_variables["city"]`, Description: `the system prompt uses {{city}} but no value is given for "city"`},
 		{Field: `options.template_variables["country"]`, Description: `the system prompt uses {{country}} but no value is given for "country"`},
 	}
@@ -76,9 +76,9 @@ func TestExpandTemplatePathological(t *testing.T) {
 func TestExpandTemplateAmplification(t *testing.T) {
 	prompt := strings.Repeat("{{a}}", 200_000)
 	_, err := ExpandTemplate(prompt, map[string]string{"a": strings.Repeat("x", 100_000)}, 32<<20)
-	var limit *policies.LimitError
+	var limit *agentstate.LimitError
 	if !errors.As(err, &limit) {
-		t.Fatalf("err = %v, want a *policies.LimitError", err)
+		t.Fatalf("err = %v, want a *agentstate.LimitError", err)
 	}
 	if limit.Got != 200_000*100_000 || limit.Limit != 32<<20 || !strings.HasPrefix(limit.Field, "options.template_variables") {
 		t.Errorf("limit error = %+v", limit)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/providers"
 )
 
@@ -226,7 +226,7 @@ func main() {
 // for it: its tool calls, one per request, then its answer.
 type claudeTurn struct {
 	prompt string
-	steps  []policies.ToolCall
+	steps  []agentstate.ToolCall
 	answer string
 }
 
@@ -235,16 +235,16 @@ type claudeTurn struct {
 // few steps with real tools: Bash running go build, go vet and go test,
 // Read, Edit and Write.
 func claudeSession(ws string) []claudeTurn {
-	bash := func(cmd, desc string) policies.ToolCall {
-		return policies.ToolCall{Name: "Bash", ArgumentsJSON: string(mustJSON(map[string]string{"command": cmd, "description": desc}))}
+	bash := func(cmd, desc string) agentstate.ToolCall {
+		return agentstate.ToolCall{Name: "Bash", ArgumentsJSON: string(mustJSON(map[string]string{"command": cmd, "description": desc}))}
 	}
-	read := func(path string) policies.ToolCall {
-		return policies.ToolCall{Name: "Read", ArgumentsJSON: string(mustJSON(map[string]string{"file_path": filepath.Join(ws, path)}))}
+	read := func(path string) agentstate.ToolCall {
+		return agentstate.ToolCall{Name: "Read", ArgumentsJSON: string(mustJSON(map[string]string{"file_path": filepath.Join(ws, path)}))}
 	}
 	return []claudeTurn{
 		{
 			prompt: "Run the tests of this Go module and fix what fails. Don't change the tests: the fix belongs in stock/stock.go.",
-			steps: []policies.ToolCall{
+			steps: []agentstate.ToolCall{
 				bash("go build ./... && go test ./... 2>&1", "Build and test the module"),
 				read("stock/stock.go"),
 				read("stock/stock_test.go"),
@@ -256,7 +256,7 @@ func claudeSession(ws string) []claudeTurn {
 		},
 		{
 			prompt: "Add a test that reserving exactly what is in stock leaves zero, then run go vet and the tests.",
-			steps: []policies.ToolCall{
+			steps: []agentstate.ToolCall{
 				{Name: "Write", ArgumentsJSON: string(mustJSON(map[string]string{"file_path": filepath.Join(ws, "stock/exact_test.go"),
 					"content": "package stock\n\nimport \"testing\"\n\nfunc TestReserveAll(t *testing.T) {\n\ts := New(map[string]int{\"washer-m4\": 7})\n\tif err := s.Reserve(\"washer-m4\", 7); err != nil {\n\t\tt.Fatal(err)\n\t}\n\tif got := s.Count(\"washer-m4\"); got != 0 {\n\t\tt.Fatalf(\"got %d, want 0\", got)\n\t}\n}\n"}))},
 				bash("go vet ./... && go test -v -count=1 ./... 2>&1", "Vet and test"),
@@ -265,7 +265,7 @@ func claudeSession(ws string) []claudeTurn {
 		},
 		{
 			prompt: "Build the inventory command and run it to show the report.",
-			steps: []policies.ToolCall{
+			steps: []agentstate.ToolCall{
 				read("cmd/inventory/main.go"),
 				bash("go build -o inventory-demo ./cmd/inventory && ./inventory-demo", "Build and run the command"),
 			},
@@ -282,7 +282,7 @@ func claudeSession(ws string) []claudeTurn {
 func claudeModel(turns []claudeTurn) modelScript {
 	return func(req upstreamRequest) modelTurn {
 		conv := req.Conversation
-		if conv == nil || !slices.ContainsFunc(conv.Tools, func(td policies.ToolDefinition) bool { return td.Name == "Bash" }) {
+		if conv == nil || !slices.ContainsFunc(conv.Tools, func(td agentstate.ToolDefinition) bool { return td.Name == "Bash" }) {
 			return modelTurn{Text: "Inventory fixes"}
 		}
 		// The current turn starts at the last user message holding a
@@ -291,7 +291,7 @@ func claudeModel(turns []claudeTurn) modelScript {
 		// be one message: the prompt written last is the turn's).
 		for i := len(conv.Messages) - 1; i >= 0; i-- {
 			m := conv.Messages[i]
-			if m.Role != policies.RoleUser {
+			if m.Role != agentstate.RoleUser {
 				continue
 			}
 			latest, at := -1, -1
@@ -305,13 +305,13 @@ func claudeModel(turns []claudeTurn) modelScript {
 				done := 0
 				for _, later := range conv.Messages[i+1:] {
 					for _, p := range later.Parts {
-						if p.Kind == policies.PartToolCall {
+						if p.Kind == agentstate.PartToolCall {
 							done++
 						}
 					}
 				}
 				if done < len(turn.steps) {
-					return modelTurn{Calls: []policies.ToolCall{turn.steps[done]}}
+					return modelTurn{Calls: []agentstate.ToolCall{turn.steps[done]}}
 				}
 				return modelTurn{Text: turn.answer}
 			}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/providers"
 )
 
@@ -25,7 +25,7 @@ import (
 type proxyFormat struct {
 	name     string
 	provider string // as the model registry names it
-	format   policies.RenderFormat
+	format   agentstate.RenderFormat
 	input    ctxcv1.InputFormat
 	model    string
 	path     string // the model is in the path for Gemini
@@ -36,15 +36,15 @@ type proxyFormat struct {
 }
 
 var proxyFormats = []proxyFormat{
-	{"openai", "openai", policies.RenderOpenAI, ctxcv1.InputFormat_INPUT_FORMAT_OPENAI, "gpt-4o", "/v1/chat/completions",
+	{"openai", "openai", agentstate.RenderOpenAI, ctxcv1.InputFormat_INPUT_FORMAT_OPENAI, "gpt-4o", "/v1/chat/completions",
 		func(h http.Header) { h.Set("Authorization", "Bearer "+plantedKey) }, "messages"},
-	{"openai_responses", "openai", policies.RenderOpenAIResponses, ctxcv1.InputFormat_INPUT_FORMAT_OPENAI_RESPONSES, "gpt-4o", "/v1/responses",
+	{"openai_responses", "openai", agentstate.RenderOpenAIResponses, ctxcv1.InputFormat_INPUT_FORMAT_OPENAI_RESPONSES, "gpt-4o", "/v1/responses",
 		func(h http.Header) { h.Set("Authorization", "Bearer "+plantedKey) }, "input"},
-	{"anthropic", "anthropic", policies.RenderAnthropic, ctxcv1.InputFormat_INPUT_FORMAT_ANTHROPIC, "claude-sonnet-4-5", "/v1/messages",
+	{"anthropic", "anthropic", agentstate.RenderAnthropic, ctxcv1.InputFormat_INPUT_FORMAT_ANTHROPIC, "claude-sonnet-4-5", "/v1/messages",
 		func(h http.Header) { h.Set("X-Api-Key", plantedKey) }, "messages"},
-	{"gemini", "google", policies.RenderGemini, ctxcv1.InputFormat_INPUT_FORMAT_GEMINI, "gemini-2.5-pro", "/v1beta/models/gemini-2.5-pro:generateContent",
+	{"gemini", "google", agentstate.RenderGemini, ctxcv1.InputFormat_INPUT_FORMAT_GEMINI, "gemini-2.5-pro", "/v1beta/models/gemini-2.5-pro:generateContent",
 		func(h http.Header) { h.Set("X-Goog-Api-Key", plantedKey) }, "contents"},
-	{"ollama", "ollama", policies.RenderOllama, ctxcv1.InputFormat_INPUT_FORMAT_OLLAMA, "llama3.1:8b", "/api/chat",
+	{"ollama", "ollama", agentstate.RenderOllama, ctxcv1.InputFormat_INPUT_FORMAT_OLLAMA, "llama3.1:8b", "/api/chat",
 		func(http.Header) {}, "messages"},
 }
 
@@ -52,7 +52,7 @@ var proxyFormats = []proxyFormat{
 // request (every fourth with a constraint), a step with two tool calls whose
 // outputs vary in size (every third names an error code), and a decision.
 // facts are the identifiers planted, each with the turn that planted it.
-func growingSession(turns int) (msgs []policies.Message, turnEnds []int, facts map[string]int) {
+func growingSession(turns int) (msgs []agentstate.Message, turnEnds []int, facts map[string]int) {
 	facts = map[string]int{}
 	id := func(kind string, k, n int) string { return fmt.Sprintf("%s%d-%d", kind, k, n) }
 	for k := 1; k <= turns; k++ {
@@ -62,13 +62,13 @@ func growingSession(turns int) (msgs []policies.Message, turnEnds []int, facts m
 			request += fmt.Sprintf(" Constraint %s: never edit the generated files under internal/gen.", rule)
 			facts[rule] = k
 		}
-		msgs = append(msgs, policies.Message{ID: id("u", k, 0), Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart(request)}})
+		msgs = append(msgs, agentstate.Message{ID: id("u", k, 0), Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(request)}})
 		turnEnds = append(turnEnds, len(msgs))
 		a, b := fmt.Sprintf("call_%d_a", k), fmt.Sprintf("call_%d_b", k)
-		msgs = append(msgs, policies.Message{ID: id("a", k, 0), Role: policies.RoleAssistant, Parts: []policies.Part{
-			policies.TextPart(fmt.Sprintf("Profiling step %d and reading its source.", k)),
-			{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: a, Name: "run_profile", ArgumentsJSON: fmt.Sprintf(`{"step":%d}`, k)}},
-			{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: b, Name: "read_file", ArgumentsJSON: fmt.Sprintf(`{"path":"export/step%d.go"}`, k)}},
+		msgs = append(msgs, agentstate.Message{ID: id("a", k, 0), Role: agentstate.RoleAssistant, Parts: []agentstate.Part{
+			agentstate.TextPart(fmt.Sprintf("Profiling step %d and reading its source.", k)),
+			{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: a, Name: "run_profile", ArgumentsJSON: fmt.Sprintf(`{"step":%d}`, k)}},
+			{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: b, Name: "read_file", ArgumentsJSON: fmt.Sprintf(`{"path":"export/step%d.go"}`, k)}},
 		}})
 		var profile strings.Builder
 		for line := 0; line < 8+(k*7)%30; line++ {
@@ -81,29 +81,29 @@ func growingSession(turns int) (msgs []policies.Message, turnEnds []int, facts m
 		}
 		source := strings.Repeat(fmt.Sprintf("\t// step %d copies each row once; the writer buffers up to 4 MiB.\n", k), 4+(k*5)%16)
 		msgs = append(msgs,
-			policies.Message{ID: id("t", k, 0), Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: a, Name: "run_profile", Content: profile.String()}}}},
-			policies.Message{ID: id("t", k, 1), Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: b, Name: "read_file", Content: source}}}},
+			agentstate.Message{ID: id("t", k, 0), Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: a, Name: "run_profile", Content: profile.String()}}}},
+			agentstate.Message{ID: id("t", k, 1), Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: b, Name: "read_file", Content: source}}}},
 		)
 		turnEnds = append(turnEnds, len(msgs))
 		decision := "DEC-" + strconv.Itoa(k)
 		facts[decision] = k
-		msgs = append(msgs, policies.Message{ID: id("a", k, 1), Role: policies.RoleAssistant, Parts: []policies.Part{
-			policies.TextPart(fmt.Sprintf("Decision %s: step %d flushes once per 4 MiB instead of per row; the output is byte for byte the same.", decision, k))}})
+		msgs = append(msgs, agentstate.Message{ID: id("a", k, 1), Role: agentstate.RoleAssistant, Parts: []agentstate.Part{
+			agentstate.TextPart(fmt.Sprintf("Decision %s: step %d flushes once per 4 MiB instead of per row; the output is byte for byte the same.", decision, k))}})
 	}
 	return msgs, turnEnds, facts
 }
 
 // sessionTools are the session's tools.
-var sessionTools = []policies.ToolDefinition{
+var sessionTools = []agentstate.ToolDefinition{
 	{Name: "run_profile", Description: "Profile one step of the export job.", ParametersJSON: `{"type":"object","properties":{"step":{"type":"integer"}}}`},
 	{Name: "read_file", Description: "Read a file.", ParametersJSON: `{"type":"object","properties":{"path":{"type":"string"}}}`},
 }
 
 // clientBody is what a client of format sends for the conversation msgs.
-func clientBody(t testing.TB, f proxyFormat, msgs []policies.Message) []byte {
+func clientBody(t testing.TB, f proxyFormat, msgs []agentstate.Message) []byte {
 	t.Helper()
-	st := &policies.State{Model: policies.ModelSpec{Name: f.model}, Context: policies.Context{SystemPrompt: "You are a coding agent working on the export job.", Tools: sessionTools}}
-	body, _, err := providers.Render(f.format, providers.Input{State: st, Model: policies.ModelInfo{Name: f.model, MaxOutputTokens: 1024}, View: policies.EntriesFromLog(msgs)})
+	st := &agentstate.State{Model: agentstate.ModelSpec{Name: f.model}, Context: agentstate.Context{SystemPrompt: "You are a coding agent working on the export job.", Tools: sessionTools}}
+	body, _, err := providers.Render(f.format, providers.Input{State: st, Model: agentstate.ModelInfo{Name: f.model, MaxOutputTokens: 1024}, View: agentstate.EntriesFromLog(msgs)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,21 +415,21 @@ func withoutCacheControl(t *testing.T, raw json.RawMessage) string {
 // client as the upstream wrote it.
 func TestProxyStreamsEveryFormat(t *testing.T) {
 	up := newScriptedUpstream(t, func(upstreamRequest) modelTurn {
-		return modelTurn{Text: "Streaming works.", Calls: []policies.ToolCall{{Name: "read_file", ArgumentsJSON: `{"path":"a.go"}`}}}
+		return modelTurn{Text: "Streaming works.", Calls: []agentstate.ToolCall{{Name: "read_file", ArgumentsJSON: `{"path":"a.go"}`}}}
 	})
 	_, base := startProxyServer(t, map[string]string{"openai": up.URL, "anthropic": up.URL, "gemini": up.URL, "ollama": up.URL})
-	msgs := []policies.Message{{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("Read a.go.")}}}
+	msgs := []agentstate.Message{{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("Read a.go.")}}}
 	for _, f := range proxyFormats {
-		if f.format == policies.RenderOpenAIResponses {
+		if f.format == agentstate.RenderOpenAIResponses {
 			continue // the scripted upstream answers Responses unstreamed
 		}
 		t.Run(f.name, func(t *testing.T) {
 			body := clientBody(t, f, msgs)
 			sf := f
 			switch f.format {
-			case policies.RenderGemini:
+			case agentstate.RenderGemini:
 				sf.path = strings.Replace(f.path, ":generateContent", ":streamGenerateContent?alt=sse", 1)
-			case policies.RenderOllama:
+			case agentstate.RenderOllama:
 				body = bytes.Replace(body, []byte(`"stream":false`), []byte(`"stream":true`), 1)
 			default:
 				body = append(body[:len(body)-1], []byte(`,"stream":true}`)...)
@@ -441,7 +441,7 @@ func TestProxyStreamsEveryFormat(t *testing.T) {
 			events := 0
 			sc := bufio.NewScanner(bytes.NewReader(got))
 			for sc.Scan() {
-				if line := sc.Text(); strings.HasPrefix(line, "data: ") || f.format == policies.RenderOllama && strings.HasPrefix(line, "{") {
+				if line := sc.Text(); strings.HasPrefix(line, "data: ") || f.format == agentstate.RenderOllama && strings.HasPrefix(line, "{") {
 					events++
 				}
 			}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/internal/testtools"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 // plantedKey is a provider key the proxy tests send with every call: it must
@@ -63,12 +63,12 @@ func weatherModel(req upstreamRequest) modelTurn {
 	last := conv.Messages[len(conv.Messages)-1]
 	text := last.Text()
 	switch {
-	case last.Role == policies.RoleTool:
+	case last.Role == agentstate.RoleTool:
 		return modelTurn{Text: "Oslo now: " + last.Parts[0].ToolResult.Content}
 	case strings.Contains(text, "ERR_NIGHTLY_42"):
 		return modelTurn{Text: "The nightly build fails with ERR_NIGHTLY_42."}
 	case strings.Contains(text, "weather") && len(conv.Tools) > 0:
-		return modelTurn{Calls: []policies.ToolCall{{Name: "get_weather", ArgumentsJSON: `{"city":"Oslo"}`}}}
+		return modelTurn{Calls: []agentstate.ToolCall{{Name: "get_weather", ArgumentsJSON: `{"city":"Oslo"}`}}}
 	}
 	return modelTurn{Text: "OK."}
 }

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/internal/scriptedmodel"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/providers"
 )
 
@@ -51,7 +51,7 @@ type upstreamRequest struct {
 // modelTurn is what the scripted model answers: text, tool calls, or both.
 type modelTurn struct {
 	Text  string
-	Calls []policies.ToolCall
+	Calls []agentstate.ToolCall
 }
 
 // modelScript decides the model's turn from the request (its endpoint and
@@ -74,30 +74,30 @@ func (u *scriptedUpstream) requests() []upstreamRequest {
 }
 
 // endpointOf names the API a path belongs to, with its format.
-func endpointOf(path string) (string, policies.RenderFormat) {
+func endpointOf(path string) (string, agentstate.RenderFormat) {
 	switch {
 	case path == "/v1/messages":
-		return "messages", policies.RenderAnthropic
+		return "messages", agentstate.RenderAnthropic
 	case path == "/v1/messages/count_tokens":
-		return "count_tokens", policies.RenderAnthropic
+		return "count_tokens", agentstate.RenderAnthropic
 	case path == "/v1/chat/completions":
-		return "chat_completions", policies.RenderOpenAI
+		return "chat_completions", agentstate.RenderOpenAI
 	case path == "/v1/responses":
-		return "responses", policies.RenderOpenAIResponses
+		return "responses", agentstate.RenderOpenAIResponses
 	case strings.HasSuffix(path, ":streamGenerateContent"):
-		return "stream_generate_content", policies.RenderGemini
+		return "stream_generate_content", agentstate.RenderGemini
 	case strings.HasSuffix(path, ":generateContent"):
-		return "generate_content", policies.RenderGemini
+		return "generate_content", agentstate.RenderGemini
 	case path == "/api/chat":
-		return "chat", policies.RenderOllama
+		return "chat", agentstate.RenderOllama
 	}
-	return "", policies.RenderNone
+	return "", agentstate.RenderNone
 }
 
-var validators = map[policies.RenderFormat]func([]byte) error{
-	policies.RenderAnthropic: providers.ValidateAnthropic, policies.RenderOpenAI: providers.ValidateOpenAI,
-	policies.RenderOpenAIResponses: providers.ValidateResponses, policies.RenderGemini: providers.ValidateGemini,
-	policies.RenderOllama: providers.ValidateOllama,
+var validators = map[agentstate.RenderFormat]func([]byte) error{
+	agentstate.RenderAnthropic: providers.ValidateAnthropic, agentstate.RenderOpenAI: providers.ValidateOpenAI,
+	agentstate.RenderOpenAIResponses: providers.ValidateResponses, agentstate.RenderGemini: providers.ValidateGemini,
+	agentstate.RenderOllama: providers.ValidateOllama,
 }
 
 func (u *scriptedUpstream) serve(w http.ResponseWriter, r *http.Request) {
@@ -118,7 +118,7 @@ func (u *scriptedUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	u.calls++
 	u.mu.Unlock()
 
-	if format == policies.RenderAnthropic || format == policies.RenderOpenAI || format == policies.RenderOpenAIResponses {
+	if format == agentstate.RenderAnthropic || format == agentstate.RenderOpenAI || format == agentstate.RenderOpenAIResponses {
 		// Anthropic's and OpenAI's protocols are internal/scriptedmodel's.
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		u.model.ServeHTTP(w, r)
@@ -205,7 +205,7 @@ func mustJSON(v any) []byte {
 }
 
 // args is a call's arguments as a JSON object.
-func args(c policies.ToolCall) json.RawMessage {
+func args(c agentstate.ToolCall) json.RawMessage {
 	if c.ArgumentsJSON == "" {
 		return json.RawMessage("{}")
 	}

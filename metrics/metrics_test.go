@@ -14,6 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler"
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
@@ -137,15 +138,15 @@ func TestObserveRun(t *testing.T) {
 		},
 	}
 	m.ObserveRun(ctx, compiler.Run{UseCase: "Compact", Profile: "coding", Report: compacted,
-		Before: &policies.Budget{Used: 9500}, After: &policies.Budget{Used: 2500}})
+		Before: &agentstate.Budget{Used: 9500}, After: &agentstate.Budget{Used: 2500}})
 	m.ObserveRun(ctx, compiler.Run{UseCase: "Compile", Profile: "chat", Report: &policies.Report{Profile: "chat"},
-		Before: &policies.Budget{Used: 100}, After: &policies.Budget{Used: 100}})
+		Before: &agentstate.Budget{Used: 100}, After: &agentstate.Budget{Used: 100}})
 	m.ObserveRun(ctx, compiler.Run{UseCase: "Budget", Profile: "chat", Report: &policies.Report{Profile: "chat"}})
-	m.ObserveRun(ctx, compiler.Run{UseCase: "Route", Profile: "coding", Err: fmt.Errorf("stage compact: %w", &policies.IrreducibleError{NeededTokens: 9, AvailableTokens: 5})})
-	m.ObserveRun(ctx, compiler.Run{UseCase: "Compile", Profile: "", Err: &policies.UnknownProfileError{Name: "id-1234"}})
+	m.ObserveRun(ctx, compiler.Run{UseCase: "Route", Profile: "coding", Err: fmt.Errorf("stage compact: %w", &agentstate.IrreducibleError{NeededTokens: 9, AvailableTokens: 5})})
+	m.ObserveRun(ctx, compiler.Run{UseCase: "Compile", Profile: "", Err: &agentstate.UnknownProfileError{Name: "id-1234"}})
 	m.ObserveRun(ctx, compiler.Run{UseCase: "Compile", Profile: "chat", Err: context.DeadlineExceeded})
-	m.ObserveRun(ctx, compiler.Run{UseCase: "Compile", Profile: "chat", Err: &policies.UnavailableError{Backend: "summarizer model"}})
-	m.ObserveRun(ctx, compiler.Run{UseCase: "Compile", Profile: "chat", Err: policies.ErrInvariant})
+	m.ObserveRun(ctx, compiler.Run{UseCase: "Compile", Profile: "chat", Err: &agentstate.UnavailableError{Backend: "summarizer model"}})
+	m.ObserveRun(ctx, compiler.Run{UseCase: "Compile", Profile: "chat", Err: agentstate.ErrInvariant})
 
 	compare(t, reg, `
 # HELP ctxc_pipeline_runs_total Pipeline runs by RPC method, profile and outcome (ok, degraded, irreducible, invalid, unavailable, canceled, internal).
@@ -294,7 +295,7 @@ func TestExemplars(t *testing.T) {
 	run := func(profile string) compiler.Run {
 		return compiler.Run{UseCase: "Compile", Profile: profile, Report: &policies.Report{Profile: profile,
 			Stages: []policies.StageReport{{Stage: "normalize", Policy: "normalize", DurationMicros: 10}}},
-			Before: &policies.Budget{Used: 50_000}, After: &policies.Budget{Used: 1000}}
+			Before: &agentstate.Budget{Used: 50_000}, After: &agentstate.Budget{Used: 1000}}
 	}
 	m.ObserveRun(ctx, run("coding"))
 	// A span context without a recording span (tracing off, a client's traceparent).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler"
 	"github.com/contextcompiler/ctxc/policies"
 )
@@ -105,13 +106,13 @@ func outcome(run compiler.Run) string {
 		return outcomeOK
 	}
 	var (
-		irreducible  *policies.IrreducibleError
-		invalid      *policies.InvalidArgumentError
-		profile      *policies.UnknownProfileError
-		model        *policies.UnknownModelError
-		limit        *policies.LimitError
-		precondition *policies.PreconditionError
-		unavailable  *policies.UnavailableError
+		irreducible  *agentstate.IrreducibleError
+		invalid      *agentstate.InvalidArgumentError
+		profile      *agentstate.UnknownProfileError
+		model        *agentstate.UnknownModelError
+		limit        *agentstate.LimitError
+		precondition *agentstate.PreconditionError
+		unavailable  *agentstate.UnavailableError
 	)
 	switch {
 	case errors.As(err, &irreducible):

@@ -3,6 +3,8 @@ package policies
 import (
 	"maps"
 	"slices"
+
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // dispositionLedger is Work's record of what policies did with log messages.
@@ -124,7 +126,7 @@ func (w *Work) Dispose(r MessageReport) { w.dispose(r, 0) }
 // DisposeEntry records what happened to the log message entry e shows
 // (r.MessageID is e's SourceID; nothing is recorded for a synthesized entry).
 // It finds the message by e's position, without looking its id up.
-func (w *Work) DisposeEntry(e *Entry, r MessageReport) {
+func (w *Work) DisposeEntry(e *agentstate.Entry, r MessageReport) {
 	r.MessageID = e.SourceID
 	w.dispose(r, e.LogPos)
 }
@@ -154,7 +156,7 @@ func (w *Work) Disposition(id string) (MessageReport, bool) {
 
 // EntryDisposition is what a policy did with the log message entry e shows,
 // found by e's position.
-func (w *Work) EntryDisposition(e *Entry) (MessageReport, bool) {
+func (w *Work) EntryDisposition(e *agentstate.Entry) (MessageReport, bool) {
 	if w.dispositions.n == 0 || e.SourceID == "" {
 		return MessageReport{}, false
 	}

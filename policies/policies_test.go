@@ -2,30 +2,29 @@ package policies_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
-func msg(id string, role policies.Role, parts ...policies.Part) policies.Message {
-	return policies.Message{ID: id, Role: role, Parts: parts}
+func msg(id string, role agentstate.Role, parts ...agentstate.Part) agentstate.Message {
+	return agentstate.Message{ID: id, Role: role, Parts: parts}
 }
 
-func call(id string) policies.Part {
-	return policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: "grep"}}
+func call(id string) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: "grep"}}
 }
 
-func result(id string) policies.Part {
-	return policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: id, Content: "ok"}}
+func result(id string) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: id, Content: "ok"}}
 }
 
-func text(s string) policies.Part { return policies.TextPart(s) }
+func text(s string) agentstate.Part { return agentstate.TextPart(s) }
 
-func kind(m policies.Message, k policies.MessageKind) policies.Message {
+func kind(m agentstate.Message, k agentstate.MessageKind) agentstate.Message {
 	m.Kind = k
 	return m
 }
@@ -33,50 +32,39 @@ func kind(m policies.Message, k policies.MessageKind) policies.Message {
 // session is a log of three turns: a task with a tool round, an event, a
 // summary, a second turn answered in text, and a third turn whose two calls
 // are answered by two tool messages.
-func session() []policies.Entry {
-	return policies.EntriesFromLog([]policies.Message{
-		msg("u1", policies.RoleUser, text("fix the test")), // 0
-		msg("a1", policies.RoleAssistant, text("looking"), call("c1")),
-		msg("t1", policies.RoleTool, result("c1")),
-		kind(msg("e1", policies.RoleUser, text("[event] CI finished")), policies.KindEvent),
-		kind(msg("s1", policies.RoleUser, text("summary")), policies.KindSummary),
-		msg("a2", policies.RoleAssistant, text("done")), // 5
-		msg("u2", policies.RoleUser, text("thanks; and the lint?")),
-		msg("a3", policies.RoleAssistant, text("clean")),
-		msg("u3", policies.RoleUser, text("run both")),
-		msg("a4", policies.RoleAssistant, call("c2"), call("c3")),
-		msg("t2", policies.RoleTool, result("c2")), // 10
-		msg("t3", policies.RoleTool, result("c3")),
-		msg("a5", policies.RoleAssistant, text("both pass")),
+func session() []agentstate.Entry {
+	return agentstate.EntriesFromLog([]agentstate.Message{
+		msg("u1", agentstate.RoleUser, text("fix the test")), // 0
+		msg("a1", agentstate.RoleAssistant, text("looking"), call("c1")),
+		msg("t1", agentstate.RoleTool, result("c1")),
+		kind(msg("e1", agentstate.RoleUser, text("[event] CI finished")), agentstate.KindEvent),
+		kind(msg("s1", agentstate.RoleUser, text("summary")), agentstate.KindSummary),
+		msg("a2", agentstate.RoleAssistant, text("done")), // 5
+		msg("u2", agentstate.RoleUser, text("thanks; and the lint?")),
+		msg("a3", agentstate.RoleAssistant, text("clean")),
+		msg("u3", agentstate.RoleUser, text("run both")),
+		msg("a4", agentstate.RoleAssistant, call("c2"), call("c3")),
+		msg("t2", agentstate.RoleTool, result("c2")), // 10
+		msg("t3", agentstate.RoleTool, result("c3")),
+		msg("a5", agentstate.RoleAssistant, text("both pass")),
 	})
-}
-
-func TestEntriesFromLog(t *testing.T) {
-	log := []policies.Message{msg("m1", policies.RoleUser, text("a")), msg("m2", policies.RoleAssistant, text("b"))}
-	want := []policies.Entry{{Message: log[0], SourceID: "m1", LogPos: 1}, {Message: log[1], SourceID: "m2", LogPos: 2}}
-	if diff := cmp.Diff(want, policies.EntriesFromLog(log)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if got := policies.EntriesFromLog(nil); len(got) != 0 {
-		t.Errorf("EntriesFromLog(nil) = %v", got)
-	}
 }
 
 func TestUnits(t *testing.T) {
 	tests := []struct {
 		name    string
-		entries []policies.Entry
+		entries []agentstate.Entry
 		want    []policies.Span
 	}{
 		{"empty", nil, []policies.Span{}},
 		{"a session", session(), []policies.Span{
 			{0, 1}, {1, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}, {9, 12}, {12, 13},
 		}},
-		{"calls without results stand alone", policies.EntriesFromLog([]policies.Message{
-			msg("a", policies.RoleAssistant, call("c")), msg("u", policies.RoleUser, text("?")),
+		{"calls without results stand alone", agentstate.EntriesFromLog([]agentstate.Message{
+			msg("a", agentstate.RoleAssistant, call("c")), msg("u", agentstate.RoleUser, text("?")),
 		}), []policies.Span{{0, 1}, {1, 2}}},
-		{"tool messages after a text answer are their own units", policies.EntriesFromLog([]policies.Message{
-			msg("a", policies.RoleAssistant, text("hi")), msg("t", policies.RoleTool, result("c")),
+		{"tool messages after a text answer are their own units", agentstate.EntriesFromLog([]agentstate.Message{
+			msg("a", agentstate.RoleAssistant, text("hi")), msg("t", agentstate.RoleTool, result("c")),
 		}), []policies.Span{{0, 1}, {1, 2}}},
 	}
 	for _, tt := range tests {
@@ -101,12 +89,12 @@ func TestTurns(t *testing.T) {
 	if diff := cmp.Diff([]int{0, 6, 8}, policies.TurnStarts(entries)); diff != "" {
 		t.Errorf("TurnStarts (-want +got):\n%s", diff)
 	}
-	noTask := policies.EntriesFromLog([]policies.Message{
-		kind(msg("e", policies.RoleUser, text("event")), policies.KindEvent), msg("a", policies.RoleAssistant, text("hi")),
+	noTask := agentstate.EntriesFromLog([]agentstate.Message{
+		kind(msg("e", agentstate.RoleUser, text("event")), agentstate.KindEvent), msg("a", agentstate.RoleAssistant, text("hi")),
 	})
 	tests := []struct {
 		name    string
-		entries []policies.Entry
+		entries []agentstate.Entry
 		n       int
 		want    int
 	}{
@@ -136,17 +124,17 @@ func TestTurns(t *testing.T) {
 func TestMessagePredicates(t *testing.T) {
 	tests := []struct {
 		name                          string
-		m                             policies.Message
+		m                             agentstate.Message
 		turnStart, toolTrace, anyCall bool
 		text                          string
 	}{
-		{"user text", msg("u", policies.RoleUser, text("a"), text("b")), true, false, false, "a\nb"},
-		{"user event", kind(msg("e", policies.RoleUser, text("e")), policies.KindEvent), false, false, false, "e"},
-		{"user summary", kind(msg("s", policies.RoleUser, text("s")), policies.KindSummary), false, false, false, "s"},
-		{"assistant text", msg("a", policies.RoleAssistant, text("x")), false, false, false, "x"},
-		{"assistant call", msg("a", policies.RoleAssistant, text("x"), call("c")), false, true, true, "x"},
-		{"tool result", msg("t", policies.RoleTool, result("c")), false, true, false, ""},
-		{"no parts", msg("n", policies.RoleUser), true, false, false, ""},
+		{"user text", msg("u", agentstate.RoleUser, text("a"), text("b")), true, false, false, "a\nb"},
+		{"user event", kind(msg("e", agentstate.RoleUser, text("e")), agentstate.KindEvent), false, false, false, "e"},
+		{"user summary", kind(msg("s", agentstate.RoleUser, text("s")), agentstate.KindSummary), false, false, false, "s"},
+		{"assistant text", msg("a", agentstate.RoleAssistant, text("x")), false, false, false, "x"},
+		{"assistant call", msg("a", agentstate.RoleAssistant, text("x"), call("c")), false, true, true, "x"},
+		{"tool result", msg("t", agentstate.RoleTool, result("c")), false, true, false, ""},
+		{"no parts", msg("n", agentstate.RoleUser), true, false, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,72 +146,11 @@ func TestMessagePredicates(t *testing.T) {
 	}
 }
 
-func TestStateHelpers(t *testing.T) {
-	running := []struct {
-		e    policies.Execution
-		want bool
-	}{
-		{policies.Execution{ID: "e", Status: policies.ExecutionRunning}, true},
-		{policies.Execution{ID: "e"}, true},
-		{policies.Execution{ID: "e", Status: policies.ExecutionCompleted}, false},
-		{policies.Execution{ID: "e", Status: policies.ExecutionFailed}, false},
-		{policies.Execution{Status: policies.ExecutionRunning}, false},
-	}
-	for _, tt := range running {
-		if got := tt.e.Running(); got != tt.want {
-			t.Errorf("%+v.Running() = %v, want %v", tt.e, got, tt.want)
-		}
-	}
-	if got := (policies.Usage{InputTokens: 100, CachedInputTokens: 20, OutputTokens: 3}).Total(); got != 123 {
-		t.Errorf("Usage.Total = %d, want 123", got)
-	}
-	if diff := cmp.Diff(policies.Part{Kind: policies.PartText, Text: "hi"}, policies.TextPart("hi")); diff != "" {
-		t.Errorf("TextPart (-want +got):\n%s", diff)
-	}
-}
-
-func TestNames(t *testing.T) {
-	got := []string{
-		policies.RoleUnspecified.String(), policies.RoleSystem.String(), policies.RoleTool.String(), policies.Role(9).String(),
-		policies.KindRegular.String(), policies.KindPlaceholder.String(), policies.MessageKind(7).String(),
-		policies.PartUnspecified.String(), policies.PartReasoning.String(), policies.PartKind(8).String(),
-		policies.StageNormalize.String(), policies.StagePlan.String(), policies.StageRender.String(), policies.Stage(0).String(), policies.Stage(42).String(),
-	}
-	want := []string{
-		"unspecified", "system", "tool", "role(9)",
-		"regular", "placeholder", "kind(7)",
-		"unspecified", "reasoning", "part(8)",
-		"normalize", "plan", "render", "stage(0)", "stage(42)",
-	}
+func TestStageNames(t *testing.T) {
+	got := []string{policies.StageNormalize.String(), policies.StagePlan.String(), policies.StageRender.String(), policies.Stage(0).String(), policies.Stage(42).String()}
+	want := []string{"normalize", "plan", "render", "stage(0)", "stage(42)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
-func TestErrorMessages(t *testing.T) {
-	tests := []struct {
-		err  error
-		want string
-	}{
-		{&policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: []policies.FieldViolation{
-			{Field: "state.model.name", Description: "required"}, {Field: "options.view", Description: "unknown view 9"}}},
-			"invalid_state: state.model.name: required; options.view: unknown view 9"},
-		{&policies.UnknownProfileError{Name: "fast", Known: []string{"budget-aware", "pragmatic"}}, `unknown profile "fast" (known: budget-aware, pragmatic)`},
-		{&policies.UnknownModelError{Field: "model", Model: "gpt-9"},
-			`unknown model "gpt-9": set state.model.context_window_token_count, use a registered model name, or add the model to the config file's model_registry (name, provider, encoding, estimator, context_window; see examples/profiles.yaml)`},
-		{&policies.IrreducibleError{NeededTokens: 9000, AvailableTokens: 8000, Detail: "pinned messages"}, "context irreducible: needs 9000 tokens, 8000 available: pinned messages"},
-		{&policies.LimitError{Field: "state.context.messages", Limit: 10, Got: 11}, "state.context.messages: 11 exceeds the limit of 10"},
-		{&policies.PreconditionError{Reason: policies.ReasonProviderMismatch, Field: "model.provider", Detail: "locked to openai"}, "model.provider: locked to openai"},
-		{&policies.UnavailableError{Backend: "summarizer", Detail: "connection refused"}, "summarizer unavailable: connection refused"},
-		{fmt.Errorf("stage compact: %w", policies.ErrInvariant), "stage compact: invariant violated"},
-	}
-	for _, tt := range tests {
-		if got := tt.err.Error(); got != tt.want {
-			t.Errorf("%T.Error() = %q, want %q", tt.err, got, tt.want)
-		}
-	}
-	if !errors.Is(fmt.Errorf("stage compact: %w", policies.ErrInvariant), policies.ErrInvariant) {
-		t.Error("a wrapped ErrInvariant is not found by errors.Is")
 	}
 }
 

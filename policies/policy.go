@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // Stage is a pipeline stage kind. Stages run in the order of these constants;
@@ -113,7 +115,7 @@ type Measure struct {
 	Messages int
 	// Budget holds the window, the output reservation and the soft threshold
 	// (its Used and Remaining are recomputed from Used).
-	Budget Budget
+	Budget agentstate.Budget
 }
 
 // Verdict is a trigger's answer for one Measure.

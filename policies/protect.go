@@ -1,6 +1,10 @@
 package policies
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/contextcompiler/ctxc/agentstate"
+)
 
 // Protection marks the entries that compaction must keep verbatim
 // (docs/ARCHITECTURE.md, invariants): the first task, pinned messages, the
@@ -50,7 +54,7 @@ func Protection(w *Work) []bool {
 // (UnresolvedFailures): a transform may mask their tool unit's other outputs,
 // and a summary that names them (NamesFailure) may take their place, but no
 // transform removes or hides them otherwise. Aligned with entries.
-func StaysVisible(entries []Entry) []bool {
+func StaysVisible(entries []agentstate.Entry) []bool {
 	visible := make([]bool, len(entries))
 	for _, i := range UnresolvedFailures(entries) {
 		visible[i] = true
@@ -61,10 +65,10 @@ func StaysVisible(entries []Entry) []bool {
 // NamesFailure reports whether a summary's text names every failed result of
 // m by its tool call id, so that the summary keeps the failure visible in
 // m's place (invariant 5).
-func NamesFailure(summaryText string, m *Message) bool {
+func NamesFailure(summaryText string, m *agentstate.Message) bool {
 	named := false
 	for _, p := range m.Parts {
-		if p.Kind != PartToolResult || !p.ToolResult.IsError {
+		if p.Kind != agentstate.PartToolResult || !p.ToolResult.IsError {
 			continue
 		}
 		if p.ToolResult.ToolCallID == "" || !strings.Contains(summaryText, p.ToolResult.ToolCallID) {
@@ -77,17 +81,17 @@ func NamesFailure(summaryText string, m *Message) bool {
 
 // UnresolvedFailures returns the indexes of tool messages holding a failed
 // result that no later successful result of the same tool resolves.
-func UnresolvedFailures(entries []Entry) []int {
+func UnresolvedFailures(entries []agentstate.Entry) []int {
 	resolved := make(map[string]bool)
 	var out []int
 	for i := len(entries) - 1; i >= 0; i-- {
 		m := &entries[i].Message
-		if m.Role != RoleTool {
+		if m.Role != agentstate.RoleTool {
 			continue
 		}
 		failed := false
 		for _, p := range m.Parts {
-			if p.Kind != PartToolResult {
+			if p.Kind != agentstate.PartToolResult {
 				continue
 			}
 			if p.ToolResult.IsError {
@@ -97,7 +101,7 @@ func UnresolvedFailures(entries []Entry) []int {
 			}
 		}
 		for _, p := range m.Parts {
-			if p.Kind == PartToolResult && !p.ToolResult.IsError {
+			if p.Kind == agentstate.PartToolResult && !p.ToolResult.IsError {
 				resolved[p.ToolResult.Name] = true
 			}
 		}
@@ -142,7 +146,7 @@ const ShrinkMarker = "[ctxc cut"
 
 // ShrunkFrom reports whether m is was with some tool outputs cut to fit the
 // window (ShrinkMarker) and nothing else changed.
-func ShrunkFrom(m, was *Message) bool {
+func ShrunkFrom(m, was *agentstate.Message) bool {
 	if m.ID != was.ID || m.Role != was.Role || m.Kind != was.Kind || len(m.Parts) != len(was.Parts) {
 		return false
 	}
@@ -151,7 +155,7 @@ func ShrunkFrom(m, was *Message) bool {
 		if a.Kind != b.Kind {
 			return false
 		}
-		if a.Kind == PartToolResult && a.ToolResult.ToolCallID == b.ToolResult.ToolCallID && a.ToolResult.Content != b.ToolResult.Content {
+		if a.Kind == agentstate.PartToolResult && a.ToolResult.ToolCallID == b.ToolResult.ToolCallID && a.ToolResult.Content != b.ToolResult.Content {
 			if !strings.Contains(a.ToolResult.Content, ShrinkMarker) {
 				return false
 			}

@@ -1,6 +1,10 @@
 package policies
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/contextcompiler/ctxc/agentstate"
+)
 
 // Span is a half-open range [Start, End) of entries.
 type Span struct{ Start, End int }
@@ -11,7 +15,7 @@ func (s Span) Len() int { return s.End - s.Start }
 // Units splits entries into the smallest ranges that must be kept or dropped
 // whole: an assistant message that calls tools together with the tool messages
 // right after it that answer those calls, or any other single message.
-func Units(entries []Entry) []Span {
+func Units(entries []agentstate.Entry) []Span {
 	units := make([]Span, 0, len(entries))
 	for u := range EachUnit(entries) {
 		units = append(units, u)
@@ -22,12 +26,12 @@ func Units(entries []Entry) []Span {
 // EachUnit yields the units of entries (Units) in order without collecting
 // them: the checks and the protection marks walk them at every step of every
 // compaction point of a long log.
-func EachUnit(entries []Entry) iter.Seq[Span] {
+func EachUnit(entries []agentstate.Entry) iter.Seq[Span] {
 	return func(yield func(Span) bool) {
 		for i := 0; i < len(entries); {
 			end := i + 1
-			if m := &entries[i].Message; m.Role == RoleAssistant && m.HasToolCalls() {
-				for end < len(entries) && entries[end].Message.Role == RoleTool {
+			if m := &entries[i].Message; m.Role == agentstate.RoleAssistant && m.HasToolCalls() {
+				for end < len(entries) && entries[end].Message.Role == agentstate.RoleTool {
 					end++
 				}
 			}
@@ -41,12 +45,12 @@ func EachUnit(entries []Entry) iter.Seq[Span] {
 
 // IsTurnStart reports whether a message opens a turn: a regular user message.
 // Events, summaries and repairs do not.
-func IsTurnStart(m *Message) bool {
-	return m.Role == RoleUser && m.Kind == KindRegular
+func IsTurnStart(m *agentstate.Message) bool {
+	return m.Role == agentstate.RoleUser && m.Kind == agentstate.KindRegular
 }
 
 // TurnStarts returns the indexes of the entries that open turns, oldest first.
-func TurnStarts(entries []Entry) []int {
+func TurnStarts(entries []agentstate.Entry) []int {
 	var starts []int
 	for i := range entries {
 		if IsTurnStart(&entries[i].Message) {
@@ -58,7 +62,7 @@ func TurnStarts(entries []Entry) []int {
 
 // RecentStart returns the index of the first entry of the latest n turns (0
 // when there are fewer turns; len(entries) when n is 0).
-func RecentStart(entries []Entry, n int) int {
+func RecentStart(entries []agentstate.Entry, n int) int {
 	if n <= 0 {
 		return len(entries)
 	}
@@ -78,7 +82,7 @@ func RecentStart(entries []Entry, n int) int {
 }
 
 // FirstTask returns the index of the first regular user message, or -1.
-func FirstTask(entries []Entry) int {
+func FirstTask(entries []agentstate.Entry) int {
 	for i := range entries {
 		if IsTurnStart(&entries[i].Message) {
 			return i
@@ -89,17 +93,8 @@ func FirstTask(entries []Entry) int {
 
 // IsToolTrace reports whether a message belongs to the tool trace: a tool
 // message, or an assistant message that calls tools.
-func IsToolTrace(m *Message) bool {
-	return m.Role == RoleTool || (m.Role == RoleAssistant && m.HasToolCalls())
-}
-
-// EntriesFromLog makes the initial view of a log: one entry per message, none counted.
-func EntriesFromLog(log []Message) []Entry {
-	entries := make([]Entry, len(log))
-	for i := range log {
-		entries[i] = Entry{Message: log[i], SourceID: log[i].ID, LogPos: int32(i + 1)}
-	}
-	return entries
+func IsToolTrace(m *agentstate.Message) bool {
+	return m.Role == agentstate.RoleTool || (m.Role == agentstate.RoleAssistant && m.HasToolCalls())
 }
 
 // CompactionPoints returns, in ascending order, the ends p of the prefixes
@@ -112,7 +107,7 @@ func EntriesFromLog(log []Message) []Entry {
 // Each point depends only on the entries around it, so a log grown by appends
 // keeps every point it had. The end of the view is a point when
 // AtCompactionPoint says so.
-func CompactionPoints(entries []Entry) []int {
+func CompactionPoints(entries []agentstate.Entry) []int {
 	var points []int
 	for p := 1; p < len(entries); p++ {
 		if endsAtPoint(&entries[p-1].Message, &entries[p].Message) {
@@ -125,7 +120,7 @@ func CompactionPoints(entries []Entry) []int {
 // AtCompactionPoint reports whether the end of the view is a compaction
 // point: its last entry opens a turn, no execution is running, or the last
 // entry is an answer of an execution that no longer runs.
-func AtCompactionPoint(entries []Entry, st *State) bool {
+func AtCompactionPoint(entries []agentstate.Entry, st *agentstate.State) bool {
 	if len(entries) == 0 || st == nil || !st.Execution.Running() {
 		return true
 	}
@@ -133,19 +128,19 @@ func AtCompactionPoint(entries []Entry, st *State) bool {
 	if IsTurnStart(last) {
 		return true
 	}
-	if last.Role != RoleAssistant || last.HasToolCalls() {
+	if last.Role != agentstate.RoleAssistant || last.HasToolCalls() {
 		return false
 	}
 	return last.ExecutionID != st.Execution.ID
 }
 
-func endsAtPoint(last, next *Message) bool {
+func endsAtPoint(last, next *agentstate.Message) bool {
 	if IsTurnStart(last) || IsTurnStart(next) {
 		return true
 	}
-	if last.Role != RoleAssistant || last.HasToolCalls() {
+	if last.Role != agentstate.RoleAssistant || last.HasToolCalls() {
 		return false
 	}
-	continues := next.Role == RoleTool || (next.Role == RoleAssistant && next.ExecutionID == last.ExecutionID)
+	continues := next.Role == agentstate.RoleTool || (next.Role == agentstate.RoleAssistant && next.ExecutionID == last.ExecutionID)
 	return !continues
 }

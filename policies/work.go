@@ -1,26 +1,6 @@
 package policies
 
-import "strings"
-
-// Provenance says how a token count was obtained.
-type Provenance uint8
-
-// Provenances, numbered as in the proto.
-const (
-	ProvenanceUnspecified Provenance = iota
-	ProvenanceExact
-	ProvenanceAnchored
-	ProvenanceEstimated
-)
-
-var provenanceNames = [...]string{"unspecified", "exact", "anchored", "estimated"}
-
-func (p Provenance) String() string {
-	if int(p) < len(provenanceNames) {
-		return provenanceNames[p]
-	}
-	return "provenance?"
-}
+import "github.com/contextcompiler/ctxc/agentstate"
 
 // Disposition says what became of a log message in a compile.
 type Disposition uint8
@@ -43,80 +23,6 @@ func (d Disposition) String() string {
 		return dispositionNames[d]
 	}
 	return "disposition?"
-}
-
-// View selects the projection of the log.
-type View uint8
-
-// Views, numbered as in the proto.
-const (
-	ViewUnspecified View = iota
-	ViewReasoning
-	ViewConversation
-)
-
-// RenderFormat is a provider's request body shape.
-type RenderFormat uint8
-
-// Render formats, numbered as in the proto.
-const (
-	RenderNone RenderFormat = iota
-	RenderOpenAI
-	RenderAnthropic
-	RenderGemini
-	RenderOllama
-	RenderOpenAIResponses
-)
-
-var renderNames = [...]string{"none", "openai", "anthropic", "gemini", "ollama", "openai_responses"}
-
-func (f RenderFormat) String() string {
-	if int(f) < len(renderNames) {
-		return renderNames[f]
-	}
-	return "render?"
-}
-
-// Options are the per-call knobs of a request.
-type Options struct {
-	View                 View
-	ReservedOutputTokens *uint32
-	SoftThresholdRatio   *float64
-	MaxContextTokens     *uint32
-	// Render asks the render stage for the provider's request body.
-	Render RenderFormat
-	// MaxReplyBytes bounds the reply that carries the compiled messages and
-	// the rendered body (0: no bound); rendering is refused, before the body
-	// is built, when the two could not fit in it.
-	MaxReplyBytes int
-	// Goal is what the agent is trying to achieve (Compile's goal); nil when
-	// not given. The planner weighs artifacts against it beside the latest
-	// user turn.
-	Goal *Goal
-}
-
-// Goal is what the agent is trying to achieve in a call (ContextGoal).
-type Goal struct {
-	Description     string
-	SuccessCriteria []string
-}
-
-// Text is the goal as one text: the description, then each success criterion
-// on its own line.
-func (g *Goal) Text() string {
-	if g == nil {
-		return ""
-	}
-	return strings.Join(append([]string{g.Description}, g.SuccessCriteria...), "\n")
-}
-
-// Attachment is a document attached to a request: an artifact for the planner.
-type Attachment struct {
-	ID      string
-	Content string
-	Title   string
-	Source  string
-	Type    string
 }
 
 // ArtifactUsage records what the planner did with one artifact.
@@ -145,91 +51,6 @@ type CacheStats struct {
 	Hits, Misses, Errors int
 }
 
-// TokenCounter counts tokens for one model. The pipeline resolves it from the
-// state's model before the first stage, so every policy measures the same way.
-// Implementations are safe for concurrent use: requests share them, and the
-// estimate stage counts a long log from several goroutines.
-type TokenCounter interface {
-	// CountMessage counts a message with its framing overhead, honouring its Mask.
-	CountMessage(m *Message) (int, Provenance)
-	// CountText counts bare text.
-	CountText(s string) int
-	// CountPreamble counts the system prompt, tool definitions and response format
-	// as the provider frames them: system prompt first, then tools and format.
-	CountPreamble(c *Context) (system int, tools int)
-	// Name names the encoding or estimator ("o200k_base", "cl100k_base*1.20").
-	Name() string
-}
-
-// ModelInfo is what the registry knows of the target model, after request overrides.
-type ModelInfo struct {
-	Name            string
-	Provider        string
-	ContextWindow   int
-	MaxOutputTokens int
-	// Prices in US dollars per million tokens; 0 when unknown.
-	InputPricePerMTok  float64
-	OutputPricePerMTok float64
-	// Assumption is set for a model the registry lacks, counted with its
-	// provider's defaults: what was assumed, for the report's warnings (the
-	// estimate stage adds it). Empty for a registered model.
-	Assumption string
-}
-
-// Entry is one message of the working view, with its bookkeeping.
-type Entry struct {
-	Message Message
-	// SourceID is the id of the log message this entry shows ("" when synthesized).
-	SourceID string
-	// Tokens is the message's count when Counted; policies that change Message call Work.Touch.
-	Tokens     int
-	Provenance Provenance
-	Counted    bool
-	// Changed is set once the entry differs from the log message it shows.
-	Changed bool
-	// Unsettled is set by the runner on an entry that a later compile of the
-	// same log, grown by appends, may show differently: one changed by a step
-	// whose result depends on later messages, or by compaction outside a
-	// compaction point. The stable prefix ends at the first one.
-	Unsettled bool
-	// LogPos is 1 + the position in State.Context.Messages of the message
-	// SourceID names (0 when synthesized), set by EntriesFromLog: a hint
-	// that Work checks against SourceID before use, so that recording a
-	// disposition costs no lookup by id.
-	LogPos int32
-}
-
-// Budget is the token accounting of a context (ContextTokenBudget).
-type Budget struct {
-	ContextWindow     int
-	Used              int
-	ReservedOutput    int
-	ReservedSystem    int
-	SoftThreshold     int
-	Remaining         int
-	OverSoftThreshold bool
-	// MinHeadroom is the token_budget's min_headroom_tokens: fewer tokens
-	// remaining than this asks for compaction, as the soft threshold does.
-	MinHeadroom int
-	// ShouldCompact is the profile's decision on this context: its trigger's
-	// verdict when it has one (the runner sets it, so that the budget and the
-	// decide stage agree), else OverSoftThreshold or Remaining < MinHeadroom.
-	ShouldCompact bool
-	Provenance    Provenance
-	Breakdown     Breakdown
-	Counter       string
-}
-
-// Breakdown splits used tokens by what they are spent on.
-type Breakdown struct {
-	SystemPrompt int
-	Tools        int
-	Pinned       int
-	Summaries    int
-	Conversation int
-	ToolTrace    int
-}
-
 // Repair records one structural fix.
 type Repair struct {
 	Kind      string
@@ -253,7 +74,7 @@ type MessageReport struct {
 	MessageID   string
 	Disposition Disposition
 	Tokens      int
-	Provenance  Provenance
+	Provenance  agentstate.Provenance
 	Reason      string
 	Policy      string
 }
@@ -347,19 +168,19 @@ type Report struct {
 // request; each policy reads and changes it in stage order.
 type Work struct {
 	// State is the request's state. Policies must not modify it.
-	State *State
+	State *agentstate.State
 	// Options are the request's per-call options.
-	Options Options
+	Options agentstate.Options
 	// Model is the resolved target model.
-	Model ModelInfo
+	Model agentstate.ModelInfo
 	// Counter measures messages for Model.
-	Counter TokenCounter
+	Counter agentstate.TokenCounter
 	// Entries is the current view, oldest first; the system prompt is not in it.
-	Entries []Entry
+	Entries []agentstate.Entry
 	// SystemTokens and ToolTokens are the preamble's counts (set by the estimate stage).
 	SystemTokens, ToolTokens int
 	// Budget is set by the budget stage.
-	Budget *Budget
+	Budget *agentstate.Budget
 	// CompactionRequested is set by the decide stage; the runner then runs the compact stage.
 	CompactionRequested bool
 	// CompactionTarget is the used-token count compaction aims at (set by the decide
@@ -398,14 +219,14 @@ type Work struct {
 	DegradedReason string
 	Detail         string
 	// Appended holds messages that Compact persists into the log (summaries).
-	Appended []Message
+	Appended []agentstate.Message
 	// Masks holds masks that Compact records on log messages, by log id,
 	// written only through SetMask.
-	Masks map[string]Mask
+	Masks map[string]agentstate.Mask
 	// Touches counts Touch calls; the runner reports a step's share as messages affected.
 	Touches int
 	// Attachments are the request's attached documents (artifacts for the planner).
-	Attachments []Attachment
+	Attachments []agentstate.Attachment
 	// Rendered is the provider request body the render stage produced (JSON).
 	Rendered string
 	// PlanningUsed, Artifacts, ModelUsage and Cache feed the report's LLM section;
@@ -428,7 +249,7 @@ type Work struct {
 // LogMessage is the message of the state's log with id, found in constant
 // time: a lookup at every compaction point must not walk the whole log.
 // The log is read-only during a run.
-func (w *Work) LogMessage(id string) (*Message, bool) {
+func (w *Work) LogMessage(id string) (*agentstate.Message, bool) {
 	if w.State == nil {
 		return nil, false
 	}
@@ -469,13 +290,13 @@ func (w *Work) Touch(i int) {
 }
 
 // SetMask records the mask Compact puts on a log message.
-func (w *Work) SetMask(id string, m Mask) {
+func (w *Work) SetMask(id string, m agentstate.Mask) {
 	if w.Masks == nil {
-		w.Masks = make(map[string]Mask)
+		w.Masks = make(map[string]agentstate.Mask)
 	}
 	if w.journal != nil {
 		old, existed := w.Masks[id]
-		w.journal.masks = append(w.journal.masks, undo[Mask]{id, old, existed})
+		w.journal.masks = append(w.journal.masks, undo[agentstate.Mask]{id, old, existed})
 	}
 	w.Masks[id] = m
 }
@@ -484,7 +305,7 @@ func (w *Work) SetMask(id string, m Mask) {
 // costs what the step wrote, not the size of a ledger that grows with the log.
 type ledgerJournal struct {
 	dispositions []dispositionUndo
-	masks        []undo[Mask]
+	masks        []undo[agentstate.Mask]
 }
 
 type undo[V any] struct {
@@ -496,7 +317,7 @@ type undo[V any] struct {
 // A Checkpoint is a state of the ledger (dispositions, Masks, Appended,
 // Repairs, Warnings) that Rollback returns to.
 type Checkpoint struct {
-	appended []Message
+	appended []agentstate.Message
 	repairs  []Repair
 	warnings []string
 }

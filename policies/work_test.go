@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -16,21 +17,21 @@ import (
 // at every compaction of a long log. Dispositions are kept by log position
 // for the log's messages and by id for others: both are rolled back.
 func TestRollbackUndoesWhatAStepWrote(t *testing.T) {
-	log := &policies.State{Context: policies.Context{Messages: []policies.Message{{ID: "m0"}, {ID: "m1"}, {ID: "m2"}}}}
-	for _, state := range []*policies.State{nil, log} {
+	log := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{{ID: "m0"}, {ID: "m1"}, {ID: "m2"}}}}
+	for _, state := range []*agentstate.State{nil, log} {
 		testRollback(t, state)
 	}
 }
 
-func testRollback(t *testing.T, state *policies.State) {
+func testRollback(t *testing.T, state *agentstate.State) {
 	before := func() *policies.Work {
 		w := &policies.Work{State: state}
 		if state != nil {
-			w.Entries = policies.EntriesFromLog(state.Context.Messages)
+			w.Entries = agentstate.EntriesFromLog(state.Context.Messages)
 		}
 		w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionMasked, Reason: "masked first"})
-		w.SetMask("m1", policies.Mask{Reason: "dedupe", Placeholder: "p1"})
-		w.Appended = append(make([]policies.Message, 0, 8), policies.Message{ID: "s1"})
+		w.SetMask("m1", agentstate.Mask{Reason: "dedupe", Placeholder: "p1"})
+		w.Appended = append(make([]agentstate.Message, 0, 8), agentstate.Message{ID: "s1"})
 		w.Warn("kept")
 		return w
 	}
@@ -42,7 +43,7 @@ func testRollback(t *testing.T, state *policies.State) {
 		{"new entries", func(w *policies.Work) {
 			w.Dispose(policies.MessageReport{MessageID: "m2", Disposition: policies.DispositionSummarized})
 			w.Dispose(policies.MessageReport{MessageID: "not-in-log", Disposition: policies.DispositionDropped})
-			w.SetMask("m3", policies.Mask{Reason: "masking"})
+			w.SetMask("m3", agentstate.Mask{Reason: "masking"})
 		}},
 		{"overwritten twice", func(w *policies.Work) {
 			w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionSummarized, Reason: "one"})
@@ -52,15 +53,15 @@ func testRollback(t *testing.T, state *policies.State) {
 			} else {
 				w.Dispose(two)
 			}
-			w.SetMask("m1", policies.Mask{Reason: "other"})
+			w.SetMask("m1", agentstate.Mask{Reason: "other"})
 		}},
 		{"appended into spare capacity", func(w *policies.Work) {
-			w.Appended = append(w.Appended, policies.Message{ID: "s2"})
+			w.Appended = append(w.Appended, agentstate.Message{ID: "s2"})
 			w.Repair(policies.Repair{Kind: "r"})
 			w.Warn("step")
 		}},
 		{"ledger slices replaced", func(w *policies.Work) {
-			w.Appended = []policies.Message{{ID: "s3"}}
+			w.Appended = []agentstate.Message{{ID: "s3"}}
 			w.Warnings = nil
 		}},
 	}
@@ -92,11 +93,11 @@ func testRollback(t *testing.T, state *policies.State) {
 // log order, and a rollback across a chunk boundary removes what it added.
 func TestDispositionsAcrossChunks(t *testing.T) {
 	const n = 2500
-	st := &policies.State{}
+	st := &agentstate.State{}
 	for i := range n {
-		st.Context.Messages = append(st.Context.Messages, policies.Message{ID: fmt.Sprintf("m%d", i)})
+		st.Context.Messages = append(st.Context.Messages, agentstate.Message{ID: fmt.Sprintf("m%d", i)})
 	}
-	w := &policies.Work{State: st, Entries: policies.EntriesFromLog(st.Context.Messages)}
+	w := &policies.Work{State: st, Entries: agentstate.EntriesFromLog(st.Context.Messages)}
 	for i := 0; i < n; i += 2 {
 		w.DisposeEntry(&w.Entries[i], policies.MessageReport{Disposition: policies.DispositionDropped})
 	}

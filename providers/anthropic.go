@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // Anthropic Messages wire types.
@@ -135,28 +135,28 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 
 // anthropicTurnOf renders one compiled message as a turn's blocks, thinking
 // apart (the API wants it first in its turn).
-func anthropicTurnOf(c *conversation, m *policies.Message) anthropicTurn {
+func anthropicTurnOf(c *conversation, m *agentstate.Message) anthropicTurn {
 	t := anthropicTurn{role: "user"}
-	if m.Role == policies.RoleAssistant {
+	if m.Role == agentstate.RoleAssistant {
 		t.role = "assistant"
 	}
 	for _, p := range m.Parts {
 		switch {
-		case p.Kind == policies.PartText:
+		case p.Kind == agentstate.PartText:
 			if blank(p.Text) {
 				c.notes.add("blank text part(s) omitted (the API rejects them)", 1)
 				continue
 			}
 			t.blocks = append(t.blocks, anthropicBlock{Type: "text", Text: &p.Text})
-		case p.Kind == policies.PartToolCall && t.role == "assistant":
+		case p.Kind == agentstate.PartToolCall && t.role == "assistant":
 			t.blocks = append(t.blocks, anthropicBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: argumentsObject(p.ToolCall.ArgumentsJSON)})
-		case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
+		case p.Kind == agentstate.PartToolResult && m.Role == agentstate.RoleTool:
 			b := anthropicBlock{Type: "tool_result", ToolUseID: p.ToolResult.ToolCallID, IsError: p.ToolResult.IsError}
 			if p.ToolResult.Content != "" {
 				b.Content = rawJSON(p.ToolResult.Content)
 			}
 			t.blocks = append(t.blocks, b)
-		case p.Kind == policies.PartReasoning && t.role == "assistant":
+		case p.Kind == agentstate.PartReasoning && t.role == "assistant":
 			r := p.Reasoning
 			switch {
 			case len(r.Signature) == 0:
@@ -166,7 +166,7 @@ func anthropicTurnOf(c *conversation, m *policies.Message) anthropicTurn {
 			default:
 				t.thinking = append(t.thinking, anthropicBlock{Type: "thinking", Thinking: &r.Text, Signature: base64.StdEncoding.EncodeToString(r.Signature)})
 			}
-		case p.Kind == policies.PartImage && t.role == "user" && m.Role != policies.RoleTool:
+		case p.Kind == agentstate.PartImage && t.role == "user" && m.Role != agentstate.RoleTool:
 			if mt, data, ok := imageBytes(p.Image); ok {
 				t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
 			} else {
@@ -447,7 +447,7 @@ func importAnthropic(im *importer, body []byte) {
 		if t.Name == "" {
 			im.fail(fmt.Sprintf("tools[%d].name", i), "a tool needs a name")
 		}
-		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.InputSchema)})
+		im.out.Tools = append(im.out.Tools, agentstate.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.InputSchema)})
 	}
 	for i, m := range req.Messages {
 		im.at = i
@@ -466,7 +466,7 @@ func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
 		// environment so): text only, and pinned, since it instructs as the
 		// system prompt does and compaction must not summarize it away.
 		if text := anthropicText(im, m.Content, path+".content"); text != "" {
-			im.add(policies.RoleSystem, []policies.Part{textPart(text)})
+			im.add(agentstate.RoleSystem, []agentstate.Part{textPart(text)})
 			im.out.Messages[len(im.out.Messages)-1].Pinned = true
 		}
 		return
@@ -476,7 +476,7 @@ func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
 	}
 	var s string
 	if json.Unmarshal(m.Content, &s) == nil {
-		im.add(anthropicRole(m.Role), []policies.Part{textPart(s)})
+		im.add(anthropicRole(m.Role), []agentstate.Part{textPart(s)})
 		return
 	}
 	var blocks []anthropicBlock
@@ -517,7 +517,7 @@ func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
 			im.fail(path, "the signature must be standard base64")
 			return
 		}
-		t.parts = append(t.parts, policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: text, Signature: sigBytes}})
+		t.parts = append(t.parts, agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: text, Signature: sigBytes}})
 	case "tool_use":
 		if b.ID == "" {
 			im.fail(path+".id", "a tool_use block needs an id")
@@ -526,13 +526,13 @@ func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
 			im.fail(path+".name", "a tool_use block needs a name")
 		}
 		im.rememberCall(b.ID, b.Name)
-		t.parts = append(t.parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: b.ID, Name: b.Name, ArgumentsJSON: argumentsFromObject(b.Input)}})
+		t.parts = append(t.parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: b.ID, Name: b.Name, ArgumentsJSON: argumentsFromObject(b.Input)}})
 	case "tool_result":
 		if b.ToolUseID == "" {
 			im.fail(path+".tool_use_id", "a tool_result block needs the id of its tool_use")
 		}
 		content := anthropicText(im, b.Content, path+".content")
-		t.results = append(t.results, policies.ToolResult{ToolCallID: b.ToolUseID, Name: im.callNames[b.ToolUseID], Content: content, IsError: b.IsError})
+		t.results = append(t.results, agentstate.ToolResult{ToolCallID: b.ToolUseID, Name: im.callNames[b.ToolUseID], Content: content, IsError: b.IsError})
 	case "image":
 		switch {
 		case b.Source != nil && b.Source.Type == "base64":
@@ -541,9 +541,9 @@ func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
 				im.fail(path+".source.data", "not base64: %v", err)
 				return
 			}
-			t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: b.Source.MediaType}))
+			t.parts = append(t.parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceData, Data: data, MediaType: b.Source.MediaType}))
 		case b.Source != nil && b.Source.Type == "url" && b.Source.URL != "":
-			t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: b.Source.URL}))
+			t.parts = append(t.parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceURL, URL: b.Source.URL}))
 		default:
 			im.fail(path+".source", "an image needs a base64 or url source")
 		}
@@ -552,11 +552,11 @@ func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
 	}
 }
 
-func anthropicRole(role string) policies.Role {
+func anthropicRole(role string) agentstate.Role {
 	if role == "assistant" {
-		return policies.RoleAssistant
+		return agentstate.RoleAssistant
 	}
-	return policies.RoleUser
+	return agentstate.RoleUser
 }
 
 // anthropicText reads a string or an array of text blocks (system prompts and

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // Gemini generateContent wire types (REST, camelCase field names).
@@ -125,42 +125,42 @@ func renderGemini(c *conversation) ([]byte, error) {
 }
 
 // geminiPartsOf renders one compiled message as the parts of a turn of role.
-func geminiPartsOf(c *conversation, m *policies.Message) (role string, parts []geminiPart) {
+func geminiPartsOf(c *conversation, m *agentstate.Message) (role string, parts []geminiPart) {
 	role = "user"
-	if m.Role == policies.RoleAssistant {
+	if m.Role == agentstate.RoleAssistant {
 		role = "model"
 	}
 	for _, p := range m.Parts {
 		switch {
-		case p.Kind == policies.PartText:
+		case p.Kind == agentstate.PartText:
 			if blank(p.Text) {
 				c.notes.add("blank text part(s) omitted", 1)
 				continue
 			}
 			parts = append(parts, geminiPart{Text: &p.Text})
-		case p.Kind == policies.PartToolCall && role == "model":
+		case p.Kind == agentstate.PartToolCall && role == "model":
 			parts = append(parts, geminiPart{FunctionCall: &geminiFunctionCall{Name: p.ToolCall.Name, Args: argumentsObject(p.ToolCall.ArgumentsJSON)}})
-		case p.Kind == policies.PartToolResult && m.Role == policies.RoleTool:
+		case p.Kind == agentstate.PartToolResult && m.Role == agentstate.RoleTool:
 			content := p.ToolResult.Content
 			res := geminiResult{Output: &content}
 			if p.ToolResult.IsError {
 				res = geminiResult{Error: &content}
 			}
 			parts = append(parts, geminiPart{FunctionResponse: &geminiFunctionResponse{Name: p.ToolResult.Name, Response: rawJSON(res)}})
-		case p.Kind == policies.PartReasoning && role == "model" && p.Reasoning.Text != "":
+		case p.Kind == agentstate.PartReasoning && role == "model" && p.Reasoning.Text != "":
 			r := p.Reasoning
 			gp := geminiPart{Text: &r.Text, Thought: true}
 			if len(r.Signature) > 0 {
 				gp.ThoughtSignature = base64.StdEncoding.EncodeToString(r.Signature)
 			}
 			parts = append(parts, gp)
-		case p.Kind == policies.PartImage && role == "user" && m.Role != policies.RoleTool:
+		case p.Kind == agentstate.PartImage && role == "user" && m.Role != agentstate.RoleTool:
 			if mt, data, ok := imageBytes(p.Image); ok {
 				parts = append(parts, geminiPart{InlineData: &geminiBlob{MimeType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
 			} else {
 				parts = append(parts, geminiPart{FileData: &geminiFileData{MimeType: urlMediaType(p.Image), FileURI: p.Image.URL}})
 			}
-		case p.Kind == policies.PartReasoning && role == "model":
+		case p.Kind == agentstate.PartReasoning && role == "model":
 			c.notes.add("reasoning part(s) without text omitted (a thought part needs text)", 1)
 		default:
 			c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
@@ -171,7 +171,7 @@ func geminiPartsOf(c *conversation, m *policies.Message) (role string, parts []g
 
 // urlMediaType is an image URL's media type: given, else guessed from the
 // path's extension, else image/jpeg (fileData needs one).
-func urlMediaType(img policies.Image) string {
+func urlMediaType(img agentstate.Image) string {
 	if img.MediaType != "" {
 		return img.MediaType
 	}
@@ -331,7 +331,7 @@ func importGemini(im *importer, body []byte) {
 			if len(schema) == 0 {
 				schema = d.Parameters
 			}
-			im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: d.Name, Description: d.Description, ParametersJSON: schemaText(schema)})
+			im.out.Tools = append(im.out.Tools, agentstate.ToolDefinition{Name: d.Name, Description: d.Description, ParametersJSON: schemaText(schema)})
 		}
 	}
 	g := geminiImport{importer: im}
@@ -361,9 +361,9 @@ func (g *geminiImport) content(i int, content geminiContent) {
 	t := geminiTurn{turn: turn{im: g.importer}, index: i}
 	switch content.Role {
 	case "user", "":
-		t.role = policies.RoleUser
+		t.role = agentstate.RoleUser
 	case "model":
-		t.role = policies.RoleAssistant
+		t.role = agentstate.RoleAssistant
 		g.pending = g.pending[:0]
 	default:
 		g.fail(path+".role", "unsupported role %q (want user or model)", content.Role)
@@ -383,7 +383,7 @@ func (g *geminiImport) content(i int, content geminiContent) {
 func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart) {
 	switch {
 	case p.Text != nil && p.Thought:
-		r := policies.Reasoning{Text: *p.Text}
+		r := agentstate.Reasoning{Text: *p.Text}
 		if p.ThoughtSignature != "" {
 			sig, ok := decodeSignature(p.ThoughtSignature)
 			if !ok {
@@ -392,7 +392,7 @@ func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart) {
 			}
 			r.Signature = sig
 		}
-		t.parts = append(t.parts, policies.Part{Kind: policies.PartReasoning, Reasoning: r})
+		t.parts = append(t.parts, agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: r})
 	case p.Text != nil:
 		t.parts = append(t.parts, textPart(*p.Text))
 	case p.InlineData != nil:
@@ -401,13 +401,13 @@ func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart) {
 			g.fail(path+".inlineData.data", "not base64: %v", err)
 			return
 		}
-		t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: p.InlineData.MimeType}))
+		t.parts = append(t.parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceData, Data: data, MediaType: p.InlineData.MimeType}))
 	case p.FileData != nil:
 		if p.FileData.FileURI == "" {
 			g.fail(path+".fileData.fileUri", "a file needs a URI")
 			return
 		}
-		t.parts = append(t.parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: p.FileData.FileURI, MediaType: p.FileData.MimeType}))
+		t.parts = append(t.parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceURL, URL: p.FileData.FileURI, MediaType: p.FileData.MimeType}))
 	case p.FunctionCall != nil:
 		g.functionCall(path, t, p.FunctionCall)
 	case p.FunctionResponse != nil:
@@ -418,7 +418,7 @@ func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart) {
 }
 
 func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *geminiFunctionCall) {
-	if t.role != policies.RoleAssistant {
+	if t.role != agentstate.RoleAssistant {
 		g.fail(path+".functionCall", "a functionCall belongs in a model turn")
 		return
 	}
@@ -433,7 +433,7 @@ func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *geminiFuncti
 	t.calls++
 	g.pending = append(g.pending, pendingCall{id: id, name: fc.Name})
 	g.rememberCall(id, fc.Name)
-	t.parts = append(t.parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: fc.Name, ArgumentsJSON: argumentsFromObject(fc.Args)}})
+	t.parts = append(t.parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: fc.Name, ArgumentsJSON: argumentsFromObject(fc.Args)}})
 }
 
 func (g *geminiImport) functionResponse(path string, t *geminiTurn, fr *geminiFunctionResponse) {
@@ -446,7 +446,7 @@ func (g *geminiImport) functionResponse(path string, t *geminiTurn, fr *geminiFu
 		}
 	}
 	content, isErr := geminiResponseContent(fr.Response)
-	t.results = append(t.results, policies.ToolResult{ToolCallID: id, Name: fr.Name, Content: content, IsError: isErr})
+	t.results = append(t.results, agentstate.ToolResult{ToolCallID: id, Name: fr.Name, Content: content, IsError: isErr})
 }
 
 // geminiResponseContent reads a functionResponse.response: {"output": s} or

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/normalize"
@@ -18,12 +19,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-var formats = []policies.RenderFormat{policies.RenderOpenAI, policies.RenderAnthropic, policies.RenderGemini, policies.RenderOllama, policies.RenderOpenAIResponses}
+var formats = []agentstate.RenderFormat{agentstate.RenderOpenAI, agentstate.RenderAnthropic, agentstate.RenderGemini, agentstate.RenderOllama, agentstate.RenderOpenAIResponses}
 
 // loadExample reads a README example (a protojson CompileRequest) and
 // converts the fields rendering reads. The server owns the real conversion;
 // policies may not import it.
-func loadExample(t testing.TB, name string) *policies.State {
+func loadExample(t testing.TB, name string) *agentstate.State {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "examples", name))
 	if err != nil {
@@ -34,37 +35,37 @@ func loadExample(t testing.TB, name string) *policies.State {
 		t.Fatalf("%s: %v", name, err)
 	}
 	pc := req.GetState().GetContext()
-	st := &policies.State{
-		SchemaVersion: policies.CurrentSchemaVersion,
-		Model:         policies.ModelSpec{Name: req.GetState().GetModel().GetName(), Provider: req.GetState().GetModel().GetProvider()},
-		Context:       policies.Context{SystemPrompt: pc.GetSystemPrompt(), ResponseFormat: pc.GetResponseFormat()},
-		Execution:     policies.Execution{ID: req.GetState().GetExecution().GetId(), Status: policies.ExecutionStatus(req.GetState().GetExecution().GetStatus())},
+	st := &agentstate.State{
+		SchemaVersion: agentstate.CurrentSchemaVersion,
+		Model:         agentstate.ModelSpec{Name: req.GetState().GetModel().GetName(), Provider: req.GetState().GetModel().GetProvider()},
+		Context:       agentstate.Context{SystemPrompt: pc.GetSystemPrompt(), ResponseFormat: pc.GetResponseFormat()},
+		Execution:     agentstate.Execution{ID: req.GetState().GetExecution().GetId(), Status: agentstate.ExecutionStatus(req.GetState().GetExecution().GetStatus())},
 	}
 	for _, td := range pc.GetTools() {
-		st.Context.Tools = append(st.Context.Tools, policies.ToolDefinition{Name: td.GetName(), Description: td.GetDescription(), ParametersJSON: td.GetParametersJson()})
+		st.Context.Tools = append(st.Context.Tools, agentstate.ToolDefinition{Name: td.GetName(), Description: td.GetDescription(), ParametersJSON: td.GetParametersJson()})
 	}
 	for _, pm := range pc.GetMessages() {
-		m := policies.Message{ID: pm.GetId(), Role: policies.Role(pm.GetRole()), Kind: policies.MessageKind(pm.GetKind()), ExecutionID: pm.GetExecutionId(), Pinned: pm.GetPinned()}
+		m := agentstate.Message{ID: pm.GetId(), Role: agentstate.Role(pm.GetRole()), Kind: agentstate.MessageKind(pm.GetKind()), ExecutionID: pm.GetExecutionId(), Pinned: pm.GetPinned()}
 		for _, pp := range pm.GetParts() {
-			var p policies.Part
+			var p agentstate.Part
 			switch {
 			case pp.GetToolCall() != nil:
 				c := pp.GetToolCall()
-				p = policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: c.GetId(), Name: c.GetName(), ArgumentsJSON: c.GetArgumentsJson()}}
+				p = agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: c.GetId(), Name: c.GetName(), ArgumentsJSON: c.GetArgumentsJson()}}
 			case pp.GetToolResult() != nil:
 				r := pp.GetToolResult()
-				p = policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: r.GetToolCallId(), Name: r.GetName(), Content: r.GetContent(), IsError: r.GetIsError()}}
+				p = agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: r.GetToolCallId(), Name: r.GetName(), Content: r.GetContent(), IsError: r.GetIsError()}}
 			case pp.GetReasoning() != nil:
 				r := pp.GetReasoning()
-				p = policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: r.GetText(), Signature: r.GetSignature()}}
+				p = agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: r.GetText(), Signature: r.GetSignature()}}
 			case pp.GetImage() != nil:
 				img := pp.GetImage()
-				p = policies.Part{Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceURL, URL: img.GetUrl(), MediaType: img.GetMediaType()}}
+				p = agentstate.Part{Kind: agentstate.PartImage, Image: agentstate.Image{Source: agentstate.ImageSourceURL, URL: img.GetUrl(), MediaType: img.GetMediaType()}}
 				if img.GetData() != nil {
-					p.Image = policies.Image{Source: policies.ImageSourceData, Data: img.GetData(), MediaType: img.GetMediaType()}
+					p.Image = agentstate.Image{Source: agentstate.ImageSourceData, Data: img.GetData(), MediaType: img.GetMediaType()}
 				}
 			default:
-				p = policies.TextPart(pp.GetText())
+				p = agentstate.TextPart(pp.GetText())
 			}
 			m.Parts = append(m.Parts, p)
 		}
@@ -76,69 +77,69 @@ func loadExample(t testing.TB, name string) *policies.State {
 // pngHeader is enough of a PNG for content sniffing.
 var pngHeader = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00")
 
-func text(s string) policies.Part { return policies.TextPart(s) }
+func text(s string) agentstate.Part { return agentstate.TextPart(s) }
 
-func call(id, name, args string) policies.Part {
-	return policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: name, ArgumentsJSON: args}}
+func call(id, name, args string) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: name, ArgumentsJSON: args}}
 }
 
-func result(id, name, content string, isErr bool) policies.Part {
-	return policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: id, Name: name, Content: content, IsError: isErr}}
+func result(id, name, content string, isErr bool) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: id, Name: name, Content: content, IsError: isErr}}
 }
 
-func reasoning(s string, sig []byte) policies.Part {
-	return policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: s, Signature: sig}}
+func reasoning(s string, sig []byte) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: s, Signature: sig}}
 }
 
-func msg(id string, role policies.Role, parts ...policies.Part) policies.Message {
-	return policies.Message{ID: id, Role: role, Parts: parts}
+func msg(id string, role agentstate.Role, parts ...agentstate.Part) agentstate.Message {
+	return agentstate.Message{ID: id, Role: role, Parts: parts}
 }
 
 // signedState is a small hand-written conversation with what the README
 // examples lack: signed and redacted reasoning, inline and URL images, a
 // failed result, arguments that are not JSON, a system event in the log, and
 // a response format.
-func signedState() *policies.State {
-	return &policies.State{
-		SchemaVersion: policies.CurrentSchemaVersion,
-		Model:         policies.ModelSpec{Name: "claude-opus-4-1"},
-		Context: policies.Context{
+func signedState() *agentstate.State {
+	return &agentstate.State{
+		SchemaVersion: agentstate.CurrentSchemaVersion,
+		Model:         agentstate.ModelSpec{Name: "claude-opus-4-1"},
+		Context: agentstate.Context{
 			SystemPrompt:   "You inspect screenshots for layout bugs.",
-			Tools:          []policies.ToolDefinition{{Name: "crop", Description: "Crop the screenshot.", ParametersJSON: `{"type":"object","properties":{"box":{"type":"array"}}}`}, {Name: "ping"}},
+			Tools:          []agentstate.ToolDefinition{{Name: "crop", Description: "Crop the screenshot.", ParametersJSON: `{"type":"object","properties":{"box":{"type":"array"}}}`}, {Name: "ping"}},
 			ResponseFormat: `{"type":"object","properties":{"verdict":{"type":"string"}},"required":["verdict"]}`,
-			Messages: []policies.Message{
-				msg("u1", policies.RoleUser, text("Is the header <nav> overlapping the logo?"),
-					policies.Part{Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceData, Data: pngHeader, MediaType: "image/png"}},
-					policies.Part{Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceURL, URL: "https://example.com/full.png", MediaType: "image/png"}}),
-				msg("a1", policies.RoleAssistant, reasoning("The nav sits at y=0; crop the top band.", []byte{0x01, 0x02, 0xfe, 0xff}), text("Let me crop the header."),
+			Messages: []agentstate.Message{
+				msg("u1", agentstate.RoleUser, text("Is the header <nav> overlapping the logo?"),
+					agentstate.Part{Kind: agentstate.PartImage, Image: agentstate.Image{Source: agentstate.ImageSourceData, Data: pngHeader, MediaType: "image/png"}},
+					agentstate.Part{Kind: agentstate.PartImage, Image: agentstate.Image{Source: agentstate.ImageSourceURL, URL: "https://example.com/full.png", MediaType: "image/png"}}),
+				msg("a1", agentstate.RoleAssistant, reasoning("The nav sits at y=0; crop the top band.", []byte{0x01, 0x02, 0xfe, 0xff}), text("Let me crop the header."),
 					call("call_1", "crop", `{"box":[0,0,800,120]}`), call("call_2", "ping", `not json`)),
-				msg("t1", policies.RoleTool, result("call_1", "crop", "cropped: 800x120", false), result("call_2", "ping", "ping: tool offline", true)),
-				{ID: "e1", Role: policies.RoleSystem, Kind: policies.KindEvent, Parts: []policies.Part{text("[event] The user uploaded a second screenshot.")}},
-				msg("a2", policies.RoleAssistant, reasoning("", []byte("redacted-bytes")), text("Yes: the nav overlaps the logo by 12px.")),
-				msg("u2", policies.RoleUser, text("Thanks, how do I fix it?")),
+				msg("t1", agentstate.RoleTool, result("call_1", "crop", "cropped: 800x120", false), result("call_2", "ping", "ping: tool offline", true)),
+				{ID: "e1", Role: agentstate.RoleSystem, Kind: agentstate.KindEvent, Parts: []agentstate.Part{text("[event] The user uploaded a second screenshot.")}},
+				msg("a2", agentstate.RoleAssistant, reasoning("", []byte("redacted-bytes")), text("Yes: the nav overlaps the logo by 12px.")),
+				msg("u2", agentstate.RoleUser, text("Thanks, how do I fix it?")),
 			},
 		},
 	}
 }
 
 // leadingAssistantState starts with the assistant, as a greeting bot's log does.
-func leadingAssistantState() *policies.State {
-	return &policies.State{
-		SchemaVersion: policies.CurrentSchemaVersion,
-		Model:         policies.ModelSpec{Name: "llama3.1:8b"},
-		Context: policies.Context{Messages: []policies.Message{
-			msg("a0", policies.RoleAssistant, text("Hi! What can I do for you?")),
-			msg("u1", policies.RoleUser, text("Book a table for two.")),
+func leadingAssistantState() *agentstate.State {
+	return &agentstate.State{
+		SchemaVersion: agentstate.CurrentSchemaVersion,
+		Model:         agentstate.ModelSpec{Name: "llama3.1:8b"},
+		Context: agentstate.Context{Messages: []agentstate.Message{
+			msg("a0", agentstate.RoleAssistant, text("Hi! What can I do for you?")),
+			msg("u1", agentstate.RoleUser, text("Book a table for two.")),
 		}},
 	}
 }
 
 // normalizedWork is the view the render stage sees: the state's log after
 // normalization, with a fixed budget.
-func normalizedWork(st *policies.State) *policies.Work {
+func normalizedWork(st *agentstate.State) *policies.Work {
 	w := statetest.Work(st)
 	normalize.Normalize(w, &normalize.Config{})
-	w.Budget = &policies.Budget{ContextWindow: 32768, ReservedOutput: 2048}
+	w.Budget = &agentstate.Budget{ContextWindow: 32768, ReservedOutput: 2048}
 	return w
 }
 

@@ -10,46 +10,46 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
 
 func TestImportErrors(t *testing.T) {
 	tests := []struct {
 		name   string
-		format policies.RenderFormat
+		format agentstate.RenderFormat
 		body   string
-		want   []policies.FieldViolation
+		want   []agentstate.FieldViolation
 	}{
-		{"not JSON", policies.RenderOpenAI, `{"messages":`, []policies.FieldViolation{{Field: "input_json", Description: "not valid JSON"}}},
-		{"openai call without name", policies.RenderOpenAI,
+		{"not JSON", agentstate.RenderOpenAI, `{"messages":`, []agentstate.FieldViolation{{Field: "input_json", Description: "not valid JSON"}}},
+		{"openai call without name", agentstate.RenderOpenAI,
 			`{"messages":[{"role":"user","content":"x"},{"role":"user","content":"y"},{"role":"user","content":"z"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"","arguments":"{}"}}]}]}`,
-			[]policies.FieldViolation{{Field: "input_json.messages[3].tool_calls[0].function.name", Description: "a tool call needs a function name"}}},
-		{"openai wrong type", policies.RenderOpenAI, `{"messages":[{"role":7}]}`,
-			[]policies.FieldViolation{{Field: "input_json.messages[0].role", Description: "expected string, got JSON number"}}},
-		{"openai audio part", policies.RenderOpenAI, `{"messages":[{"role":"user","content":[{"type":"input_audio"}]}]}`,
-			[]policies.FieldViolation{{Field: "input_json.messages[0].content[0].type", Description: `unsupported content part "input_audio" here`}}},
-		{"anthropic bad signature", policies.RenderAnthropic, `{"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"not base64!"}]}]}`,
-			[]policies.FieldViolation{{Field: "input_json.messages[0].content[0]", Description: "the signature must be standard base64"}}},
-		{"anthropic unknown role", policies.RenderAnthropic, `{"messages":[{"role":"tool","content":"x"}]}`,
-			[]policies.FieldViolation{{Field: "input_json.messages[0].role", Description: `unsupported role "tool" (want user, assistant or system)`}}},
-		{"anthropic system message with an image", policies.RenderAnthropic, `{"messages":[{"role":"system","content":[{"type":"image"}]}]}`,
-			[]policies.FieldViolation{{Field: "input_json.messages[0].content[0].type", Description: `only text blocks are supported here, got "image"`}}},
-		{"gemini unpaired response", policies.RenderGemini, `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`,
-			[]policies.FieldViolation{{Field: "input_json.contents[0].parts[0].functionResponse.name", Description: `functionResponse "f" answers no functionCall of the previous model turn`}}},
-		{"ollama unpaired tool", policies.RenderOllama, `{"messages":[{"role":"tool","content":"r","tool_name":"f"}]}`,
-			[]policies.FieldViolation{{Field: "input_json.messages[0].tool_name", Description: `tool message "f" answers no tool call of the previous assistant message`}}},
-		{"responses server tool item", policies.RenderOpenAIResponses, `{"input":[{"role":"user","content":"find it"},{"type":"web_search_call","id":"ws_1","status":"completed"}]}`,
-			[]policies.FieldViolation{{Field: "input_json.input[1].type", Description: `unsupported item type "web_search_call" (want message, reasoning, function_call, function_call_output, custom_tool_call or custom_tool_call_output)`}}},
-		{"responses output without call_id", policies.RenderOpenAIResponses, `{"input":[{"type":"function_call_output","output":"x"}]}`,
-			[]policies.FieldViolation{{Field: "input_json.input[0].call_id", Description: "an output needs the call_id of its call"}}},
-		{"unsupported format", policies.RenderNone, `{}`,
-			[]policies.FieldViolation{{Field: "input_format", Description: "unsupported input format none"}}},
+			[]agentstate.FieldViolation{{Field: "input_json.messages[3].tool_calls[0].function.name", Description: "a tool call needs a function name"}}},
+		{"openai wrong type", agentstate.RenderOpenAI, `{"messages":[{"role":7}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.messages[0].role", Description: "expected string, got JSON number"}}},
+		{"openai audio part", agentstate.RenderOpenAI, `{"messages":[{"role":"user","content":[{"type":"input_audio"}]}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.messages[0].content[0].type", Description: `unsupported content part "input_audio" here`}}},
+		{"anthropic bad signature", agentstate.RenderAnthropic, `{"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"not base64!"}]}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.messages[0].content[0]", Description: "the signature must be standard base64"}}},
+		{"anthropic unknown role", agentstate.RenderAnthropic, `{"messages":[{"role":"tool","content":"x"}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.messages[0].role", Description: `unsupported role "tool" (want user, assistant or system)`}}},
+		{"anthropic system message with an image", agentstate.RenderAnthropic, `{"messages":[{"role":"system","content":[{"type":"image"}]}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.messages[0].content[0].type", Description: `only text blocks are supported here, got "image"`}}},
+		{"gemini unpaired response", agentstate.RenderGemini, `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.contents[0].parts[0].functionResponse.name", Description: `functionResponse "f" answers no functionCall of the previous model turn`}}},
+		{"ollama unpaired tool", agentstate.RenderOllama, `{"messages":[{"role":"tool","content":"r","tool_name":"f"}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.messages[0].tool_name", Description: `tool message "f" answers no tool call of the previous assistant message`}}},
+		{"responses server tool item", agentstate.RenderOpenAIResponses, `{"input":[{"role":"user","content":"find it"},{"type":"web_search_call","id":"ws_1","status":"completed"}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.input[1].type", Description: `unsupported item type "web_search_call" (want message, reasoning, function_call, function_call_output, custom_tool_call or custom_tool_call_output)`}}},
+		{"responses output without call_id", agentstate.RenderOpenAIResponses, `{"input":[{"type":"function_call_output","output":"x"}]}`,
+			[]agentstate.FieldViolation{{Field: "input_json.input[0].call_id", Description: "an output needs the call_id of its call"}}},
+		{"unsupported format", agentstate.RenderNone, `{}`,
+			[]agentstate.FieldViolation{{Field: "input_format", Description: "unsupported input format none"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Import(tt.format, []byte(tt.body))
-			var inv *policies.InvalidArgumentError
+			var inv *agentstate.InvalidArgumentError
 			if !errors.As(err, &inv) || inv.Reason != ReasonInvalidInput {
 				t.Fatalf("err = %#v, want InvalidArgumentError %s", err, ReasonInvalidInput)
 			}
@@ -63,40 +63,40 @@ func TestImportErrors(t *testing.T) {
 func TestImportVariants(t *testing.T) {
 	tests := []struct {
 		name   string
-		format policies.RenderFormat
+		format agentstate.RenderFormat
 		body   string
 		want   *Imported
 	}{
-		{"openai developer prompt and text parts", policies.RenderOpenAI,
+		{"openai developer prompt and text parts", agentstate.RenderOpenAI,
 			`{"model":"gpt-4o","messages":[{"role":"developer","content":[{"type":"text","text":"Be brief."}]},{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AQI="}}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"role":"tool","tool_call_id":"c1","content":"[tool error] boom"}]}`,
-			&Imported{Model: "gpt-4o", SystemPrompt: "Be brief.", Preamble: 1, Origins: origins(whole(1), whole(2), whole(3)), Messages: []policies.Message{
-				msg("in-1", policies.RoleUser, text("a"), policies.Part{Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceData, Data: []byte{1, 2}, MediaType: "image/png"}}),
-				msg("in-2", policies.RoleAssistant, call("c1", "f", `{"x":1}`)),
-				msg("in-3", policies.RoleTool, result("c1", "f", "boom", true)),
+			&Imported{Model: "gpt-4o", SystemPrompt: "Be brief.", Preamble: 1, Origins: origins(whole(1), whole(2), whole(3)), Messages: []agentstate.Message{
+				msg("in-1", agentstate.RoleUser, text("a"), agentstate.Part{Kind: agentstate.PartImage, Image: agentstate.Image{Source: agentstate.ImageSourceData, Data: []byte{1, 2}, MediaType: "image/png"}}),
+				msg("in-2", agentstate.RoleAssistant, call("c1", "f", `{"x":1}`)),
+				msg("in-3", agentstate.RoleTool, result("c1", "f", "boom", true)),
 			}}},
-		{"anthropic string contents and block system", policies.RenderAnthropic,
+		{"anthropic string contents and block system", agentstate.RenderAnthropic,
 			`{"system":[{"type":"text","text":"A"},{"type":"text","text":"B"}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{"_raw":"oops"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"}]},{"type":"text","text":"next"}]}]}`,
-			&Imported{SystemPrompt: "A\nB", Origins: origins(whole(0), blocks(1, 0), blocks(2, 0), blocks(2, 1)), Messages: []policies.Message{
-				msg("in-1", policies.RoleUser, text("hi")),
-				msg("in-2", policies.RoleAssistant, call("t1", "f", "oops")),
-				msg("in-3", policies.RoleTool, result("t1", "f", "r", false)),
-				msg("in-4", policies.RoleUser, text("next")),
+			&Imported{SystemPrompt: "A\nB", Origins: origins(whole(0), blocks(1, 0), blocks(2, 0), blocks(2, 1)), Messages: []agentstate.Message{
+				msg("in-1", agentstate.RoleUser, text("hi")),
+				msg("in-2", agentstate.RoleAssistant, call("t1", "f", "oops")),
+				msg("in-3", agentstate.RoleTool, result("t1", "f", "r", false)),
+				msg("in-4", agentstate.RoleUser, text("next")),
 			}}},
-		{"gemini synthesized ids paired by name", policies.RenderGemini,
+		{"gemini synthesized ids paired by name", agentstate.RenderGemini,
 			`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{"name":"b"}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{"result":42}}},{"functionResponse":{"name":"a","response":{"output":"A"}}}]}],"tools":[{"googleSearch":{}},{"functionDeclarations":[{"name":"a","parameters":{"type":"OBJECT"}}]}]}`,
-			&Imported{Tools: []policies.ToolDefinition{{Name: "a", ParametersJSON: `{"type":"OBJECT"}`}}, Origins: origins(blocks(0, 0), blocks(1, 0, 1), blocks(2, 0), blocks(2, 1)),
-				SyntheticCallIDs: map[string]bool{"gemini-call-1-0": true, "gemini-call-1-1": true}, Messages: []policies.Message{
-					msg("in-1", policies.RoleUser, text("go")),
-					msg("in-2", policies.RoleAssistant, call("gemini-call-1-0", "a", "{}"), call("gemini-call-1-1", "b", "{}")),
-					msg("in-3", policies.RoleTool, result("gemini-call-1-1", "b", `{"result":42}`, false)),
-					msg("in-4", policies.RoleTool, result("gemini-call-1-0", "a", "A", false)),
+			&Imported{Tools: []agentstate.ToolDefinition{{Name: "a", ParametersJSON: `{"type":"OBJECT"}`}}, Origins: origins(blocks(0, 0), blocks(1, 0, 1), blocks(2, 0), blocks(2, 1)),
+				SyntheticCallIDs: map[string]bool{"gemini-call-1-0": true, "gemini-call-1-1": true}, Messages: []agentstate.Message{
+					msg("in-1", agentstate.RoleUser, text("go")),
+					msg("in-2", agentstate.RoleAssistant, call("gemini-call-1-0", "a", "{}"), call("gemini-call-1-1", "b", "{}")),
+					msg("in-3", agentstate.RoleTool, result("gemini-call-1-1", "b", `{"result":42}`, false)),
+					msg("in-4", agentstate.RoleTool, result("gemini-call-1-0", "a", "A", false)),
 				}}},
-		{"ollama without ids", policies.RenderOllama,
+		{"ollama without ids", agentstate.RenderOllama,
 			`{"model":"llama3.1","messages":[{"role":"user","content":"go"},{"role":"assistant","content":"","thinking":"hm","tool_calls":[{"function":{"name":"a","arguments":{"k":"v"}}}]},{"role":"tool","content":"ok","tool_name":"a"}]}`,
-			&Imported{Model: "llama3.1", Origins: origins(whole(0), whole(1), whole(2)), SyntheticCallIDs: map[string]bool{"ollama-call-1-0": true}, Messages: []policies.Message{
-				msg("in-1", policies.RoleUser, text("go")),
-				msg("in-2", policies.RoleAssistant, reasoning("hm", nil), call("ollama-call-1-0", "a", `{"k":"v"}`)),
-				msg("in-3", policies.RoleTool, result("ollama-call-1-0", "a", "ok", false)),
+			&Imported{Model: "llama3.1", Origins: origins(whole(0), whole(1), whole(2)), SyntheticCallIDs: map[string]bool{"ollama-call-1-0": true}, Messages: []agentstate.Message{
+				msg("in-1", agentstate.RoleUser, text("go")),
+				msg("in-2", agentstate.RoleAssistant, reasoning("hm", nil), call("ollama-call-1-0", "a", `{"k":"v"}`)),
+				msg("in-3", agentstate.RoleTool, result("ollama-call-1-0", "a", "ok", false)),
 			}}},
 	}
 	for _, tt := range tests {
@@ -133,11 +133,11 @@ func FuzzImport(f *testing.F) {
 	f.Add(byte(4), []byte(`{"messages":[{"role":"tool","tool_name":"f"},{"role":"assistant","images":["??"],"tool_calls":[{"function":{"name":"f","arguments":"s"}}]}]}`))
 	f.Add(byte(0), []byte("\x00not json"))
 	f.Fuzz(func(t *testing.T, format byte, body []byte) {
-		got, err := Import(policies.RenderFormat(format%6), body)
+		got, err := Import(agentstate.RenderFormat(format%6), body)
 		if err == nil && got == nil {
 			t.Fatal("nil result without error")
 		}
-		var inv *policies.InvalidArgumentError
+		var inv *agentstate.InvalidArgumentError
 		if err != nil && !errors.As(err, &inv) {
 			t.Fatalf("error of type %T", err)
 		}
@@ -155,21 +155,21 @@ func TestImportResponsesCodexBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Import(policies.RenderOpenAIResponses, body)
+	got, err := Import(agentstate.RenderOpenAIResponses, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	shell := `{"command":["bash","-lc","go test ./..."],"workdir":"/work/stock"}`
 	patch := "*** Begin Patch\n*** Update File: reserve/reserve.go\n@@\n-\tn += released\n+\tn -= released\n*** End Patch"
-	want := []policies.Message{
-		msg("in-1", policies.RoleUser, text("<environment_context>\n  <cwd>/work/stock</cwd>\n  <shell>bash</shell>\n</environment_context>")),
-		msg("in-2", policies.RoleUser, text("Make go test ./... pass.")),
-		msg("in-3", policies.RoleAssistant, reasoning("**Running the tests**", []byte("gAAAAABoAAAAencrypted-one")), call("call_T1", "shell", shell)),
-		msg("in-4", policies.RoleTool, result("call_T1", "shell", `{"output":"--- FAIL: TestReserve (0.00s)\n    reserve_test.go:31: got 3, want 2\nFAIL\n","metadata":{"exit_code":1,"duration_seconds":1.4}}`, false)),
-		msg("in-5", policies.RoleAssistant, reasoning("", []byte("gAAAAABoAAAAencrypted-two")), text("Reserve double-counts released items; patching it."), call("call_P1", "apply_patch", patch)),
-		msg("in-6", policies.RoleTool, result("call_P1", "apply_patch", "Success. Updated the following files:\nM reserve/reserve.go", false)),
-		msg("in-7", policies.RoleAssistant, text("Fixed: Reserve subtracts released items. go test ./... passes.")),
-		msg("in-8", policies.RoleUser, text("Also add a test for zero items.")),
+	want := []agentstate.Message{
+		msg("in-1", agentstate.RoleUser, text("<environment_context>\n  <cwd>/work/stock</cwd>\n  <shell>bash</shell>\n</environment_context>")),
+		msg("in-2", agentstate.RoleUser, text("Make go test ./... pass.")),
+		msg("in-3", agentstate.RoleAssistant, reasoning("**Running the tests**", []byte("gAAAAABoAAAAencrypted-one")), call("call_T1", "shell", shell)),
+		msg("in-4", agentstate.RoleTool, result("call_T1", "shell", `{"output":"--- FAIL: TestReserve (0.00s)\n    reserve_test.go:31: got 3, want 2\nFAIL\n","metadata":{"exit_code":1,"duration_seconds":1.4}}`, false)),
+		msg("in-5", agentstate.RoleAssistant, reasoning("", []byte("gAAAAABoAAAAencrypted-two")), text("Reserve double-counts released items; patching it."), call("call_P1", "apply_patch", patch)),
+		msg("in-6", agentstate.RoleTool, result("call_P1", "apply_patch", "Success. Updated the following files:\nM reserve/reserve.go", false)),
+		msg("in-7", agentstate.RoleAssistant, text("Fixed: Reserve subtracts released items. go test ./... passes.")),
+		msg("in-8", agentstate.RoleUser, text("Also add a test for zero items.")),
 	}
 	if diff := cmp.Diff(want, got.Messages); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
@@ -239,14 +239,14 @@ func FuzzOpenAICommonReadsAsImportOpenAI(f *testing.F) {
 func TestOpenAICommonReadsAsImportOpenAI(t *testing.T) {
 	var bodies [][]byte
 	for _, state := range goldenStates {
-		body, _, err := Render(policies.RenderOpenAI, input(normalizedWork(state(t))))
+		body, _, err := Render(agentstate.RenderOpenAI, input(normalizedWork(state(t))))
 		if err != nil {
 			t.Fatal(err)
 		}
 		bodies = append(bodies, body)
 	}
 	for seed := int64(0); seed < 50; seed++ {
-		body, _, err := Render(policies.RenderOpenAI, input(normalizedWork(statetest.Generate(rand.New(rand.NewSource(seed)), statetest.DefaultOptions()))))
+		body, _, err := Render(agentstate.RenderOpenAI, input(normalizedWork(statetest.Generate(rand.New(rand.NewSource(seed)), statetest.DefaultOptions()))))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // Error reasons of this package, reported in google.rpc.ErrorInfo.reason.
@@ -28,8 +28,8 @@ const maxViolations = 50
 // Imported is a provider request body read back into the domain.
 type Imported struct {
 	SystemPrompt string
-	Messages     []policies.Message
-	Tools        []policies.ToolDefinition
+	Messages     []agentstate.Message
+	Tools        []agentstate.ToolDefinition
 	Model        string
 	// MaxOutputTokens is the answer's length limit the body asks for
 	// (max_tokens, max_completion_tokens, max_output_tokens,
@@ -68,26 +68,26 @@ const WholeMessage = -1
 // input_format). Messages get the ids "in-1", "in-2"... in order; every tool
 // result becomes its own RoleTool message naming its call id (Gemini and
 // Ollama bodies without ids get synthesized ones, see the package doc). Errors
-// are *policies.InvalidArgumentError with Reason ReasonInvalidInput and
+// are *agentstate.InvalidArgumentError with Reason ReasonInvalidInput and
 // fields such as "input_json.messages[3].tool_calls[0].function.name".
-func Import(format policies.RenderFormat, body []byte) (*Imported, error) {
+func Import(format agentstate.RenderFormat, body []byte) (*Imported, error) {
 	im := &importer{}
 	switch format {
-	case policies.RenderOpenAI:
+	case agentstate.RenderOpenAI:
 		if !importOpenAICommon(im, body) {
 			im = &importer{}
 			importOpenAI(im, body)
 		}
-	case policies.RenderAnthropic:
+	case agentstate.RenderAnthropic:
 		importAnthropic(im, body)
-	case policies.RenderGemini:
+	case agentstate.RenderGemini:
 		importGemini(im, body)
-	case policies.RenderOllama:
+	case agentstate.RenderOllama:
 		importOllama(im, body)
-	case policies.RenderOpenAIResponses:
+	case agentstate.RenderOpenAIResponses:
 		importResponses(im, body)
 	default:
-		return nil, &policies.InvalidArgumentError{Reason: ReasonInvalidInput, Violations: []policies.FieldViolation{{
+		return nil, &agentstate.InvalidArgumentError{Reason: ReasonInvalidInput, Violations: []agentstate.FieldViolation{{
 			Field: "input_format", Description: fmt.Sprintf("unsupported input format %v", format)}}}
 	}
 	return im.result()
@@ -96,7 +96,7 @@ func Import(format policies.RenderFormat, body []byte) (*Imported, error) {
 // importer accumulates the imported conversation and every problem found.
 type importer struct {
 	out        Imported
-	violations []policies.FieldViolation
+	violations []agentstate.FieldViolation
 	truncated  bool
 	// callNames maps call ids seen so far to tool names, to name results.
 	callNames map[string]string
@@ -116,7 +116,7 @@ func (im *importer) fail(path, format string, args ...any) {
 	if path != "" {
 		field += "." + path
 	}
-	im.violations = append(im.violations, policies.FieldViolation{Field: field, Description: fmt.Sprintf(format, args...)})
+	im.violations = append(im.violations, agentstate.FieldViolation{Field: field, Description: fmt.Sprintf(format, args...)})
 }
 
 // decode unmarshals raw into v, recording a failure at path ("not valid
@@ -148,7 +148,7 @@ func (im *importer) decode(raw json.RawMessage, v any, path string) bool {
 
 // add appends a message with the next "in-<n>" id, from im.refs or else the
 // whole message im.at; empty messages are skipped.
-func (im *importer) add(role policies.Role, parts []policies.Part) {
+func (im *importer) add(role agentstate.Role, parts []agentstate.Part) {
 	refs := im.refs
 	im.refs = nil
 	if len(parts) == 0 {
@@ -158,18 +158,18 @@ func (im *importer) add(role policies.Role, parts []policies.Part) {
 		refs = []Ref{{Message: im.at, Block: WholeMessage}}
 	}
 	id := "in-" + strconv.Itoa(len(im.out.Messages)+1)
-	im.out.Messages = append(im.out.Messages, policies.Message{ID: id, Role: role, Parts: parts})
+	im.out.Messages = append(im.out.Messages, agentstate.Message{ID: id, Role: role, Parts: parts})
 	im.out.Origins = append(im.out.Origins, refs)
 }
 
 // addResults appends one RoleTool message per result, the result k read
 // from refs[k] (from the whole message im.at when refs is nil).
-func (im *importer) addResults(results []policies.ToolResult, refs []Ref) {
+func (im *importer) addResults(results []agentstate.ToolResult, refs []Ref) {
 	for k, r := range results {
 		if refs != nil {
 			im.refs = refs[k : k+1]
 		}
-		im.add(policies.RoleTool, []policies.Part{{Kind: policies.PartToolResult, ToolResult: r}})
+		im.add(agentstate.RoleTool, []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: r}})
 	}
 }
 
@@ -179,9 +179,9 @@ func (im *importer) addResults(results []policies.ToolResult, refs []Ref) {
 // in the order they came.
 type turn struct {
 	im      *importer
-	role    policies.Role
-	parts   []policies.Part
-	results []policies.ToolResult
+	role    agentstate.Role
+	parts   []agentstate.Part
+	results []agentstate.ToolResult
 	// partRefs and resultRefs are the blocks parts and results came from.
 	partRefs, resultRefs []Ref
 }
@@ -233,7 +233,7 @@ func (im *importer) rememberCall(id, name string) {
 
 func (im *importer) result() (*Imported, error) {
 	if len(im.violations) > 0 {
-		err := &policies.InvalidArgumentError{Reason: ReasonInvalidInput, Violations: im.violations}
+		err := &agentstate.InvalidArgumentError{Reason: ReasonInvalidInput, Violations: im.violations}
 		if im.truncated {
 			err.Metadata = map[string]string{"violations_truncated": "true"}
 		}
@@ -252,7 +252,7 @@ func errorResult(content string) (string, bool) {
 }
 
 // toolResultContent is what OpenAI and Ollama send for a result.
-func toolResultContent(r policies.ToolResult) string {
+func toolResultContent(r agentstate.ToolResult) string {
 	if r.IsError {
 		return ToolErrorPrefix + r.Content
 	}
@@ -281,10 +281,10 @@ func schemaText(raw json.RawMessage) string {
 	return b.String()
 }
 
-func textPart(s string) policies.Part { return policies.TextPart(s) }
+func textPart(s string) agentstate.Part { return agentstate.TextPart(s) }
 
-func imagePart(img policies.Image) policies.Part {
-	return policies.Part{Kind: policies.PartImage, Image: img}
+func imagePart(img agentstate.Image) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartImage, Image: img}
 }
 
 // checker collects a validator's findings.

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // Ollama /api/chat wire types.
@@ -75,10 +75,10 @@ func renderOllama(c *conversation) ([]byte, error) {
 // ollamaMessagesOf renders one compiled message as /api/chat messages: one
 // per result of a tool message, else one, or none when nothing of it can be
 // sent.
-func ollamaMessagesOf(c *conversation, m *policies.Message) (msgs []ollamaMessage) {
-	if m.Role == policies.RoleTool {
+func ollamaMessagesOf(c *conversation, m *agentstate.Message) (msgs []ollamaMessage) {
+	if m.Role == agentstate.RoleTool {
 		for _, p := range m.Parts {
-			if p.Kind != policies.PartToolResult {
+			if p.Kind != agentstate.PartToolResult {
 				c.notes.add("non-result part(s) of tool messages omitted", 1)
 				continue
 			}
@@ -88,26 +88,26 @@ func ollamaMessagesOf(c *conversation, m *policies.Message) (msgs []ollamaMessag
 	}
 	out := ollamaMessage{Role: "user"}
 	switch m.Role {
-	case policies.RoleAssistant:
+	case agentstate.RoleAssistant:
 		out.Role = "assistant"
-	case policies.RoleSystem:
+	case agentstate.RoleSystem:
 		out.Role = "system"
 	}
 	var texts, thinking []string
 	for _, p := range m.Parts {
 		switch {
-		case p.Kind == policies.PartText:
+		case p.Kind == agentstate.PartText:
 			texts = append(texts, p.Text)
-		case p.Kind == policies.PartToolCall && out.Role == "assistant":
+		case p.Kind == agentstate.PartToolCall && out.Role == "assistant":
 			out.ToolCalls = append(out.ToolCalls, ollamaToolCall{ID: p.ToolCall.ID, Function: ollamaFunction{Name: p.ToolCall.Name, Arguments: argumentsObject(p.ToolCall.ArgumentsJSON)}})
-		case p.Kind == policies.PartReasoning && out.Role == "assistant":
+		case p.Kind == agentstate.PartReasoning && out.Role == "assistant":
 			if p.Reasoning.Text != "" {
 				thinking = append(thinking, p.Reasoning.Text)
 			}
 			if len(p.Reasoning.Signature) > 0 {
 				c.notes.add("reasoning signature(s) omitted (Ollama has no signatures)", 1)
 			}
-		case p.Kind == policies.PartImage && out.Role == "user":
+		case p.Kind == agentstate.PartImage && out.Role == "user":
 			if _, data, ok := imageBytes(p.Image); ok {
 				out.Images = append(out.Images, base64.StdEncoding.EncodeToString(data))
 			} else {
@@ -204,9 +204,9 @@ func importOllama(im *importer, body []byte) {
 		if m.Role != "system" {
 			leading = false
 		}
-		var parts []policies.Part
+		var parts []agentstate.Part
 		if m.Thinking != "" {
-			parts = append(parts, policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: m.Thinking}})
+			parts = append(parts, agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: m.Thinking}})
 		}
 		if m.Content != "" || (len(m.ToolCalls) == 0 && len(m.Images) == 0 && m.Thinking == "") {
 			parts = append(parts, textPart(m.Content))
@@ -217,7 +217,7 @@ func importOllama(im *importer, body []byte) {
 				im.fail(fmt.Sprintf("%s.images[%d]", path, j), "not base64: %v", err)
 				continue
 			}
-			parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: http.DetectContentType(data)}))
+			parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceData, Data: data, MediaType: http.DetectContentType(data)}))
 		}
 		switch m.Role {
 		case "system":
@@ -226,9 +226,9 @@ func importOllama(im *importer, body []byte) {
 				im.out.Preamble = i + 1
 				continue
 			}
-			im.add(policies.RoleSystem, parts)
+			im.add(agentstate.RoleSystem, parts)
 		case "user":
-			im.add(policies.RoleUser, parts)
+			im.add(agentstate.RoleUser, parts)
 		case "assistant":
 			pending = pending[:0]
 			for j, tc := range m.ToolCalls {
@@ -243,9 +243,9 @@ func importOllama(im *importer, body []byte) {
 				}
 				pending = append(pending, pendingCall{id: id, name: tc.Function.Name})
 				im.rememberCall(id, tc.Function.Name)
-				parts = append(parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: tc.Function.Name, ArgumentsJSON: argumentsFromObject(tc.Function.Arguments)}})
+				parts = append(parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: tc.Function.Name, ArgumentsJSON: argumentsFromObject(tc.Function.Arguments)}})
 			}
-			im.add(policies.RoleAssistant, parts)
+			im.add(agentstate.RoleAssistant, parts)
 		case "tool":
 			id := m.ToolCallID
 			if id != "" {
@@ -267,7 +267,7 @@ func importOllama(im *importer, body []byte) {
 				name = im.callNames[id]
 			}
 			content, isErr := errorResult(m.Content)
-			im.addResults([]policies.ToolResult{{ToolCallID: id, Name: name, Content: content, IsError: isErr}}, nil)
+			im.addResults([]agentstate.ToolResult{{ToolCallID: id, Name: name, Content: content, IsError: isErr}}, nil)
 		default:
 			im.fail(path+".role", "unsupported role %q (want system, user, assistant or tool)", m.Role)
 		}

@@ -8,7 +8,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // OpenAI Chat Completions wire types; the ones with json.RawMessage fields
@@ -94,30 +94,30 @@ func renderOpenAI(c *conversation) ([]byte, error) {
 // openAIMessagesOf renders one compiled message as Chat Completions
 // messages: one per result of a tool message, else one, or none when
 // nothing of it can be sent.
-func openAIMessagesOf(c *conversation, m *policies.Message) (out []openAIMessage) {
+func openAIMessagesOf(c *conversation, m *agentstate.Message) (out []openAIMessage) {
 	switch m.Role {
-	case policies.RoleTool:
+	case agentstate.RoleTool:
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartToolResult {
+			if p.Kind == agentstate.PartToolResult {
 				out = append(out, openAIMessage{Role: "tool", ToolCallID: p.ToolResult.ToolCallID, Content: rawJSON(toolResultContent(p.ToolResult))})
 			} else {
 				c.notes.add("non-result part(s) of tool messages omitted", 1)
 			}
 		}
-	case policies.RoleAssistant:
+	case agentstate.RoleAssistant:
 		msg := openAIMessage{Role: "assistant"}
 		var texts []string
 		for _, p := range m.Parts {
 			switch p.Kind {
-			case policies.PartText:
+			case agentstate.PartText:
 				texts = append(texts, p.Text)
-			case policies.PartToolCall:
+			case agentstate.PartToolCall:
 				args := p.ToolCall.ArgumentsJSON
 				if blank(args) {
 					args = "{}"
 				}
 				msg.ToolCalls = append(msg.ToolCalls, openAIToolCall{ID: p.ToolCall.ID, Type: "function", Function: openAIFunction{Name: p.ToolCall.Name, Arguments: args}})
-			case policies.PartReasoning:
+			case agentstate.PartReasoning:
 				c.notes.add("reasoning part(s) omitted (Chat Completions accepts no reasoning input)", 1)
 			default:
 				c.notes.add("non-text part(s) of assistant messages omitted", 1)
@@ -130,16 +130,16 @@ func openAIMessagesOf(c *conversation, m *policies.Message) (out []openAIMessage
 		out = append(out, msg)
 	default: // user, and system messages inside the log
 		role := "user"
-		if m.Role == policies.RoleSystem {
+		if m.Role == agentstate.RoleSystem {
 			role = "system"
 		}
 		var texts []string
 		var images []string
 		for _, p := range m.Parts {
 			switch {
-			case p.Kind == policies.PartText:
+			case p.Kind == agentstate.PartText:
 				texts = append(texts, p.Text)
-			case p.Kind == policies.PartImage && role == "user":
+			case p.Kind == agentstate.PartImage && role == "user":
 				images = append(images, openAIImage(p.Image))
 			default:
 				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, role), 1)
@@ -172,8 +172,8 @@ func openAIContent(texts, imageURLs []string) json.RawMessage {
 	return rawJSON(parts)
 }
 
-func openAIImage(img policies.Image) string {
-	if img.Source == policies.ImageSourceData || (img.URL == "" && len(img.Data) > 0) {
+func openAIImage(img agentstate.Image) string {
+	if img.Source == agentstate.ImageSourceData || (img.URL == "" && len(img.Data) > 0) {
 		return dataURL(mediaTypeOf(img.MediaType, img.Data), img.Data)
 	}
 	return img.URL
@@ -298,7 +298,7 @@ func (im *importer) openAITools(tools []openAITool) {
 		if t.Function.Name == "" {
 			im.fail(fmt.Sprintf("tools[%d].function.name", i), "a tool needs a name")
 		}
-		im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Function.Name, Description: t.Function.Description, ParametersJSON: schemaText(t.Function.Parameters)})
+		im.out.Tools = append(im.out.Tools, agentstate.ToolDefinition{Name: t.Function.Name, Description: t.Function.Description, ParametersJSON: schemaText(t.Function.Parameters)})
 	}
 }
 
@@ -315,7 +315,7 @@ func importOpenAI(im *importer, body []byte) {
 		if !im.decode(raw, &m, path) {
 			continue
 		}
-		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(allowImages bool) []policies.Part {
+		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(allowImages bool) []agentstate.Part {
 			parts, _ := openAIImportContent(im, m.Content, path, allowImages)
 			return parts
 		})
@@ -347,7 +347,7 @@ func importOpenAICommon(im *importer, body []byte) bool {
 	if decodeCommon(body, &req) != nil {
 		return false
 	}
-	contents := make([][]policies.Part, len(req.Messages))
+	contents := make([][]agentstate.Part, len(req.Messages))
 	for i, m := range req.Messages {
 		var ok bool
 		if contents[i], ok = commonContent(m.Content, m.Role == "user"); !ok {
@@ -357,7 +357,7 @@ func importOpenAICommon(im *importer, body []byte) bool {
 	im.openAIHead(req.Model, req.MaxTokens, req.MaxCompletionTokens, req.Tools)
 	leading := true
 	for i, m := range req.Messages {
-		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(bool) []policies.Part { return contents[i] })
+		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(bool) []agentstate.Part { return contents[i] })
 	}
 	return true
 }
@@ -375,12 +375,12 @@ func decodeCommon(body []byte, v any) error {
 // commonContent reads a content decoded as any: nil, a string, or parts of
 // type text, refusal and (with allowImages) image_url; ok is false for
 // anything else, which openAIImportContent reports.
-func commonContent(v any, allowImages bool) (parts []policies.Part, ok bool) {
+func commonContent(v any, allowImages bool) (parts []agentstate.Part, ok bool) {
 	switch c := v.(type) {
 	case nil:
 		return nil, true
 	case string:
-		return []policies.Part{textPart(c)}, true
+		return []agentstate.Part{textPart(c)}, true
 	case []any:
 		for _, e := range c {
 			cp, _ := e.(map[string]any)
@@ -398,9 +398,9 @@ func commonContent(v any, allowImages bool) (parts []policies.Part, ok bool) {
 					return nil, false
 				}
 				if mt, data, isData := parseDataURL(url); isData {
-					parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: mt}))
+					parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceData, Data: data, MediaType: mt}))
 				} else {
-					parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: url}))
+					parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceURL, URL: url}))
 				}
 				continue
 			}
@@ -425,7 +425,7 @@ func (im *importer) openAIHead(model string, maxTokens, maxCompletionTokens int,
 // openAIMessage imports message i of a Chat Completions body, whose
 // content reads it as parts: leading system and developer messages (while
 // *leading) become the system prompt, the others messages of their role.
-func (im *importer) openAIMessage(i int, role string, toolCalls []openAIToolCall, toolCallID string, leading *bool, content func(allowImages bool) []policies.Part) {
+func (im *importer) openAIMessage(i int, role string, toolCalls []openAIToolCall, toolCallID string, leading *bool, content func(allowImages bool) []agentstate.Part) {
 	im.at = i
 	path := func() string { return fmt.Sprintf("messages[%d]", i) }
 	system := role == "system" || role == "developer"
@@ -437,9 +437,9 @@ func (im *importer) openAIMessage(i int, role string, toolCalls []openAIToolCall
 		im.out.SystemPrompt = joinNonEmpty(im.out.SystemPrompt, strings.Join(partTexts(content(false)), "\n"))
 		im.out.Preamble = i + 1
 	case system || role == "user":
-		r := policies.RoleUser
+		r := agentstate.RoleUser
 		if system {
-			r = policies.RoleSystem
+			r = agentstate.RoleSystem
 		}
 		im.add(r, content(role == "user"))
 	case role == "assistant":
@@ -452,34 +452,34 @@ func (im *importer) openAIMessage(i int, role string, toolCalls []openAIToolCall
 				im.fail(fmt.Sprintf("%s.tool_calls[%d].function.name", path(), j), "a tool call needs a function name")
 			}
 			im.rememberCall(tc.ID, tc.Function.Name)
-			parts = append(parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: tc.ID, Name: tc.Function.Name, ArgumentsJSON: tc.Function.Arguments}})
+			parts = append(parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: tc.ID, Name: tc.Function.Name, ArgumentsJSON: tc.Function.Arguments}})
 		}
-		im.add(policies.RoleAssistant, parts)
+		im.add(agentstate.RoleAssistant, parts)
 	case role == "tool":
 		if toolCallID == "" {
 			im.fail(path()+".tool_call_id", "a tool message needs the id of the call it answers")
 		}
 		text, isErr := errorResult(strings.Join(partTexts(content(false)), "\n"))
-		im.addResults([]policies.ToolResult{{ToolCallID: toolCallID, Name: im.callNames[toolCallID], Content: text, IsError: isErr}}, nil)
+		im.addResults([]agentstate.ToolResult{{ToolCallID: toolCallID, Name: im.callNames[toolCallID], Content: text, IsError: isErr}}, nil)
 	default:
 		im.fail(path()+".role", "unsupported role %q (want system, developer, user, assistant or tool)", role)
 	}
 }
 
 // openAIImportContent reads a string or content-part array into parts.
-func openAIImportContent(im *importer, raw json.RawMessage, path string, allowImages bool) ([]policies.Part, bool) {
+func openAIImportContent(im *importer, raw json.RawMessage, path string, allowImages bool) ([]agentstate.Part, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, true
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return []policies.Part{textPart(s)}, true
+		return []agentstate.Part{textPart(s)}, true
 	}
 	var cps []openAIContentPart
 	if !im.decode(raw, &cps, path+".content") {
 		return nil, false
 	}
-	var parts []policies.Part
+	var parts []agentstate.Part
 	for j, cp := range cps {
 		pp := fmt.Sprintf("%s.content[%d]", path, j)
 		switch {
@@ -489,9 +489,9 @@ func openAIImportContent(im *importer, raw json.RawMessage, path string, allowIm
 			parts = append(parts, textPart(*cp.Refusal))
 		case cp.Type == "image_url" && cp.ImageURL != nil && allowImages:
 			if mt, data, ok := parseDataURL(cp.ImageURL.URL); ok {
-				parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: mt}))
+				parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceData, Data: data, MediaType: mt}))
 			} else if cp.ImageURL.URL != "" {
-				parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: cp.ImageURL.URL}))
+				parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceURL, URL: cp.ImageURL.URL}))
 			} else {
 				im.fail(pp+".image_url.url", "an image needs a URL")
 			}
@@ -502,10 +502,10 @@ func openAIImportContent(im *importer, raw json.RawMessage, path string, allowIm
 	return parts, true
 }
 
-func partTexts(parts []policies.Part) []string {
+func partTexts(parts []agentstate.Part) []string {
 	out := make([]string, 0, len(parts))
 	for _, p := range parts {
-		if p.Kind == policies.PartText {
+		if p.Kind == agentstate.PartText {
 			out = append(out, p.Text)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -33,18 +34,18 @@ const rawArgumentsKey = "_raw"
 type Input struct {
 	// State gives the system prompt, the tools, the response format and,
 	// unless Model names one, the model.
-	State *policies.State
+	State *agentstate.State
 	// Model is the resolved model: its name, window and output limit.
-	Model policies.ModelInfo
+	Model agentstate.ModelInfo
 	// Budget, when set, gives the window and the output reservation, which
 	// win over the model's.
-	Budget *policies.Budget
+	Budget *agentstate.Budget
 	// View is the compiled context, in order. An entry marked Unsettled ends
 	// the stable prefix, where Anthropic's body places its cache breakpoint.
-	View []policies.Entry
+	View []agentstate.Entry
 	// MaxReplyBytes, when set, bounds the reply that carries View's messages
 	// and the body: a body that could not fit beside them is refused (a
-	// *policies.LimitError) before it is built.
+	// *agentstate.LimitError) before it is built.
 	MaxReplyBytes int
 }
 
@@ -58,7 +59,7 @@ func RenderWork(w *policies.Work) (body []byte, omitted []string, err error) {
 // contentBytes is a floor of what the view's messages take in a reply, and
 // of the body that renders them: their texts, calls, results and images
 // (inline images as base64, as every provider's body carries them).
-func contentBytes(view []policies.Entry) (messages, body int) {
+func contentBytes(view []agentstate.Entry) (messages, body int) {
 	for i := range view {
 		for _, p := range view[i].Message.Parts {
 			n := len(p.Text) + len(p.ToolCall.ArgumentsJSON) + len(p.ToolResult.Content) + len(p.Reasoning.Text) + len(p.Image.URL)
@@ -76,11 +77,11 @@ func contentBytes(view []policies.Entry) (messages, body int) {
 // not pass is an error, never output. omitted says, one line each, what the
 // provider could not take and was left out ("render openai: 2 reasoning
 // part(s) omitted ...").
-func Render(format policies.RenderFormat, in Input) (body []byte, omitted []string, err error) {
+func Render(format agentstate.RenderFormat, in Input) (body []byte, omitted []string, err error) {
 	if in.MaxReplyBytes > 0 {
 		messages, body := contentBytes(in.View)
 		if messages+body > in.MaxReplyBytes {
-			return nil, nil, &policies.LimitError{Field: "options.render (the reply, in bytes: the compiled messages and at least that much again rendered)",
+			return nil, nil, &agentstate.LimitError{Field: "options.render (the reply, in bytes: the compiled messages and at least that much again rendered)",
 				Limit: in.MaxReplyBytes, Got: messages + body}
 		}
 	}
@@ -93,19 +94,19 @@ func Render(format policies.RenderFormat, in Input) (body []byte, omitted []stri
 	}
 	var validate func([]byte) error
 	switch format {
-	case policies.RenderOpenAI:
+	case agentstate.RenderOpenAI:
 		body, err = renderOpenAI(c)
 		validate = ValidateOpenAI
-	case policies.RenderAnthropic:
+	case agentstate.RenderAnthropic:
 		body, err = renderAnthropic(c)
 		validate = ValidateAnthropic
-	case policies.RenderGemini:
+	case agentstate.RenderGemini:
 		body, err = renderGemini(c)
 		validate = ValidateGemini
-	case policies.RenderOllama:
+	case agentstate.RenderOllama:
 		body, err = renderOllama(c)
 		validate = ValidateOllama
-	case policies.RenderOpenAIResponses:
+	case agentstate.RenderOpenAIResponses:
 		body, err = renderResponses(c)
 		validate = ValidateResponses
 	default:
@@ -131,21 +132,21 @@ var (
 // (Anthropic and Gemini need a message besides the system prompt) and tool
 // names outside the provider's rules. What the validators find after this is
 // a bug in a renderer.
-func renderable(format policies.RenderFormat, c *conversation) error {
-	var problems []policies.FieldViolation
+func renderable(format agentstate.RenderFormat, c *conversation) error {
+	var problems []agentstate.FieldViolation
 	bad := func(format string, args ...any) {
-		problems = append(problems, policies.FieldViolation{Field: "options.render", Description: fmt.Sprintf(format, args...)})
+		problems = append(problems, agentstate.FieldViolation{Field: "options.render", Description: fmt.Sprintf(format, args...)})
 	}
-	needsMessage := format == policies.RenderAnthropic || format == policies.RenderGemini || format == policies.RenderOpenAIResponses
+	needsMessage := format == agentstate.RenderAnthropic || format == agentstate.RenderGemini || format == agentstate.RenderOpenAIResponses
 	if len(c.messages) == 0 && (needsMessage || c.system == "") {
 		bad("%s needs a message to send, and the compiled context has none (empty log, or only calls still waiting for results)", format)
 	}
 	var rule *regexp.Regexp
 	var ruleText string
 	switch format {
-	case policies.RenderOpenAI, policies.RenderAnthropic, policies.RenderOpenAIResponses:
+	case agentstate.RenderOpenAI, agentstate.RenderAnthropic, agentstate.RenderOpenAIResponses:
 		rule, ruleText = openAIToolName, "letters, digits, '_' and '-', 1 to 64 of them"
-	case policies.RenderGemini:
+	case agentstate.RenderGemini:
 		rule, ruleText = geminiToolName, "a letter or '_' first, then letters, digits, '_', '.', ':' and '-', 64 at most"
 	}
 	if rule != nil {
@@ -156,14 +157,14 @@ func renderable(format policies.RenderFormat, c *conversation) error {
 		}
 		for i := range c.messages {
 			for _, p := range c.messages[i].Parts {
-				if p.Kind == policies.PartToolCall && !rule.MatchString(p.ToolCall.Name) && len(problems) < maxViolations {
+				if p.Kind == agentstate.PartToolCall && !rule.MatchString(p.ToolCall.Name) && len(problems) < maxViolations {
 					bad("message %q calls tool %q, not a valid %s function name: %s", c.messages[i].ID, p.ToolCall.Name, format, ruleText)
 				}
 			}
 		}
 	}
 	if len(problems) > 0 {
-		return &policies.InvalidArgumentError{Reason: ReasonNotRenderable, Violations: problems}
+		return &agentstate.InvalidArgumentError{Reason: ReasonNotRenderable, Violations: problems}
 	}
 	return nil
 }
@@ -172,8 +173,8 @@ func renderable(format policies.RenderFormat, c *conversation) error {
 type conversation struct {
 	model          string
 	system         string
-	messages       []policies.Message
-	tools          []policies.ToolDefinition
+	messages       []agentstate.Message
+	tools          []agentstate.ToolDefinition
 	toolSchemas    []json.RawMessage // compact objects, nil when a tool has no schema
 	responseFormat string
 	contextWindow  int
@@ -218,26 +219,26 @@ func prepare(in Input) (*conversation, error) {
 	answered := make(map[string]bool)
 	for i := range in.View {
 		for _, p := range in.View[i].Message.Parts {
-			if p.Kind == policies.PartToolResult {
+			if p.Kind == agentstate.PartToolResult {
 				answered[p.ToolResult.ToolCallID] = true
 			}
 		}
 	}
-	c.messages = make([]policies.Message, 0, len(in.View))
+	c.messages = make([]agentstate.Message, 0, len(in.View))
 	settled := true
 	for i := range in.View {
 		settled = settled && !in.View[i].Unsettled
 		m := in.View[i].Message
 		pending := 0
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartToolCall && !answered[p.ToolCall.ID] {
+			if p.Kind == agentstate.PartToolCall && !answered[p.ToolCall.ID] {
 				pending++
 			}
 		}
 		if pending > 0 {
-			parts := make([]policies.Part, 0, len(m.Parts)-pending)
+			parts := make([]agentstate.Part, 0, len(m.Parts)-pending)
 			for _, p := range m.Parts {
-				if p.Kind != policies.PartToolCall || answered[p.ToolCall.ID] {
+				if p.Kind != agentstate.PartToolCall || answered[p.ToolCall.ID] {
 					parts = append(parts, p)
 				}
 			}
@@ -256,16 +257,16 @@ func prepare(in Input) (*conversation, error) {
 
 // toolSchemas checks that every tool's parameters are a JSON object: providers
 // take the schema as an object, and a broken one is the caller's to fix.
-func toolSchemas(tools []policies.ToolDefinition) ([]json.RawMessage, error) {
+func toolSchemas(tools []agentstate.ToolDefinition) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(tools))
-	var bad []policies.FieldViolation
+	var bad []agentstate.FieldViolation
 	for i, t := range tools {
 		if strings.TrimSpace(t.ParametersJSON) == "" {
 			continue
 		}
 		obj, ok := jsonObject(t.ParametersJSON)
 		if !ok {
-			bad = append(bad, policies.FieldViolation{
+			bad = append(bad, agentstate.FieldViolation{
 				Field:       fmt.Sprintf("state.context.tools[%d].parameters_json", i),
 				Description: fmt.Sprintf("tool %q: parameters must be a JSON object (a JSON schema) to be rendered", t.Name),
 			})
@@ -274,7 +275,7 @@ func toolSchemas(tools []policies.ToolDefinition) ([]json.RawMessage, error) {
 		out[i] = obj
 	}
 	if len(bad) > 0 {
-		return nil, &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: bad}
+		return nil, &agentstate.InvalidArgumentError{Reason: agentstate.ReasonInvalidState, Violations: bad}
 	}
 	return out, nil
 }
@@ -284,7 +285,7 @@ type notes map[string]int
 
 func (n notes) add(what string, count int) { n[what] += count }
 
-func (n notes) list(format policies.RenderFormat) []string {
+func (n notes) list(format agentstate.RenderFormat) []string {
 	out := make([]string, 0, len(n))
 	for what, count := range n {
 		out = append(out, fmt.Sprintf("render %s: %d %s", format, count, what))
@@ -363,8 +364,8 @@ func argumentsFromObject(raw json.RawMessage) string {
 
 // imageBytes returns an image's media type and bytes when it is given inline,
 // as data or as a base64 data: URL.
-func imageBytes(img policies.Image) (mediaType string, data []byte, ok bool) {
-	if img.Source == policies.ImageSourceData || (img.URL == "" && len(img.Data) > 0) {
+func imageBytes(img agentstate.Image) (mediaType string, data []byte, ok bool) {
+	if img.Source == agentstate.ImageSourceData || (img.URL == "" && len(img.Data) > 0) {
 		return mediaTypeOf(img.MediaType, img.Data), img.Data, true
 	}
 	if mt, d, ok := parseDataURL(img.URL); ok {

@@ -10,15 +10,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
 
-var goldenStates = map[string]func(t testing.TB) *policies.State{
-	"chat":              func(t testing.TB) *policies.State { return loadExample(t, "chat.json") },
-	"coding_agent":      func(t testing.TB) *policies.State { return loadExample(t, "coding-agent.json") },
-	"signed":            func(testing.TB) *policies.State { return signedState() },
-	"leading_assistant": func(testing.TB) *policies.State { return leadingAssistantState() },
+var goldenStates = map[string]func(t testing.TB) *agentstate.State{
+	"chat":              func(t testing.TB) *agentstate.State { return loadExample(t, "chat.json") },
+	"coding_agent":      func(t testing.TB) *agentstate.State { return loadExample(t, "coding-agent.json") },
+	"signed":            func(testing.TB) *agentstate.State { return signedState() },
+	"leading_assistant": func(testing.TB) *agentstate.State { return leadingAssistantState() },
 }
 
 func TestGolden(t *testing.T) {
@@ -44,19 +44,19 @@ func TestRenderRejects(t *testing.T) {
 	badSchema := signedState()
 	badSchema.Context.Tools[0].ParametersJSON = `["not", "an", "object"]`
 	orphan := signedState()
-	orphan.Context.Messages = append(orphan.Context.Messages, msg("t9", policies.RoleTool, result("call_9", "crop", "late", false)))
+	orphan.Context.Messages = append(orphan.Context.Messages, msg("t9", agentstate.RoleTool, result("call_9", "crop", "late", false)))
 	tests := []struct {
 		name   string
-		state  *policies.State
-		format policies.RenderFormat
+		state  *agentstate.State
+		format agentstate.RenderFormat
 		want   string
 	}{
-		{"tool schema not an object", badSchema, policies.RenderOpenAI, "state.context.tools[0].parameters_json"},
-		{"orphan result is invalid for openai", orphan, policies.RenderOpenAI, "without a preceding assistant tool call"},
-		{"orphan result is invalid for anthropic", orphan, policies.RenderAnthropic, "tool_result must come first"},
-		{"orphan result is invalid for gemini", orphan, policies.RenderGemini, "functionResponse"},
-		{"orphan result is invalid for ollama", orphan, policies.RenderOllama, "answers no open call"},
-		{"unknown format", signedState(), policies.RenderFormat(9), "unsupported format"},
+		{"tool schema not an object", badSchema, agentstate.RenderOpenAI, "state.context.tools[0].parameters_json"},
+		{"orphan result is invalid for openai", orphan, agentstate.RenderOpenAI, "without a preceding assistant tool call"},
+		{"orphan result is invalid for anthropic", orphan, agentstate.RenderAnthropic, "tool_result must come first"},
+		{"orphan result is invalid for gemini", orphan, agentstate.RenderGemini, "functionResponse"},
+		{"orphan result is invalid for ollama", orphan, agentstate.RenderOllama, "answers no open call"},
+		{"unknown format", signedState(), agentstate.RenderFormat(9), "unsupported format"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,8 +67,8 @@ func TestRenderRejects(t *testing.T) {
 			}
 		})
 	}
-	var inv *policies.InvalidArgumentError
-	if _, _, err := Render(policies.RenderOpenAI, input(statetest.Work(badSchema))); !errors.As(err, &inv) || inv.Reason != policies.ReasonInvalidState {
+	var inv *agentstate.InvalidArgumentError
+	if _, _, err := Render(agentstate.RenderOpenAI, input(statetest.Work(badSchema))); !errors.As(err, &inv) || inv.Reason != agentstate.ReasonInvalidState {
 		t.Errorf("bad schema: err = %#v, want InvalidArgumentError INVALID_STATE", err)
 	}
 }
@@ -76,8 +76,8 @@ func TestRenderRejects(t *testing.T) {
 // What the provider would refuse whatever ctxc did is bad input naming
 // options.render, never a failed render (INTERNAL).
 func TestNotRenderableIsBadInput(t *testing.T) {
-	empty := &policies.State{Model: policies.ModelSpec{Name: "m"}}
-	systemOnly := &policies.State{Model: policies.ModelSpec{Name: "m"}, Context: policies.Context{SystemPrompt: "be brief"}}
+	empty := &agentstate.State{Model: agentstate.ModelSpec{Name: "m"}}
+	systemOnly := &agentstate.State{Model: agentstate.ModelSpec{Name: "m"}, Context: agentstate.Context{SystemPrompt: "be brief"}}
 	badTool := signedState()
 	badTool.Context.Tools[0].Name = "read file!"
 	dotted := signedState()
@@ -85,30 +85,30 @@ func TestNotRenderableIsBadInput(t *testing.T) {
 	dottedCall := signedState()
 	for i := range dottedCall.Context.Messages {
 		for k := range dottedCall.Context.Messages[i].Parts {
-			if p := &dottedCall.Context.Messages[i].Parts[k]; p.Kind == policies.PartToolCall {
+			if p := &dottedCall.Context.Messages[i].Parts[k]; p.Kind == agentstate.PartToolCall {
 				p.ToolCall.Name = "files.read"
 			}
 		}
 	}
 	tests := []struct {
 		name   string
-		state  *policies.State
-		format policies.RenderFormat
+		state  *agentstate.State
+		format agentstate.RenderFormat
 		want   string // "" renders
 	}{
-		{"empty for openai", empty, policies.RenderOpenAI, "openai needs a message to send"},
-		{"empty for ollama", empty, policies.RenderOllama, "ollama needs a message to send"},
-		{"system prompt only for openai", systemOnly, policies.RenderOpenAI, ""},
-		{"system prompt only for ollama", systemOnly, policies.RenderOllama, ""},
-		{"system prompt only for anthropic", systemOnly, policies.RenderAnthropic, "anthropic needs a message to send"},
-		{"system prompt only for gemini", systemOnly, policies.RenderGemini, "gemini needs a message to send"},
-		{"space and ! in a tool name for openai", badTool, policies.RenderOpenAI, `tool "read file!" (tools[0]) is not a valid openai function name`},
-		{"space and ! in a tool name for anthropic", badTool, policies.RenderAnthropic, "not a valid anthropic function name"},
-		{"space and ! in a tool name for gemini", badTool, policies.RenderGemini, "not a valid gemini function name"},
-		{"any tool name for ollama", badTool, policies.RenderOllama, ""},
-		{"a dot is fine for gemini", dotted, policies.RenderGemini, ""},
-		{"a dot is not for openai", dotted, policies.RenderOpenAI, `tool "files.read" (tools[0]) is not a valid openai function name`},
-		{"nor in a call for anthropic", dottedCall, policies.RenderAnthropic, `calls tool "files.read", not a valid anthropic function name`},
+		{"empty for openai", empty, agentstate.RenderOpenAI, "openai needs a message to send"},
+		{"empty for ollama", empty, agentstate.RenderOllama, "ollama needs a message to send"},
+		{"system prompt only for openai", systemOnly, agentstate.RenderOpenAI, ""},
+		{"system prompt only for ollama", systemOnly, agentstate.RenderOllama, ""},
+		{"system prompt only for anthropic", systemOnly, agentstate.RenderAnthropic, "anthropic needs a message to send"},
+		{"system prompt only for gemini", systemOnly, agentstate.RenderGemini, "gemini needs a message to send"},
+		{"space and ! in a tool name for openai", badTool, agentstate.RenderOpenAI, `tool "read file!" (tools[0]) is not a valid openai function name`},
+		{"space and ! in a tool name for anthropic", badTool, agentstate.RenderAnthropic, "not a valid anthropic function name"},
+		{"space and ! in a tool name for gemini", badTool, agentstate.RenderGemini, "not a valid gemini function name"},
+		{"any tool name for ollama", badTool, agentstate.RenderOllama, ""},
+		{"a dot is fine for gemini", dotted, agentstate.RenderGemini, ""},
+		{"a dot is not for openai", dotted, agentstate.RenderOpenAI, `tool "files.read" (tools[0]) is not a valid openai function name`},
+		{"nor in a call for anthropic", dottedCall, agentstate.RenderAnthropic, `calls tool "files.read", not a valid anthropic function name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +119,7 @@ func TestNotRenderableIsBadInput(t *testing.T) {
 				}
 				return
 			}
-			var inv *policies.InvalidArgumentError
+			var inv *agentstate.InvalidArgumentError
 			if !errors.As(err, &inv) || inv.Reason != ReasonNotRenderable || inv.Violations[0].Field != "options.render" ||
 				!strings.Contains(inv.Violations[0].Description, tt.want) {
 				t.Fatalf("err = %#v, want NOT_RENDERABLE on options.render mentioning %q", err, tt.want)
@@ -170,11 +170,11 @@ func TestValidatorsReject(t *testing.T) {
 
 func ExampleRender() {
 	in := Input{
-		State: &policies.State{Context: policies.Context{SystemPrompt: "Be brief."}},
-		Model: policies.ModelInfo{Name: "claude-sonnet-4-5", MaxOutputTokens: 1024},
-		View:  policies.EntriesFromLog([]policies.Message{msg("u1", policies.RoleUser, text("Hi"))}),
+		State: &agentstate.State{Context: agentstate.Context{SystemPrompt: "Be brief."}},
+		Model: agentstate.ModelInfo{Name: "claude-sonnet-4-5", MaxOutputTokens: 1024},
+		View:  agentstate.EntriesFromLog([]agentstate.Message{msg("u1", agentstate.RoleUser, text("Hi"))}),
 	}
-	body, _, err := Render(policies.RenderAnthropic, in)
+	body, _, err := Render(agentstate.RenderAnthropic, in)
 	fmt.Println(string(body), err)
 	// Output: {"model":"claude-sonnet-4-5","system":"Be brief.","max_tokens":1024,"messages":[{"role":"user","content":[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"}}]}]} <nil>
 }
@@ -183,12 +183,12 @@ func ExampleRender() {
 // (the entry before the first Unsettled one) and the end of the request, on
 // the last block of each turn, and never more than the API allows.
 func TestAnthropicCacheBreakpoints(t *testing.T) {
-	view := policies.EntriesFromLog([]policies.Message{
-		msg("u1", policies.RoleUser, text("Fix the build.")),
-		msg("a1", policies.RoleAssistant, text("Done.")),
-		msg("u2", policies.RoleUser, text("Now the tests.")),
-		msg("a2", policies.RoleAssistant, text("Running them.")),
-		msg("u3", policies.RoleUser, text("And the docs.")),
+	view := agentstate.EntriesFromLog([]agentstate.Message{
+		msg("u1", agentstate.RoleUser, text("Fix the build.")),
+		msg("a1", agentstate.RoleAssistant, text("Done.")),
+		msg("u2", agentstate.RoleUser, text("Now the tests.")),
+		msg("a2", agentstate.RoleAssistant, text("Running them.")),
+		msg("u3", agentstate.RoleUser, text("And the docs.")),
 	})
 	marked := func(t *testing.T, body []byte) []string {
 		t.Helper()
@@ -221,11 +221,11 @@ func TestAnthropicCacheBreakpoints(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := append([]policies.Entry(nil), view...)
+			v := append([]agentstate.Entry(nil), view...)
 			if tt.unsettled >= 0 {
 				v[tt.unsettled].Unsettled = true
 			}
-			body, _, err := Render(policies.RenderAnthropic, Input{Model: policies.ModelInfo{Name: "claude-sonnet-4-5", MaxOutputTokens: 1024}, View: v})
+			body, _, err := Render(agentstate.RenderAnthropic, Input{Model: agentstate.ModelInfo{Name: "claude-sonnet-4-5", MaxOutputTokens: 1024}, View: v})
 			if err != nil {
 				t.Fatal(err)
 			}

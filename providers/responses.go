@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // OpenAI Responses wire types (POST /v1/responses, what Codex CLI and the
@@ -131,7 +131,7 @@ func responsesFormat(rf *responseSchema) json.RawMessage {
 // system message; an assistant turn as its reasoning, its message and its
 // calls; a tool message as one output per result. custom names the calls
 // made to custom tools (their items keep their type).
-func responsesItems(c *conversation, m *policies.Message, custom map[string]bool) []json.RawMessage {
+func responsesItems(c *conversation, m *agentstate.Message, custom map[string]bool) []json.RawMessage {
 	var items []json.RawMessage
 	type message struct {
 		Type    string             `json:"type"`
@@ -139,9 +139,9 @@ func responsesItems(c *conversation, m *policies.Message, custom map[string]bool
 		Content []responsesContent `json:"content"`
 	}
 	switch m.Role {
-	case policies.RoleTool:
+	case agentstate.RoleTool:
 		for _, p := range m.Parts {
-			if p.Kind != policies.PartToolResult {
+			if p.Kind != agentstate.PartToolResult {
 				c.notes.add("non-result part(s) of tool messages omitted", 1)
 				continue
 			}
@@ -155,18 +155,18 @@ func responsesItems(c *conversation, m *policies.Message, custom map[string]bool
 				Output string `json:"output"`
 			}{typ, p.ToolResult.ToolCallID, toolResultContent(p.ToolResult)}))
 		}
-	case policies.RoleAssistant:
+	case agentstate.RoleAssistant:
 		var content []responsesContent
 		var calls []json.RawMessage
 		for _, p := range m.Parts {
 			switch p.Kind {
-			case policies.PartText:
+			case agentstate.PartText:
 				content = append(content, responsesContent{Type: "output_text", Text: &p.Text})
-			case policies.PartReasoning:
+			case agentstate.PartReasoning:
 				// The API reads a reasoning item back only with the id it
 				// gave it, which the log does not keep.
 				c.notes.add("reasoning part(s) omitted (a reasoning item needs the id the API gave it)", 1)
-			case policies.PartToolCall:
+			case agentstate.PartToolCall:
 				calls = append(calls, responsesCall(p.ToolCall, custom[p.ToolCall.ID]))
 			default:
 				c.notes.add(fmt.Sprintf("%s part(s) of assistant messages omitted", p.Kind), 1)
@@ -178,15 +178,15 @@ func responsesItems(c *conversation, m *policies.Message, custom map[string]bool
 		items = append(items, calls...)
 	default: // user, and system messages inside the log
 		role := "user"
-		if m.Role == policies.RoleSystem {
+		if m.Role == agentstate.RoleSystem {
 			role = "system"
 		}
 		var content []responsesContent
 		for _, p := range m.Parts {
 			switch {
-			case p.Kind == policies.PartText:
+			case p.Kind == agentstate.PartText:
 				content = append(content, responsesContent{Type: "input_text", Text: &p.Text})
-			case p.Kind == policies.PartImage && role == "user":
+			case p.Kind == agentstate.PartImage && role == "user":
 				u := openAIImage(p.Image)
 				content = append(content, responsesContent{Type: "input_image", ImageURL: &u, Detail: "auto"})
 			default:
@@ -200,7 +200,7 @@ func responsesItems(c *conversation, m *policies.Message, custom map[string]bool
 	return items
 }
 
-func responsesCall(tc policies.ToolCall, custom bool) json.RawMessage {
+func responsesCall(tc agentstate.ToolCall, custom bool) json.RawMessage {
 	if custom {
 		return rawJSON(struct {
 			Type   string `json:"type"`
@@ -332,12 +332,12 @@ func importResponses(im *importer, body []byte) {
 			if t.Name == "" {
 				im.fail(fmt.Sprintf("tools[%d].name", i), "a tool needs a name")
 			}
-			im.out.Tools = append(im.out.Tools, policies.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.Parameters)})
+			im.out.Tools = append(im.out.Tools, agentstate.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.Parameters)})
 		}
 	}
 	var s string
 	if json.Unmarshal(req.Input, &s) == nil {
-		im.add(policies.RoleUser, []policies.Part{textPart(s)})
+		im.add(agentstate.RoleUser, []agentstate.Part{textPart(s)})
 		return
 	}
 	var items []responsesItem
@@ -360,7 +360,7 @@ func importResponses(im *importer, body []byte) {
 type responsesImport struct {
 	*importer
 	leading   bool // only system and developer messages so far
-	assistant []policies.Part
+	assistant []agentstate.Part
 	refs      []Ref
 	// spoken says the turn being collected has a message or a call.
 	spoken bool
@@ -372,14 +372,14 @@ func (r *responsesImport) flush() {
 		return
 	}
 	r.importer.refs = r.refs
-	r.add(policies.RoleAssistant, r.assistant)
+	r.add(agentstate.RoleAssistant, r.assistant)
 	r.assistant, r.refs, r.spoken = nil, nil, false
 }
 
 // assistantPart collects the parts of one item of the assistant's side of
 // the turn; opens says the item starts a new turn after a message or call
 // (reasoning, and a message), speaks that it is a message or call.
-func (r *responsesImport) assistantPart(opens, speaks bool, parts ...policies.Part) {
+func (r *responsesImport) assistantPart(opens, speaks bool, parts ...agentstate.Part) {
 	if opens && r.spoken {
 		r.flush()
 	}
@@ -410,9 +410,9 @@ func (r *responsesImport) item(path string, it responsesItem) {
 				im.out.Preamble = r.at + 1
 				return
 			}
-			im.add(policies.RoleSystem, parts)
+			im.add(agentstate.RoleSystem, parts)
 		case "user":
-			im.add(policies.RoleUser, responsesContentParts(im, it.Content, path, true))
+			im.add(agentstate.RoleUser, responsesContentParts(im, it.Content, path, true))
 		default:
 			im.fail(path+".role", "unsupported role %q (want user, assistant, system or developer)", it.Role)
 		}
@@ -423,11 +423,11 @@ func (r *responsesImport) item(path string, it responsesItem) {
 				texts = append(texts, *s.Text)
 			}
 		}
-		reasoning := policies.Reasoning{Text: strings.Join(texts, "\n")}
+		reasoning := agentstate.Reasoning{Text: strings.Join(texts, "\n")}
 		if it.EncryptedContent != nil {
 			reasoning.Signature = []byte(*it.EncryptedContent)
 		}
-		r.assistantPart(true, false, policies.Part{Kind: policies.PartReasoning, Reasoning: reasoning})
+		r.assistantPart(true, false, agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: reasoning})
 	case itemFunctionCall, itemCustomCall:
 		if it.CallID == "" {
 			im.fail(path+".call_id", "a call needs a call_id")
@@ -447,33 +447,33 @@ func (r *responsesImport) item(path string, it responsesItem) {
 			}
 		}
 		im.rememberCall(it.CallID, it.Name)
-		r.assistantPart(false, true, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: it.CallID, Name: it.Name, ArgumentsJSON: args}})
+		r.assistantPart(false, true, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: it.CallID, Name: it.Name, ArgumentsJSON: args}})
 	case itemFunctionOutput, itemCustomCallOutput:
 		r.flush()
 		if it.CallID == "" {
 			im.fail(path+".call_id", "an output needs the call_id of its call")
 		}
 		content, isErr := errorResult(responsesOutput(im, it.Output, path+".output"))
-		im.addResults([]policies.ToolResult{{ToolCallID: it.CallID, Name: im.callNames[it.CallID], Content: content, IsError: isErr}}, nil)
+		im.addResults([]agentstate.ToolResult{{ToolCallID: it.CallID, Name: im.callNames[it.CallID], Content: content, IsError: isErr}}, nil)
 	default:
 		im.fail(path+".type", "unsupported item type %q (want message, reasoning, function_call, function_call_output, custom_tool_call or custom_tool_call_output)", it.Type)
 	}
 }
 
 // responsesContentParts reads a message's content: a string, or parts.
-func responsesContentParts(im *importer, raw json.RawMessage, path string, allowImages bool) []policies.Part {
+func responsesContentParts(im *importer, raw json.RawMessage, path string, allowImages bool) []agentstate.Part {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return []policies.Part{textPart(s)}
+		return []agentstate.Part{textPart(s)}
 	}
 	var content []responsesContent
 	if !im.decode(raw, &content, path+".content") {
 		return nil
 	}
-	var parts []policies.Part
+	var parts []agentstate.Part
 	for j, cp := range content {
 		pp := fmt.Sprintf("%s.content[%d]", path, j)
 		switch {
@@ -483,9 +483,9 @@ func responsesContentParts(im *importer, raw json.RawMessage, path string, allow
 			parts = append(parts, textPart(*cp.Refusal))
 		case cp.Type == "input_image" && allowImages && cp.ImageURL != nil && *cp.ImageURL != "":
 			if mt, data, ok := parseDataURL(*cp.ImageURL); ok {
-				parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceData, Data: data, MediaType: mt}))
+				parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceData, Data: data, MediaType: mt}))
 			} else {
-				parts = append(parts, imagePart(policies.Image{Source: policies.ImageSourceURL, URL: *cp.ImageURL}))
+				parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceURL, URL: *cp.ImageURL}))
 			}
 		default:
 			im.fail(pp+".type", "unsupported content part %q here", cp.Type)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
@@ -31,40 +32,40 @@ import (
 //	           URL images dropped; inline image types sniffed
 //	openai_responses  reasoning dropped; an assistant message's text before its calls;
 //	           images outside user messages dropped; a URL image's media type cleared
-var lossOf = map[policies.RenderFormat]func([]policies.Message) []policies.Message{
-	policies.RenderOpenAI: func(in []policies.Message) []policies.Message {
-		return eachMessage(in, func(m policies.Message) []policies.Message {
-			return []policies.Message{keepParts(m, func(p *policies.Part) bool {
+var lossOf = map[agentstate.RenderFormat]func([]agentstate.Message) []agentstate.Message{
+	agentstate.RenderOpenAI: func(in []agentstate.Message) []agentstate.Message {
+		return eachMessage(in, func(m agentstate.Message) []agentstate.Message {
+			return []agentstate.Message{keepParts(m, func(p *agentstate.Part) bool {
 				fixImage(p, false, false)
-				return p.Kind != policies.PartReasoning && (p.Kind != policies.PartImage || m.Role == policies.RoleUser)
+				return p.Kind != agentstate.PartReasoning && (p.Kind != agentstate.PartImage || m.Role == agentstate.RoleUser)
 			})}
 		})
 	},
-	policies.RenderAnthropic: func(in []policies.Message) []policies.Message {
-		return turnsLoss(in, func(m policies.Message, p *policies.Part) bool {
+	agentstate.RenderAnthropic: func(in []agentstate.Message) []agentstate.Message {
+		return turnsLoss(in, func(m agentstate.Message, p *agentstate.Part) bool {
 			fixImage(p, false, false)
-			return p.Kind != policies.PartReasoning || len(p.Reasoning.Signature) > 0
+			return p.Kind != agentstate.PartReasoning || len(p.Reasoning.Signature) > 0
 		}, true)
 	},
-	policies.RenderGemini: func(in []policies.Message) []policies.Message {
-		return turnsLoss(in, func(m policies.Message, p *policies.Part) bool {
-			if p.Kind == policies.PartImage && p.Image.Source == policies.ImageSourceURL {
+	agentstate.RenderGemini: func(in []agentstate.Message) []agentstate.Message {
+		return turnsLoss(in, func(m agentstate.Message, p *agentstate.Part) bool {
+			if p.Kind == agentstate.PartImage && p.Image.Source == agentstate.ImageSourceURL {
 				p.Image.MediaType = urlMediaType(p.Image)
 			}
 			fixImage(p, false, true)
-			return p.Kind != policies.PartReasoning || p.Reasoning.Text != ""
+			return p.Kind != agentstate.PartReasoning || p.Reasoning.Text != ""
 		}, false)
 	},
-	policies.RenderOpenAIResponses: func(in []policies.Message) []policies.Message {
-		return eachMessage(in, func(m policies.Message) []policies.Message {
-			m = keepParts(m, func(p *policies.Part) bool {
+	agentstate.RenderOpenAIResponses: func(in []agentstate.Message) []agentstate.Message {
+		return eachMessage(in, func(m agentstate.Message) []agentstate.Message {
+			m = keepParts(m, func(p *agentstate.Part) bool {
 				fixImage(p, false, false)
-				return p.Kind != policies.PartReasoning && (p.Kind != policies.PartImage || m.Role == policies.RoleUser)
+				return p.Kind != agentstate.PartReasoning && (p.Kind != agentstate.PartImage || m.Role == agentstate.RoleUser)
 			})
-			if m.Role == policies.RoleAssistant {
-				var texts, calls []policies.Part
+			if m.Role == agentstate.RoleAssistant {
+				var texts, calls []agentstate.Part
 				for _, p := range m.Parts {
-					if p.Kind == policies.PartToolCall {
+					if p.Kind == agentstate.PartToolCall {
 						calls = append(calls, p)
 					} else {
 						texts = append(texts, p)
@@ -72,33 +73,33 @@ var lossOf = map[policies.RenderFormat]func([]policies.Message) []policies.Messa
 				}
 				m.Parts = append(texts, calls...)
 			}
-			return []policies.Message{m}
+			return []agentstate.Message{m}
 		})
 	},
-	policies.RenderOllama: func(in []policies.Message) []policies.Message {
-		return eachMessage(in, func(m policies.Message) []policies.Message {
-			if m.Role == policies.RoleTool {
-				return []policies.Message{m}
+	agentstate.RenderOllama: func(in []agentstate.Message) []agentstate.Message {
+		return eachMessage(in, func(m agentstate.Message) []agentstate.Message {
+			if m.Role == agentstate.RoleTool {
+				return []agentstate.Message{m}
 			}
 			var thinking, texts []string
-			var images, calls []policies.Part
+			var images, calls []agentstate.Part
 			for _, p := range m.Parts {
 				switch p.Kind {
-				case policies.PartReasoning:
+				case agentstate.PartReasoning:
 					if p.Reasoning.Text != "" {
 						thinking = append(thinking, p.Reasoning.Text)
 					}
-				case policies.PartText:
+				case agentstate.PartText:
 					texts = append(texts, p.Text)
-				case policies.PartImage:
-					if fixImage(&p, true, false) && m.Role == policies.RoleUser {
+				case agentstate.PartImage:
+					if fixImage(&p, true, false) && m.Role == agentstate.RoleUser {
 						images = append(images, p)
 					}
-				case policies.PartToolCall:
+				case agentstate.PartToolCall:
 					calls = append(calls, p)
 				}
 			}
-			var parts []policies.Part
+			var parts []agentstate.Part
 			if len(thinking) > 0 {
 				parts = append(parts, reasoning(strings.Join(thinking, "\n"), nil))
 			}
@@ -106,7 +107,7 @@ var lossOf = map[policies.RenderFormat]func([]policies.Message) []policies.Messa
 				parts = append(parts, text(content))
 			}
 			m.Parts = append(append(parts, images...), calls...)
-			return []policies.Message{m}
+			return []agentstate.Message{m}
 		})
 	},
 }
@@ -114,11 +115,11 @@ var lossOf = map[policies.RenderFormat]func([]policies.Message) []policies.Messa
 // fixImage applies the image losses: URL images lose their media type (unless
 // keepURLType), inline ones get a sniffed type when empty (or
 // always, with resniff). It reports whether the image is inline.
-func fixImage(p *policies.Part, resniff, keepURLType bool) bool {
-	if p.Kind != policies.PartImage {
+func fixImage(p *agentstate.Part, resniff, keepURLType bool) bool {
+	if p.Kind != agentstate.PartImage {
 		return false
 	}
-	if p.Image.Source == policies.ImageSourceData {
+	if p.Image.Source == agentstate.ImageSourceData {
 		if resniff || p.Image.MediaType == "" {
 			p.Image.MediaType = http.DetectContentType(p.Image.Data)
 		}
@@ -130,8 +131,8 @@ func fixImage(p *policies.Part, resniff, keepURLType bool) bool {
 	return false
 }
 
-func eachMessage(in []policies.Message, f func(policies.Message) []policies.Message) []policies.Message {
-	var out []policies.Message
+func eachMessage(in []agentstate.Message, f func(agentstate.Message) []agentstate.Message) []agentstate.Message {
+	var out []agentstate.Message
 	for _, m := range in {
 		for _, got := range f(m) {
 			if len(got.Parts) > 0 {
@@ -142,8 +143,8 @@ func eachMessage(in []policies.Message, f func(policies.Message) []policies.Mess
 	return out
 }
 
-func keepParts(m policies.Message, keep func(p *policies.Part) bool) policies.Message {
-	parts := make([]policies.Part, 0, len(m.Parts))
+func keepParts(m agentstate.Message, keep func(p *agentstate.Part) bool) agentstate.Message {
+	parts := make([]agentstate.Part, 0, len(m.Parts))
 	for _, p := range m.Parts {
 		if keep(&p) {
 			parts = append(parts, p)
@@ -155,17 +156,17 @@ func keepParts(m policies.Message, keep func(p *policies.Part) bool) policies.Me
 
 // turnsLoss is the Anthropic/Gemini loss: merge same-side messages into
 // alternating turns, then split user turns back into runs as Import does.
-func turnsLoss(in []policies.Message, keep func(policies.Message, *policies.Part) bool, thinkingFirst bool) []policies.Message {
+func turnsLoss(in []agentstate.Message, keep func(agentstate.Message, *agentstate.Part) bool, thinkingFirst bool) []agentstate.Message {
 	type turn struct {
 		assistant bool
-		parts     []policies.Part
+		parts     []agentstate.Part
 	}
 	var turns []turn
 	for _, m := range in {
-		assistant := m.Role == policies.RoleAssistant
-		var parts []policies.Part
+		assistant := m.Role == agentstate.RoleAssistant
+		var parts []agentstate.Part
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartText && blank(p.Text) || (p.Kind == policies.PartImage && assistant) {
+			if p.Kind == agentstate.PartText && blank(p.Text) || (p.Kind == agentstate.PartImage && assistant) {
 				continue
 			}
 			if keep(m, &p) {
@@ -182,16 +183,16 @@ func turnsLoss(in []policies.Message, keep func(policies.Message, *policies.Part
 		}
 	}
 	if len(turns) > 0 && turns[0].assistant {
-		turns = append([]turn{{false, []policies.Part{text(LeadingUserText)}}}, turns...)
+		turns = append([]turn{{false, []agentstate.Part{text(LeadingUserText)}}}, turns...)
 	}
-	var out []policies.Message
+	var out []agentstate.Message
 	for _, t := range turns {
 		if t.assistant {
 			parts := t.parts
 			if thinkingFirst {
-				var first, rest []policies.Part
+				var first, rest []agentstate.Part
 				for _, p := range parts {
-					if p.Kind == policies.PartReasoning {
+					if p.Kind == agentstate.PartReasoning {
 						first = append(first, p)
 					} else {
 						rest = append(rest, p)
@@ -199,20 +200,20 @@ func turnsLoss(in []policies.Message, keep func(policies.Message, *policies.Part
 				}
 				parts = append(first, rest...)
 			}
-			out = append(out, policies.Message{Role: policies.RoleAssistant, Parts: parts})
+			out = append(out, agentstate.Message{Role: agentstate.RoleAssistant, Parts: parts})
 			continue
 		}
-		var run []policies.Part
+		var run []agentstate.Part
 		flush := func() {
 			if len(run) > 0 {
-				out = append(out, policies.Message{Role: policies.RoleUser, Parts: run})
+				out = append(out, agentstate.Message{Role: agentstate.RoleUser, Parts: run})
 				run = nil
 			}
 		}
 		for _, p := range t.parts {
-			if p.Kind == policies.PartToolResult {
+			if p.Kind == agentstate.PartToolResult {
 				flush()
-				out = append(out, policies.Message{Role: policies.RoleTool, Parts: []policies.Part{p}})
+				out = append(out, agentstate.Message{Role: agentstate.RoleTool, Parts: []agentstate.Part{p}})
 			} else {
 				run = append(run, p)
 			}
@@ -225,30 +226,30 @@ func turnsLoss(in []policies.Message, keep func(policies.Message, *policies.Part
 // comparable reduces a conversation to what Import can give back for every
 // provider: no ids or annotations, one result per tool message, canonical
 // arguments, and (for Gemini) call ids renumbered by order.
-func comparable(in []policies.Message, format policies.RenderFormat) []policies.Message {
+func comparable(in []agentstate.Message, format agentstate.RenderFormat) []agentstate.Message {
 	answered := make(map[string]bool)
 	for _, m := range in {
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartToolResult {
+			if p.Kind == agentstate.PartToolResult {
 				answered[p.ToolResult.ToolCallID] = true
 			}
 		}
 	}
-	var out []policies.Message
+	var out []agentstate.Message
 	for _, m := range in {
-		base := policies.Message{Role: m.Role}
-		var parts []policies.Part
+		base := agentstate.Message{Role: m.Role}
+		var parts []agentstate.Part
 		for _, p := range m.Parts {
 			switch {
-			case p.Kind == policies.PartToolCall && !answered[p.ToolCall.ID]:
+			case p.Kind == agentstate.PartToolCall && !answered[p.ToolCall.ID]:
 				continue
-			case p.Kind == policies.PartToolCall:
+			case p.Kind == agentstate.PartToolCall:
 				p.ToolCall.ArgumentsJSON = canonicalArgs(p.ToolCall.ArgumentsJSON, format)
-			case p.Kind == policies.PartToolResult:
-				out = append(out, policies.Message{Role: policies.RoleTool, Parts: []policies.Part{p}})
+			case p.Kind == agentstate.PartToolResult:
+				out = append(out, agentstate.Message{Role: agentstate.RoleTool, Parts: []agentstate.Part{p}})
 				continue
 			}
-			if m.Role != policies.RoleTool {
+			if m.Role != agentstate.RoleTool {
 				parts = append(parts, p)
 			}
 		}
@@ -260,8 +261,8 @@ func comparable(in []policies.Message, format policies.RenderFormat) []policies.
 	return out
 }
 
-func canonicalArgs(args string, format policies.RenderFormat) string {
-	if format == policies.RenderOpenAI {
+func canonicalArgs(args string, format agentstate.RenderFormat) string {
+	if format == agentstate.RenderOpenAI {
 		if blank(args) {
 			return "{}"
 		}
@@ -272,17 +273,17 @@ func canonicalArgs(args string, format policies.RenderFormat) string {
 
 // renumberCalls names calls "call-<k>" in order of appearance, results after
 // the call they answer: pairing survives, the provider's ids do not matter.
-func renumberCalls(in []policies.Message) []policies.Message {
+func renumberCalls(in []agentstate.Message) []agentstate.Message {
 	ids := make(map[string]string)
-	out := make([]policies.Message, len(in))
+	out := make([]agentstate.Message, len(in))
 	for i, m := range in {
-		parts := make([]policies.Part, len(m.Parts))
+		parts := make([]agentstate.Part, len(m.Parts))
 		for j, p := range m.Parts {
 			switch p.Kind {
-			case policies.PartToolCall:
+			case agentstate.PartToolCall:
 				ids[p.ToolCall.ID] = fmt.Sprintf("call-%d", len(ids))
 				p.ToolCall.ID = ids[p.ToolCall.ID]
-			case policies.PartToolResult:
+			case agentstate.PartToolResult:
 				if id, ok := ids[p.ToolResult.ToolCallID]; ok {
 					p.ToolResult.ToolCallID = id
 				} else {
@@ -291,28 +292,28 @@ func renumberCalls(in []policies.Message) []policies.Message {
 			}
 			parts[j] = p
 		}
-		out[i] = policies.Message{Role: m.Role, Parts: parts}
+		out[i] = agentstate.Message{Role: m.Role, Parts: parts}
 	}
 	return out
 }
 
-func entriesOf(w *policies.Work) []policies.Message {
-	out := make([]policies.Message, len(w.Entries))
+func entriesOf(w *policies.Work) []agentstate.Message {
+	out := make([]agentstate.Message, len(w.Entries))
 	for i := range w.Entries {
 		out[i] = w.Entries[i].Message
 	}
 	return out
 }
 
-func stripIDs(in []policies.Message) []policies.Message {
-	out := make([]policies.Message, len(in))
+func stripIDs(in []agentstate.Message) []agentstate.Message {
+	out := make([]agentstate.Message, len(in))
 	for i, m := range in {
-		out[i] = policies.Message{Role: m.Role, Parts: m.Parts}
+		out[i] = agentstate.Message{Role: m.Role, Parts: m.Parts}
 	}
 	return out
 }
 
-func checkRoundTrip(t *testing.T, format policies.RenderFormat, w *policies.Work) {
+func checkRoundTrip(t *testing.T, format agentstate.RenderFormat, w *policies.Work) {
 	t.Helper()
 	body, _, err := Render(format, input(w))
 	if err != nil {
@@ -329,7 +330,7 @@ func checkRoundTrip(t *testing.T, format policies.RenderFormat, w *policies.Work
 	}
 	want := lossOf[format](comparable(entriesOf(w), format))
 	gotMsgs := stripIDs(got.Messages)
-	if format == policies.RenderGemini {
+	if format == agentstate.RenderGemini {
 		want, gotMsgs = renumberCalls(want), renumberCalls(gotMsgs)
 	}
 	if diff := cmp.Diff(want, gotMsgs); diff != "" {
@@ -338,18 +339,18 @@ func checkRoundTrip(t *testing.T, format policies.RenderFormat, w *policies.Work
 	if got.SystemPrompt != w.State.Context.SystemPrompt {
 		t.Errorf("system prompt %q, want %q", got.SystemPrompt, w.State.Context.SystemPrompt)
 	}
-	wantTools := append([]policies.ToolDefinition(nil), w.State.Context.Tools...)
+	wantTools := append([]agentstate.ToolDefinition(nil), w.State.Context.Tools...)
 	for i := range wantTools {
 		if p, ok := jsonObject(wantTools[i].ParametersJSON); ok {
 			wantTools[i].ParametersJSON = string(p)
-		} else if format == policies.RenderAnthropic || format == policies.RenderOpenAIResponses {
+		} else if format == agentstate.RenderAnthropic || format == agentstate.RenderOpenAIResponses {
 			wantTools[i].ParametersJSON = string(emptyInputSchema)
 		}
 	}
 	if diff := cmp.Diff(wantTools, got.Tools); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	if wantModel := map[bool]string{true: "", false: w.Model.Name}[format == policies.RenderGemini]; got.Model != wantModel {
+	if wantModel := map[bool]string{true: "", false: w.Model.Name}[format == agentstate.RenderGemini]; got.Model != wantModel {
 		t.Errorf("model %q, want %q", got.Model, wantModel)
 	}
 }

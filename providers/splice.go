@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // Splice puts a compiled context back into the request body it was imported
@@ -28,7 +28,7 @@ import (
 // entry before the first Unsettled one), and when the body would then carry
 // more than the API allows, drops the client's earliest breakpoints in
 // messages. The result passes the provider's validator, or Splice fails.
-func Splice(format policies.RenderFormat, body []byte, im *Imported, in Input) (out []byte, changed bool, err error) {
+func Splice(format agentstate.RenderFormat, body []byte, im *Imported, in Input) (out []byte, changed bool, err error) {
 	s := splicer{format: format, im: im, view: in.View}
 	if s.unchanged() {
 		return body, false, nil
@@ -56,7 +56,7 @@ func Splice(format policies.RenderFormat, body []byte, im *Imported, in Input) (
 	s.pending = pendingCalls(in.View)
 	var conv []json.RawMessage
 	switch format {
-	case policies.RenderAnthropic, policies.RenderGemini:
+	case agentstate.RenderAnthropic, agentstate.RenderGemini:
 		conv, err = s.turns(fields)
 	default:
 		conv = s.flat()
@@ -74,18 +74,18 @@ func Splice(format policies.RenderFormat, body []byte, im *Imported, in Input) (
 
 // conversationKey is the body field holding the conversation in format, and
 // the format's validator.
-func conversationKey(format policies.RenderFormat) (string, func([]byte) error) {
+func conversationKey(format agentstate.RenderFormat) (string, func([]byte) error) {
 	switch format {
-	case policies.RenderOpenAI:
+	case agentstate.RenderOpenAI:
 		return "messages", ValidateOpenAI
-	case policies.RenderAnthropic:
+	case agentstate.RenderAnthropic:
 		// max_tokens is the client's (and a count_tokens body has none).
 		return "messages", func(b []byte) error { return validateAnthropic(b, false) }
-	case policies.RenderGemini:
+	case agentstate.RenderGemini:
 		return "contents", ValidateGemini
-	case policies.RenderOllama:
+	case agentstate.RenderOllama:
 		return "messages", ValidateOllama
-	case policies.RenderOpenAIResponses:
+	case agentstate.RenderOpenAIResponses:
 		return "input", ValidateResponses
 	}
 	return "", nil
@@ -93,9 +93,9 @@ func conversationKey(format policies.RenderFormat) (string, func([]byte) error) 
 
 // conversationElements are the messages (items) of a conversation value; an
 // OpenAI Responses input given as a string is one user message.
-func conversationElements(format policies.RenderFormat, raw json.RawMessage) ([]json.RawMessage, error) {
+func conversationElements(format agentstate.RenderFormat, raw json.RawMessage) ([]json.RawMessage, error) {
 	var text string
-	if format == policies.RenderOpenAIResponses && json.Unmarshal(raw, &text) == nil {
+	if format == agentstate.RenderOpenAIResponses && json.Unmarshal(raw, &text) == nil {
 		return []json.RawMessage{rawJSON(map[string]string{"role": "user", "content": text})}, nil
 	}
 	var elems []json.RawMessage
@@ -107,9 +107,9 @@ func conversationElements(format policies.RenderFormat, raw json.RawMessage) ([]
 
 // splicer builds the conversation of a spliced body.
 type splicer struct {
-	format policies.RenderFormat
+	format agentstate.RenderFormat
 	im     *Imported
-	view   []policies.Entry
+	view   []agentstate.Entry
 	c      *conversation
 	// elems are the body's conversation: its messages (Responses: items).
 	elems []json.RawMessage
@@ -149,21 +149,21 @@ func (s *splicer) unchanged() bool {
 
 // message is the view's entry i as a renderer takes it: without the calls
 // no result answers (every provider rejects them).
-func (s *splicer) message(i int) *policies.Message {
+func (s *splicer) message(i int) *agentstate.Message {
 	m := s.view[i].Message
-	if slices.ContainsFunc(m.Parts, func(p policies.Part) bool { return p.Kind == policies.PartToolCall && s.pending[p.ToolCall.ID] }) {
-		m.Parts = slices.DeleteFunc(slices.Clone(m.Parts), func(p policies.Part) bool { return p.Kind == policies.PartToolCall && s.pending[p.ToolCall.ID] })
+	if slices.ContainsFunc(m.Parts, func(p agentstate.Part) bool { return p.Kind == agentstate.PartToolCall && s.pending[p.ToolCall.ID] }) {
+		m.Parts = slices.DeleteFunc(slices.Clone(m.Parts), func(p agentstate.Part) bool { return p.Kind == agentstate.PartToolCall && s.pending[p.ToolCall.ID] })
 		s.c.notes.add("tool call(s) without a result omitted (pending calls of the running execution)", 1)
 	}
 	return &m
 }
 
 // pendingCalls are the ids of the view's calls that no result answers.
-func pendingCalls(view []policies.Entry) map[string]bool {
+func pendingCalls(view []agentstate.Entry) map[string]bool {
 	answered := map[string]bool{}
 	for i := range view {
 		for _, p := range view[i].Message.Parts {
-			if p.Kind == policies.PartToolResult {
+			if p.Kind == agentstate.PartToolResult {
 				answered[p.ToolResult.ToolCallID] = true
 			}
 		}
@@ -171,7 +171,7 @@ func pendingCalls(view []policies.Entry) map[string]bool {
 	pending := map[string]bool{}
 	for i := range view {
 		for _, p := range view[i].Message.Parts {
-			if p.Kind == policies.PartToolCall && !answered[p.ToolCall.ID] {
+			if p.Kind == agentstate.PartToolCall && !answered[p.ToolCall.ID] {
 				pending[p.ToolCall.ID] = true
 			}
 		}
@@ -196,11 +196,11 @@ func (s *splicer) flat() []json.RawMessage {
 		}
 		m := s.message(i)
 		switch s.format {
-		case policies.RenderOpenAI:
+		case agentstate.RenderOpenAI:
 			for _, msg := range openAIMessagesOf(s.c, m) {
 				out = append(out, rawJSON(msg))
 			}
-		case policies.RenderOllama:
+		case agentstate.RenderOllama:
 			for _, msg := range ollamaMessagesOf(s.c, m) {
 				// An id Import made up is not the body's: Ollama pairs by name and order.
 				if s.im.SyntheticCallIDs[msg.ToolCallID] {
@@ -213,7 +213,7 @@ func (s *splicer) flat() []json.RawMessage {
 				}
 				out = append(out, rawJSON(msg))
 			}
-		case policies.RenderOpenAIResponses:
+		case agentstate.RenderOpenAIResponses:
 			out = append(out, responsesItems(s.c, m, s.im.CustomCalls)...)
 		}
 	}
@@ -242,10 +242,10 @@ func (s *splicer) turn(i int) (*bodyTurn, error) {
 		return nil, fmt.Errorf("message %d: %w", i, err)
 	}
 	t := &bodyTurn{role: m.Role, blocks: m.Parts}
-	if s.format == policies.RenderGemini && t.role == "" {
+	if s.format == agentstate.RenderGemini && t.role == "" {
 		t.role = "user"
 	}
-	if s.format == policies.RenderAnthropic {
+	if s.format == agentstate.RenderAnthropic {
 		var text string
 		if json.Unmarshal(m.Content, &text) == nil {
 			t.text = &text
@@ -314,7 +314,7 @@ func (s *splicer) turns(fields []field) ([]json.RawMessage, error) {
 			stableTurn++
 		}
 	}
-	if s.format == policies.RenderAnthropic {
+	if s.format == agentstate.RenderAnthropic {
 		if err := breakpoints(fields, turns, stableTurn); err != nil {
 			return nil, err
 		}
@@ -340,7 +340,7 @@ func (s *splicer) turns(fields []field) ([]json.RawMessage, error) {
 			raws[j] = b.raw
 		}
 		content := "content"
-		if s.format == policies.RenderGemini {
+		if s.format == agentstate.RenderGemini {
 			content = "parts"
 		}
 		out[k] = writeObject([]field{{"role", rawJSON(t.role)}, {content, writeArray(raws)}})
@@ -365,7 +365,7 @@ func joins(turns []spliceTurn, role string) int {
 }
 
 func (s *splicer) modelRole() string {
-	if s.format == policies.RenderGemini {
+	if s.format == agentstate.RenderGemini {
 		return "model"
 	}
 	return "assistant"
@@ -373,7 +373,7 @@ func (s *splicer) modelRole() string {
 
 func (s *splicer) leadingText() spliceBlock {
 	text := LeadingUserText
-	if s.format == policies.RenderGemini {
+	if s.format == agentstate.RenderGemini {
 		return spliceBlock{raw: rawJSON(geminiPart{Text: &text}), from: Ref{Message: -1}}
 	}
 	return spliceBlock{raw: rawJSON(anthropicBlock{Type: "text", Text: &text}), from: Ref{Message: -1}}
@@ -420,7 +420,7 @@ func (s *splicer) entryBlocks(i int) (string, []spliceBlock, error) {
 	}
 	m := s.message(i)
 	var blocks []spliceBlock
-	if s.format == policies.RenderGemini {
+	if s.format == agentstate.RenderGemini {
 		role, parts := geminiPartsOf(s.c, m)
 		for _, p := range parts {
 			raw := rawJSON(p)
@@ -440,7 +440,7 @@ func (s *splicer) entryBlocks(i int) (string, []spliceBlock, error) {
 // in an assistant turn and tool results in a user turn (Anthropic), and
 // function responses in a user turn (Gemini).
 func (s *splicer) opensTurn(role string, raw json.RawMessage) bool {
-	if s.format == policies.RenderGemini {
+	if s.format == agentstate.RenderGemini {
 		var p struct {
 			FunctionResponse json.RawMessage `json:"functionResponse"`
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
 
@@ -27,20 +27,20 @@ import (
 // to (not including) to replaced by a summary, and the message masked given
 // a placeholder.
 var spliceCases = []struct {
-	format             policies.RenderFormat
+	format             agentstate.RenderFormat
 	summarized, to     int
 	masked             int
 	conversation       string
 	preamble, elements int
 }{
-	{policies.RenderAnthropic, 2, 7, 8, "messages", 0, 10},
-	{policies.RenderOpenAI, 1, 5, 7, "messages", 1, 10},
-	{policies.RenderOpenAIResponses, 2, 4, 5, "input", 1, 12},
-	{policies.RenderGemini, 1, 3, 4, "contents", 0, 7},
-	{policies.RenderOllama, 1, 4, 6, "messages", 1, 9},
+	{agentstate.RenderAnthropic, 2, 7, 8, "messages", 0, 10},
+	{agentstate.RenderOpenAI, 1, 5, 7, "messages", 1, 10},
+	{agentstate.RenderOpenAIResponses, 2, 4, 5, "input", 1, 12},
+	{agentstate.RenderGemini, 1, 3, 4, "contents", 0, 7},
+	{agentstate.RenderOllama, 1, 4, 6, "messages", 1, 9},
 }
 
-func spliceBody(t *testing.T, format policies.RenderFormat) []byte {
+func spliceBody(t *testing.T, format agentstate.RenderFormat) []byte {
 	t.Helper()
 	body, err := os.ReadFile(filepath.Join("testdata", "splice", format.String()+".json"))
 	if err != nil {
@@ -50,7 +50,7 @@ func spliceBody(t *testing.T, format policies.RenderFormat) []byte {
 }
 
 // importedBody is a client body of format and what Import reads of it.
-func importedBody(t *testing.T, format policies.RenderFormat) ([]byte, *Imported) {
+func importedBody(t *testing.T, format agentstate.RenderFormat) ([]byte, *Imported) {
 	t.Helper()
 	body := spliceBody(t, format)
 	im, err := Import(format, body)
@@ -61,10 +61,10 @@ func importedBody(t *testing.T, format policies.RenderFormat) ([]byte, *Imported
 }
 
 // compacted is the view of im after the case's compaction.
-func compacted(im *Imported, summarized, to, masked int) []policies.Entry {
-	view := policies.EntriesFromLog(im.Messages)
+func compacted(im *Imported, summarized, to, masked int) []agentstate.Entry {
+	view := agentstate.EntriesFromLog(im.Messages)
 	m := &view[masked]
-	parts := make([]policies.Part, len(m.Message.Parts))
+	parts := make([]agentstate.Part, len(m.Message.Parts))
 	for k, p := range m.Message.Parts {
 		p.ToolResult.Content = fmt.Sprintf("[output masked: message %s, %d characters; the full output stays in the log]", m.Message.ID, len(p.ToolResult.Content))
 		parts[k] = p
@@ -74,9 +74,9 @@ func compacted(im *Imported, summarized, to, masked int) []policies.Entry {
 	for _, e := range view[summarized:to] {
 		covers = append(covers, e.Message.ID)
 	}
-	summary := policies.Entry{Message: policies.Message{ID: "ctxc-summary-1", Role: policies.RoleUser, Kind: policies.KindSummary, CoversMessageIDs: covers,
-		Parts: []policies.Part{text(fmt.Sprintf("Summary of %d earlier messages, written by ctxc without a model.\n\n## Work done\n- the first part of the task", len(covers)))}}}
-	return append(append(append([]policies.Entry(nil), view[:summarized]...), summary), view[to:]...)
+	summary := agentstate.Entry{Message: agentstate.Message{ID: "ctxc-summary-1", Role: agentstate.RoleUser, Kind: agentstate.KindSummary, CoversMessageIDs: covers,
+		Parts: []agentstate.Part{text(fmt.Sprintf("Summary of %d earlier messages, written by ctxc without a model.\n\n## Work done\n- the first part of the task", len(covers)))}}}
+	return append(append(append([]agentstate.Entry(nil), view[:summarized]...), summary), view[to:]...)
 }
 
 // The client's own bodies are valid for their provider: the validators know
@@ -91,7 +91,7 @@ func TestClientBodiesAreValid(t *testing.T) {
 	}
 }
 
-func validatorOf(format policies.RenderFormat) func([]byte) error {
+func validatorOf(format agentstate.RenderFormat) func([]byte) error {
 	_, v := conversationKey(format)
 	return v
 }
@@ -102,7 +102,7 @@ func TestSpliceUnchanged(t *testing.T) {
 	for _, tc := range spliceCases {
 		t.Run(tc.format.String(), func(t *testing.T) {
 			body, im := importedBody(t, tc.format)
-			out, changed, err := Splice(tc.format, body, im, Input{View: policies.EntriesFromLog(im.Messages)})
+			out, changed, err := Splice(tc.format, body, im, Input{View: agentstate.EntriesFromLog(im.Messages)})
 			if err != nil || changed || !bytes.Equal(out, body) {
 				t.Fatalf("changed %v, err %v, same bytes %v", changed, err, bytes.Equal(out, body))
 			}
@@ -156,9 +156,9 @@ func TestSplice(t *testing.T) {
 			// does not join their turn (Anthropic, Gemini).
 			var kept []json.RawMessage
 			switch tc.format {
-			case policies.RenderAnthropic:
+			case agentstate.RenderAnthropic:
 				kept = append(kept, elems[1]) // the system message
-			case policies.RenderGemini:
+			case agentstate.RenderGemini:
 			default:
 				kept = append(kept, elems[:tc.preamble+1]...)
 			}
@@ -176,16 +176,16 @@ func TestSplice(t *testing.T) {
 			}
 			want := comparable(entryMessages(view), tc.format)
 			switch tc.format {
-			case policies.RenderOpenAIResponses:
+			case agentstate.RenderOpenAIResponses:
 				// Responses' reasoning items are sent back as the client's own.
-			case policies.RenderAnthropic:
+			case agentstate.RenderAnthropic:
 				// Its system message stays one, between turns.
 				want = withSystemTurns(want, lossOf[tc.format])
 			default:
 				want = lossOf[tc.format](want)
 			}
 			got := stripIDs(back.Messages)
-			if tc.format == policies.RenderGemini || tc.format == policies.RenderOllama {
+			if tc.format == agentstate.RenderGemini || tc.format == agentstate.RenderOllama {
 				// Their bodies carry no call ids: Import numbers calls by place.
 				want, got = renumberCalls(want), renumberCalls(got)
 			}
@@ -203,12 +203,12 @@ func TestSplice(t *testing.T) {
 // withSystemTurns applies loss to the conversation but for its system
 // messages, which Splice keeps as they are between turns: a user or
 // assistant message after them joins the turn before them.
-func withSystemTurns(in []policies.Message, loss func([]policies.Message) []policies.Message) []policies.Message {
-	var system []policies.Message
-	var rest []policies.Message
+func withSystemTurns(in []agentstate.Message, loss func([]agentstate.Message) []agentstate.Message) []agentstate.Message {
+	var system []agentstate.Message
+	var rest []agentstate.Message
 	var at []int // where each system message goes: after rest[:at]
 	for _, m := range in {
-		if m.Role == policies.RoleSystem {
+		if m.Role == agentstate.RoleSystem {
 			system, at = append(system, m), append(at, len(rest))
 			continue
 		}
@@ -217,7 +217,7 @@ func withSystemTurns(in []policies.Message, loss func([]policies.Message) []poli
 	// Turns merge across the system messages; then each goes back after the
 	// turn holding the message before it.
 	merged := loss(rest)
-	var out []policies.Message
+	var out []agentstate.Message
 	k, consumed := 0, 0
 	for _, m := range merged {
 		out = append(out, m)
@@ -232,7 +232,7 @@ func withSystemTurns(in []policies.Message, loss func([]policies.Message) []poli
 
 // countOriginals is how many messages of rest (in order) m was made of:
 // those whose parts it holds.
-func countOriginals(m policies.Message, rest []policies.Message) int {
+func countOriginals(m agentstate.Message, rest []agentstate.Message) int {
 	n, parts := 0, 0
 	for n < len(rest) && parts < len(m.Parts) {
 		parts += len(rest[n].Parts)
@@ -243,17 +243,17 @@ func countOriginals(m policies.Message, rest []policies.Message) int {
 
 // endsTurn reports whether out[i] is the last message of its turn in merged
 // (a user turn comes back split into tool and user runs).
-func endsTurn(merged []policies.Message, i int, m policies.Message) bool {
+func endsTurn(merged []agentstate.Message, i int, m agentstate.Message) bool {
 	if i+1 >= len(merged) {
 		return true
 	}
 	next := merged[i+1]
-	side := func(r policies.Role) bool { return r == policies.RoleAssistant }
+	side := func(r agentstate.Role) bool { return r == agentstate.RoleAssistant }
 	return side(next.Role) != side(m.Role)
 }
 
-func entryMessages(view []policies.Entry) []policies.Message {
-	out := make([]policies.Message, len(view))
+func entryMessages(view []agentstate.Entry) []agentstate.Message {
+	out := make([]agentstate.Message, len(view))
 	for i := range view {
 		out[i] = view[i].Message
 	}
@@ -264,7 +264,7 @@ func entryMessages(view []policies.Entry) []policies.Message {
 // stable prefix's last turn, and the client's earliest breakpoints in
 // messages give way when the body would carry more than four.
 func TestSpliceAnthropicBreakpoints(t *testing.T) {
-	body, im := importedBody(t, policies.RenderAnthropic)
+	body, im := importedBody(t, agentstate.RenderAnthropic)
 	// Three more of the client's: on both blocks of the first message and on
 	// the answer before the last message (with the system prompt's, the last
 	// message's and the one Splice places, seven).
@@ -272,7 +272,7 @@ func TestSpliceAnthropicBreakpoints(t *testing.T) {
 		`"text": "The build of ./cmd/stock fails. Fix it and run the tests.", "cache_control": {"type": "ephemeral"}}`, 1)
 	crowded = strings.Replace(crowded, `</system-reminder>"}`, `</system-reminder>", "cache_control": {"type": "ephemeral"}}`, 1)
 	crowded = strings.Replace(crowded, `The build passes."}`, `The build passes.", "cache_control": {"type": "ephemeral"}}`, 1)
-	imCrowded, err := Import(policies.RenderAnthropic, []byte(crowded))
+	imCrowded, err := Import(agentstate.RenderAnthropic, []byte(crowded))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestSpliceAnthropicBreakpoints(t *testing.T) {
 			if tt.unsettled >= 0 {
 				view[tt.unsettled].Unsettled = true
 			}
-			out, _, err := Splice(policies.RenderAnthropic, tt.body, tt.im, Input{View: view})
+			out, _, err := Splice(agentstate.RenderAnthropic, tt.body, tt.im, Input{View: view})
 			if err != nil {
 				t.Fatal(err)
 			}

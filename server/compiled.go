@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 // compiledToProto converts compiled messages for a response. A compiled
@@ -18,7 +18,7 @@ import (
 // same bytes, and a long log costs no allocation per message and part.
 // Equality is checked, never assumed from an id or a report, so a policy that
 // changed a message in any way gets a converted one.
-func compiledToProto(in []policies.Message, log []*ctxcv1.Message) []*ctxcv1.Message {
+func compiledToProto(in []agentstate.Message, log []*ctxcv1.Message) []*ctxcv1.Message {
 	if len(in) == 0 {
 		return nil
 	}
@@ -72,7 +72,7 @@ func known(m proto.Message) bool { return len(m.ProtoReflect().GetUnknown()) == 
 // sameAsProto reports whether messageToProto(m) would equal pm. Strings that
 // the decoder took from pm share its memory, so comparing them is a pointer
 // comparison, not a read of the content.
-func sameAsProto(m *policies.Message, pm *ctxcv1.Message) bool {
+func sameAsProto(m *agentstate.Message, pm *ctxcv1.Message) bool {
 	if m.ID != pm.GetId() || ctxcv1.Role(m.Role) != pm.GetRole() || ctxcv1.MessageKind(m.Kind) != pm.GetKind() ||
 		m.Pinned != pm.GetPinned() || m.Importance != pm.GetImportance() || m.ExecutionID != pm.GetExecutionId() ||
 		!maps.Equal(m.Metadata, pm.GetMetadata()) || !slices.Equal(m.CoversMessageIDs, pm.GetCoversMessageIds()) ||
@@ -80,11 +80,11 @@ func sameAsProto(m *policies.Message, pm *ctxcv1.Message) bool {
 		return false
 	}
 	if u := pm.GetUsage(); (m.Usage == nil) != (u == nil) || u != nil && (!known(u) ||
-		*m.Usage != policies.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}) {
+		*m.Usage != agentstate.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}) {
 		return false
 	}
 	if mk := pm.GetMask(); (m.Mask == nil) != (mk == nil) || mk != nil && (!known(mk) ||
-		*m.Mask != policies.Mask{Reason: mk.GetReason(), Placeholder: mk.GetPlaceholder(), OriginalTokenCount: mk.GetOriginalTokenCount()}) {
+		*m.Mask != agentstate.Mask{Reason: mk.GetReason(), Placeholder: mk.GetPlaceholder(), OriginalTokenCount: mk.GetOriginalTokenCount()}) {
 		return false
 	}
 	if ts := pm.GetCreateTime(); (m.CreateTime == nil) != (ts == nil) || ts != nil && (!known(ts) ||
@@ -100,36 +100,36 @@ func sameAsProto(m *policies.Message, pm *ctxcv1.Message) bool {
 }
 
 // partSameAsProto reports whether partToProto(p) would equal pp.
-func partSameAsProto(p *policies.Part, pp *ctxcv1.Part) bool {
+func partSameAsProto(p *agentstate.Part, pp *ctxcv1.Part) bool {
 	if !known(pp) {
 		return false
 	}
 	switch c := pp.GetContent().(type) {
 	case *ctxcv1.Part_Text:
-		return p.Kind == policies.PartText && p.Text == c.Text
+		return p.Kind == agentstate.PartText && p.Text == c.Text
 	case *ctxcv1.Part_ToolCall:
 		tc := c.ToolCall
-		return p.Kind == policies.PartToolCall && tc != nil && known(tc) &&
-			p.ToolCall == policies.ToolCall{ID: tc.GetId(), Name: tc.GetName(), ArgumentsJSON: tc.GetArgumentsJson()}
+		return p.Kind == agentstate.PartToolCall && tc != nil && known(tc) &&
+			p.ToolCall == agentstate.ToolCall{ID: tc.GetId(), Name: tc.GetName(), ArgumentsJSON: tc.GetArgumentsJson()}
 	case *ctxcv1.Part_ToolResult:
 		tr := c.ToolResult
-		return p.Kind == policies.PartToolResult && tr != nil && known(tr) &&
-			p.ToolResult == policies.ToolResult{ToolCallID: tr.GetToolCallId(), Name: tr.GetName(), Content: tr.GetContent(), IsError: tr.GetIsError()}
+		return p.Kind == agentstate.PartToolResult && tr != nil && known(tr) &&
+			p.ToolResult == agentstate.ToolResult{ToolCallID: tr.GetToolCallId(), Name: tr.GetName(), Content: tr.GetContent(), IsError: tr.GetIsError()}
 	case *ctxcv1.Part_Image:
 		img := c.Image
-		if p.Kind != policies.PartImage || img == nil || !known(img) || p.Image.MediaType != img.GetMediaType() {
+		if p.Kind != agentstate.PartImage || img == nil || !known(img) || p.Image.MediaType != img.GetMediaType() {
 			return false
 		}
 		switch s := img.GetSource().(type) {
 		case *ctxcv1.Image_Url:
-			return p.Image.Source == policies.ImageSourceURL && p.Image.URL == s.Url
+			return p.Image.Source == agentstate.ImageSourceURL && p.Image.URL == s.Url
 		case *ctxcv1.Image_Data:
-			return p.Image.Source == policies.ImageSourceData && bytes.Equal(p.Image.Data, s.Data)
+			return p.Image.Source == agentstate.ImageSourceData && bytes.Equal(p.Image.Data, s.Data)
 		}
 		return false
 	case *ctxcv1.Part_Reasoning:
 		r := c.Reasoning
-		return p.Kind == policies.PartReasoning && r != nil && known(r) &&
+		return p.Kind == agentstate.PartReasoning && r != nil && known(r) &&
 			p.Reasoning.Text == r.GetText() && bytes.Equal(p.Reasoning.Signature, r.GetSignature())
 	}
 	return false

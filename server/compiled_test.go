@@ -10,12 +10,12 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 // decodedLog decodes a valid state's log.
-func decodedLog(t *testing.T, in *ctxcv1.AgentState) []policies.Message {
+func decodedLog(t *testing.T, in *ctxcv1.AgentState) []agentstate.Message {
 	t.Helper()
 	st, err := decodeState(in)
 	if err != nil {
@@ -26,7 +26,7 @@ func decodedLog(t *testing.T, in *ctxcv1.AgentState) []policies.Message {
 
 // checkCompiled asserts that compiledToProto gives what messagesToProto
 // gives, and says which messages it took from the log as they were.
-func checkCompiled(t *testing.T, msgs []policies.Message, log []*ctxcv1.Message) (reused []bool) {
+func checkCompiled(t *testing.T, msgs []agentstate.Message, log []*ctxcv1.Message) (reused []bool) {
 	t.Helper()
 	got := compiledToProto(msgs, log)
 	if diff := cmp.Diff(messagesToProto(msgs), got, protocmp.Transform()); diff != "" {
@@ -48,7 +48,7 @@ func TestCompiledReusesUnchangedLogMessages(t *testing.T) {
 	for i, st := range everyFieldStates() {
 		log := st.GetContext().GetMessages()
 		msgs := decodedLog(t, st)
-		views := map[string][]policies.Message{
+		views := map[string][]agentstate.Message{
 			"as is":    msgs,
 			"reversed": {msgs[6], msgs[5], msgs[4], msgs[3], msgs[2], msgs[1], msgs[0]},
 			"some":     {msgs[1], msgs[4], msgs[5]},
@@ -68,42 +68,42 @@ func TestCompiledReusesUnchangedLogMessages(t *testing.T) {
 // the response holds the change.
 func TestCompiledConvertsChangedMessages(t *testing.T) {
 	when := time.Unix(1_700_000_000, 5).UTC()
-	changes := map[string]func(m *policies.Message) bool{
-		"role": func(m *policies.Message) bool {
-			m.Role = map[bool]policies.Role{true: policies.RoleAssistant, false: policies.RoleUser}[m.Role == policies.RoleUser]
+	changes := map[string]func(m *agentstate.Message) bool{
+		"role": func(m *agentstate.Message) bool {
+			m.Role = map[bool]agentstate.Role{true: agentstate.RoleAssistant, false: agentstate.RoleUser}[m.Role == agentstate.RoleUser]
 			return true
 		},
-		"kind": func(m *policies.Message) bool {
-			m.Kind = map[bool]policies.MessageKind{true: policies.KindSummary, false: policies.KindRegular}[m.Kind == policies.KindRegular]
+		"kind": func(m *agentstate.Message) bool {
+			m.Kind = map[bool]agentstate.MessageKind{true: agentstate.KindSummary, false: agentstate.KindRegular}[m.Kind == agentstate.KindRegular]
 			return true
 		},
-		"pinned":     func(m *policies.Message) bool { m.Pinned = !m.Pinned; return true },
-		"importance": func(m *policies.Message) bool { m.Importance = 100 - m.Importance/2 - 1; return true },
-		"execution":  func(m *policies.Message) bool { m.ExecutionID += "x"; return true },
-		"metadata":   func(m *policies.Message) bool { m.Metadata = map[string]string{"k": "v"}; return true },
-		"covers": func(m *policies.Message) bool {
+		"pinned":     func(m *agentstate.Message) bool { m.Pinned = !m.Pinned; return true },
+		"importance": func(m *agentstate.Message) bool { m.Importance = 100 - m.Importance/2 - 1; return true },
+		"execution":  func(m *agentstate.Message) bool { m.ExecutionID += "x"; return true },
+		"metadata":   func(m *agentstate.Message) bool { m.Metadata = map[string]string{"k": "v"}; return true },
+		"covers": func(m *agentstate.Message) bool {
 			m.CoversMessageIDs = append(m.CoversMessageIDs[:len(m.CoversMessageIDs):len(m.CoversMessageIDs)], "mx")
 			return true
 		},
-		"usage": func(m *policies.Message) bool {
+		"usage": func(m *agentstate.Message) bool {
 			if m.Usage == nil {
-				m.Usage = &policies.Usage{}
+				m.Usage = &agentstate.Usage{}
 			} else {
-				m.Usage = &policies.Usage{InputTokens: m.Usage.InputTokens, CachedInputTokens: m.Usage.CachedInputTokens, OutputTokens: m.Usage.OutputTokens + 1}
+				m.Usage = &agentstate.Usage{InputTokens: m.Usage.InputTokens, CachedInputTokens: m.Usage.CachedInputTokens, OutputTokens: m.Usage.OutputTokens + 1}
 			}
 			return true
 		},
-		"no usage": func(m *policies.Message) bool { ok := m.Usage != nil; m.Usage = nil; return ok },
-		"mask": func(m *policies.Message) bool {
+		"no usage": func(m *agentstate.Message) bool { ok := m.Usage != nil; m.Usage = nil; return ok },
+		"mask": func(m *agentstate.Message) bool {
 			if m.Mask == nil {
-				m.Mask = &policies.Mask{}
+				m.Mask = &agentstate.Mask{}
 			} else {
-				m.Mask = &policies.Mask{Reason: m.Mask.Reason, Placeholder: m.Mask.Placeholder + "!", OriginalTokenCount: m.Mask.OriginalTokenCount}
+				m.Mask = &agentstate.Mask{Reason: m.Mask.Reason, Placeholder: m.Mask.Placeholder + "!", OriginalTokenCount: m.Mask.OriginalTokenCount}
 			}
 			return true
 		},
-		"no mask": func(m *policies.Message) bool { ok := m.Mask != nil; m.Mask = nil; return ok },
-		"create time": func(m *policies.Message) bool {
+		"no mask": func(m *agentstate.Message) bool { ok := m.Mask != nil; m.Mask = nil; return ok },
+		"create time": func(m *agentstate.Message) bool {
 			if m.CreateTime == nil {
 				m.CreateTime = &when
 			} else {
@@ -112,7 +112,7 @@ func TestCompiledConvertsChangedMessages(t *testing.T) {
 			}
 			return true
 		},
-		"create time seconds": func(m *policies.Message) bool {
+		"create time seconds": func(m *agentstate.Message) bool {
 			if m.CreateTime == nil {
 				return false
 			}
@@ -120,38 +120,38 @@ func TestCompiledConvertsChangedMessages(t *testing.T) {
 			m.CreateTime = &later
 			return true
 		},
-		"no create time": func(m *policies.Message) bool { ok := m.CreateTime != nil; m.CreateTime = nil; return ok },
-		"a part fewer":   func(m *policies.Message) bool { m.Parts = m.Parts[:len(m.Parts)-1]; return true },
-		"a part's kind": func(m *policies.Message) bool {
-			if p := &m.Parts[0]; p.Kind == policies.PartText {
-				p.Kind = policies.PartReasoning // the text stays where a text part keeps it
+		"no create time": func(m *agentstate.Message) bool { ok := m.CreateTime != nil; m.CreateTime = nil; return ok },
+		"a part fewer":   func(m *agentstate.Message) bool { m.Parts = m.Parts[:len(m.Parts)-1]; return true },
+		"a part's kind": func(m *agentstate.Message) bool {
+			if p := &m.Parts[0]; p.Kind == agentstate.PartText {
+				p.Kind = agentstate.PartReasoning // the text stays where a text part keeps it
 			} else {
-				*p = policies.TextPart(p.Text)
+				*p = agentstate.TextPart(p.Text)
 			}
 			return true
 		},
 	}
 	// Each part's content, one part at a time.
 	for k := range 4 {
-		changes["content of part "+strconv.Itoa(k)] = func(m *policies.Message) bool {
+		changes["content of part "+strconv.Itoa(k)] = func(m *agentstate.Message) bool {
 			if k >= len(m.Parts) {
 				return false
 			}
 			p := &m.Parts[k]
 			switch p.Kind {
-			case policies.PartText:
+			case agentstate.PartText:
 				p.Text += "."
-			case policies.PartToolCall:
+			case agentstate.PartToolCall:
 				p.ToolCall.ArgumentsJSON += " "
-			case policies.PartToolResult:
+			case agentstate.PartToolResult:
 				p.ToolResult.IsError = !p.ToolResult.IsError
-			case policies.PartImage:
-				if p.Image.Source == policies.ImageSourceData {
+			case agentstate.PartImage:
+				if p.Image.Source == agentstate.ImageSourceData {
 					p.Image.Data = append(p.Image.Data[:len(p.Image.Data):len(p.Image.Data)], 0)
 				} else {
 					p.Image.URL += "?v=2"
 				}
-			case policies.PartReasoning:
+			case agentstate.PartReasoning:
 				p.Reasoning.Signature = append(p.Reasoning.Signature[:len(p.Reasoning.Signature):len(p.Reasoning.Signature)], 1)
 			}
 			return true
@@ -163,7 +163,7 @@ func TestCompiledConvertsChangedMessages(t *testing.T) {
 			for i := range log {
 				msgs := decodedLog(t, st)
 				m := &msgs[i]
-				m.Parts = append([]policies.Part(nil), m.Parts...) // the change must not reach the other copies
+				m.Parts = append([]agentstate.Part(nil), m.Parts...) // the change must not reach the other copies
 				if !change(m) {
 					continue
 				}

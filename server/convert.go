@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/policies"
@@ -33,11 +34,11 @@ type decoder struct {
 	// longestPiece bounds the longest piece a text decoded so far
 	// tokenizes to (tokens.LongestPiece), whose counting is held in flight.
 	longestPiece int
-	violations   []policies.FieldViolation
+	violations   []agentstate.FieldViolation
 	// idsOptional accepts messages without ids (Route assigns them).
 	idsOptional bool
 	// parts is what is left of the part slab messages() allocated.
-	parts []policies.Part
+	parts []agentstate.Part
 	// modelFromInput accepts a state whose model has no name: a Compile
 	// with render_into_input takes it from input_json.
 	modelFromInput bool
@@ -55,7 +56,7 @@ type decoder struct {
 }
 
 func (d *decoder) violate(field, description string) {
-	d.violations = append(d.violations, policies.FieldViolation{Field: field, Description: description})
+	d.violations = append(d.violations, agentstate.FieldViolation{Field: field, Description: description})
 }
 
 // err returns the collected violations as one error, or nil.
@@ -63,7 +64,7 @@ func (d *decoder) err() error {
 	if len(d.violations) == 0 {
 		return nil
 	}
-	return &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: d.violations}
+	return &agentstate.InvalidArgumentError{Reason: agentstate.ReasonInvalidState, Violations: d.violations}
 }
 
 // elemPath names a message, or a part of one, in a request list. It is
@@ -88,31 +89,31 @@ func (p elemPath) field(suffix string) string {
 
 // state converts a request's AgentState; a nil state is a violation of path.
 // The schema version is the lifecycle check's business (compiler.StateSource).
-func (d *decoder) state(path string, in *ctxcv1.AgentState) (*policies.State, error) {
+func (d *decoder) state(path string, in *ctxcv1.AgentState) (*agentstate.State, error) {
 	if in == nil {
 		d.violate(path, "required")
 		return nil, nil
 	}
 	c := in.GetContext()
 	if n := len(c.GetMessages()); n > d.limits.MaxMessages {
-		return nil, &policies.LimitError{Field: path + ".context.messages", Limit: d.limits.MaxMessages, Got: n}
+		return nil, &agentstate.LimitError{Field: path + ".context.messages", Limit: d.limits.MaxMessages, Got: n}
 	}
 	if n := len(c.GetTools()); n > d.limits.MaxTools {
-		return nil, &policies.LimitError{Field: path + ".context.tools", Limit: d.limits.MaxTools, Got: n}
+		return nil, &agentstate.LimitError{Field: path + ".context.tools", Limit: d.limits.MaxTools, Got: n}
 	}
 	for i, m := range c.GetMessages() {
 		if n := len(m.GetParts()); n > d.limits.MaxPartsPerMessage {
-			return nil, &policies.LimitError{Field: fmt.Sprintf("%s.context.messages[%d].parts", path, i), Limit: d.limits.MaxPartsPerMessage, Got: n}
+			return nil, &agentstate.LimitError{Field: fmt.Sprintf("%s.context.messages[%d].parts", path, i), Limit: d.limits.MaxPartsPerMessage, Got: n}
 		}
 	}
-	st := &policies.State{
+	st := &agentstate.State{
 		SchemaVersion: in.GetSchemaVersion(),
 		AgentID:       in.GetAgentId(),
 		Model:         d.model(path+".model", in.GetModel()),
 		Execution:     d.execution(path+".execution", in.GetExecution()),
 	}
 	d.piece(c.GetSystemPrompt())
-	st.Context = policies.Context{
+	st.Context = agentstate.Context{
 		Messages:       d.messages(path+".context.messages", c.GetMessages()),
 		SystemPrompt:   c.GetSystemPrompt(),
 		Tools:          d.tools(path+".context.tools", c.GetTools()),
@@ -122,14 +123,14 @@ func (d *decoder) state(path string, in *ctxcv1.AgentState) (*policies.State, er
 	return st, nil
 }
 
-func (d *decoder) model(path string, in *ctxcv1.ModelSpec) policies.ModelSpec {
+func (d *decoder) model(path string, in *ctxcv1.ModelSpec) agentstate.ModelSpec {
 	if in.GetName() == "" && !d.modelFromInput {
 		d.violate(path+".name", "required: the model name selects the tokenizer and the window")
 	}
 	if in == nil {
-		return policies.ModelSpec{}
+		return agentstate.ModelSpec{}
 	}
-	return policies.ModelSpec{
+	return agentstate.ModelSpec{
 		Name:                in.GetName(),
 		Provider:            in.GetProvider(),
 		ContextWindowTokens: optionalUint32(in.ContextWindowTokenCount),
@@ -137,35 +138,35 @@ func (d *decoder) model(path string, in *ctxcv1.ModelSpec) policies.ModelSpec {
 	}
 }
 
-func (d *decoder) execution(path string, in *ctxcv1.Execution) policies.Execution {
+func (d *decoder) execution(path string, in *ctxcv1.Execution) agentstate.Execution {
 	st := in.GetStatus()
 	if st < ctxcv1.ExecutionStatus_EXECUTION_STATUS_UNSPECIFIED || st > ctxcv1.ExecutionStatus_EXECUTION_STATUS_FAILED {
 		d.violate(path+".status", "unknown execution status "+strconv.Itoa(int(st)))
 	}
-	return policies.Execution{ID: in.GetId(), StepIndex: in.GetStepIndex(), Status: policies.ExecutionStatus(st)}
+	return agentstate.Execution{ID: in.GetId(), StepIndex: in.GetStepIndex(), Status: agentstate.ExecutionStatus(st)}
 }
 
-func (d *decoder) tools(path string, in []*ctxcv1.ToolDefinition) []policies.ToolDefinition {
+func (d *decoder) tools(path string, in []*ctxcv1.ToolDefinition) []agentstate.ToolDefinition {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]policies.ToolDefinition, len(in))
+	out := make([]agentstate.ToolDefinition, len(in))
 	for i, t := range in {
 		if t.GetName() == "" {
 			d.violate(fmt.Sprintf("%s[%d].name", path, i), "required")
 		}
-		out[i] = policies.ToolDefinition{Name: t.GetName(), Description: t.GetDescription(), ParametersJSON: t.GetParametersJson()}
+		out[i] = agentstate.ToolDefinition{Name: t.GetName(), Description: t.GetDescription(), ParametersJSON: t.GetParametersJson()}
 	}
 	return out
 }
 
 // messages converts a log. Ids must be present and unique. A tool result whose
 // call is not in the log is accepted: normalization repairs it.
-func (d *decoder) messages(path string, in []*ctxcv1.Message) []policies.Message {
+func (d *decoder) messages(path string, in []*ctxcv1.Message) []agentstate.Message {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]policies.Message, len(in))
+	out := make([]agentstate.Message, len(in))
 	seen := make(map[string]int, len(in))
 	total := 0
 	for _, m := range in {
@@ -173,7 +174,7 @@ func (d *decoder) messages(path string, in []*ctxcv1.Message) []policies.Message
 	}
 	// One allocation for every message's parts; each message gets a slice
 	// capped at its own length, so a policy that appends copies first.
-	d.parts = make([]policies.Part, total)
+	d.parts = make([]agentstate.Part, total)
 	for i, m := range in {
 		at := elemPath{list: path, index: i, part: -1}
 		if id := m.GetId(); id == "" {
@@ -190,7 +191,7 @@ func (d *decoder) messages(path string, in []*ctxcv1.Message) []policies.Message
 	return out
 }
 
-func (d *decoder) message(path elemPath, in *ctxcv1.Message) policies.Message {
+func (d *decoder) message(path elemPath, in *ctxcv1.Message) agentstate.Message {
 	role := in.GetRole()
 	switch {
 	case role == ctxcv1.Role_ROLE_UNSPECIFIED:
@@ -204,10 +205,10 @@ func (d *decoder) message(path elemPath, in *ctxcv1.Message) policies.Message {
 	if len(in.GetParts()) == 0 {
 		d.violate(path.field(".parts"), "at least one part is required")
 	}
-	m := policies.Message{
+	m := agentstate.Message{
 		ID:               in.GetId(),
-		Role:             policies.Role(role),
-		Kind:             policies.MessageKind(in.GetKind()),
+		Role:             agentstate.Role(role),
+		Kind:             agentstate.MessageKind(in.GetKind()),
 		Pinned:           in.GetPinned(),
 		Importance:       in.GetImportance(),
 		ExecutionID:      in.GetExecutionId(),
@@ -218,10 +219,10 @@ func (d *decoder) message(path elemPath, in *ctxcv1.Message) policies.Message {
 		d.violate(path.field(".importance"), "must be between 0 and 100")
 	}
 	if u := in.GetUsage(); u != nil {
-		m.Usage = &policies.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}
+		m.Usage = &agentstate.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}
 	}
 	if mk := in.GetMask(); mk != nil {
-		m.Mask = &policies.Mask{Reason: mk.GetReason(), Placeholder: mk.GetPlaceholder(), OriginalTokenCount: mk.GetOriginalTokenCount()}
+		m.Mask = &agentstate.Mask{Reason: mk.GetReason(), Placeholder: mk.GetPlaceholder(), OriginalTokenCount: mk.GetOriginalTokenCount()}
 	}
 	if ts := in.GetCreateTime(); ts != nil {
 		if ts.CheckValid() != nil {
@@ -243,11 +244,11 @@ func (d *decoder) message(path elemPath, in *ctxcv1.Message) policies.Message {
 // piece notes a text's longest piece.
 func (d *decoder) piece(s string) { d.longestPiece = max(d.longestPiece, tokens.LongestPiece(s)) }
 
-func (d *decoder) part(path elemPath, in *ctxcv1.Part, inToolMessage bool) policies.Part {
-	var p policies.Part
+func (d *decoder) part(path elemPath, in *ctxcv1.Part, inToolMessage bool) agentstate.Part {
+	var p agentstate.Part
 	switch c := in.GetContent().(type) {
 	case *ctxcv1.Part_Text:
-		p = policies.Part{Kind: policies.PartText, Text: c.Text}
+		p = agentstate.Part{Kind: agentstate.PartText, Text: c.Text}
 		d.piece(c.Text)
 	case *ctxcv1.Part_ToolCall:
 		tc := c.ToolCall
@@ -257,37 +258,37 @@ func (d *decoder) part(path elemPath, in *ctxcv1.Part, inToolMessage bool) polic
 		if tc.GetName() == "" {
 			d.violate(path.field(".tool_call.name"), "required")
 		}
-		p = policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: tc.GetId(), Name: tc.GetName(), ArgumentsJSON: tc.GetArgumentsJson()}}
+		p = agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: tc.GetId(), Name: tc.GetName(), ArgumentsJSON: tc.GetArgumentsJson()}}
 		d.piece(tc.GetArgumentsJson())
 	case *ctxcv1.Part_ToolResult:
 		tr := c.ToolResult
 		if tr.GetToolCallId() == "" {
 			d.violate(path.field(".tool_result.tool_call_id"), "required: the id of the tool call this result answers")
 		}
-		p = policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: tr.GetToolCallId(), Name: tr.GetName(), Content: tr.GetContent(), IsError: tr.GetIsError()}}
+		p = agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: tr.GetToolCallId(), Name: tr.GetName(), Content: tr.GetContent(), IsError: tr.GetIsError()}}
 		d.piece(tr.GetContent())
 	case *ctxcv1.Part_Image:
-		p = policies.Part{Kind: policies.PartImage, Image: d.image(path.field(".image"), c.Image)}
+		p = agentstate.Part{Kind: agentstate.PartImage, Image: d.image(path.field(".image"), c.Image)}
 	case *ctxcv1.Part_Reasoning:
-		p = policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: c.Reasoning.GetText(), Signature: c.Reasoning.GetSignature()}}
+		p = agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: c.Reasoning.GetText(), Signature: c.Reasoning.GetSignature()}}
 		d.piece(c.Reasoning.GetText())
 	default:
 		d.violate(path.field(""), "no content: set one of text, tool_call, tool_result, image, reasoning")
 		return p
 	}
-	if inToolMessage && p.Kind != policies.PartToolResult {
+	if inToolMessage && p.Kind != agentstate.PartToolResult {
 		d.violate(path.field(""), "a ROLE_TOOL message holds only tool_result parts, not "+p.Kind.String())
 	}
 	return p
 }
 
-func (d *decoder) image(path string, in *ctxcv1.Image) policies.Image {
-	img := policies.Image{MediaType: in.GetMediaType()}
+func (d *decoder) image(path string, in *ctxcv1.Image) agentstate.Image {
+	img := agentstate.Image{MediaType: in.GetMediaType()}
 	switch s := in.GetSource().(type) {
 	case *ctxcv1.Image_Url:
-		img.Source, img.URL = policies.ImageSourceURL, s.Url
+		img.Source, img.URL = agentstate.ImageSourceURL, s.Url
 	case *ctxcv1.Image_Data:
-		img.Source, img.Data = policies.ImageSourceData, s.Data
+		img.Source, img.Data = agentstate.ImageSourceData, s.Data
 		if img.MediaType == "" {
 			d.violate(path+".media_type", "required with data")
 		}
@@ -298,18 +299,18 @@ func (d *decoder) image(path string, in *ctxcv1.Image) policies.Image {
 }
 
 // options converts per-call options.
-func (d *decoder) options(path string, in *ctxcv1.CompileOptions) policies.Options {
+func (d *decoder) options(path string, in *ctxcv1.CompileOptions) agentstate.Options {
 	if v := in.GetView(); v < 0 || v > ctxcv1.View_VIEW_CONVERSATION {
 		d.violate(path+".view", "unknown view "+strconv.Itoa(int(v)))
 	}
 	if in == nil {
-		return policies.Options{}
+		return agentstate.Options{}
 	}
-	o := policies.Options{
-		View:                 policies.View(in.GetView()),
+	o := agentstate.Options{
+		View:                 agentstate.View(in.GetView()),
 		ReservedOutputTokens: optionalUint32(in.ReservedOutputTokenCount),
 		MaxContextTokens:     optionalUint32(in.MaxContextTokenCount),
-		Render:               policies.RenderFormat(in.GetRender()),
+		Render:               agentstate.RenderFormat(in.GetRender()),
 	}
 	if r := in.GetRender(); r < 0 || r > ctxcv1.RenderFormat_RENDER_FORMAT_OPENAI_RESPONSES {
 		d.violate(path+".render", "unknown render format "+strconv.Itoa(int(r)))
@@ -335,7 +336,7 @@ func optionalUint32(p *uint32) *uint32 {
 // The other direction: domain to protobuf. These never fail; the pipeline only
 // produces values the domain types can hold.
 
-func stateToProto(in *policies.State) *ctxcv1.AgentState {
+func stateToProto(in *agentstate.State) *ctxcv1.AgentState {
 	if in == nil {
 		return nil
 	}
@@ -359,13 +360,13 @@ func stateToProto(in *policies.State) *ctxcv1.AgentState {
 			Metadata:       c.Metadata,
 		}
 	}
-	if e := in.Execution; e != (policies.Execution{}) {
+	if e := in.Execution; e != (agentstate.Execution{}) {
 		out.Execution = &ctxcv1.Execution{Id: e.ID, StepIndex: e.StepIndex, Status: ctxcv1.ExecutionStatus(e.Status)}
 	}
 	return out
 }
 
-func toolsToProto(in []policies.ToolDefinition) []*ctxcv1.ToolDefinition {
+func toolsToProto(in []agentstate.ToolDefinition) []*ctxcv1.ToolDefinition {
 	if len(in) == 0 {
 		return nil
 	}
@@ -376,7 +377,7 @@ func toolsToProto(in []policies.ToolDefinition) []*ctxcv1.ToolDefinition {
 	return out
 }
 
-func messagesToProto(in []policies.Message) []*ctxcv1.Message {
+func messagesToProto(in []agentstate.Message) []*ctxcv1.Message {
 	if len(in) == 0 {
 		return nil
 	}
@@ -387,7 +388,7 @@ func messagesToProto(in []policies.Message) []*ctxcv1.Message {
 	return out
 }
 
-func messageToProto(m *policies.Message) *ctxcv1.Message {
+func messageToProto(m *agentstate.Message) *ctxcv1.Message {
 	out := &ctxcv1.Message{
 		Id:               m.ID,
 		Role:             ctxcv1.Role(m.Role),
@@ -416,32 +417,32 @@ func messageToProto(m *policies.Message) *ctxcv1.Message {
 	return out
 }
 
-func partToProto(p *policies.Part) *ctxcv1.Part {
+func partToProto(p *agentstate.Part) *ctxcv1.Part {
 	switch p.Kind {
-	case policies.PartText:
+	case agentstate.PartText:
 		return &ctxcv1.Part{Content: &ctxcv1.Part_Text{Text: p.Text}}
-	case policies.PartToolCall:
+	case agentstate.PartToolCall:
 		c := p.ToolCall
 		return &ctxcv1.Part{Content: &ctxcv1.Part_ToolCall{ToolCall: &ctxcv1.ToolCall{Id: c.ID, Name: c.Name, ArgumentsJson: c.ArgumentsJSON}}}
-	case policies.PartToolResult:
+	case agentstate.PartToolResult:
 		r := p.ToolResult
 		return &ctxcv1.Part{Content: &ctxcv1.Part_ToolResult{ToolResult: &ctxcv1.ToolResult{ToolCallId: r.ToolCallID, Name: r.Name, Content: r.Content, IsError: r.IsError}}}
-	case policies.PartImage:
+	case agentstate.PartImage:
 		img := &ctxcv1.Image{MediaType: p.Image.MediaType}
 		switch p.Image.Source {
-		case policies.ImageSourceURL:
+		case agentstate.ImageSourceURL:
 			img.Source = &ctxcv1.Image_Url{Url: p.Image.URL}
-		case policies.ImageSourceData:
+		case agentstate.ImageSourceData:
 			img.Source = &ctxcv1.Image_Data{Data: p.Image.Data}
 		}
 		return &ctxcv1.Part{Content: &ctxcv1.Part_Image{Image: img}}
-	case policies.PartReasoning:
+	case agentstate.PartReasoning:
 		return &ctxcv1.Part{Content: &ctxcv1.Part_Reasoning{Reasoning: &ctxcv1.Reasoning{Text: p.Reasoning.Text, Signature: p.Reasoning.Signature}}}
 	}
 	return &ctxcv1.Part{}
 }
 
-func budgetToProto(b *policies.Budget) *ctxcv1.TokenBudget {
+func budgetToProto(b *agentstate.Budget) *ctxcv1.TokenBudget {
 	if b == nil {
 		return nil
 	}

@@ -12,9 +12,9 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 func u32p(v uint32) *uint32 { return &v }
@@ -186,7 +186,7 @@ func canonical(in *ctxcv1.AgentState) *ctxcv1.AgentState {
 
 // decodeState decodes a state with the default limits, field violations
 // included in the error.
-func decodeState(in *ctxcv1.AgentState) (*policies.State, error) {
+func decodeState(in *ctxcv1.AgentState) (*agentstate.State, error) {
 	d := decoder{limits: compiler.DefaultLimits()}
 	st, err := d.state("state", in)
 	if err == nil {
@@ -225,9 +225,9 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		st, err := decodeState(in)
 		if err != nil {
-			var invalid *policies.InvalidArgumentError
-			var precondition *policies.PreconditionError
-			var limit *policies.LimitError
+			var invalid *agentstate.InvalidArgumentError
+			var precondition *agentstate.PreconditionError
+			var limit *agentstate.LimitError
 			if !errors.As(err, &invalid) && !errors.As(err, &precondition) && !errors.As(err, &limit) {
 				t.Fatalf("invalid input must give a typed error, got %T: %v", err, err)
 			}
@@ -270,60 +270,60 @@ func TestValidationViolations(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(s *ctxcv1.AgentState)
-		want   []policies.FieldViolation
+		want   []agentstate.FieldViolation
 	}{
 		{"valid", func(*ctxcv1.AgentState) {}, nil},
 		{"result whose call is not in the log is accepted", func(s *ctxcv1.AgentState) {
 			msgs(s)[2].Parts[0].GetToolResult().ToolCallId = "elsewhere"
 		}, nil},
 		{"model missing", func(s *ctxcv1.AgentState) { s.Model = nil },
-			[]policies.FieldViolation{{Field: "state.model.name", Description: "required: the model name selects the tokenizer and the window"}}},
+			[]agentstate.FieldViolation{{Field: "state.model.name", Description: "required: the model name selects the tokenizer and the window"}}},
 		{"message id empty", func(s *ctxcv1.AgentState) { msgs(s)[1].Id = "" },
-			[]policies.FieldViolation{{Field: "state.context.messages[1].id", Description: "required"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[1].id", Description: "required"}}},
 		{"duplicate message id", func(s *ctxcv1.AgentState) { msgs(s)[2].Id = "u1" },
-			[]policies.FieldViolation{{Field: "state.context.messages[2].id", Description: `duplicate id "u1" (also state.context.messages[0].id)`}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[2].id", Description: `duplicate id "u1" (also state.context.messages[0].id)`}}},
 		{"role unspecified", func(s *ctxcv1.AgentState) { msgs(s)[0].Role = 0 },
-			[]policies.FieldViolation{{Field: "state.context.messages[0].role", Description: "required"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[0].role", Description: "required"}}},
 		{"role unknown number", func(s *ctxcv1.AgentState) { msgs(s)[0].Role = 9 },
-			[]policies.FieldViolation{{Field: "state.context.messages[0].role", Description: "unknown role 9"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[0].role", Description: "unknown role 9"}}},
 		{"kind unknown number", func(s *ctxcv1.AgentState) { msgs(s)[0].Kind = 42 },
-			[]policies.FieldViolation{{Field: "state.context.messages[0].kind", Description: "unknown message kind 42"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[0].kind", Description: "unknown message kind 42"}}},
 		{"message without parts", func(s *ctxcv1.AgentState) { msgs(s)[0].Parts = nil },
-			[]policies.FieldViolation{{Field: "state.context.messages[0].parts", Description: "at least one part is required"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[0].parts", Description: "at least one part is required"}}},
 		{"part with no content", func(s *ctxcv1.AgentState) { msgs(s)[0].Parts = append(msgs(s)[0].Parts, &ctxcv1.Part{}) },
-			[]policies.FieldViolation{{Field: "state.context.messages[0].parts[1]", Description: "no content: set one of text, tool_call, tool_result, image, reasoning"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[0].parts[1]", Description: "no content: set one of text, tool_call, tool_result, image, reasoning"}}},
 		{"tool call without id and name", func(s *ctxcv1.AgentState) {
 			msgs(s)[1].Parts[0].GetToolCall().Id, msgs(s)[1].Parts[0].GetToolCall().Name = "", ""
 		},
-			[]policies.FieldViolation{
+			[]agentstate.FieldViolation{
 				{Field: "state.context.messages[1].parts[0].tool_call.id", Description: "required"},
 				{Field: "state.context.messages[1].parts[0].tool_call.name", Description: "required"},
 			}},
 		{"tool result without tool_call_id", func(s *ctxcv1.AgentState) { msgs(s)[2].Parts[0].GetToolResult().ToolCallId = "" },
-			[]policies.FieldViolation{{Field: "state.context.messages[2].parts[0].tool_result.tool_call_id", Description: "required: the id of the tool call this result answers"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[2].parts[0].tool_result.tool_call_id", Description: "required: the id of the tool call this result answers"}}},
 		{"tool message with a text part", func(s *ctxcv1.AgentState) {
 			msgs(s)[2].Parts = append(msgs(s)[2].Parts, &ctxcv1.Part{Content: &ctxcv1.Part_Text{Text: "x"}})
-		}, []policies.FieldViolation{{Field: "state.context.messages[2].parts[1]", Description: "a ROLE_TOOL message holds only tool_result parts, not text"}}},
+		}, []agentstate.FieldViolation{{Field: "state.context.messages[2].parts[1]", Description: "a ROLE_TOOL message holds only tool_result parts, not text"}}},
 		{"image without source", func(s *ctxcv1.AgentState) {
 			msgs(s)[0].Parts = append(msgs(s)[0].Parts, &ctxcv1.Part{Content: &ctxcv1.Part_Image{Image: &ctxcv1.Image{MediaType: "image/png"}}})
-		}, []policies.FieldViolation{{Field: "state.context.messages[0].parts[1].image", Description: "no source: set url or data"}}},
+		}, []agentstate.FieldViolation{{Field: "state.context.messages[0].parts[1].image", Description: "no source: set url or data"}}},
 		{"image data without media type", func(s *ctxcv1.AgentState) {
 			msgs(s)[0].Parts = append(msgs(s)[0].Parts, &ctxcv1.Part{Content: &ctxcv1.Part_Image{Image: &ctxcv1.Image{Source: &ctxcv1.Image_Data{Data: []byte{1}}}}})
-		}, []policies.FieldViolation{{Field: "state.context.messages[0].parts[1].image.media_type", Description: "required with data"}}},
+		}, []agentstate.FieldViolation{{Field: "state.context.messages[0].parts[1].image.media_type", Description: "required with data"}}},
 		{"invalid create time", func(s *ctxcv1.AgentState) { msgs(s)[0].CreateTime = &timestamppb.Timestamp{Nanos: -1} },
-			[]policies.FieldViolation{{Field: "state.context.messages[0].create_time", Description: "invalid timestamp: seconds must be within years 1-9999 and nanos within [0, 1e9)"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[0].create_time", Description: "invalid timestamp: seconds must be within years 1-9999 and nanos within [0, 1e9)"}}},
 		{"importance over 100", func(s *ctxcv1.AgentState) { msgs(s)[0].Importance = 101 },
-			[]policies.FieldViolation{{Field: "state.context.messages[0].importance", Description: "must be between 0 and 100"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.messages[0].importance", Description: "must be between 0 and 100"}}},
 		{"tool definition without name", func(s *ctxcv1.AgentState) { s.Context.Tools = []*ctxcv1.ToolDefinition{{Description: "x"}} },
-			[]policies.FieldViolation{{Field: "state.context.tools[0].name", Description: "required"}}},
+			[]agentstate.FieldViolation{{Field: "state.context.tools[0].name", Description: "required"}}},
 		{"unknown execution status", func(s *ctxcv1.AgentState) { s.Execution = &ctxcv1.Execution{Status: 7} },
-			[]policies.FieldViolation{{Field: "state.execution.status", Description: "unknown execution status 7"}}},
+			[]agentstate.FieldViolation{{Field: "state.execution.status", Description: "unknown execution status 7"}}},
 		{"every problem at once", func(s *ctxcv1.AgentState) {
 			s.Model.Name = ""
 			msgs(s)[0].Role = 9
 			msgs(s)[1].Parts[0] = &ctxcv1.Part{}
 			msgs(s)[2].Id = ""
-		}, []policies.FieldViolation{
+		}, []agentstate.FieldViolation{
 			{Field: "state.model.name", Description: "required: the model name selects the tokenizer and the window"},
 			{Field: "state.context.messages[0].role", Description: "unknown role 9"},
 			{Field: "state.context.messages[1].parts[0]", Description: "no content: set one of text, tool_call, tool_result, image, reasoning"},
@@ -356,17 +356,17 @@ func TestValidationStopsOnLimits(t *testing.T) {
 	}{
 		{"missing state", small, nil, nil, nil},
 		{"too many messages", compiler.Limits{MaxMessages: 2, MaxPartsPerMessage: 5, MaxTools: 5}, validState(), nil,
-			&policies.LimitError{Field: "state.context.messages", Limit: 2, Got: 3}},
+			&agentstate.LimitError{Field: "state.context.messages", Limit: 2, Got: 3}},
 		{"too many parts", compiler.Limits{MaxMessages: 5, MaxPartsPerMessage: 1, MaxTools: 5}, func() *ctxcv1.AgentState {
 			s := validState()
 			s.Context.Messages[1].Parts = append(s.Context.Messages[1].Parts, s.Context.Messages[1].Parts[0])
 			return s
-		}(), nil, &policies.LimitError{Field: "state.context.messages[1].parts", Limit: 1, Got: 2}},
+		}(), nil, &agentstate.LimitError{Field: "state.context.messages[1].parts", Limit: 1, Got: 2}},
 		{"too many tools", compiler.Limits{MaxMessages: 5, MaxPartsPerMessage: 5, MaxTools: 1}, func() *ctxcv1.AgentState {
 			s := validState()
 			s.Context.Tools = []*ctxcv1.ToolDefinition{{Name: "a"}, {Name: "b"}}
 			return s
-		}(), nil, &policies.LimitError{Field: "state.context.tools", Limit: 1, Got: 2}},
+		}(), nil, &agentstate.LimitError{Field: "state.context.tools", Limit: 1, Got: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -376,7 +376,7 @@ func TestValidationStopsOnLimits(t *testing.T) {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
 			if tt.state == nil {
-				want := []policies.FieldViolation{{Field: "state", Description: "required"}}
+				want := []agentstate.FieldViolation{{Field: "state", Description: "required"}}
 				if diff := cmp.Diff(want, d.violations); diff != "" {
 					t.Errorf("violations (-want +got):\n%s", diff)
 				}
@@ -389,12 +389,12 @@ func TestOptionsValidation(t *testing.T) {
 	ratio := func(r float64) *float64 { return &r }
 	tests := []struct {
 		in   *ctxcv1.CompileOptions
-		want []policies.FieldViolation
+		want []agentstate.FieldViolation
 	}{
 		{nil, nil},
 		{&ctxcv1.CompileOptions{View: ctxcv1.View_VIEW_CONVERSATION, SoftThresholdRatio: ratio(1)}, nil},
-		{&ctxcv1.CompileOptions{SoftThresholdRatio: ratio(0)}, []policies.FieldViolation{{Field: "options.soft_threshold_ratio", Description: "must be in (0, 1]"}}},
-		{&ctxcv1.CompileOptions{SoftThresholdRatio: ratio(1.5), View: 5}, []policies.FieldViolation{
+		{&ctxcv1.CompileOptions{SoftThresholdRatio: ratio(0)}, []agentstate.FieldViolation{{Field: "options.soft_threshold_ratio", Description: "must be in (0, 1]"}}},
+		{&ctxcv1.CompileOptions{SoftThresholdRatio: ratio(1.5), View: 5}, []agentstate.FieldViolation{
 			{Field: "options.view", Description: "unknown view 5"},
 			{Field: "options.soft_threshold_ratio", Description: "must be in (0, 1]"},
 		}},
@@ -415,15 +415,15 @@ func TestGoalValidation(t *testing.T) {
 	tests := []struct {
 		name string
 		in   *ctxcv1.ContextGoal
-		want []policies.FieldViolation
+		want []agentstate.FieldViolation
 	}{
 		{"none", nil, nil},
 		{"a description", &ctxcv1.ContextGoal{Description: "find why the export fails", SuccessCriteria: []string{"the failing step named"}}, nil},
 		{"at the limit", &ctxcv1.ContextGoal{Description: long}, nil},
 		{"criteria without a description", &ctxcv1.ContextGoal{Description: " ", SuccessCriteria: []string{"done"}},
-			[]policies.FieldViolation{{Field: "goal.description", Description: "required when goal is set: what the agent is trying to achieve"}}},
+			[]agentstate.FieldViolation{{Field: "goal.description", Description: "required when goal is set: what the agent is trying to achieve"}}},
 		{"over the limit with its criteria", &ctxcv1.ContextGoal{Description: long, SuccessCriteria: []string{"x"}},
-			[]policies.FieldViolation{{Field: "goal", Description: fmt.Sprintf("%d bytes of description and success criteria, over the limit of %d", compiler.MaxGoalBytes+2, compiler.MaxGoalBytes)}}},
+			[]agentstate.FieldViolation{{Field: "goal", Description: fmt.Sprintf("%d bytes of description and success criteria, over the limit of %d", compiler.MaxGoalBytes+2, compiler.MaxGoalBytes)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

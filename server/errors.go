@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // ErrorDomain is google.rpc.ErrorInfo.domain on every error ctxc returns.
@@ -35,13 +35,13 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 		return nil
 	}
 	var (
-		invalid      *policies.InvalidArgumentError
-		profile      *policies.UnknownProfileError
-		model        *policies.UnknownModelError
-		irreducible  *policies.IrreducibleError
-		limit        *policies.LimitError
-		precondition *policies.PreconditionError
-		unavailable  *policies.UnavailableError
+		invalid      *agentstate.InvalidArgumentError
+		profile      *agentstate.UnknownProfileError
+		model        *agentstate.UnknownModelError
+		irreducible  *agentstate.IrreducibleError
+		limit        *agentstate.LimitError
+		precondition *agentstate.PreconditionError
+		unavailable  *agentstate.UnavailableError
 	)
 	switch {
 	case errors.As(err, &invalid):
@@ -51,24 +51,24 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 		}
 		return newStatus(codes.InvalidArgument, invalid.Error(), reason, invalid.Metadata, badRequest(invalid.Violations...))
 	case errors.As(err, &profile):
-		return newStatus(codes.InvalidArgument, profile.Error(), policies.ReasonUnknownProfile,
+		return newStatus(codes.InvalidArgument, profile.Error(), agentstate.ReasonUnknownProfile,
 			map[string]string{"profile": profile.Name, "known_profiles": strings.Join(profile.Known, ",")},
-			badRequest(policies.FieldViolation{Field: "profile", Description: profile.Error()}))
+			badRequest(agentstate.FieldViolation{Field: "profile", Description: profile.Error()}))
 	case errors.As(err, &model):
 		field := model.Field
 		if field == "" {
 			field = "state.model.name"
 		}
-		return newStatus(codes.InvalidArgument, model.Error(), policies.ReasonUnknownModel,
+		return newStatus(codes.InvalidArgument, model.Error(), agentstate.ReasonUnknownModel,
 			map[string]string{"model": model.Model},
-			badRequest(policies.FieldViolation{Field: field, Description: model.Error()}))
+			badRequest(agentstate.FieldViolation{Field: field, Description: model.Error()}))
 	case errors.As(err, &irreducible):
-		return newStatus(codes.ResourceExhausted, irreducible.Error(), policies.ReasonContextIrreducible, map[string]string{
+		return newStatus(codes.ResourceExhausted, irreducible.Error(), agentstate.ReasonContextIrreducible, map[string]string{
 			"needed_tokens":    strconv.Itoa(irreducible.NeededTokens),
 			"available_tokens": strconv.Itoa(irreducible.AvailableTokens),
 		})
 	case errors.As(err, &limit):
-		return newStatus(codes.ResourceExhausted, limit.Error(), policies.ReasonLimitExceeded, map[string]string{
+		return newStatus(codes.ResourceExhausted, limit.Error(), agentstate.ReasonLimitExceeded, map[string]string{
 			"field": limit.Field,
 			"limit": strconv.Itoa(limit.Limit),
 			"got":   strconv.Itoa(limit.Got),
@@ -79,7 +79,7 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 				Type: precondition.Reason, Subject: precondition.Field, Description: precondition.Detail,
 			}}})
 	case errors.As(err, &unavailable):
-		return newStatus(codes.Unavailable, unavailable.Error(), policies.ReasonBackendUnavailable, map[string]string{"backend": unavailable.Backend})
+		return newStatus(codes.Unavailable, unavailable.Error(), agentstate.ReasonBackendUnavailable, map[string]string{"backend": unavailable.Backend})
 	case errors.Is(err, context.DeadlineExceeded):
 		return newStatus(codes.DeadlineExceeded, "deadline exceeded before the call completed", reasonDeadlineExceeded, nil)
 	case errors.Is(err, context.Canceled):
@@ -88,7 +88,7 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 	if s, ok := status.FromError(err); ok {
 		return s.Err() // already a status, made by this package
 	}
-	log.ErrorContext(ctx, "internal error", "method", method, "error", err.Error(), "invariant", errors.Is(err, policies.ErrInvariant))
+	log.ErrorContext(ctx, "internal error", "method", method, "error", err.Error(), "invariant", errors.Is(err, agentstate.ErrInvariant))
 	return internalStatus()
 }
 
@@ -127,7 +127,7 @@ func clip(s string, n int) string {
 	return strings.ToValidUTF8(s[:cut], "") + suffix
 }
 
-func badRequest(violations ...policies.FieldViolation) *errdetails.BadRequest {
+func badRequest(violations ...agentstate.FieldViolation) *errdetails.BadRequest {
 	shown := violations
 	if len(shown) > maxViolations {
 		shown = shown[:maxViolations-1]

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // statusDetails splits a status into the parts clients look at.
@@ -54,7 +54,7 @@ func TestToStatus(t *testing.T) {
 	}{
 		{
 			name: "invalid argument with every violation",
-			err: &policies.InvalidArgumentError{Reason: policies.ReasonInvalidState, Violations: []policies.FieldViolation{
+			err: &agentstate.InvalidArgumentError{Reason: agentstate.ReasonInvalidState, Violations: []agentstate.FieldViolation{
 				{Field: "state.context.messages[3].parts[0].tool_result.tool_call_id", Description: "required"},
 				{Field: "state.model.name", Description: "required"},
 			}},
@@ -67,7 +67,7 @@ func TestToStatus(t *testing.T) {
 		},
 		{
 			name: "unknown profile wrapped by a stage lists the known ones",
-			err:  fmt.Errorf("stage normalize: %w", &policies.UnknownProfileError{Name: "fast", Known: []string{"budget-aware", "pragmatic"}}),
+			err:  fmt.Errorf("stage normalize: %w", &agentstate.UnknownProfileError{Name: "fast", Known: []string{"budget-aware", "pragmatic"}}),
 			code: codes.InvalidArgument,
 			info: &errdetails.ErrorInfo{Reason: "UNKNOWN_PROFILE", Domain: "ctxc", Metadata: map[string]string{"profile": "fast", "known_profiles": "budget-aware,pragmatic"}},
 			details: []proto.Message{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
@@ -76,28 +76,28 @@ func TestToStatus(t *testing.T) {
 		},
 		{
 			name: "unknown model",
-			err:  &policies.UnknownModelError{Model: "mystery-1"},
+			err:  &agentstate.UnknownModelError{Model: "mystery-1"},
 			code: codes.InvalidArgument,
 			info: &errdetails.ErrorInfo{Reason: "UNKNOWN_MODEL", Domain: "ctxc", Metadata: map[string]string{"model": "mystery-1"}},
 			details: []proto.Message{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-				{Field: "state.model.name", Description: (&policies.UnknownModelError{Model: "mystery-1"}).Error()},
+				{Field: "state.model.name", Description: (&agentstate.UnknownModelError{Model: "mystery-1"}).Error()},
 			}}},
 		},
 		{
 			name: "irreducible context carries the numbers",
-			err:  fmt.Errorf("stage compact: %w", &policies.IrreducibleError{NeededTokens: 9000, AvailableTokens: 8000, Detail: "pinned"}),
+			err:  fmt.Errorf("stage compact: %w", &agentstate.IrreducibleError{NeededTokens: 9000, AvailableTokens: 8000, Detail: "pinned"}),
 			code: codes.ResourceExhausted,
 			info: &errdetails.ErrorInfo{Reason: "CONTEXT_IRREDUCIBLE", Domain: "ctxc", Metadata: map[string]string{"needed_tokens": "9000", "available_tokens": "8000"}},
 		},
 		{
 			name: "limit",
-			err:  &policies.LimitError{Field: "state.context.messages", Limit: 100000, Got: 100001},
+			err:  &agentstate.LimitError{Field: "state.context.messages", Limit: 100000, Got: 100001},
 			code: codes.ResourceExhausted,
 			info: &errdetails.ErrorInfo{Reason: "LIMIT_EXCEEDED", Domain: "ctxc", Metadata: map[string]string{"field": "state.context.messages", "limit": "100000", "got": "100001"}},
 		},
 		{
 			name: "precondition",
-			err:  &policies.PreconditionError{Reason: policies.ReasonStateVersionUnsupported, Field: "state.schema_version", Detail: "version 2"},
+			err:  &agentstate.PreconditionError{Reason: agentstate.ReasonStateVersionUnsupported, Field: "state.schema_version", Detail: "version 2"},
 			code: codes.FailedPrecondition,
 			info: &errdetails.ErrorInfo{Reason: "STATE_VERSION_UNSUPPORTED", Domain: "ctxc", Metadata: map[string]string{"field": "state.schema_version"}},
 			details: []proto.Message{&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{
@@ -118,7 +118,7 @@ func TestToStatus(t *testing.T) {
 		},
 		{
 			name: "invariant violation is internal",
-			err:  fmt.Errorf("stage compact: policy truncate: %w: orphan result t9", policies.ErrInvariant),
+			err:  fmt.Errorf("stage compact: policy truncate: %w: orphan result t9", agentstate.ErrInvariant),
 			code: codes.Internal,
 			info: &errdetails.ErrorInfo{Reason: "INTERNAL", Domain: "ctxc"},
 		},

@@ -26,8 +26,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 // Gateway serves the API as HTTP/JSON: every RPC as
@@ -376,7 +376,7 @@ func limitBody(mux *runtime.ServeMux, marshaler runtime.Marshaler, limit int64) 
 func bodyTooLarge(limit int64) error {
 	// WithDetails fails only for codes.OK.
 	st, _ := status.New(codes.ResourceExhausted, fmt.Sprintf("request body larger than max_message_bytes (%d bytes)", limit)).
-		WithDetails(&errdetails.ErrorInfo{Reason: policies.ReasonLimitExceeded, Domain: ErrorDomain,
+		WithDetails(&errdetails.ErrorInfo{Reason: agentstate.ReasonLimitExceeded, Domain: ErrorDomain,
 			Metadata: map[string]string{"field": "body", "limit": strconv.FormatInt(limit, 10)}})
 	return &runtime.HTTPStatusError{HTTPStatus: http.StatusRequestEntityTooLarge, Err: st.Err()}
 }

@@ -9,8 +9,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/server/stateref"
 )
 
@@ -76,7 +76,7 @@ func (d *decoder) byRef(ctx context.Context, p refParts) (*ctxcv1.AgentState, er
 			detail = "could not be read from the shared store: send the whole state"
 			d.log.WarnContext(ctx, "state ref lookup failed", "error", err, "component", "state_refs")
 		}
-		return nil, &policies.PreconditionError{Reason: ReasonStateRefNotFound, Field: "base_state_ref", Detail: detail}
+		return nil, &agentstate.PreconditionError{Reason: ReasonStateRefNotFound, Field: "base_state_ref", Detail: detail}
 	}
 	if d.reserve != nil {
 		// The resolved log is decoded like one sent whole.
@@ -111,8 +111,8 @@ func (d *decoder) namedForCaller(err error) error {
 		}
 		return "appended_messages[" + strconv.Itoa(i-d.call.from) + "]" + strings.TrimPrefix(field, m[0])
 	}
-	var invalid *policies.InvalidArgumentError
-	var limit *policies.LimitError
+	var invalid *agentstate.InvalidArgumentError
+	var limit *agentstate.LimitError
 	switch {
 	case errors.As(err, &invalid):
 		for i := range invalid.Violations {

@@ -9,9 +9,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/server/stateblob"
 	"github.com/contextcompiler/ctxc/server/stateref"
 	"github.com/contextcompiler/ctxc/tokens"
@@ -60,7 +60,7 @@ func (d *decoder) compileRequest(ctx context.Context, req *ctxcv1.CompileRequest
 // an expansion that could never be held.
 func (d *decoder) reserveTemplate(n int64) error {
 	if d.inflightLimit > 0 && n > d.inflightLimit {
-		return &policies.LimitError{Field: "options.template_variables (the memory the expanded system prompt needs, in bytes)",
+		return &agentstate.LimitError{Field: "options.template_variables (the memory the expanded system prompt needs, in bytes)",
 			Limit: int(d.inflightLimit), Got: int(n)}
 	}
 	if d.reserve == nil {
@@ -74,7 +74,7 @@ func (d *decoder) reserveTemplate(n int64) error {
 func heldFor(field string, err error) error {
 	var never *neverFitsError
 	if errors.As(err, &never) {
-		return &policies.LimitError{Field: field + " (the bytes in flight the call needs with it; max_inflight_bytes)", Limit: int(never.Limit), Got: int(never.Need)}
+		return &agentstate.LimitError{Field: field + " (the bytes in flight the call needs with it; max_inflight_bytes)", Limit: int(never.Limit), Got: int(never.Need)}
 	}
 	return err
 }
@@ -166,7 +166,7 @@ func (d *decoder) source(state *ctxcv1.AgentState, blob []byte, model *ctxcv1.Mo
 		// refused when it could never be held.
 		need := int64(d.longestPiece) * tokens.PieceWorkingBytes
 		if d.inflightLimit > 0 && need > d.inflightLimit {
-			return compiler.StateSource{}, &policies.LimitError{Field: "state (its longest run of text without a space, in bytes: counted as one piece)",
+			return compiler.StateSource{}, &agentstate.LimitError{Field: "state (its longest run of text without a space, in bytes: counted as one piece)",
 				Limit: int(d.inflightLimit / tokens.PieceWorkingBytes), Got: d.longestPiece}
 		}
 		if err := d.grow("state (its longest run of text without a space)", need); err != nil {
@@ -192,7 +192,7 @@ func (d *decoder) freshSource(src compiler.StateSource, model *ctxcv1.ModelSpec,
 	if src.Model.Name == "" {
 		src.Model = d.model("model", model)
 	}
-	src.State = &policies.State{SchemaVersion: policies.CurrentSchemaVersion, Model: src.Model}
+	src.State = &agentstate.State{SchemaVersion: agentstate.CurrentSchemaVersion, Model: src.Model}
 	src.Discarded, src.DiscardReason = true, why
 	return src, nil
 }
@@ -214,9 +214,9 @@ func blobError(err error) error {
 		return fmt.Errorf("decode state_blob: %w", err)
 	}
 	if de.Reason == stateblob.ReasonVersionUnsupported {
-		return &policies.PreconditionError{Reason: de.Reason, Field: "state_blob", Detail: de.Description}
+		return &agentstate.PreconditionError{Reason: de.Reason, Field: "state_blob", Detail: de.Description}
 	}
-	return &policies.InvalidArgumentError{Reason: de.Reason, Violations: []policies.FieldViolation{{Field: "state_blob", Description: de.Description}}}
+	return &agentstate.InvalidArgumentError{Reason: de.Reason, Violations: []agentstate.FieldViolation{{Field: "state_blob", Description: de.Description}}}
 }
 
 // providerInput decodes a Compile's conversation in a provider's format; nil
@@ -229,17 +229,17 @@ func (d *decoder) providerInput(format ctxcv1.InputFormat, body string) *compile
 		d.violate("input_format", "required with input_json: which provider's format input_json is in")
 	case format != ctxcv1.InputFormat_INPUT_FORMAT_UNSPECIFIED:
 		// The enums share their numbers: INPUT_FORMAT_OPENAI is RENDER_FORMAT_OPENAI.
-		return &compiler.ProviderInput{Format: policies.RenderFormat(format), Body: []byte(body)}
+		return &compiler.ProviderInput{Format: agentstate.RenderFormat(format), Body: []byte(body)}
 	}
 	return nil
 }
 
 // goal converts a Compile's goal; nil when the request has none.
-func (d *decoder) goal(path string, in *ctxcv1.ContextGoal) *policies.Goal {
+func (d *decoder) goal(path string, in *ctxcv1.ContextGoal) *agentstate.Goal {
 	if in == nil {
 		return nil
 	}
-	g := &policies.Goal{Description: in.GetDescription(), SuccessCriteria: in.GetSuccessCriteria()}
+	g := &agentstate.Goal{Description: in.GetDescription(), SuccessCriteria: in.GetSuccessCriteria()}
 	if strings.TrimSpace(g.Description) == "" {
 		d.violate(path+".description", "required when goal is set: what the agent is trying to achieve")
 	}
@@ -250,7 +250,7 @@ func (d *decoder) goal(path string, in *ctxcv1.ContextGoal) *policies.Goal {
 }
 
 // attachments converts and checks the documents attached to a Compile.
-func (d *decoder) attachments(path string, in []*ctxcv1.Attachment) []policies.Attachment {
+func (d *decoder) attachments(path string, in []*ctxcv1.Attachment) []agentstate.Attachment {
 	if len(in) == 0 {
 		return nil
 	}
@@ -258,12 +258,12 @@ func (d *decoder) attachments(path string, in []*ctxcv1.Attachment) []policies.A
 		d.violate(path, fmt.Sprintf("at most %d attachments", d.limits.MaxMessages))
 		return nil
 	}
-	out := make([]policies.Attachment, len(in))
+	out := make([]agentstate.Attachment, len(in))
 	for i, a := range in {
 		if a.GetAttachmentId() == "" && a.GetContent() == "" {
 			d.violate(fmt.Sprintf("%s[%d]", path, i), "either attachment_id or content is required")
 		}
-		out[i] = policies.Attachment{ID: a.GetAttachmentId(), Content: a.GetContent(), Title: a.GetTitle(), Source: a.GetSource(), Type: a.GetAttachmentType()}
+		out[i] = agentstate.Attachment{ID: a.GetAttachmentId(), Content: a.GetContent(), Title: a.GetTitle(), Source: a.GetSource(), Type: a.GetAttachmentType()}
 	}
 	return out
 }
@@ -287,7 +287,7 @@ func (d *decoder) routeRequest(ctx context.Context, req *ctxcv1.RouteRequest) (c
 	in := &decoder{limits: d.limits, idsOptional: true}
 	out := compiler.RouteRequest{Source: src, Profile: req.GetProfile(), Options: options, Input: in.routeInput(req)}
 	if err := in.err(); err != nil {
-		var invalid *policies.InvalidArgumentError
+		var invalid *agentstate.InvalidArgumentError
 		if errors.As(err, &invalid) {
 			invalid.Reason = compiler.ReasonInvalidRouteInput
 		}
@@ -314,7 +314,7 @@ func (d *decoder) routeInput(req *ctxcv1.RouteRequest) compiler.RouteInput {
 			d.violate("step.finish_reason", fmt.Sprintf("unknown finish reason %d", f))
 		}
 		if u := x.Step.GetUsage(); u != nil {
-			step.Usage = &policies.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}
+			step.Usage = &agentstate.Usage{InputTokens: u.GetInputTokenCount(), CachedInputTokens: u.GetCachedInputTokenCount(), OutputTokens: u.GetOutputTokenCount()}
 		}
 		return step
 	case *ctxcv1.RouteRequest_Event:
@@ -324,7 +324,7 @@ func (d *decoder) routeInput(req *ctxcv1.RouteRequest) compiler.RouteInput {
 		if r := x.Event.GetRole(); r < 0 || r > ctxcv1.Role_ROLE_TOOL {
 			d.violate("event.role", fmt.Sprintf("unknown role %d", r))
 		}
-		return compiler.Event{Text: x.Event.GetText(), Role: policies.Role(x.Event.GetRole()), Metadata: x.Event.GetMetadata()}
+		return compiler.Event{Text: x.Event.GetText(), Role: agentstate.Role(x.Event.GetRole()), Metadata: x.Event.GetMetadata()}
 	}
 	d.violate("input", "required: one of user_turn, step or event")
 	return nil
@@ -334,11 +334,11 @@ func (d *decoder) routeInput(req *ctxcv1.RouteRequest) compiler.RouteInput {
 // converted.
 func (d *decoder) countRequest(req *ctxcv1.CountTokensRequest) (compiler.CountRequest, error) {
 	if n := len(req.GetMessages()) + len(req.GetTexts()); n > d.limits.MaxMessages {
-		return compiler.CountRequest{}, &policies.LimitError{Field: "texts+messages", Limit: d.limits.MaxMessages, Got: n}
+		return compiler.CountRequest{}, &agentstate.LimitError{Field: "texts+messages", Limit: d.limits.MaxMessages, Got: n}
 	}
 	for i, m := range req.GetMessages() {
 		if n := len(m.GetParts()); n > d.limits.MaxPartsPerMessage {
-			return compiler.CountRequest{}, &policies.LimitError{Field: "messages[" + strconv.Itoa(i) + "].parts", Limit: d.limits.MaxPartsPerMessage, Got: n}
+			return compiler.CountRequest{}, &agentstate.LimitError{Field: "messages[" + strconv.Itoa(i) + "].parts", Limit: d.limits.MaxPartsPerMessage, Got: n}
 		}
 	}
 	out := compiler.CountRequest{Texts: req.GetTexts(), Messages: d.messages("messages", req.GetMessages())}
@@ -357,7 +357,7 @@ func (d *decoder) countRequest(req *ctxcv1.CountTokensRequest) (compiler.CountRe
 		d.violate("counter", "set model or encoding")
 	}
 	if len(d.violations) > 0 {
-		return compiler.CountRequest{}, &policies.InvalidArgumentError{Reason: reasonInvalidArgument, Violations: d.violations}
+		return compiler.CountRequest{}, &agentstate.InvalidArgumentError{Reason: reasonInvalidArgument, Violations: d.violations}
 	}
 	return out, nil
 }

@@ -1,9 +1,9 @@
 package server
 
 import (
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/server/stateblob"
 )
 
@@ -39,7 +39,7 @@ func routeResponse(res *compiler.RouteResult, asBlob bool) (*ctxcv1.RouteRespons
 	}
 	blob, err := stateblob.Encode(state)
 	if err != nil {
-		return nil, nil, &policies.LimitError{Field: "state_blob", Limit: stateblob.MaxPayloadBytes, Got: -1}
+		return nil, nil, &agentstate.LimitError{Field: "state_blob", Limit: stateblob.MaxPayloadBytes, Got: -1}
 	}
 	resp.StateBlob = blob
 	return resp, state, nil

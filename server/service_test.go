@@ -21,10 +21,10 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler"
 	"github.com/contextcompiler/ctxc/compiler/compilertest"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 )
 
@@ -130,7 +130,7 @@ func TestCompileConvertsBothWays(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("compiler ran %d times", len(reqs))
 	}
-	wantOpts := policies.Options{View: policies.ViewReasoning, SoftThresholdRatio: &ratio}
+	wantOpts := agentstate.Options{View: agentstate.ViewReasoning, SoftThresholdRatio: &ratio}
 	if diff := cmp.Diff(wantOpts, reqs[0].Options); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
@@ -150,7 +150,7 @@ func TestCompileRequestModelReplacesStateModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := h.catalog.Requests()[0].State.Model
-	if diff := cmp.Diff(policies.ModelSpec{Name: "gpt-4o", Provider: "openai", ContextWindowTokens: &window}, got); diff != "" {
+	if diff := cmp.Diff(agentstate.ModelSpec{Name: "gpt-4o", Provider: "openai", ContextWindowTokens: &window}, got); diff != "" {
 		t.Errorf("model (-want +got):\n%s", diff)
 	}
 }

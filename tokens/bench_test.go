@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/budget"
 )
@@ -88,39 +89,39 @@ func BenchmarkCountLongRun(b *testing.B) {
 
 // agentState builds a 2,000-message state of about 800K o200k tokens from the
 // corpus; every message is unique, so a cold run tokenizes them all.
-func agentState(b *testing.B, messages int) *policies.State {
+func agentState(b *testing.B, messages int) *agentstate.State {
 	corpus := readCorpus(b)
-	st := &policies.State{Model: policies.ModelSpec{Name: "gpt-4o"}}
+	st := &agentstate.State{Model: agentstate.ModelSpec{Name: "gpt-4o"}}
 	st.Context.SystemPrompt = corpus[0][:4000]
-	st.Context.Tools = []policies.ToolDefinition{{Name: "search", Description: "Search files.", ParametersJSON: `{"type":"object","properties":{"q":{"type":"string"}}}`}}
+	st.Context.Tools = []agentstate.ToolDefinition{{Name: "search", Description: "Search files.", ParametersJSON: `{"type":"object","properties":{"q":{"type":"string"}}}`}}
 	for i := range messages {
 		src := corpus[i%len(corpus)]
 		at := (i * 7919) % (len(src) - 2000)
 		text := "message " + strconv.Itoa(i) + ": " + src[at:at+1700]
 		id := "m" + strconv.Itoa(i)
-		var m policies.Message
+		var m agentstate.Message
 		switch i % 4 {
 		case 0:
-			m = policies.Message{ID: id, Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart(text)}}
+			m = agentstate.Message{ID: id, Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(text)}}
 		case 1:
-			m = policies.Message{ID: id, Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart(text[:200]),
-				{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c" + id, Name: "search", ArgumentsJSON: `{"q":"` + strconv.Itoa(i) + `"}`}}}}
+			m = agentstate.Message{ID: id, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{agentstate.TextPart(text[:200]),
+				{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c" + id, Name: "search", ArgumentsJSON: `{"q":"` + strconv.Itoa(i) + `"}`}}}}
 		case 2:
-			m = policies.Message{ID: id, Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "cm" + strconv.Itoa(i-1), Name: "search", Content: text}}}}
+			m = agentstate.Message{ID: id, Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "cm" + strconv.Itoa(i-1), Name: "search", Content: text}}}}
 		default:
-			m = policies.Message{ID: id, Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart(text)}}
+			m = agentstate.Message{ID: id, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{agentstate.TextPart(text)}}
 		}
 		st.Context.Messages = append(st.Context.Messages, m)
 	}
 	return st
 }
 
-func runBudget(b *testing.B, s *Service, st *policies.State) policies.Budget {
+func runBudget(b *testing.B, s *Service, st *agentstate.State) agentstate.Budget {
 	info, c, err := s.Resolve(st.Model)
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := &policies.Work{State: st, Model: info, Counter: c, Entries: policies.EntriesFromLog(st.Context.Messages)}
+	w := &policies.Work{State: st, Model: info, Counter: c, Entries: agentstate.EntriesFromLog(st.Context.Messages)}
 	// What the estimate stage does (package policies/estimate imports this one).
 	CountEntries(c, w.Entries, runtime.GOMAXPROCS(0))
 	w.SystemTokens, w.ToolTokens = c.CountPreamble(&st.Context)
@@ -166,7 +167,7 @@ func BenchmarkBudget(b *testing.B) {
 			for i := 2000; i < len(next.Context.Messages); i++ { // fresh content each run
 				m := &next.Context.Messages[i]
 				runs++
-				m.Parts = []policies.Part{policies.TextPart(grown.Context.Messages[i].Parts[0].Text + " run " + strconv.Itoa(runs))}
+				m.Parts = []agentstate.Part{agentstate.TextPart(grown.Context.Messages[i].Parts[0].Text + " run " + strconv.Itoa(runs))}
 			}
 			b.StartTimer()
 			runBudget(b, s, &next)
@@ -206,7 +207,7 @@ func BenchmarkContentKey(b *testing.B) {
 }
 
 // maphashContentKey is contentKey with each string hashed by maphash.
-func maphashContentKey(c *counter, m *policies.Message) cacheKey {
+func maphashContentKey(c *counter, m *agentstate.Message) cacheKey {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
 	h.WriteByte(c.enc.id)
@@ -220,14 +221,14 @@ func maphashContentKey(c *counter, m *policies.Message) cacheKey {
 		p := &m.Parts[i]
 		h.WriteByte(byte(p.Kind))
 		switch p.Kind {
-		case policies.PartText:
+		case agentstate.PartText:
 			str(p.Text)
-		case policies.PartToolCall:
+		case agentstate.PartToolCall:
 			str(p.ToolCall.Name)
 			str(p.ToolCall.ArgumentsJSON)
-		case policies.PartToolResult:
+		case agentstate.PartToolResult:
 			str(p.ToolResult.Content)
-		case policies.PartReasoning:
+		case agentstate.PartReasoning:
 			str(p.Reasoning.Text)
 		}
 	}

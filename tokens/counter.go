@@ -8,10 +8,10 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
-// counter is a policies.TokenCounter for one resolved model. Content counts
+// counter is a agentstate.TokenCounter for one resolved model. Content counts
 // (raw tiktoken counts of a message's text, before calibration and framing)
 // are cached by (encoding, content hash), so counters of different models
 // that share an encoding share cached counts.
@@ -26,7 +26,7 @@ type counter struct {
 	name   string
 }
 
-var _ policies.TokenCounter = (*counter)(nil)
+var _ agentstate.TokenCounter = (*counter)(nil)
 
 func newCounter(s *Service, estimator, encoding string, factor float64, provider string) *counter {
 	c := &counter{cache: s.cache, seed: s.seed, xseed: s.xseed, image: imageTokens(provider), factor: 1}
@@ -48,11 +48,11 @@ func newCounter(s *Service, estimator, encoding string, factor float64, provider
 // Name names the encoding or estimator: "o200k_base", "cl100k_base*1.20", "chars/4".
 func (c *counter) Name() string { return c.name }
 
-func (c *counter) provenance() policies.Provenance {
+func (c *counter) provenance() agentstate.Provenance {
 	if c.exact {
-		return policies.ProvenanceExact
+		return agentstate.ProvenanceExact
 	}
-	return policies.ProvenanceEstimated
+	return agentstate.ProvenanceEstimated
 }
 
 // scale applies the calibration factor, rounding up.
@@ -102,7 +102,7 @@ func (c *counter) textKey(s string) cacheKey {
 // message counts as its placeholder text. Reasoning signatures and tool call
 // ids are opaque to the model's tokenizer and not counted. Counts with
 // images are estimates even for exact counters.
-func (c *counter) CountMessage(m *policies.Message) (int, policies.Provenance) {
+func (c *counter) CountMessage(m *agentstate.Message) (int, agentstate.Provenance) {
 	if m.Mask != nil {
 		return messageOverhead + c.CountText(m.Mask.Placeholder), c.provenance()
 	}
@@ -115,7 +115,7 @@ func (c *counter) CountMessage(m *policies.Message) (int, policies.Provenance) {
 // the CPU of splitting them among workers (the shards' lock words stay in
 // one core's cache), and only what must be tokenized is worth splitting.
 // CountMessage hashes a miss again; tokenizing it costs far more.
-func (c *counter) CountCached(entries []policies.Entry) {
+func (c *counter) CountCached(entries []agentstate.Entry) {
 	if c.enc == nil || c.cache == nil {
 		return
 	}
@@ -133,27 +133,27 @@ func (c *counter) CountCached(entries []policies.Entry) {
 
 // framed adds to raw, the uncalibrated count of m's content, the calibration
 // and the provider's framing of m's parts and images.
-func (c *counter) framed(m *policies.Message, raw int) (int, policies.Provenance) {
+func (c *counter) framed(m *agentstate.Message, raw int) (int, agentstate.Provenance) {
 	framing, images := messageOverhead, 0
 	for i := range m.Parts {
 		switch m.Parts[i].Kind {
-		case policies.PartToolCall:
+		case agentstate.PartToolCall:
 			framing += toolCallOverhead
-		case policies.PartToolResult:
+		case agentstate.PartToolResult:
 			framing += toolResultOverhead
-		case policies.PartImage:
+		case agentstate.PartImage:
 			images++
 		}
 	}
 	n := framing + images*c.image + c.scale(raw)
 	if images > 0 {
-		return n, policies.ProvenanceEstimated
+		return n, agentstate.ProvenanceEstimated
 	}
 	return n, c.provenance()
 }
 
 // rawContent is the uncalibrated count of a message's countable content.
-func (c *counter) rawContent(m *policies.Message) int {
+func (c *counter) rawContent(m *agentstate.Message) int {
 	if c.enc == nil {
 		return (contentBytes(m) + 3) / 4
 	}
@@ -169,39 +169,39 @@ func (c *counter) rawContent(m *policies.Message) int {
 	return n
 }
 
-func (c *counter) tokenizeContent(m *policies.Message) int {
+func (c *counter) tokenizeContent(m *agentstate.Message) int {
 	n := 0
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		switch p.Kind {
-		case policies.PartText:
+		case agentstate.PartText:
 			n += c.enc.count(p.Text)
-		case policies.PartToolCall:
+		case agentstate.PartToolCall:
 			n += c.enc.count(p.ToolCall.Name) + c.enc.count(p.ToolCall.ArgumentsJSON)
-		case policies.PartToolResult:
+		case agentstate.PartToolResult:
 			// Through the text cache: observation masking counts tool outputs
 			// as bare text before the estimate stage counts their messages, and
 			// a large output must not be tokenized twice.
 			n += c.rawText(p.ToolResult.Content)
-		case policies.PartReasoning:
+		case agentstate.PartReasoning:
 			n += c.enc.count(p.Reasoning.Text)
 		}
 	}
 	return n
 }
 
-func contentBytes(m *policies.Message) int {
+func contentBytes(m *agentstate.Message) int {
 	n := 0
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		switch p.Kind {
-		case policies.PartText:
+		case agentstate.PartText:
 			n += len(p.Text)
-		case policies.PartToolCall:
+		case agentstate.PartToolCall:
 			n += len(p.ToolCall.Name) + len(p.ToolCall.ArgumentsJSON)
-		case policies.PartToolResult:
+		case agentstate.PartToolResult:
 			n += len(p.ToolResult.Content)
-		case policies.PartReasoning:
+		case agentstate.PartReasoning:
 			n += len(p.Reasoning.Text)
 		}
 	}
@@ -211,7 +211,7 @@ func contentBytes(m *policies.Message) int {
 // contentKey hashes the encoding's id and exactly what tokenizeContent reads,
 // each string length-prefixed and tagged with its part kind so that no two
 // different contents hash the same input. maphash on the stack allocates nothing.
-func (c *counter) contentKey(m *policies.Message) cacheKey {
+func (c *counter) contentKey(m *agentstate.Message) cacheKey {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
 	h.WriteByte(c.enc.id)
@@ -219,14 +219,14 @@ func (c *counter) contentKey(m *policies.Message) cacheKey {
 		p := &m.Parts[i]
 		h.WriteByte(byte(p.Kind))
 		switch p.Kind {
-		case policies.PartText:
+		case agentstate.PartText:
 			c.writeString(&h, p.Text)
-		case policies.PartToolCall:
+		case agentstate.PartToolCall:
 			c.writeString(&h, p.ToolCall.Name)
 			c.writeString(&h, p.ToolCall.ArgumentsJSON)
-		case policies.PartToolResult:
+		case agentstate.PartToolResult:
 			c.writeString(&h, p.ToolResult.Content)
-		case policies.PartReasoning:
+		case agentstate.PartReasoning:
 			c.writeString(&h, p.Reasoning.Text)
 		}
 	}
@@ -248,7 +248,7 @@ func (c *counter) writeString(h *maphash.Hash, s string) {
 // CountPreamble counts the system prompt (as a system message, plus the
 // once-per-request reply priming) and the tool definitions plus response
 // format, each with its framing.
-func (c *counter) CountPreamble(ctx *policies.Context) (system int, tools int) {
+func (c *counter) CountPreamble(ctx *agentstate.Context) (system int, tools int) {
 	system = replyPriming
 	if ctx.SystemPrompt != "" {
 		system += messageOverhead + c.CountText(ctx.SystemPrompt)

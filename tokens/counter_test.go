@@ -16,7 +16,7 @@ import (
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // libraryCount counts with tiktoken-go itself, an implementation independent
@@ -42,9 +42,9 @@ func libraryEncoding(t testing.TB, encoding string) *tiktoken.Tiktoken {
 	return tk
 }
 
-func resolve(t *testing.T, name string) policies.TokenCounter {
+func resolve(t *testing.T, name string) agentstate.TokenCounter {
 	t.Helper()
-	_, c, err := service(t).Resolve(policies.ModelSpec{Name: name})
+	_, c, err := service(t).Resolve(agentstate.ModelSpec{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,25 +56,25 @@ func TestCountMessage(t *testing.T) {
 	lib := func(s string) int { return libraryCount(t, EncodingO200K, s) }
 	tests := []struct {
 		name     string
-		msg      policies.Message
+		msg      agentstate.Message
 		want     int
-		wantProv policies.Provenance
+		wantProv agentstate.Provenance
 	}{
-		{"text", policies.Message{Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart(text)}},
-			messageOverhead + lib(text), policies.ProvenanceExact},
-		{"tool call with reasoning", policies.Message{Role: policies.RoleAssistant, Parts: []policies.Part{
-			{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: thought, Signature: []byte("sig")}},
-			{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "call_1", Name: "get_weather", ArgumentsJSON: args}},
-		}}, messageOverhead + lib(thought) + toolCallOverhead + lib("get_weather") + lib(args), policies.ProvenanceExact},
-		{"tool result", policies.Message{Role: policies.RoleTool, Parts: []policies.Part{
-			{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "call_1", Name: "get_weather", Content: result}},
-		}}, messageOverhead + toolResultOverhead + lib(result), policies.ProvenanceExact},
-		{"image", policies.Message{Role: policies.RoleUser, Parts: []policies.Part{
-			policies.TextPart(text), {Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceURL, URL: "https://x/y.png"}},
-		}}, messageOverhead + lib(text) + 765, policies.ProvenanceEstimated},
-		{"masked counts its placeholder", policies.Message{Role: policies.RoleTool, Parts: []policies.Part{
-			{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{Content: strings.Repeat("log line\n", 200)}},
-		}, Mask: &policies.Mask{Placeholder: placeholder}}, messageOverhead + lib(placeholder), policies.ProvenanceExact},
+		{"text", agentstate.Message{Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(text)}},
+			messageOverhead + lib(text), agentstate.ProvenanceExact},
+		{"tool call with reasoning", agentstate.Message{Role: agentstate.RoleAssistant, Parts: []agentstate.Part{
+			{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: thought, Signature: []byte("sig")}},
+			{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "call_1", Name: "get_weather", ArgumentsJSON: args}},
+		}}, messageOverhead + lib(thought) + toolCallOverhead + lib("get_weather") + lib(args), agentstate.ProvenanceExact},
+		{"tool result", agentstate.Message{Role: agentstate.RoleTool, Parts: []agentstate.Part{
+			{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "call_1", Name: "get_weather", Content: result}},
+		}}, messageOverhead + toolResultOverhead + lib(result), agentstate.ProvenanceExact},
+		{"image", agentstate.Message{Role: agentstate.RoleUser, Parts: []agentstate.Part{
+			agentstate.TextPart(text), {Kind: agentstate.PartImage, Image: agentstate.Image{Source: agentstate.ImageSourceURL, URL: "https://x/y.png"}},
+		}}, messageOverhead + lib(text) + 765, agentstate.ProvenanceEstimated},
+		{"masked counts its placeholder", agentstate.Message{Role: agentstate.RoleTool, Parts: []agentstate.Part{
+			{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{Content: strings.Repeat("log line\n", 200)}},
+		}, Mask: &agentstate.Mask{Placeholder: placeholder}}, messageOverhead + lib(placeholder), agentstate.ProvenanceExact},
 	}
 	c := resolve(t, "gpt-4o")
 	for _, tt := range tests {
@@ -91,7 +91,7 @@ func TestCountMessage(t *testing.T) {
 
 func TestCalibratedAndCharsCounters(t *testing.T) {
 	text := "The quick brown fox jumps over the lazy dog, again and again."
-	msg := policies.Message{Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart(text)}}
+	msg := agentstate.Message{Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(text)}}
 	raw := libraryCount(t, EncodingCL100K, text)
 
 	claude := resolve(t, "claude-sonnet-4-20250514")
@@ -99,7 +99,7 @@ func TestCalibratedAndCharsCounters(t *testing.T) {
 		t.Errorf("Name = %q, want %q", got, want)
 	}
 	n, prov := claude.CountMessage(&msg)
-	if want := messageOverhead + int(math.Ceil(float64(raw)*1.2)); n != want || prov != policies.ProvenanceEstimated {
+	if want := messageOverhead + int(math.Ceil(float64(raw)*1.2)); n != want || prov != agentstate.ProvenanceEstimated {
 		t.Errorf("claude CountMessage = %d, %v; want %d, estimated", n, prov, want)
 	}
 
@@ -107,7 +107,7 @@ func TestCalibratedAndCharsCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, chars, err := s.Resolve(policies.ModelSpec{Name: "tiny"})
+	_, chars, err := s.Resolve(agentstate.ModelSpec{Name: "tiny"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +119,9 @@ func TestCalibratedAndCharsCounters(t *testing.T) {
 func TestCountPreamble(t *testing.T) {
 	c := resolve(t, "gpt-4o")
 	lib := func(s string) int { return libraryCount(t, EncodingO200K, s) }
-	ctx := policies.Context{
+	ctx := agentstate.Context{
 		SystemPrompt:   "You are a careful assistant.",
-		Tools:          []policies.ToolDefinition{{Name: "search", Description: "Search the web.", ParametersJSON: `{"type":"object","properties":{"q":{"type":"string"}}}`}},
+		Tools:          []agentstate.ToolDefinition{{Name: "search", Description: "Search the web.", ParametersJSON: `{"type":"object","properties":{"q":{"type":"string"}}}`}},
 		ResponseFormat: `{"type":"object"}`,
 	}
 	sys, tools := c.CountPreamble(&ctx)
@@ -130,7 +130,7 @@ func TestCountPreamble(t *testing.T) {
 	if sys != wantSys || tools != wantTools {
 		t.Errorf("CountPreamble = %d, %d; want %d, %d", sys, tools, wantSys, wantTools)
 	}
-	if sys, tools := c.CountPreamble(&policies.Context{}); sys != replyPriming || tools != 0 {
+	if sys, tools := c.CountPreamble(&agentstate.Context{}); sys != replyPriming || tools != 0 {
 		t.Errorf("empty preamble = %d, %d; want %d, 0", sys, tools, replyPriming)
 	}
 }
@@ -246,71 +246,71 @@ func TestResolveRegistry(t *testing.T) {
 	}
 	tests := []struct {
 		name        string
-		spec        policies.ModelSpec
-		want        policies.ModelInfo
+		spec        agentstate.ModelSpec
+		want        agentstate.ModelInfo
 		wantCounter string
 		wantErr     bool
 	}{
-		{"exact name", policies.ModelSpec{Name: "gpt-4"},
-			policies.ModelInfo{Name: "gpt-4", Provider: "openai", ContextWindow: 8192, MaxOutputTokens: 8192, InputPricePerMTok: 30, OutputPricePerMTok: 60}, "cl100k_base", false},
-		{"longest prefix", policies.ModelSpec{Name: "gpt-4o-mini-2024-07-18"},
-			policies.ModelInfo{Name: "gpt-4o-mini-2024-07-18", Provider: "openai", ContextWindow: 128000, MaxOutputTokens: 16384, InputPricePerMTok: 0.15, OutputPricePerMTok: 0.6}, "o200k_base", false},
-		{"gpt-4 dated uses gpt-4- prefix", policies.ModelSpec{Name: "gpt-4-0613"},
-			policies.ModelInfo{Name: "gpt-4-0613", Provider: "openai", ContextWindow: 8192, MaxOutputTokens: 8192, InputPricePerMTok: 30, OutputPricePerMTok: 60}, "cl100k_base", false},
-		{"config override of a built-in", policies.ModelSpec{Name: "gpt-4o-2024-08-06"},
-			policies.ModelInfo{Name: "gpt-4o-2024-08-06", Provider: "openai", ContextWindow: 64000, MaxOutputTokens: 16384, InputPricePerMTok: 9, OutputPricePerMTok: 10}, "o200k_base", false},
-		{"config addition", policies.ModelSpec{Name: "acme-large"},
-			policies.ModelInfo{Name: "acme-large", Provider: "acme", ContextWindow: 10000, MaxOutputTokens: 500}, "o200k_base*1.50", false},
-		{"ollama tag and request overrides", policies.ModelSpec{Name: "llama3.1:8b", ContextWindowTokens: &window, MaxOutputTokens: &out},
-			policies.ModelInfo{Name: "llama3.1:8b", Provider: "ollama", ContextWindow: 32000, MaxOutputTokens: 1000}, "cl100k_base*1.00", false},
-		{"provider-qualified name", policies.ModelSpec{Name: "anthropic/claude-3-5-haiku-latest"},
-			policies.ModelInfo{Name: "anthropic/claude-3-5-haiku-latest", Provider: "anthropic", ContextWindow: 200000, MaxOutputTokens: 8192, InputPricePerMTok: 0.8, OutputPricePerMTok: 4}, "cl100k_base*1.20", false},
-		{"unknown with window", policies.ModelSpec{Name: "my-finetune", ContextWindowTokens: &window},
-			policies.ModelInfo{Name: "my-finetune", Provider: "unknown", ContextWindow: 32000, MaxOutputTokens: 4096}, "cl100k_base*1.10", false},
-		{"unknown with window and provider", policies.ModelSpec{Name: "my-finetune", Provider: "Anthropic", ContextWindowTokens: &window},
-			policies.ModelInfo{Name: "my-finetune", Provider: "anthropic", ContextWindow: 32000, MaxOutputTokens: 4096,
+		{"exact name", agentstate.ModelSpec{Name: "gpt-4"},
+			agentstate.ModelInfo{Name: "gpt-4", Provider: "openai", ContextWindow: 8192, MaxOutputTokens: 8192, InputPricePerMTok: 30, OutputPricePerMTok: 60}, "cl100k_base", false},
+		{"longest prefix", agentstate.ModelSpec{Name: "gpt-4o-mini-2024-07-18"},
+			agentstate.ModelInfo{Name: "gpt-4o-mini-2024-07-18", Provider: "openai", ContextWindow: 128000, MaxOutputTokens: 16384, InputPricePerMTok: 0.15, OutputPricePerMTok: 0.6}, "o200k_base", false},
+		{"gpt-4 dated uses gpt-4- prefix", agentstate.ModelSpec{Name: "gpt-4-0613"},
+			agentstate.ModelInfo{Name: "gpt-4-0613", Provider: "openai", ContextWindow: 8192, MaxOutputTokens: 8192, InputPricePerMTok: 30, OutputPricePerMTok: 60}, "cl100k_base", false},
+		{"config override of a built-in", agentstate.ModelSpec{Name: "gpt-4o-2024-08-06"},
+			agentstate.ModelInfo{Name: "gpt-4o-2024-08-06", Provider: "openai", ContextWindow: 64000, MaxOutputTokens: 16384, InputPricePerMTok: 9, OutputPricePerMTok: 10}, "o200k_base", false},
+		{"config addition", agentstate.ModelSpec{Name: "acme-large"},
+			agentstate.ModelInfo{Name: "acme-large", Provider: "acme", ContextWindow: 10000, MaxOutputTokens: 500}, "o200k_base*1.50", false},
+		{"ollama tag and request overrides", agentstate.ModelSpec{Name: "llama3.1:8b", ContextWindowTokens: &window, MaxOutputTokens: &out},
+			agentstate.ModelInfo{Name: "llama3.1:8b", Provider: "ollama", ContextWindow: 32000, MaxOutputTokens: 1000}, "cl100k_base*1.00", false},
+		{"provider-qualified name", agentstate.ModelSpec{Name: "anthropic/claude-3-5-haiku-latest"},
+			agentstate.ModelInfo{Name: "anthropic/claude-3-5-haiku-latest", Provider: "anthropic", ContextWindow: 200000, MaxOutputTokens: 8192, InputPricePerMTok: 0.8, OutputPricePerMTok: 4}, "cl100k_base*1.20", false},
+		{"unknown with window", agentstate.ModelSpec{Name: "my-finetune", ContextWindowTokens: &window},
+			agentstate.ModelInfo{Name: "my-finetune", Provider: "unknown", ContextWindow: 32000, MaxOutputTokens: 4096}, "cl100k_base*1.10", false},
+		{"unknown with window and provider", agentstate.ModelSpec{Name: "my-finetune", Provider: "Anthropic", ContextWindowTokens: &window},
+			agentstate.ModelInfo{Name: "my-finetune", Provider: "anthropic", ContextWindow: 32000, MaxOutputTokens: 4096,
 				Assumption: `model "my-finetune" is not in the model registry: counted with provider anthropic's defaults (cl100k_base*1.20, an estimate)`},
 			"cl100k_base*1.20 (anthropic default)", false},
-		{"unknown without window", policies.ModelSpec{Name: "my-finetune"}, policies.ModelInfo{}, "", true},
-		{"unknown without window, of an unknown provider", policies.ModelSpec{Name: "my-finetune", Provider: "acme-cloud"}, policies.ModelInfo{}, "", true},
+		{"unknown without window", agentstate.ModelSpec{Name: "my-finetune"}, agentstate.ModelInfo{}, "", true},
+		{"unknown without window, of an unknown provider", agentstate.ModelSpec{Name: "my-finetune", Provider: "acme-cloud"}, agentstate.ModelInfo{}, "", true},
 		// Seed 004, "works with no configuration": the provider's defaults.
-		{"unknown with a known provider", policies.ModelSpec{Name: "my-finetune", Provider: "openai"},
+		{"unknown with a known provider", agentstate.ModelSpec{Name: "my-finetune", Provider: "openai"},
 			byDefaults("my-finetune", "openai", "o200k_base*1.00", 128000, 16384),
 			"o200k_base*1.00 (openai default)", false},
-		{"unknown claude- name", policies.ModelSpec{Name: "claude-opus-7"},
+		{"unknown claude- name", agentstate.ModelSpec{Name: "claude-opus-7"},
 			byDefaults("claude-opus-7", "anthropic", "cl100k_base*1.20", 200000, 8192),
 			"cl100k_base*1.20 (anthropic default)", false},
-		{"unknown gpt- name", policies.ModelSpec{Name: "GPT-7-turbo"},
+		{"unknown gpt- name", agentstate.ModelSpec{Name: "GPT-7-turbo"},
 			byDefaults("GPT-7-turbo", "openai", "o200k_base*1.00", 128000, 16384),
 			"o200k_base*1.00 (openai default)", false},
-		{"unknown o-series name", policies.ModelSpec{Name: "o4-pro"},
+		{"unknown o-series name", agentstate.ModelSpec{Name: "o4-pro"},
 			byDefaults("o4-pro", "openai", "o200k_base*1.00", 128000, 16384),
 			"o200k_base*1.00 (openai default)", false},
-		{"unknown gemini- name behind models/", policies.ModelSpec{Name: "models/gemini-3.0-ultra"},
+		{"unknown gemini- name behind models/", agentstate.ModelSpec{Name: "models/gemini-3.0-ultra"},
 			byDefaults("models/gemini-3.0-ultra", "google", "o200k_base*1.10", 1048576, 8192),
 			"o200k_base*1.10 (google default)", false},
-		{"unknown ollama tag", policies.ModelSpec{Name: "qwen4:14b"},
+		{"unknown ollama tag", agentstate.ModelSpec{Name: "qwen4:14b"},
 			byDefaults("qwen4:14b", "ollama", "cl100k_base*1.10", 8192, 2048),
 			"cl100k_base*1.10 (ollama default)", false},
-		{"a provider qualifier names the provider", policies.ModelSpec{Name: "ollama/my-finetune"},
+		{"a provider qualifier names the provider", agentstate.ModelSpec{Name: "ollama/my-finetune"},
 			byDefaults("ollama/my-finetune", "ollama", "cl100k_base*1.10", 8192, 2048),
 			"cl100k_base*1.10 (ollama default)", false},
-		{"the request's provider wins over the name", policies.ModelSpec{Name: "llama-next", Provider: "google"},
+		{"the request's provider wins over the name", agentstate.ModelSpec{Name: "llama-next", Provider: "google"},
 			byDefaults("llama-next", "google", "o200k_base*1.10", 1048576, 8192),
 			"o200k_base*1.10 (google default)", false},
 		// Provider lock (issue 15): the counter is the model's own provider's.
-		{"a registered model is counted as its own provider's", policies.ModelSpec{Name: "claude-sonnet-4-5", Provider: "openai"},
-			policies.ModelInfo{Name: "claude-sonnet-4-5", Provider: "openai", ContextWindow: 200000, MaxOutputTokens: 64000, InputPricePerMTok: 3, OutputPricePerMTok: 15}, "cl100k_base*1.20", false},
+		{"a registered model is counted as its own provider's", agentstate.ModelSpec{Name: "claude-sonnet-4-5", Provider: "openai"},
+			agentstate.ModelInfo{Name: "claude-sonnet-4-5", Provider: "openai", ContextWindow: 200000, MaxOutputTokens: 64000, InputPricePerMTok: 3, OutputPricePerMTok: 15}, "cl100k_base*1.20", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			info, c, err := s.Resolve(tt.spec)
 			if tt.wantErr {
-				want := &policies.UnknownModelError{Field: "state.model.name", Model: tt.spec.Name}
+				want := &agentstate.UnknownModelError{Field: "state.model.name", Model: tt.spec.Name}
 				if diff := cmp.Diff(error(want), err, cmp.Comparer(func(a, b error) bool { return a.Error() == b.Error() })); diff != "" {
 					t.Errorf("err (-want +got):\n%s", diff)
 				}
-				if _, ok := err.(*policies.UnknownModelError); !ok {
+				if _, ok := err.(*agentstate.UnknownModelError); !ok {
 					t.Errorf("err is %T", err)
 				}
 				return
@@ -330,8 +330,8 @@ func TestResolveRegistry(t *testing.T) {
 
 // byDefaults is the ModelInfo of an unregistered model counted with its
 // provider's defaults, with no window in the request.
-func byDefaults(model, provider, counter string, window, maxOut int) policies.ModelInfo {
-	return policies.ModelInfo{Name: model, Provider: provider, ContextWindow: window, MaxOutputTokens: maxOut, Assumption: fmt.Sprintf("model %q is not in the model registry: counted with provider %s's defaults (%s, an estimate), in the provider's default window of %d tokens with %d reserved for output; "+
+func byDefaults(model, provider, counter string, window, maxOut int) agentstate.ModelInfo {
+	return agentstate.ModelInfo{Name: model, Provider: provider, ContextWindow: window, MaxOutputTokens: maxOut, Assumption: fmt.Sprintf("model %q is not in the model registry: counted with provider %s's defaults (%s, an estimate), in the provider's default window of %d tokens with %d reserved for output; "+
 		"add the model to the config file's model_registry, or give state.model.context_window_token_count, for its own figures", model, provider, counter, window, maxOut)}
 }
 
@@ -358,7 +358,7 @@ func TestRegistryCoverage(t *testing.T) {
 		"mistral-large-latest", "mistral-small-2503", "codestral-latest", "ministral-8b-latest",
 		"llama3.1", "llama3.2:3b", "llama3.3:70b", "qwen2.5:14b", "qwen3:8b", "gemma2:9b", "gemma3:27b", "mistral:7b", "phi3", "phi4", "deepseek-r1:32b",
 	} {
-		if _, _, err := service(t).Resolve(policies.ModelSpec{Name: name}); err != nil {
+		if _, _, err := service(t).Resolve(agentstate.ModelSpec{Name: name}); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -387,8 +387,8 @@ func TestCounterForEncoding(t *testing.T) {
 		t.Fatalf("CounterForEncoding(p50k_base) = %v, %v", c, err)
 	}
 	_, err = s.CounterForEncoding("r99k")
-	ia, ok := err.(*policies.InvalidArgumentError)
-	if !ok || ia.Reason != policies.ReasonUnknownEncoding || len(ia.Violations) != 1 || ia.Violations[0].Field != "encoding" ||
+	ia, ok := err.(*agentstate.InvalidArgumentError)
+	if !ok || ia.Reason != agentstate.ReasonUnknownEncoding || len(ia.Violations) != 1 || ia.Violations[0].Field != "encoding" ||
 		!strings.Contains(ia.Violations[0].Description, "cl100k_base, o200k_base, p50k_base") {
 		t.Errorf("CounterForEncoding(r99k) err = %#v", err)
 	}
@@ -424,7 +424,7 @@ func TestCacheKeyedByEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &policies.Message{Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("héllo wörld, ünïcode tokenizes differently")}}
+	m := &agentstate.Message{Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("héllo wörld, ünïcode tokenizes differently")}}
 	a, b := o200k.(*counter), cl100k.(*counter)
 	if a.contentKey(m) == b.contentKey(m) {
 		t.Error("o200k_base and cl100k_base share a message key")
@@ -433,7 +433,7 @@ func TestCacheKeyedByEncoding(t *testing.T) {
 	if a.textKey(s) == b.textKey(s) {
 		t.Error("o200k_base and cl100k_base share a text key")
 	}
-	if a.textKey(s) == a.contentKey(&policies.Message{Parts: []policies.Part{policies.TextPart(s)}}) {
+	if a.textKey(s) == a.contentKey(&agentstate.Message{Parts: []agentstate.Part{agentstate.TextPart(s)}}) {
 		t.Error("bare text and a message of that text share a key")
 	}
 }
@@ -505,10 +505,10 @@ func TestCacheStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries := func() []policies.Entry {
-		return policies.EntriesFromLog([]policies.Message{
-			{ID: "a", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("first message of the stats test")}},
-			{ID: "b", Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart("second message of the stats test")}},
+	entries := func() []agentstate.Entry {
+		return agentstate.EntriesFromLog([]agentstate.Message{
+			{ID: "a", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("first message of the stats test")}},
+			{ID: "b", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{agentstate.TextPart("second message of the stats test")}},
 		})
 	}
 	steps := []struct {

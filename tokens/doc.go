@@ -1,7 +1,7 @@
 // Package tokens owns the process-wide token service: the tokenizers
 // (cl100k_base, o200k_base and p50k_base from github.com/pkoukk/tiktoken-go's
 // embedded BPE data), the model registry (embedded models.yaml, extended by
-// the config file), the per-model policies.TokenCounter (exact, calibrated
+// the config file), the per-model agentstate.TokenCounter (exact, calibrated
 // estimate, or character heuristic), the token-count cache, and counting a
 // whole view at once (CountEntries, cache first, then in parallel). One
 // Service is built at start and shared by every request; the estimate stage

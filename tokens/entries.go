@@ -3,7 +3,7 @@ package tokens
 import (
 	"sync"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // minBytesPerWorker is the least content a counting goroutine is given: below
@@ -17,7 +17,7 @@ const minBytesPerWorker = 64 << 10
 // content counted in parallel by up to workers goroutines: tokenizing is the
 // dominant cost of a cold compile, and each entry is written by exactly one
 // goroutine. TokenCounters are safe for concurrent use.
-func CountEntries(c policies.TokenCounter, entries []policies.Entry, workers int) {
+func CountEntries(c agentstate.TokenCounter, entries []agentstate.Entry, workers int) {
 	if cc, ok := c.(cachedCounter); ok {
 		cc.CountCached(entries)
 	}
@@ -50,10 +50,10 @@ func CountEntries(c policies.TokenCounter, entries []policies.Entry, workers int
 // cachedCounter counts, without tokenizing, the entries whose counts it has
 // cached.
 type cachedCounter interface {
-	CountCached(entries []policies.Entry)
+	CountCached(entries []agentstate.Entry)
 }
 
-func countRun(c policies.TokenCounter, entries []policies.Entry) {
+func countRun(c agentstate.TokenCounter, entries []agentstate.Entry) {
 	for i := range entries {
 		e := &entries[i]
 		if e.Counted {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
 
@@ -18,14 +18,14 @@ func TestParallelCountingEqualsSequential(t *testing.T) {
 	opts := statetest.DefaultOptions()
 	opts.Turns, opts.LargeOutputProb = 40, 0.5
 	st := statetest.Generate(rand.New(rand.NewSource(11)), opts)
-	entries := func() []policies.Entry {
-		e := policies.EntriesFromLog(st.Context.Messages)
+	entries := func() []agentstate.Entry {
+		e := agentstate.EntriesFromLog(st.Context.Messages)
 		for i := 0; i < len(e); i += 7 {
 			e[i].Tokens, e[i].Counted = -1, true // counted before: must not be touched
 		}
 		return e
 	}
-	counts := func(workers int) []policies.Entry {
+	counts := func(workers int) []agentstate.Entry {
 		c := freshGPT4oCounter(t)
 		e := entries()
 		CountEntries(c, e, workers)
@@ -64,23 +64,23 @@ func TestPartlyCachedLogCountsAsCold(t *testing.T) {
 	st := statetest.Generate(rand.New(rand.NewSource(12)), opts)
 	half := len(st.Context.Messages) / 2
 	warm := freshGPT4oCounter(t)
-	CountEntries(warm, policies.EntriesFromLog(st.Context.Messages[:half]), 4)
+	CountEntries(warm, agentstate.EntriesFromLog(st.Context.Messages[:half]), 4)
 
-	log := append([]policies.Message(nil), st.Context.Messages...)
+	log := append([]agentstate.Message(nil), st.Context.Messages...)
 	edited := 0
 	for i := 0; i < half; i += 5 {
-		if log[i].Mask != nil || log[i].Parts[0].Kind != policies.PartText {
+		if log[i].Mask != nil || log[i].Parts[0].Kind != agentstate.PartText {
 			continue
 		}
-		log[i].Parts = append([]policies.Part{policies.TextPart(log[i].Parts[0].Text + " (edited)")}, log[i].Parts[1:]...)
+		log[i].Parts = append([]agentstate.Part{agentstate.TextPart(log[i].Parts[0].Text + " (edited)")}, log[i].Parts[1:]...)
 		edited++
 	}
 	if edited == 0 {
 		t.Fatal("no message of the cached half was edited")
 	}
-	got := policies.EntriesFromLog(log)
+	got := agentstate.EntriesFromLog(log)
 	CountEntries(warm, got, 4)
-	want := policies.EntriesFromLog(log)
+	want := agentstate.EntriesFromLog(log)
 	CountEntries(freshGPT4oCounter(t), want, 1)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("partly cached counts differ from cold ones (-cold +partly cached):\n%s", diff)
@@ -94,7 +94,7 @@ func freshGPT4oCounter(tb testing.TB) *counter {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	_, c, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
+	_, c, err := s.Resolve(agentstate.ModelSpec{Name: "gpt-4o"})
 	if err != nil {
 		tb.Fatal(err)
 	}

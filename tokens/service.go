@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // DefaultCacheEntries bounds the token-count cache: at about 100 bytes per
@@ -110,8 +110,8 @@ func (s *Service) Preload() error {
 // the request gives a window: counted as cl100k_base times the default
 // factor. Either way a window given in the request caps max output at
 // min(4096, window/4) unless max output is given too. Otherwise the error is
-// a *policies.UnknownModelError.
-func (s *Service) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
+// a *agentstate.UnknownModelError.
+func (s *Service) Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo, agentstate.TokenCounter, error) {
 	window := 0
 	if spec.ContextWindowTokens != nil {
 		window = int(*spec.ContextWindowTokens)
@@ -133,14 +133,14 @@ func (s *Service) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies
 			}
 			entry = ModelEntry{Provider: provider, Encoding: EncodingCL100K, Estimator: EstimatorCalibrated}
 		default:
-			return policies.ModelInfo{}, nil, &policies.UnknownModelError{Field: "state.model.name", Model: spec.Name}
+			return agentstate.ModelInfo{}, nil, &agentstate.UnknownModelError{Field: "state.model.name", Model: spec.Name}
 		}
 		entry.Name = spec.Name
 		if window > 0 {
 			entry.MaxOutputTokens = min(4096, window/4)
 		}
 	}
-	info := policies.ModelInfo{
+	info := agentstate.ModelInfo{
 		Name:               spec.Name,
 		Provider:           entry.Provider,
 		ContextWindow:      entry.ContextWindow,
@@ -183,12 +183,12 @@ func (s *Service) ProviderOf(model string) string { return s.registry.providerOf
 
 // CounterForEncoding returns an exact counter for a named encoding (for
 // CountTokens by encoding). Images cost the OpenAI figure.
-func (s *Service) CounterForEncoding(name string) (policies.TokenCounter, error) {
+func (s *Service) CounterForEncoding(name string) (agentstate.TokenCounter, error) {
 	if _, ok := s.encoders[name]; !ok {
 		known := strings.Join(KnownEncodings(), ", ")
-		return nil, &policies.InvalidArgumentError{
-			Reason: policies.ReasonUnknownEncoding,
-			Violations: []policies.FieldViolation{{
+		return nil, &agentstate.InvalidArgumentError{
+			Reason: agentstate.ReasonUnknownEncoding,
+			Violations: []agentstate.FieldViolation{{
 				Field:       "encoding",
 				Description: fmt.Sprintf("unknown encoding %q; known encodings: %s", name, known),
 			}},

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
@@ -20,8 +21,8 @@ import (
 // counter, so the property tests exercise the policies, not the tokenizers.
 type windowResolver struct{ window, output int }
 
-func (r windowResolver) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
-	return policies.ModelInfo{Name: spec.Name, ContextWindow: r.window, MaxOutputTokens: r.output}, statetest.FakeCounter{}, nil
+func (r windowResolver) Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo, agentstate.TokenCounter, error) {
+	return agentstate.ModelInfo{Name: spec.Name, ContextWindow: r.window, MaxOutputTokens: r.output}, statetest.FakeCounter{}, nil
 }
 
 // propertyCatalog builds every policy for window. outputs is what was read
@@ -66,7 +67,7 @@ func isolationProfiles(t testing.TB) []pipeline.ProfileSpec {
 }
 
 // fullSize is what the whole log costs by the fake counter.
-func fullSize(st *policies.State) int {
+func fullSize(st *agentstate.State) int {
 	c := statetest.FakeCounter{}
 	sys, tools := c.CountPreamble(&st.Context)
 	n := sys + tools
@@ -82,8 +83,8 @@ func fullSize(st *policies.State) int {
 // cutToFit reports whether the compiled message id is its log message with
 // tool outputs cut to fit the window and nothing else changed (truncate
 // shrinks what is protected before it refuses: policies.ShrunkFrom).
-func cutToFit(st *policies.State, w *policies.Work, id string) bool {
-	var was *policies.Message
+func cutToFit(st *agentstate.State, w *policies.Work, id string) bool {
+	var was *agentstate.Message
 	for i := range st.Context.Messages {
 		if st.Context.Messages[i].ID == id {
 			was = &st.Context.Messages[i]
@@ -101,7 +102,7 @@ func cutToFit(st *policies.State, w *policies.Work, id string) bool {
 // what must be kept does not fit the window without it: the running
 // execution's tool results shrunk in place (by llm_plan), still shown and
 // each with its disposition.
-func checkCompiled(t *testing.T, label string, st *policies.State, res *pipeline.Result, shrinkRunning bool) {
+func checkCompiled(t *testing.T, label string, st *agentstate.State, res *pipeline.Result, shrinkRunning bool) {
 	t.Helper()
 	w := res.Work
 	var problems []string
@@ -118,7 +119,7 @@ func checkCompiled(t *testing.T, label string, st *policies.State, res *pipeline
 	// The kept tail is contiguous: after the first kept entry of the latest turns,
 	// every log message of those turns is still shown, in order.
 	msgs := res.Messages()
-	if sp := st.Context.SystemPrompt; sp != "" && (len(msgs) == 0 || msgs[0].Role != policies.RoleSystem || msgs[0].Text() != sp) {
+	if sp := st.Context.SystemPrompt; sp != "" && (len(msgs) == 0 || msgs[0].Role != agentstate.RoleSystem || msgs[0].Text() != sp) {
 		problems = append(problems, "the system prompt is not the first message")
 	}
 	for _, p := range problems {
@@ -160,7 +161,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 			for _, name := range names {
 				label := fmt.Sprintf("seed %d window %d (%.2f of %d) profile %s", seed, window, ratio, size, name)
 				res, err := c.Run(t.Context(), pipeline.Request{Profile: name, State: st})
-				var irr *policies.IrreducibleError
+				var irr *agentstate.IrreducibleError
 				if errors.As(err, &irr) {
 					cannotFit = cannotFit || name == "budget-aware"
 					irreducible++
@@ -237,7 +238,7 @@ func FuzzEveryProfile(f *testing.F) {
 		c := propertyCatalog(t, int(window)+300, profiles, outputs)
 		for _, name := range c.Names() {
 			res, err := c.Run(t.Context(), pipeline.Request{Profile: name, State: st})
-			var irr *policies.IrreducibleError
+			var irr *agentstate.IrreducibleError
 			if errors.As(err, &irr) {
 				continue
 			}
@@ -254,18 +255,18 @@ func FuzzEveryProfile(f *testing.F) {
 // or a reused id; parts of a tool message other than tool results), so that
 // every fuzz input runs the pipeline on a state the server accepts instead of
 // being skipped.
-func acceptedState(st *policies.State) *policies.State {
+func acceptedState(st *agentstate.State) *agentstate.State {
 	seen := map[string]bool{}
-	var kept []policies.Message
+	var kept []agentstate.Message
 	for _, m := range st.Context.Messages {
-		var parts []policies.Part
+		var parts []agentstate.Part
 		for _, p := range m.Parts {
-			if p.Kind != policies.PartUnspecified && (m.Role != policies.RoleTool || p.Kind == policies.PartToolResult) {
+			if p.Kind != agentstate.PartUnspecified && (m.Role != agentstate.RoleTool || p.Kind == agentstate.PartToolResult) {
 				parts = append(parts, p)
 			}
 		}
 		m.Parts = parts
-		if m.ID == "" || seen[m.ID] || m.Role == policies.RoleUnspecified || m.Role > policies.RoleTool || len(m.Parts) == 0 {
+		if m.ID == "" || seen[m.ID] || m.Role == agentstate.RoleUnspecified || m.Role > agentstate.RoleTool || len(m.Parts) == 0 {
 			continue
 		}
 		seen[m.ID] = true
@@ -301,15 +302,15 @@ func fuzzSeeds(n int) [][]byte {
 
 // passesRequestValidation mirrors the server's structural checks: unique ids,
 // known roles, at least one part, tool messages holding only tool results.
-func passesRequestValidation(st *policies.State) bool {
+func passesRequestValidation(st *agentstate.State) bool {
 	seen := map[string]bool{}
 	for _, m := range st.Context.Messages {
-		if m.ID == "" || seen[m.ID] || m.Role == policies.RoleUnspecified || m.Role > policies.RoleTool || len(m.Parts) == 0 {
+		if m.ID == "" || seen[m.ID] || m.Role == agentstate.RoleUnspecified || m.Role > agentstate.RoleTool || len(m.Parts) == 0 {
 			return false
 		}
 		seen[m.ID] = true
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartUnspecified || (m.Role == policies.RoleTool) != (p.Kind == policies.PartToolResult) && m.Role == policies.RoleTool {
+			if p.Kind == agentstate.PartUnspecified || (m.Role == agentstate.RoleTool) != (p.Kind == agentstate.PartToolResult) && m.Role == agentstate.RoleTool {
 				return false
 			}
 		}

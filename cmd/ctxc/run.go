@@ -16,10 +16,10 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/compiler"
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/metrics"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 	"github.com/contextcompiler/ctxc/policies/planning"
@@ -302,7 +302,7 @@ func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens, log *sl
 	}
 	deps.cache = cache
 	deps.prices = func(model string) (float64, float64, bool) {
-		info, _, err := tok.Resolve(policies.ModelSpec{Name: model})
+		info, _, err := tok.Resolve(agentstate.ModelSpec{Name: model})
 		if err != nil || (info.InputPricePerMTok == 0 && info.OutputPricePerMTok == 0) {
 			return 0, 0, false
 		}

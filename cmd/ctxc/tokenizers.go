@@ -3,7 +3,7 @@ package main
 import (
 	"sync"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/tokens"
 )
 
@@ -26,15 +26,15 @@ func (l *lazyTokens) load() (*tokens.Service, error) {
 	return l.svc, l.err
 }
 
-func (l *lazyTokens) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
+func (l *lazyTokens) Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo, agentstate.TokenCounter, error) {
 	svc, err := l.load()
 	if err != nil {
-		return policies.ModelInfo{}, nil, err
+		return agentstate.ModelInfo{}, nil, err
 	}
 	return svc.Resolve(spec)
 }
 
-func (l *lazyTokens) CounterForEncoding(name string) (policies.TokenCounter, error) {
+func (l *lazyTokens) CounterForEncoding(name string) (agentstate.TokenCounter, error) {
 	svc, err := l.load()
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/pipeline"
 )
@@ -18,15 +19,15 @@ import (
 type Counter struct{ Encoding string }
 
 // CountMessage counts a message.
-func (c Counter) CountMessage(m *policies.Message) (int, policies.Provenance) {
-	return 3 + len(m.Text())/4, policies.ProvenanceExact
+func (c Counter) CountMessage(m *agentstate.Message) (int, agentstate.Provenance) {
+	return 3 + len(m.Text())/4, agentstate.ProvenanceExact
 }
 
 // CountText counts a bare text.
 func (c Counter) CountText(s string) int { return len(s) / 4 }
 
 // CountPreamble counts the system prompt and 10 tokens per tool.
-func (c Counter) CountPreamble(ctx *policies.Context) (int, int) {
+func (c Counter) CountPreamble(ctx *agentstate.Context) (int, int) {
 	return len(ctx.SystemPrompt) / 4, len(ctx.Tools) * 10
 }
 
@@ -37,12 +38,12 @@ func (c Counter) Name() string { return c.Encoding }
 // encoding cl100k_base.
 type Counters struct{}
 
-// Resolve resolves gpt-4o; any other model is a *policies.UnknownModelError.
-func (Counters) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
+// Resolve resolves gpt-4o; any other model is a *agentstate.UnknownModelError.
+func (Counters) Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo, agentstate.TokenCounter, error) {
 	if spec.Name != "gpt-4o" {
-		return policies.ModelInfo{}, nil, &policies.UnknownModelError{Field: "state.model.name", Model: spec.Name}
+		return agentstate.ModelInfo{}, nil, &agentstate.UnknownModelError{Field: "state.model.name", Model: spec.Name}
 	}
-	return policies.ModelInfo{Name: spec.Name, ContextWindow: 128000}, Counter{"o200k_base"}, nil
+	return agentstate.ModelInfo{Name: spec.Name, ContextWindow: 128000}, Counter{"o200k_base"}, nil
 }
 
 // ProviderOf knows gpt-4o (openai) and claude-sonnet-4-5 (anthropic).
@@ -52,10 +53,10 @@ func (Counters) ProviderOf(model string) string {
 
 // CounterForEncoding finds cl100k_base; any other encoding is an
 // InvalidArgumentError with reason ReasonUnknownEncoding.
-func (Counters) CounterForEncoding(name string) (policies.TokenCounter, error) {
+func (Counters) CounterForEncoding(name string) (agentstate.TokenCounter, error) {
 	if name != "cl100k_base" {
-		return nil, &policies.InvalidArgumentError{Reason: policies.ReasonUnknownEncoding,
-			Violations: []policies.FieldViolation{{Field: "encoding", Description: "unknown encoding " + name}}}
+		return nil, &agentstate.InvalidArgumentError{Reason: agentstate.ReasonUnknownEncoding,
+			Violations: []agentstate.FieldViolation{{Field: "encoding", Description: "unknown encoding " + name}}}
 	}
 	return Counter{name}, nil
 }
@@ -100,9 +101,9 @@ func (f *Catalog) Run(ctx context.Context, req pipeline.Request) (*pipeline.Resu
 			return nil, ctx.Err()
 		}
 	default:
-		return nil, &policies.UnknownProfileError{Name: req.Profile, Known: []string{"custom", "pragmatic"}}
+		return nil, &agentstate.UnknownProfileError{Name: req.Profile, Known: []string{"custom", "pragmatic"}}
 	}
-	w := &policies.Work{State: req.State, Options: req.Options, Entries: policies.EntriesFromLog(req.State.Context.Messages)}
+	w := &policies.Work{State: req.State, Options: req.Options, Entries: agentstate.EntriesFromLog(req.State.Context.Messages)}
 	report := policies.Report{Profile: "pragmatic", FirstChangedIndex: 1, VerbatimPrefix: 1}
 	for i := range w.Entries {
 		n, p := Counter{}.CountMessage(&w.Entries[i].Message)
@@ -110,8 +111,8 @@ func (f *Catalog) Run(ctx context.Context, req pipeline.Request) (*pipeline.Resu
 		report.Messages = append(report.Messages, policies.MessageReport{MessageID: w.Entries[i].SourceID, Disposition: policies.DispositionKept, Tokens: n, Provenance: p})
 	}
 	report.Stages = []policies.StageReport{{Stage: "normalize", Policy: "normalize", MessagesIn: len(w.Entries), MessagesOut: len(w.Entries)}}
-	w.Budget = &policies.Budget{ContextWindow: 128000, Used: w.MessageTokens(), ReservedOutput: 4096, Remaining: 128000 - 4096 - w.MessageTokens(),
-		Provenance: policies.ProvenanceExact, Counter: "o200k_base", Breakdown: policies.Breakdown{Conversation: w.MessageTokens()}}
+	w.Budget = &agentstate.Budget{ContextWindow: 128000, Used: w.MessageTokens(), ReservedOutput: 4096, Remaining: 128000 - 4096 - w.MessageTokens(),
+		Provenance: agentstate.ProvenanceExact, Counter: "o200k_base", Breakdown: agentstate.Breakdown{Conversation: w.MessageTokens()}}
 	return &pipeline.Result{Work: w, Report: report, BudgetBefore: w.Budget}, nil
 }
 
@@ -131,9 +132,9 @@ func (f *Catalog) Compact(ctx context.Context, req pipeline.Request) (*pipeline.
 		return nil, err
 	}
 	st := *req.State
-	st.Context.Messages = append(append([]policies.Message(nil), st.Context.Messages...), policies.Message{
-		ID: SummaryID, Role: policies.RoleUser, Kind: policies.KindSummary, CoversMessageIDs: []string{"u1"},
-		Parts: []policies.Part{policies.TextPart("summary")},
+	st.Context.Messages = append(append([]agentstate.Message(nil), st.Context.Messages...), agentstate.Message{
+		ID: SummaryID, Role: agentstate.RoleUser, Kind: agentstate.KindSummary, CoversMessageIDs: []string{"u1"},
+		Parts: []agentstate.Part{agentstate.TextPart("summary")},
 	})
 	return &pipeline.CompactResult{State: &st, Before: res.Work.Budget, After: res.Work.Budget, Report: res.Report}, nil
 }
@@ -160,7 +161,7 @@ func (f *Catalog) Profile(name string) (pipeline.ProfileInfo, error) {
 			return p, nil
 		}
 	}
-	return pipeline.ProfileInfo{}, &policies.UnknownProfileError{Name: name, Known: []string{"custom", "pragmatic"}}
+	return pipeline.ProfileInfo{}, &agentstate.UnknownProfileError{Name: name, Known: []string{"custom", "pragmatic"}}
 }
 
 // Requests returns the requests run so far, in order.

@@ -7,70 +7,70 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
-func text(s string) policies.Part { return policies.TextPart(s) }
+func text(s string) agentstate.Part { return agentstate.TextPart(s) }
 
-func callPart(id, name string) policies.Part {
-	return policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: name, ArgumentsJSON: "{}"}}
+func callPart(id, name string) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: name, ArgumentsJSON: "{}"}}
 }
 
-func resultPart(callID, name, content string, isError bool) policies.Part {
-	return policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: callID, Name: name, Content: content, IsError: isError}}
+func resultPart(callID, name, content string, isError bool) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: callID, Name: name, Content: content, IsError: isError}}
 }
 
-func msg(id string, role policies.Role, parts ...policies.Part) policies.Message {
-	return policies.Message{ID: id, Role: role, Parts: parts}
+func msg(id string, role agentstate.Role, parts ...agentstate.Part) agentstate.Message {
+	return agentstate.Message{ID: id, Role: role, Parts: parts}
 }
 
 // tagged is a message as Route stores it.
-func tagged(m policies.Message, exec, output, step string) policies.Message {
+func tagged(m agentstate.Message, exec, output, step string) agentstate.Message {
 	m.ExecutionID = exec
 	m.Metadata = map[string]string{MetaOutput: output}
 	if step != "" {
 		m.Metadata[MetaStepIndex] = step
 	}
 	if output == OutputEvent {
-		m.Kind = policies.KindEvent
+		m.Kind = agentstate.KindEvent
 	}
 	return m
 }
 
 // runningState has one user turn of execution e1 at step 0, still running.
-func runningState() *policies.State {
-	return &policies.State{
+func runningState() *agentstate.State {
+	return &agentstate.State{
 		SchemaVersion: 1,
 		AgentID:       "agent",
-		Model:         policies.ModelSpec{Name: "gpt-4o", Provider: "openai"},
-		Context: policies.Context{
+		Model:         agentstate.ModelSpec{Name: "gpt-4o", Provider: "openai"},
+		Context: agentstate.Context{
 			SystemPrompt: "You are a careful agent.",
-			Messages:     []policies.Message{tagged(msg("u1", policies.RoleUser, text("fix the build")), "e1", OutputUser, "")},
+			Messages:     []agentstate.Message{tagged(msg("u1", agentstate.RoleUser, text("fix the build")), "e1", OutputUser, "")},
 		},
-		Execution: policies.Execution{ID: "e1", Status: policies.ExecutionRunning},
+		Execution: agentstate.Execution{ID: "e1", Status: agentstate.ExecutionRunning},
 	}
 }
 
-func withStatus(st *policies.State, s policies.ExecutionStatus) *policies.State {
+func withStatus(st *agentstate.State, s agentstate.ExecutionStatus) *agentstate.State {
 	st.Execution.Status = s
 	return st
 }
 
-func withLog(st *policies.State, msgs ...policies.Message) *policies.State {
+func withLog(st *agentstate.State, msgs ...agentstate.Message) *agentstate.State {
 	st.Context.Messages = append(st.Context.Messages, msgs...)
 	return st
 }
 
 // deepCopy copies everything Route could write by mistake, so tests can
 // prove the input state is untouched.
-func deepCopy(st *policies.State) *policies.State {
+func deepCopy(st *agentstate.State) *agentstate.State {
 	if st == nil {
 		return nil
 	}
 	c := *st
 	c.Context.Metadata = maps.Clone(st.Context.Metadata)
 	c.Context.Tools = slices.Clone(st.Context.Tools)
-	c.Context.Messages = make([]policies.Message, len(st.Context.Messages))
+	c.Context.Messages = make([]agentstate.Message, len(st.Context.Messages))
 	for i, m := range st.Context.Messages {
 		m.Parts = slices.Clone(m.Parts)
 		m.Metadata = maps.Clone(m.Metadata)
@@ -87,7 +87,7 @@ func deepCopy(st *policies.State) *policies.State {
 }
 
 // mustRoute routes and fails the test on error.
-func mustRoute(t *testing.T, st *policies.State, in Input) *Result {
+func mustRoute(t *testing.T, st *agentstate.State, in Input) *Result {
 	t.Helper()
 	before := deepCopy(st)
 	res, err := Route(st, in, Options{})
@@ -101,6 +101,6 @@ func mustRoute(t *testing.T, st *policies.State, in Input) *Result {
 }
 
 // appended returns the messages a result added to a log of n messages.
-func appended(res *Result, n int) []policies.Message {
+func appended(res *Result, n int) []agentstate.Message {
 	return res.State.Context.Messages[n:]
 }

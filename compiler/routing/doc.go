@@ -65,7 +65,7 @@
 //
 // # Validation
 //
-// Route rejects, with a *policies.InvalidArgumentError of reason
+// Route rejects, with a *agentstate.InvalidArgumentError of reason
 // ReasonInvalidRouteInput naming each bad field by its full path
 // ("step.messages[2].parts[0].tool_result.tool_call_id"): duplicate message or
 // call ids (against the log or within the input), tool results for unknown or

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
 
@@ -26,26 +26,26 @@ func inputFromBytes(data []byte) Input {
 	}
 	kind := next() % 4
 	if kind == 3 {
-		return Event{Text: string(data), Role: policies.Role(next() % 6), Metadata: map[string]string{MetaOutput: "x"}}
+		return Event{Text: string(data), Role: agentstate.Role(next() % 6), Metadata: map[string]string{MetaOutput: "x"}}
 	}
 	idSpace := []string{"", "", "m1", "m2", "e1-s0-0", "exec-1-u0", "evt-3", "x"}
-	var msgs []policies.Message
+	var msgs []agentstate.Message
 	for len(msgs) < 16 && i < len(data) {
 		b := next()
-		m := policies.Message{ID: idSpace[b%8], Role: policies.Role(b >> 3 % 6), Kind: policies.MessageKind(next() % 6)}
+		m := agentstate.Message{ID: idSpace[b%8], Role: agentstate.Role(b >> 3 % 6), Kind: agentstate.MessageKind(next() % 6)}
 		for k := 0; k < int(next()%4); k++ {
 			a := next()
 			switch a % 7 {
 			case 0:
-				m.Parts = append(m.Parts, policies.TextPart(fmt.Sprint("t", a)))
+				m.Parts = append(m.Parts, agentstate.TextPart(fmt.Sprint("t", a)))
 			case 1:
-				m.Parts = append(m.Parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: fmt.Sprintf("c%d", a>>3%9), Name: []string{"", "grep"}[a>>6%2]}})
+				m.Parts = append(m.Parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: fmt.Sprintf("c%d", a>>3%9), Name: []string{"", "grep"}[a>>6%2]}})
 			case 2:
-				m.Parts = append(m.Parts, policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: fmt.Sprintf("c%d", a>>3%9), IsError: a&0x40 != 0}})
+				m.Parts = append(m.Parts, agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: fmt.Sprintf("c%d", a>>3%9), IsError: a&0x40 != 0}})
 			case 3:
-				m.Parts = append(m.Parts, policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Signature: []byte{a}}})
+				m.Parts = append(m.Parts, agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Signature: []byte{a}}})
 			default:
-				m.Parts = append(m.Parts, policies.Part{Kind: policies.PartKind(a % 9)})
+				m.Parts = append(m.Parts, agentstate.Part{Kind: agentstate.PartKind(a % 9)})
 			}
 		}
 		msgs = append(msgs, m)
@@ -57,7 +57,7 @@ func inputFromBytes(data []byte) Input {
 	if b := next(); b%3 == 0 {
 		st.Error = "failed"
 	} else if b%3 == 1 {
-		st.Usage = &policies.Usage{InputTokens: uint32(b)}
+		st.Usage = &agentstate.Usage{InputTokens: uint32(b)}
 	}
 	return st
 }
@@ -77,7 +77,7 @@ func FuzzRoute(f *testing.F) {
 			t.Fatalf("Route modified its input state (-before +after):\n%s", cmp.Diff(before, st))
 		}
 		if err != nil {
-			var iae *policies.InvalidArgumentError
+			var iae *agentstate.InvalidArgumentError
 			if !errors.As(err, &iae) || iae.Reason != ReasonInvalidRouteInput || len(iae.Violations) == 0 {
 				t.Fatalf("error %v is not an InvalidArgumentError with violations", err)
 			}

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // ReasonInvalidRouteInput is the reason of the InvalidArgumentError Route
@@ -38,7 +38,7 @@ type Input interface {
 // UserTurn is a user message that starts a new execution.
 type UserTurn struct {
 	// Messages holds the user message; leading system messages set the system prompt.
-	Messages []policies.Message
+	Messages []agentstate.Message
 	// ExecutionID names the new execution; generated when empty.
 	ExecutionID string
 }
@@ -46,10 +46,10 @@ type UserTurn struct {
 // Step is the output of one step of the running execution.
 type Step struct {
 	// Messages holds the assistant output and the tool results, in order.
-	Messages     []policies.Message
+	Messages     []agentstate.Message
 	FinishReason FinishReason
 	// Usage is the provider's report of the step's inference.
-	Usage *policies.Usage
+	Usage *agentstate.Usage
 	// Error is the failure text when FinishReason is FinishError.
 	Error string
 }
@@ -58,7 +58,7 @@ type Step struct {
 type Event struct {
 	Text string
 	// Role is RoleUser when unspecified; RoleSystem is allowed too.
-	Role     policies.Role
+	Role     agentstate.Role
 	Metadata map[string]string
 }
 
@@ -98,7 +98,7 @@ type Options struct {
 // Result is the outcome of Route.
 type Result struct {
 	// State is the new state; the input state is unchanged.
-	State *policies.State
+	State *agentstate.State
 	// AppendedIDs are the ids of the appended messages, in log order.
 	AppendedIDs []string
 	// ExecutionEnded is set when a step completed or failed the execution.

@@ -12,20 +12,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
 
 // ignoreResolution ignores the one change Route makes to existing messages:
 // resolving an unresolved step error.
 var ignoreResolution = cmp.Options{
-	cmpopts.IgnoreFields(policies.Message{}, "Pinned"),
+	cmpopts.IgnoreFields(agentstate.Message{}, "Pinned"),
 	cmpopts.IgnoreMapEntries(func(k, _ string) bool { return k == MetaUnresolved || k == MetaResolvedBy }),
 	cmpopts.EquateEmpty(),
 }
 
 // withoutResolution blanks what resolving a step error changes.
-func withoutResolution(m policies.Message) policies.Message {
+func withoutResolution(m agentstate.Message) agentstate.Message {
 	m.Pinned = false
 	if _, ok := m.Metadata[MetaUnresolved]; ok {
 		m.Metadata = maps.Clone(m.Metadata)
@@ -41,7 +41,7 @@ func withoutResolution(m policies.Message) policies.Message {
 // checkAppended asserts what every successful Route guarantees: the old log is
 // an unchanged prefix (but for resolution), the appended ids are the reported
 // ones, non-empty, tagged and new to the log.
-func checkAppended(t *testing.T, before *policies.State, res *Result) {
+func checkAppended(t *testing.T, before *agentstate.State, res *Result) {
 	t.Helper()
 	old := before.Context.Messages
 	log := res.State.Context.Messages
@@ -80,13 +80,13 @@ func checkAppended(t *testing.T, before *policies.State, res *Result) {
 // ones) against its own state.
 type simulator struct {
 	r     *rand.Rand
-	st    *policies.State
+	st    *agentstate.State
 	calls int
 	ids   int
 }
 
 // pendingCalls lists the running execution's calls that have no result.
-func (s *simulator) pendingCalls() []policies.ToolCall {
+func (s *simulator) pendingCalls() []agentstate.ToolCall {
 	exec := s.st.Execution
 	if !exec.Running() {
 		return nil
@@ -94,15 +94,15 @@ func (s *simulator) pendingCalls() []policies.ToolCall {
 	answered := make(map[string]bool)
 	for _, m := range s.st.Context.Messages {
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartToolResult {
+			if p.Kind == agentstate.PartToolResult {
 				answered[p.ToolResult.ToolCallID] = true
 			}
 		}
 	}
-	var out []policies.ToolCall
+	var out []agentstate.ToolCall
 	for _, m := range s.st.Context.Messages {
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartToolCall && m.ExecutionID == exec.ID && !answered[p.ToolCall.ID] {
+			if p.Kind == agentstate.PartToolCall && m.ExecutionID == exec.ID && !answered[p.ToolCall.ID] {
 				out = append(out, p.ToolCall)
 			}
 		}
@@ -119,8 +119,8 @@ func (s *simulator) id() string {
 	return fmt.Sprintf("x%d", s.ids)
 }
 
-func (s *simulator) results(calls []policies.ToolCall) []policies.Message {
-	var out []policies.Message
+func (s *simulator) results(calls []agentstate.ToolCall) []agentstate.Message {
+	var out []agentstate.Message
 	for _, c := range calls {
 		out = append(out, msg(s.id(), tool, resultPart(c.ID, "", "out of "+c.Name, s.r.Intn(4) == 0)))
 	}
@@ -133,12 +133,12 @@ func (s *simulator) step() Step {
 	s.r.Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
 	st.Messages = s.results(pending[:s.r.Intn(len(pending)+1)])
 	a := msg(s.id(), assistant, text("working"))
-	var calls []policies.ToolCall
+	var calls []agentstate.ToolCall
 	for range s.r.Intn(4) {
 		s.calls++
-		c := policies.ToolCall{ID: fmt.Sprintf("rc%d", s.calls), Name: "grep"}
+		c := agentstate.ToolCall{ID: fmt.Sprintf("rc%d", s.calls), Name: "grep"}
 		calls = append(calls, c)
-		a.Parts = append(a.Parts, policies.Part{Kind: policies.PartToolCall, ToolCall: c})
+		a.Parts = append(a.Parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: c})
 	}
 	st.Messages = append(st.Messages, a)
 	if s.r.Intn(5) == 0 {
@@ -146,7 +146,7 @@ func (s *simulator) step() Step {
 	}
 	st.Messages = append(st.Messages, s.results(calls[:s.r.Intn(len(calls)+1)])...)
 	if s.r.Intn(2) == 0 {
-		st.Usage = &policies.Usage{InputTokens: uint32(s.r.Intn(5000)), OutputTokens: uint32(s.r.Intn(500))}
+		st.Usage = &agentstate.Usage{InputTokens: uint32(s.r.Intn(5000)), OutputTokens: uint32(s.r.Intn(500))}
 	}
 	switch k := s.r.Intn(10); {
 	case k < 2:
@@ -171,13 +171,13 @@ func (s *simulator) invalid() Input {
 	switch s.r.Intn(4) {
 	case 0:
 		if existing != "" {
-			return UserTurn{Messages: []policies.Message{msg(existing, user, text("dup"))}}
+			return UserTurn{Messages: []agentstate.Message{msg(existing, user, text("dup"))}}
 		}
 		fallthrough
 	case 1:
-		return Step{FinishReason: FinishToolCalls, Messages: []policies.Message{msg("", tool, resultPart("nope", "grep", "", false))}}
+		return Step{FinishReason: FinishToolCalls, Messages: []agentstate.Message{msg("", tool, resultPart("nope", "grep", "", false))}}
 	case 2:
-		return UserTurn{Messages: []policies.Message{msg("", assistant, text("not a user"))}}
+		return UserTurn{Messages: []agentstate.Message{msg("", assistant, text("not a user"))}}
 	default:
 		return Event{}
 	}
@@ -189,13 +189,13 @@ func (s *simulator) next() (in Input, valid bool) {
 	case k < 2:
 		return s.invalid(), false
 	case k < 5:
-		return Event{Text: "something happened", Role: []policies.Role{0, user, system}[s.r.Intn(3)]}, true
+		return Event{Text: "something happened", Role: []agentstate.Role{0, user, system}[s.r.Intn(3)]}, true
 	case k < 11 && s.st.Execution.Running():
 		return s.step(), true
 	default:
-		turn := UserTurn{Messages: []policies.Message{msg(s.id(), user, text("do the next thing"))}}
+		turn := UserTurn{Messages: []agentstate.Message{msg(s.id(), user, text("do the next thing"))}}
 		if s.r.Intn(4) == 0 {
-			turn.Messages = append([]policies.Message{msg("", system, text("new prompt"))}, turn.Messages...)
+			turn.Messages = append([]agentstate.Message{msg("", system, text("new prompt"))}, turn.Messages...)
 		}
 		return turn, true
 	}
@@ -213,7 +213,7 @@ func TestRouteRandomSequences(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		s := &simulator{r: r, st: statetest.Generate(r, opts)}
 		if seed%5 == 0 {
-			s.st = &policies.State{}
+			s.st = &agentstate.State{}
 		}
 		for op := 0; op < 40; op++ {
 			in, valid := s.next()
@@ -223,7 +223,7 @@ func TestRouteRandomSequences(t *testing.T) {
 				t.Fatalf("seed %d op %d: Route modified its input (-before +after):\n%s", seed, op, cmp.Diff(before, s.st))
 			}
 			if !valid {
-				var iae *policies.InvalidArgumentError
+				var iae *agentstate.InvalidArgumentError
 				if !errors.As(err, &iae) || len(iae.Violations) == 0 {
 					t.Fatalf("seed %d op %d: invalid input %+v: got err %v", seed, op, in, err)
 				}

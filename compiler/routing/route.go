@@ -7,17 +7,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // Route appends one input to a copy of st and returns the copy. st is never
-// modified. Inputs that cannot be appended are a *policies.InvalidArgumentError
+// modified. Inputs that cannot be appended are a *agentstate.InvalidArgumentError
 // (reason ReasonInvalidRouteInput) listing every bad field; nothing is appended
 // then. Route does not check the schema version or provider lock: call
 // CheckLifecycle first.
-func Route(st *policies.State, in Input, opts Options) (*Result, error) {
+func Route(st *agentstate.State, in Input, opts Options) (*Result, error) {
 	if st == nil {
-		st = &policies.State{}
+		st = &agentstate.State{}
 	}
 	r := newRouter(st, opts)
 	switch in := in.(type) {
@@ -40,7 +40,7 @@ func Route(st *policies.State, in Input, opts Options) (*Result, error) {
 			return r.event(in)
 		}
 	}
-	return nil, invalid([]policies.FieldViolation{{Field: "input", Description: "exactly one of user_turn, step or event is required"}})
+	return nil, invalid([]agentstate.FieldViolation{{Field: "input", Description: "exactly one of user_turn, step or event is required"}})
 }
 
 // call is what the router knows of one tool call.
@@ -54,17 +54,17 @@ type call struct {
 
 // router holds the indexes of one Route call.
 type router struct {
-	st   *policies.State
+	st   *agentstate.State
 	opts Options
-	log  []policies.Message
+	log  []agentstate.Message
 	// ids maps every message id of the log, and each explicit id of the input
 	// once checked, to where it is used.
 	ids        map[string]string
 	calls      map[string]*call
-	violations []policies.FieldViolation
+	violations []agentstate.FieldViolation
 }
 
-func newRouter(st *policies.State, opts Options) *router {
+func newRouter(st *agentstate.State, opts Options) *router {
 	log := st.Context.Messages
 	r := &router{st: st, opts: opts, log: log, ids: make(map[string]string, len(log)), calls: make(map[string]*call)}
 	for i := range log {
@@ -75,11 +75,11 @@ func newRouter(st *policies.State, opts Options) *router {
 		for j := range m.Parts {
 			p := &m.Parts[j]
 			switch p.Kind {
-			case policies.PartToolCall:
+			case agentstate.PartToolCall:
 				if _, seen := r.calls[p.ToolCall.ID]; !seen && p.ToolCall.ID != "" {
 					r.calls[p.ToolCall.ID] = &call{executionID: m.ExecutionID, name: p.ToolCall.Name, madeBy: fmt.Sprintf("message %q", m.ID)}
 				}
-			case policies.PartToolResult:
+			case agentstate.PartToolResult:
 				if c := r.calls[p.ToolResult.ToolCallID]; c != nil && c.answeredBy == "" {
 					c.answeredBy = fmt.Sprintf("message %q", m.ID)
 				}
@@ -90,7 +90,7 @@ func newRouter(st *policies.State, opts Options) *router {
 }
 
 func (r *router) violate(field, description string) {
-	r.violations = append(r.violations, policies.FieldViolation{Field: field, Description: description})
+	r.violations = append(r.violations, agentstate.FieldViolation{Field: field, Description: description})
 }
 
 func (r *router) err() error {
@@ -100,20 +100,20 @@ func (r *router) err() error {
 	return invalid(r.violations)
 }
 
-func invalid(v []policies.FieldViolation) error {
-	return &policies.InvalidArgumentError{Reason: ReasonInvalidRouteInput, Violations: v}
+func invalid(v []agentstate.FieldViolation) error {
+	return &agentstate.InvalidArgumentError{Reason: ReasonInvalidRouteInput, Violations: v}
 }
 
 func (r *router) userTurn(in *UserTurn) (*Result, error) {
 	leading := 0
-	for leading < len(in.Messages) && in.Messages[leading].Role == policies.RoleSystem {
+	for leading < len(in.Messages) && in.Messages[leading].Role == agentstate.RoleSystem {
 		leading++
 	}
 	prompt := make([]string, 0, leading)
 	for i := 0; i < leading; i++ {
 		m := &in.Messages[i]
 		for j := range m.Parts {
-			if m.Parts[j].Kind != policies.PartText {
+			if m.Parts[j].Kind != agentstate.PartText {
 				r.violate(fmt.Sprintf("user_turn.messages[%d].parts[%d]", i, j), "a leading ROLE_SYSTEM message sets the system prompt: only text parts are allowed")
 			}
 		}
@@ -125,11 +125,11 @@ func (r *router) userTurn(in *UserTurn) (*Result, error) {
 		m := &in.Messages[i]
 		path := fmt.Sprintf("user_turn.messages[%d]", i)
 		switch m.Role {
-		case policies.RoleUser:
-			if m.Kind == policies.KindRegular {
+		case agentstate.RoleUser:
+			if m.Kind == agentstate.KindRegular {
 				users++
 			}
-		case policies.RoleSystem:
+		case agentstate.RoleSystem:
 		default:
 			r.violate(path+".role", fmt.Sprintf("a user turn holds ROLE_USER messages (and ROLE_SYSTEM ones, kept as events), not %s: send assistant output and tool results in a step", roleName(m.Role)))
 		}
@@ -150,12 +150,12 @@ func (r *router) userTurn(in *UserTurn) (*Result, error) {
 		executionID = r.newExecutionID()
 	}
 
-	msgs := make([]policies.Message, 0, len(in.Messages)-leading)
+	msgs := make([]agentstate.Message, 0, len(in.Messages)-leading)
 	for i := leading; i < len(in.Messages); i++ {
 		m := adopt(in.Messages[i])
 		output := OutputUser
-		if m.Role == policies.RoleSystem || m.Kind == policies.KindEvent {
-			m.Kind = policies.KindEvent
+		if m.Role == agentstate.RoleSystem || m.Kind == agentstate.KindEvent {
+			m.Kind = agentstate.KindEvent
 			output = OutputEvent
 		}
 		if m.ID == "" {
@@ -175,7 +175,7 @@ func (r *router) userTurn(in *UserTurn) (*Result, error) {
 	if r.st.Execution.Running() {
 		res.InterruptedExecutionID = r.st.Execution.ID
 	}
-	next.Execution = policies.Execution{ID: executionID, Status: policies.ExecutionRunning}
+	next.Execution = agentstate.Execution{ID: executionID, Status: agentstate.ExecutionRunning}
 	return res, nil
 }
 
@@ -186,7 +186,7 @@ func (r *router) step(in *Step) (*Result, error) {
 		if exec.ID != "" {
 			desc = fmt.Sprintf("execution %q has finished (%s): send a user_turn to start a new one", exec.ID, statusName(exec.Status))
 		}
-		return nil, invalid([]policies.FieldViolation{{Field: "step", Description: desc}})
+		return nil, invalid([]agentstate.FieldViolation{{Field: "step", Description: desc}})
 	}
 	msgs, lastAssistant := r.stepMessages(in, exec.ID)
 	if err := r.err(); err != nil {
@@ -207,14 +207,14 @@ func (r *router) step(in *Step) (*Result, error) {
 	res := &Result{State: next, AppendedIDs: ids(msgs)}
 	switch reason {
 	case FinishStop:
-		next.Execution.Status = policies.ExecutionCompleted
+		next.Execution.Status = agentstate.ExecutionCompleted
 		resolveErrors(next.Context.Messages[:len(r.log)], exec.ID)
 		res.ExecutionEnded = true
 	case FinishError:
-		next.Execution.Status = policies.ExecutionFailed
+		next.Execution.Status = agentstate.ExecutionFailed
 		res.ExecutionEnded = true
 	default:
-		next.Execution.Status = policies.ExecutionRunning
+		next.Execution.Status = agentstate.ExecutionRunning
 		next.Execution.StepIndex++
 	}
 	return res, nil
@@ -223,7 +223,7 @@ func (r *router) step(in *Step) (*Result, error) {
 // stepMessages checks a step of execution executionID and adopts its
 // messages; violations are left in r. lastAssistant is the index of the
 // step's last assistant message, -1 when it has none.
-func (r *router) stepMessages(in *Step, executionID string) (msgs []policies.Message, lastAssistant int) {
+func (r *router) stepMessages(in *Step, executionID string) (msgs []agentstate.Message, lastAssistant int) {
 	if in.FinishReason > FinishError {
 		r.violate("step.finish_reason", fmt.Sprintf("unknown finish reason %d", in.FinishReason))
 	}
@@ -236,7 +236,7 @@ func (r *router) stepMessages(in *Step, executionID string) (msgs []policies.Mes
 	}
 	r.checkIDs("step", in.Messages, 0)
 
-	msgs = make([]policies.Message, 0, len(in.Messages)+1)
+	msgs = make([]agentstate.Message, 0, len(in.Messages)+1)
 	lastAssistant = -1
 	for i := range in.Messages {
 		m := adopt(in.Messages[i])
@@ -244,12 +244,12 @@ func (r *router) stepMessages(in *Step, executionID string) (msgs []policies.Mes
 		r.checkKind(path, &m)
 		r.checkParts(path, &m)
 		switch m.Role {
-		case policies.RoleAssistant:
+		case agentstate.RoleAssistant:
 			lastAssistant = i
 			r.registerCalls(path, &m, executionID)
-		case policies.RoleTool:
+		case agentstate.RoleTool:
 			r.answerCalls(path, &m, executionID)
-		case policies.RoleSystem:
+		case agentstate.RoleSystem:
 		default:
 			r.violate(path+".role", fmt.Sprintf("a step holds ROLE_ASSISTANT and ROLE_TOOL messages (and ROLE_SYSTEM ones, kept as events), not %s: send user input as a user_turn or an event", roleName(m.Role)))
 		}
@@ -264,7 +264,7 @@ func (r *router) stepMessages(in *Step, executionID string) (msgs []policies.Mes
 // stepReason is the step's finish reason, inferred when unspecified: ERROR
 // with an error, TOOL_CALLS when the last assistant message calls tools,
 // else STOP.
-func stepReason(in *Step, msgs []policies.Message, lastAssistant int) FinishReason {
+func stepReason(in *Step, msgs []agentstate.Message, lastAssistant int) FinishReason {
 	if in.FinishReason != FinishUnspecified {
 		return in.FinishReason
 	}
@@ -279,15 +279,15 @@ func stepReason(in *Step, msgs []policies.Message, lastAssistant int) FinishReas
 
 // tagStep gives a step's messages their ids, execution and ctxc. tags;
 // system messages become events.
-func (r *router) tagStep(msgs []policies.Message, exec policies.Execution, stepTag string) {
+func (r *router) tagStep(msgs []agentstate.Message, exec agentstate.Execution, stepTag string) {
 	for i := range msgs {
 		m := &msgs[i]
 		output := OutputAssistant
 		switch m.Role {
-		case policies.RoleTool:
+		case agentstate.RoleTool:
 			output = OutputToolResult
-		case policies.RoleSystem:
-			m.Kind = policies.KindEvent
+		case agentstate.RoleSystem:
+			m.Kind = agentstate.KindEvent
 			output = OutputEvent
 		}
 		if m.ID == "" {
@@ -305,10 +305,10 @@ func (r *router) event(in *Event) (*Result, error) {
 		r.violate("event.text", "required: the event's text")
 	}
 	role := in.Role
-	if role == policies.RoleUnspecified {
-		role = policies.RoleUser
+	if role == agentstate.RoleUnspecified {
+		role = agentstate.RoleUser
 	}
-	if role != policies.RoleUser && role != policies.RoleSystem {
+	if role != agentstate.RoleUser && role != agentstate.RoleSystem {
 		r.violate("event.role", fmt.Sprintf("an event is stored as ROLE_USER or ROLE_SYSTEM, not %s", roleName(role)))
 	}
 	if err := r.err(); err != nil {
@@ -323,29 +323,29 @@ func (r *router) event(in *Event) (*Result, error) {
 		md = make(map[string]string, 1)
 	}
 	md[MetaOutput] = OutputEvent
-	m := policies.Message{
+	m := agentstate.Message{
 		ID:          r.fresh(fmt.Sprintf("evt-%d", len(r.log))),
 		Role:        role,
-		Kind:        policies.KindEvent,
-		Parts:       []policies.Part{policies.TextPart(in.Text)},
+		Kind:        agentstate.KindEvent,
+		Parts:       []agentstate.Part{agentstate.TextPart(in.Text)},
 		ExecutionID: executionID,
 		Metadata:    md,
 	}
 	r.stamp(&m)
-	return &Result{State: r.next([]policies.Message{m}), AppendedIDs: []string{m.ID}}, nil
+	return &Result{State: r.next([]agentstate.Message{m}), AppendedIDs: []string{m.ID}}, nil
 }
 
 // errorMessage is the visible record of a failed step; see the package doc.
-func (r *router) errorMessage(exec policies.Execution, text, stepTag string) policies.Message {
+func (r *router) errorMessage(exec agentstate.Execution, text, stepTag string) agentstate.Message {
 	body := "The agent step failed."
 	if text != "" {
 		body = "The agent step failed: " + text
 	}
-	m := policies.Message{
+	m := agentstate.Message{
 		ID:          r.fresh(fmt.Sprintf("%s-s%d-error", exec.ID, exec.StepIndex)),
-		Role:        policies.RoleUser,
-		Kind:        policies.KindEvent,
-		Parts:       []policies.Part{policies.TextPart(body)},
+		Role:        agentstate.RoleUser,
+		Kind:        agentstate.KindEvent,
+		Parts:       []agentstate.Part{agentstate.TextPart(body)},
 		Pinned:      true,
 		ExecutionID: exec.ID,
 		Metadata: map[string]string{
@@ -362,7 +362,7 @@ func (r *router) errorMessage(exec policies.Execution, text, stepTag string) pol
 // resolveErrors unpins the unresolved step errors of log, which is the new
 // state's own copy of the old log; the messages' metadata maps are shared
 // with the old state, so they are replaced, never written.
-func resolveErrors(log []policies.Message, by string) {
+func resolveErrors(log []agentstate.Message, by string) {
 	for i := range log {
 		m := &log[i]
 		if m.Metadata[MetaUnresolved] != "true" {
@@ -378,10 +378,10 @@ func resolveErrors(log []policies.Message, by string) {
 
 // registerCalls checks the tool calls of an assistant message of the step and
 // records them as waiting for a result.
-func (r *router) registerCalls(path string, m *policies.Message, executionID string) {
+func (r *router) registerCalls(path string, m *agentstate.Message, executionID string) {
 	for j := range m.Parts {
 		p := &m.Parts[j]
-		if p.Kind != policies.PartToolCall {
+		if p.Kind != agentstate.PartToolCall {
 			continue
 		}
 		field := fmt.Sprintf("%s.parts[%d].tool_call", path, j)
@@ -404,10 +404,10 @@ func (r *router) registerCalls(path string, m *policies.Message, executionID str
 // answerCalls checks that each tool result of the step answers a call of the
 // running execution that has no result yet, and copies the tool name from the
 // call when the result has none.
-func (r *router) answerCalls(path string, m *policies.Message, executionID string) {
+func (r *router) answerCalls(path string, m *agentstate.Message, executionID string) {
 	for j := range m.Parts {
 		p := &m.Parts[j]
-		if p.Kind != policies.PartToolResult {
+		if p.Kind != agentstate.PartToolResult {
 			continue
 		}
 		field := fmt.Sprintf("%s.parts[%d].tool_result.tool_call_id", path, j)
@@ -434,7 +434,7 @@ func (r *router) answerCalls(path string, m *policies.Message, executionID strin
 // checkIDs rejects explicit ids of msgs[from:] that the log or an earlier
 // message of the input already uses, and reserves the others so that
 // generated ids never take them.
-func (r *router) checkIDs(input string, msgs []policies.Message, from int) {
+func (r *router) checkIDs(input string, msgs []agentstate.Message, from int) {
 	for i := from; i < len(msgs); i++ {
 		id := msgs[i].ID
 		if id == "" {
@@ -449,11 +449,11 @@ func (r *router) checkIDs(input string, msgs []policies.Message, from int) {
 	}
 }
 
-func (r *router) checkKind(path string, m *policies.Message) {
+func (r *router) checkKind(path string, m *agentstate.Message) {
 	switch m.Kind {
-	case policies.KindRegular:
-	case policies.KindEvent:
-		if m.Role != policies.RoleUser && m.Role != policies.RoleSystem {
+	case agentstate.KindRegular:
+	case agentstate.KindEvent:
+		if m.Role != agentstate.RoleUser && m.Role != agentstate.RoleSystem {
 			r.violate(path+".kind", fmt.Sprintf("only ROLE_USER and ROLE_SYSTEM messages can be events, not %s", roleName(m.Role)))
 		}
 	default:
@@ -461,7 +461,7 @@ func (r *router) checkKind(path string, m *policies.Message) {
 	}
 }
 
-func (r *router) checkParts(path string, m *policies.Message) {
+func (r *router) checkParts(path string, m *agentstate.Message) {
 	if len(m.Parts) == 0 {
 		r.violate(path+".parts", "at least one part is required")
 		return
@@ -470,13 +470,13 @@ func (r *router) checkParts(path string, m *policies.Message) {
 		p := &m.Parts[j]
 		field := fmt.Sprintf("%s.parts[%d]", path, j)
 		switch {
-		case p.Kind == policies.PartUnspecified || p.Kind > policies.PartReasoning:
+		case p.Kind == agentstate.PartUnspecified || p.Kind > agentstate.PartReasoning:
 			r.violate(field, "exactly one of text, tool_call, tool_result, image or reasoning is required")
-		case p.Kind == policies.PartToolCall && m.Role != policies.RoleAssistant:
+		case p.Kind == agentstate.PartToolCall && m.Role != agentstate.RoleAssistant:
 			r.violate(field+".tool_call", fmt.Sprintf("only ROLE_ASSISTANT messages call tools, not %s", roleName(m.Role)))
-		case p.Kind == policies.PartToolResult && m.Role != policies.RoleTool:
+		case p.Kind == agentstate.PartToolResult && m.Role != agentstate.RoleTool:
 			r.violate(field+".tool_result", fmt.Sprintf("only ROLE_TOOL messages carry tool results, not %s", roleName(m.Role)))
-		case m.Role == policies.RoleTool && p.Kind != policies.PartToolResult:
+		case m.Role == agentstate.RoleTool && p.Kind != agentstate.PartToolResult:
 			r.violate(field, fmt.Sprintf("a ROLE_TOOL message holds only tool_result parts, not %s", p.Kind))
 		}
 	}
@@ -522,7 +522,7 @@ func (r *router) newExecutionID() string {
 	}
 }
 
-func (r *router) stamp(m *policies.Message) {
+func (r *router) stamp(m *agentstate.Message) {
 	if r.opts.Now != nil && m.CreateTime == nil {
 		t := r.opts.Now()
 		m.CreateTime = &t
@@ -530,12 +530,12 @@ func (r *router) stamp(m *policies.Message) {
 }
 
 // next is a copy of the state with appended added to a fresh copy of the log.
-func (r *router) next(appended []policies.Message) *policies.State {
+func (r *router) next(appended []agentstate.Message) *agentstate.State {
 	next := *r.st
 	if next.SchemaVersion == 0 {
-		next.SchemaVersion = policies.CurrentSchemaVersion
+		next.SchemaVersion = agentstate.CurrentSchemaVersion
 	}
-	log := make([]policies.Message, len(r.log), len(r.log)+len(appended))
+	log := make([]agentstate.Message, len(r.log), len(r.log)+len(appended))
 	copy(log, r.log)
 	next.Context.Messages = append(log, appended...)
 	return &next
@@ -543,7 +543,7 @@ func (r *router) next(appended []policies.Message) *policies.State {
 
 // adopt copies what Route may change of an input message (parts, metadata),
 // so the caller's input is never written.
-func adopt(m policies.Message) policies.Message {
+func adopt(m agentstate.Message) agentstate.Message {
 	m.Parts = slices.Clone(m.Parts)
 	m.Metadata = maps.Clone(m.Metadata)
 	if m.Metadata == nil {
@@ -552,7 +552,7 @@ func adopt(m policies.Message) policies.Message {
 	return m
 }
 
-func ids(msgs []policies.Message) []string {
+func ids(msgs []agentstate.Message) []string {
 	out := make([]string, len(msgs))
 	for i := range msgs {
 		out[i] = msgs[i].ID
@@ -560,22 +560,22 @@ func ids(msgs []policies.Message) []string {
 	return out
 }
 
-func roleName(r policies.Role) string { return "ROLE_" + strings.ToUpper(r.String()) }
+func roleName(r agentstate.Role) string { return "ROLE_" + strings.ToUpper(r.String()) }
 
-func kindName(k policies.MessageKind) string {
-	if k == policies.KindRegular {
+func kindName(k agentstate.MessageKind) string {
+	if k == agentstate.KindRegular {
 		return "MESSAGE_KIND_UNSPECIFIED"
 	}
 	return "MESSAGE_KIND_" + strings.ToUpper(k.String())
 }
 
-func statusName(s policies.ExecutionStatus) string {
+func statusName(s agentstate.ExecutionStatus) string {
 	switch s {
-	case policies.ExecutionCompleted:
+	case agentstate.ExecutionCompleted:
 		return "completed"
-	case policies.ExecutionFailed:
+	case agentstate.ExecutionFailed:
 		return "failed"
-	case policies.ExecutionRunning:
+	case agentstate.ExecutionRunning:
 		return "running"
 	}
 	return "status unspecified"

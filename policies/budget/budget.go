@@ -1,6 +1,9 @@
 package budget
 
-import "github.com/contextcompiler/ctxc/policies"
+import (
+	"github.com/contextcompiler/ctxc/agentstate"
+	"github.com/contextcompiler/ctxc/policies"
+)
 
 // Compute returns the budget of w from its counted entries and preamble; the
 // runner calls it again after compaction transforms. It reads only w.
@@ -19,7 +22,7 @@ import "github.com/contextcompiler/ctxc/policies"
 //   - Breakdown: the preamble and the entries' own counts by kind (pinned,
 //     summaries, tool trace, conversation); under anchoring it explains the
 //     estimate, so it may differ from Used.
-func Compute(w *policies.Work, cfg *Config) policies.Budget {
+func Compute(w *policies.Work, cfg *Config) agentstate.Budget {
 	window := w.Model.ContextWindow
 	if m := w.Options.MaxContextTokens; m != nil && *m > 0 && (window <= 0 || int(*m) < window) {
 		window = int(*m)
@@ -40,7 +43,7 @@ func Compute(w *policies.Work, cfg *Config) policies.Budget {
 		ratio = *r
 	}
 
-	b := policies.Budget{
+	b := agentstate.Budget{
 		ContextWindow:  window,
 		ReservedOutput: reserved,
 		ReservedSystem: w.SystemTokens + w.ToolTokens,
@@ -57,14 +60,14 @@ func Compute(w *policies.Work, cfg *Config) policies.Budget {
 		for i := a + 1; i < len(w.Entries); i++ {
 			b.Used += w.Entries[i].Tokens
 		}
-		b.Provenance = policies.ProvenanceAnchored
+		b.Provenance = agentstate.ProvenanceAnchored
 	} else {
 		b.Used = w.SystemTokens + w.ToolTokens
-		b.Provenance = policies.ProvenanceExact
+		b.Provenance = agentstate.ProvenanceExact
 		for i := range w.Entries {
 			b.Used += w.Entries[i].Tokens
-			if w.Entries[i].Provenance != policies.ProvenanceExact {
-				b.Provenance = policies.ProvenanceEstimated
+			if w.Entries[i].Provenance != agentstate.ProvenanceExact {
+				b.Provenance = agentstate.ProvenanceEstimated
 			}
 		}
 	}
@@ -95,21 +98,21 @@ func anchor(w *policies.Work) int {
 	}
 	for i := prefix - 1; i >= 0; i-- {
 		m := &w.Entries[i].Message
-		if m.Role == policies.RoleAssistant && m.Usage != nil && m.Usage.Total() > 0 {
+		if m.Role == agentstate.RoleAssistant && m.Usage != nil && m.Usage.Total() > 0 {
 			return i
 		}
 	}
 	return -1
 }
 
-func breakdown(w *policies.Work) policies.Breakdown {
-	b := policies.Breakdown{SystemPrompt: w.SystemTokens, Tools: w.ToolTokens}
+func breakdown(w *policies.Work) agentstate.Breakdown {
+	b := agentstate.Breakdown{SystemPrompt: w.SystemTokens, Tools: w.ToolTokens}
 	for i := range w.Entries {
 		e := &w.Entries[i]
 		switch m := &e.Message; {
 		case m.Pinned:
 			b.Pinned += e.Tokens
-		case m.Kind == policies.KindSummary:
+		case m.Kind == agentstate.KindSummary:
 			b.Summaries += e.Tokens
 		case policies.IsToolTrace(m):
 			b.ToolTrace += e.Tokens

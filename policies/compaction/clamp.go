@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -25,7 +26,7 @@ func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 		if protected[i] || e.Message.Mask != nil {
 			continue // a masked message shows its placeholder, not its parts
 		}
-		if e.Message.Kind == policies.KindSummary && e.Message.Role != policies.RoleTool {
+		if e.Message.Kind == agentstate.KindSummary && e.Message.Role != agentstate.RoleTool {
 			// A summary was written to its budget, facts first; cutting out
 			// its middle would drop whole sections without a word.
 			continue
@@ -35,9 +36,9 @@ func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 			p := &e.Message.Parts[j]
 			var s *string
 			switch p.Kind {
-			case policies.PartText:
+			case agentstate.PartText:
 				s = &p.Text
-			case policies.PartToolResult:
+			case agentstate.PartToolResult:
 				s = &p.ToolResult.Content
 			default:
 				continue // tool call JSON and signed reasoning must stay whole
@@ -50,7 +51,7 @@ func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 				copyParts(&e.Message)
 				copied = true
 				p = &e.Message.Parts[j]
-				if p.Kind == policies.PartText {
+				if p.Kind == agentstate.PartText {
 					s = &p.Text
 				} else {
 					s = &p.ToolResult.Content

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -17,7 +18,7 @@ func target(w *policies.Work) int {
 }
 
 // logID is the id of the log message an entry shows, or its own id when synthesized.
-func logID(e *policies.Entry) string {
+func logID(e *agentstate.Entry) string {
 	if e.SourceID != "" {
 		return e.SourceID
 	}
@@ -26,7 +27,7 @@ func logID(e *policies.Entry) string {
 
 // dispose records a disposition for the log message an entry shows; a
 // synthesized entry has no log message and is not recorded.
-func dispose(w *policies.Work, e *policies.Entry, d policies.Disposition, policy, reason string) {
+func dispose(w *policies.Work, e *agentstate.Entry, d policies.Disposition, policy, reason string) {
 	if e.SourceID == "" {
 		return
 	}
@@ -43,7 +44,7 @@ func unitTokens(w *policies.Work, u policies.Span) int {
 }
 
 // removeEntries returns entries without the marked ones.
-func removeEntries(entries []policies.Entry, drop []bool) []policies.Entry {
+func removeEntries(entries []agentstate.Entry, drop []bool) []agentstate.Entry {
 	// In place, as policies edit entries: the runner reverts a step from
 	// its own copy of the view. A new slice at each of the compaction points
 	// of a long log was a tenth of what a compile of 100,000 messages
@@ -60,8 +61,8 @@ func removeEntries(entries []policies.Entry, drop []bool) []policies.Entry {
 
 // copyParts returns a copy of m's parts that may be edited without touching
 // the log the entry was made from.
-func copyParts(m *policies.Message) {
-	m.Parts = append([]policies.Part(nil), m.Parts...)
+func copyParts(m *agentstate.Message) {
+	m.Parts = append([]agentstate.Part(nil), m.Parts...)
 }
 
 // formatCount formats a count with thousands separators: 12345 -> "12,345".

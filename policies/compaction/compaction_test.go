@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
@@ -144,19 +145,19 @@ func TestValidate(t *testing.T) {
 }
 
 // Messages for table tests, counted by statetest.FakeCounter: ceil(bytes/4) + 3.
-func userMsg(id, text string) policies.Message {
-	return policies.Message{ID: id, Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart(text)}}
+func userMsg(id, text string) agentstate.Message {
+	return agentstate.Message{ID: id, Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(text)}}
 }
 
-func assistantMsg(id, text string) policies.Message {
-	return policies.Message{ID: id, Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart(text)}}
+func assistantMsg(id, text string) agentstate.Message {
+	return agentstate.Message{ID: id, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{agentstate.TextPart(text)}}
 }
 
 // toolRound is an assistant call and its successful result.
-func toolRound(callID, resultID, call, output string) []policies.Message {
-	return []policies.Message{
-		{ID: callID, Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: call, Name: "read_file", ArgumentsJSON: "{}"}}}},
-		{ID: resultID, Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: call, Name: "read_file", Content: output}}}},
+func toolRound(callID, resultID, call, output string) []agentstate.Message {
+	return []agentstate.Message{
+		{ID: callID, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: call, Name: "read_file", ArgumentsJSON: "{}"}}}},
+		{ID: resultID, Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: call, Name: "read_file", Content: output}}}},
 	}
 }
 
@@ -173,7 +174,7 @@ func ids(w *policies.Work) []string {
 // contiguous-recency rule stops at m3 and keeps only m4 (plus the protected
 // first task m1).
 func TestTruncateGreedyFitKeepsContiguousTail(t *testing.T) {
-	st := &policies.State{Context: policies.Context{Messages: []policies.Message{
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
 		userMsg("m1", strings.Repeat("a", 40)),       // 13 tokens, the first task
 		assistantMsg("m2", strings.Repeat("b", 40)),  // 13
 		assistantMsg("m3", strings.Repeat("c", 400)), // 103
@@ -196,7 +197,7 @@ func TestTruncateGreedyFitKeepsContiguousTail(t *testing.T) {
 }
 
 func TestTruncateIrreducibleInOneCall(t *testing.T) {
-	st := &policies.State{Context: policies.Context{SystemPrompt: strings.Repeat("s", 400), Messages: []policies.Message{
+	st := &agentstate.State{Context: agentstate.Context{SystemPrompt: strings.Repeat("s", 400), Messages: []agentstate.Message{
 		userMsg("m1", strings.Repeat("a", 400)), // 103, the first task
 		assistantMsg("m2", "ok"),                // 4
 		userMsg("m3", strings.Repeat("b", 400)), // 103, the latest turn
@@ -207,9 +208,9 @@ func TestTruncateIrreducibleInOneCall(t *testing.T) {
 	calls := 0
 	p := newPolicy(t, NewTruncateFactory(), "")
 	err := run(policyFunc(func(ctx context.Context, w *policies.Work) error { calls++; return p.Apply(ctx, w) }), w)
-	var irr *policies.IrreducibleError
+	var irr *agentstate.IrreducibleError
 	if !errors.As(err, &irr) {
-		t.Fatalf("error %v, want *policies.IrreducibleError", err)
+		t.Fatalf("error %v, want *agentstate.IrreducibleError", err)
 	}
 	if irr.NeededTokens != 103+103+103 || irr.AvailableTokens != 250 {
 		t.Errorf("needed %d available %d, want 309 and 250", irr.NeededTokens, irr.AvailableTokens)
@@ -251,7 +252,7 @@ func TestClampMultiByte(t *testing.T) {
 	}{{"half", "0.5"}, {"head only", "1"}, {"tail only", "0"}, {"odd", "0.37"}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st := &policies.State{Context: policies.Context{Messages: []policies.Message{
+			st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
 				userMsg("m1", "task"),
 				assistantMsg("m2", text),
 				userMsg("m3", "next"),
@@ -291,10 +292,10 @@ func utfValid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 func TestClampLeavesToolCallArgumentsWhole(t *testing.T) {
 	args := `{"content":"` + strings.Repeat("x", 800) + `"}`
-	st := &policies.State{Context: policies.Context{Messages: []policies.Message{
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
 		userMsg("m1", "task"),
-		{ID: "m2", Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "write_file", ArgumentsJSON: args}}}},
-		{ID: "m3", Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "c1", Name: "write_file", Content: "ok"}}}},
+		{ID: "m2", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "write_file", ArgumentsJSON: args}}}},
+		{ID: "m3", Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "write_file", Content: "ok"}}}},
 		userMsg("m4", "next"),
 	}}}
 	w := statetest.Work(st)
@@ -313,15 +314,15 @@ func TestClampLeavesToolCallArgumentsWhole(t *testing.T) {
 // an explicit importance under 30.
 func TestDropLowImportanceDefaults(t *testing.T) {
 	big := strings.Repeat("x", 200)
-	thinking := func(id string) policies.Message {
-		return policies.Message{ID: id, Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: big}}}}
+	thinking := func(id string) agentstate.Message {
+		return agentstate.Message{ID: id, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: big}}}}
 	}
-	log := []policies.Message{userMsg("m1", big), thinking("m2")}
+	log := []agentstate.Message{userMsg("m1", big), thinking("m2")}
 	log = append(log, toolRound("m3", "m4", "c1", big)...)
 	log = append(log, assistantMsg("m5", big), userMsg("m6", big), thinking("m7"))
-	log = append(log, policies.Message{ID: "m8", Role: policies.RoleAssistant, Importance: 29, Parts: []policies.Part{policies.TextPart(big)}})
+	log = append(log, agentstate.Message{ID: "m8", Role: agentstate.RoleAssistant, Importance: 29, Parts: []agentstate.Part{agentstate.TextPart(big)}})
 	log = append(log, userMsg("m9", big), thinking("m10"), assistantMsg("m11", big), userMsg("m12", big), thinking("m13"), assistantMsg("m14", big), userMsg("m15", big))
-	w := statetest.Work(&policies.State{Context: policies.Context{Messages: log}})
+	w := statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}})
 	w.RecentTurns = 1
 	w.CompactionTarget = 1 // drop all it may
 	if err := run(newPolicy(t, NewDropLowImportanceFactory(), ""), w); err != nil {
@@ -331,7 +332,7 @@ func TestDropLowImportanceDefaults(t *testing.T) {
 	if got, want := strings.Join(ids(w), ","), "m1,m3,m4,m5,m6,m7,m8,m9,m10,m11,m12,m13,m14,m15"; got != want {
 		t.Errorf("kept %s, want %s", got, want)
 	}
-	w = statetest.Work(&policies.State{Context: policies.Context{Messages: log}})
+	w = statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}})
 	w.RecentTurns, w.CompactionTarget = 1, 1
 	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{keep_recent_messages: 3}"), w); err != nil {
 		t.Fatal(err)
@@ -343,13 +344,13 @@ func TestDropLowImportanceDefaults(t *testing.T) {
 
 func TestDropLowImportanceOrder(t *testing.T) {
 	big := strings.Repeat("x", 200) // 53 tokens a message
-	st := &policies.State{Context: policies.Context{Messages: []policies.Message{
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
 		userMsg("m1", big), // first task
-		{ID: "m2", Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: big}}}}, // 10
+		{ID: "m2", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: big}}}}, // 10
 		assistantMsg("m3", big), // 30: another assistant message follows
 		assistantMsg("m4", big), // 65: closes its turn
 		userMsg("m5", big),      // 70
-		{ID: "m6", Role: policies.RoleAssistant, Importance: 5, Parts: []policies.Part{policies.TextPart(big)}}, // explicit 5
+		{ID: "m6", Role: agentstate.RoleAssistant, Importance: 5, Parts: []agentstate.Part{agentstate.TextPart(big)}}, // explicit 5
 		assistantMsg("m7", big), // 30
 		userMsg("m8", big),      // the latest turn
 	}}}
@@ -370,15 +371,15 @@ func TestDropLowImportanceOrder(t *testing.T) {
 // a tail (the largest first, the newest last) instead of the call being
 // refused; every other message stays as it was.
 func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
-	read := policies.Message{ID: "m3", Role: policies.RoleTool, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolResult,
-		ToolResult: policies.ToolResult{ToolCallID: "c1", Name: "read", Content: "HEAD " + strings.Repeat("x", 4000) + " TAIL"}}}}
-	grep := policies.Message{ID: "m5", Role: policies.RoleTool, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolResult,
-		ToolResult: policies.ToolResult{ToolCallID: "c2", Name: "grep", Content: strings.Repeat("y", 1600)}}}}
-	st := &policies.State{Execution: policies.Execution{ID: "e1"}, Context: policies.Context{Messages: []policies.Message{
+	read := agentstate.Message{ID: "m3", Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
+		ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "read", Content: "HEAD " + strings.Repeat("x", 4000) + " TAIL"}}}}
+	grep := agentstate.Message{ID: "m5", Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
+		ToolResult: agentstate.ToolResult{ToolCallID: "c2", Name: "grep", Content: strings.Repeat("y", 1600)}}}}
+	st := &agentstate.State{Execution: agentstate.Execution{ID: "e1"}, Context: agentstate.Context{Messages: []agentstate.Message{
 		userMsg("m1", "fix the parser"),
-		{ID: "m2", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "read", ArgumentsJSON: "{}"}}}},
+		{ID: "m2", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "read", ArgumentsJSON: "{}"}}}},
 		read,
-		{ID: "m4", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c2", Name: "grep", ArgumentsJSON: "{}"}}}},
+		{ID: "m4", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c2", Name: "grep", ArgumentsJSON: "{}"}}}},
 		grep,
 	}}}
 	w := statetest.Work(st)
@@ -410,16 +411,16 @@ func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
 // over the window nothing can be shrunk, and the error says which part is
 // too large.
 func TestTruncateRefusesNamingWhatIsTooLarge(t *testing.T) {
-	st := &policies.State{Context: policies.Context{SystemPrompt: strings.Repeat("s", 4000), Messages: []policies.Message{
+	st := &agentstate.State{Context: agentstate.Context{SystemPrompt: strings.Repeat("s", 4000), Messages: []agentstate.Message{
 		userMsg("m1", "fix the parser"),
 	}}}
 	w := statetest.Work(st)
 	w.RecentTurns = 1
 	w.HardLimit, w.HardLimitExceeded = 500, true
 	err := run(newPolicy(t, NewTruncateFactory(), ""), w)
-	var irr *policies.IrreducibleError
+	var irr *agentstate.IrreducibleError
 	if !errors.As(err, &irr) {
-		t.Fatalf("error %v, want *policies.IrreducibleError", err)
+		t.Fatalf("error %v, want *agentstate.IrreducibleError", err)
 	}
 	for _, want := range []string{"system prompt 1,00", "tools 0", "pinned messages 0", "newest turn"} {
 		if !strings.Contains(irr.Detail, want) {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/eval/corpus"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
 )
 
@@ -31,10 +31,10 @@ func TestSummaryNamesEveryRecordedFailure(t *testing.T) {
 		failed++
 		t.Run(c.ID, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"command": c.Meta.Command})
-			span := []policies.Message{
-				{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("run it")}},
-				{ID: "a1", Role: policies.RoleAssistant, Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "bash", ArgumentsJSON: string(args)}}}},
-				{ID: "t1", Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "c1", Name: "bash", Content: c.Output, IsError: c.Meta.ExitCode != 0}}}},
+			span := []agentstate.Message{
+				{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("run it")}},
+				{ID: "a1", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "bash", ArgumentsJSON: string(args)}}}},
+				{ID: "t1", Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "bash", Content: c.Output, IsError: c.Meta.ExitCode != 0}}}},
 			}
 			text, err := DeterministicSummarizer{}.Summarize(context.Background(), SummaryRequest{Span: span, BudgetTokens: math.MaxInt32})
 			if err != nil {

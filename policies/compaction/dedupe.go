@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -25,27 +26,27 @@ func (dedupe) InPlaceEdit() {}
 
 func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
-	calls := make(map[string]policies.ToolCall) // call id -> call, per unit
-	later := make(map[string]string)            // read key or content hash -> id of the newest message holding it
-	replace := make(map[resultRef]string)       // result -> placeholder
+	calls := make(map[string]agentstate.ToolCall) // call id -> call, per unit
+	later := make(map[string]string)              // read key or content hash -> id of the newest message holding it
+	replace := make(map[resultRef]string)         // result -> placeholder
 	saving := 0
 	units := policies.Units(w.Entries)
 	for k := len(units) - 1; k >= 0; k-- {
 		u := units[k]
 		clear(calls)
 		for _, p := range w.Entries[u.Start].Message.Parts {
-			if p.Kind == policies.PartToolCall {
+			if p.Kind == agentstate.PartToolCall {
 				calls[p.ToolCall.ID] = p.ToolCall
 			}
 		}
 		for i := u.End - 1; i >= u.Start; i-- {
 			e := &w.Entries[i]
-			if e.Message.Role != policies.RoleTool || e.Message.Mask != nil {
+			if e.Message.Role != agentstate.RoleTool || e.Message.Mask != nil {
 				continue
 			}
 			for j := len(e.Message.Parts) - 1; j >= 0; j-- {
 				p := &e.Message.Parts[j]
-				if p.Kind != policies.PartToolResult || p.ToolResult.Content == "" {
+				if p.Kind != agentstate.PartToolResult || p.ToolResult.Content == "" {
 					continue
 				}
 				var keys []string
@@ -85,7 +86,7 @@ func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 		var placeholders []string
 		results := 0
 		for j := range e.Message.Parts {
-			if e.Message.Parts[j].Kind == policies.PartToolResult {
+			if e.Message.Parts[j].Kind == agentstate.PartToolResult {
 				results++
 			}
 			ph, ok := replace[resultRef{i, j}]
@@ -107,7 +108,7 @@ func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 		// A log mask hides the whole message, so it is recorded only when every
 		// result of the message was deduplicated.
 		if e.SourceID != "" && len(placeholders) == results {
-			w.SetMask(e.SourceID, policies.Mask{Reason: TypeDedupe, Placeholder: strings.Join(placeholders, "\n"), OriginalTokenCount: uint32(max(original, 0))})
+			w.SetMask(e.SourceID, agentstate.Mask{Reason: TypeDedupe, Placeholder: strings.Join(placeholders, "\n"), OriginalTokenCount: uint32(max(original, 0))})
 		}
 	}
 	return nil
@@ -115,7 +116,7 @@ func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 
 // readKeys identifies what a call reads: the tool with its exact arguments,
 // and the tool with the value of its first resource key.
-func (d dedupe) readKeys(call policies.ToolCall) []string {
+func (d dedupe) readKeys(call agentstate.ToolCall) []string {
 	keys := []string{"args\x00" + call.Name + "\x00" + call.ArgumentsJSON}
 	var args map[string]any
 	if json.Unmarshal([]byte(call.ArgumentsJSON), &args) != nil {

@@ -3,7 +3,7 @@ package compaction
 import (
 	"testing"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 func TestDescribeCallShowsKeyArgumentsNotBodies(t *testing.T) {
@@ -16,7 +16,7 @@ func TestDescribeCallShowsKeyArgumentsNotBodies(t *testing.T) {
 		{``, "write_file()"},
 	}
 	for _, tt := range tests {
-		if got := describeCall(policies.ToolCall{Name: "write_file", ArgumentsJSON: tt.args}, ""); got != tt.want {
+		if got := describeCall(agentstate.ToolCall{Name: "write_file", ArgumentsJSON: tt.args}, ""); got != tt.want {
 			t.Errorf("describeCall(%s) = %q, want %q", tt.args, got, tt.want)
 		}
 	}

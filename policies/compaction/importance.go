@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -78,36 +79,36 @@ func (d dropLowImportance) Apply(_ context.Context, w *policies.Work) error {
 
 // importance scores entry i: its explicit Importance when set, else the
 // documented table.
-func importance(entries []policies.Entry, i int) int {
+func importance(entries []agentstate.Entry, i int) int {
 	m := &entries[i].Message
 	if m.Importance > 0 {
 		return int(min(m.Importance, 100))
 	}
 	switch m.Kind {
-	case policies.KindSummary:
+	case agentstate.KindSummary:
 		return scoreSummary
-	case policies.KindEvent:
+	case agentstate.KindEvent:
 		return scoreEvent
-	case policies.KindRepair, policies.KindPlaceholder:
+	case agentstate.KindRepair, agentstate.KindPlaceholder:
 		return scoreRepair
 	}
 	switch m.Role {
-	case policies.RoleUser, policies.RoleSystem:
+	case agentstate.RoleUser, agentstate.RoleSystem:
 		return scoreUser
-	case policies.RoleTool:
+	case agentstate.RoleTool:
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartToolResult && p.ToolResult.IsError {
+			if p.Kind == agentstate.PartToolResult && p.ToolResult.IsError {
 				return scoreFailedResult
 			}
 		}
 		return scoreResult
-	case policies.RoleAssistant:
+	case agentstate.RoleAssistant:
 		if m.HasToolCalls() {
 			return scoreToolCalls
 		}
 		text := false
 		for _, p := range m.Parts {
-			text = text || (p.Kind == policies.PartText && p.Text != "")
+			text = text || (p.Kind == agentstate.PartText && p.Text != "")
 		}
 		switch {
 		case !text:
@@ -123,13 +124,13 @@ func importance(entries []policies.Entry, i int) int {
 
 // closesTurn reports whether no assistant message follows entry i before the
 // next turn starts: its text is the turn's answer.
-func closesTurn(entries []policies.Entry, i int) bool {
+func closesTurn(entries []agentstate.Entry, i int) bool {
 	for k := i + 1; k < len(entries); k++ {
 		m := &entries[k].Message
 		if policies.IsTurnStart(m) {
 			return true
 		}
-		if m.Role == policies.RoleAssistant {
+		if m.Role == agentstate.RoleAssistant {
 			return false
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
@@ -34,7 +35,7 @@ func aggressive(t testing.TB) []struct {
 
 // generatedWork returns a generated state and a work over it with a random
 // recency window, a target below its size and sometimes an exceeded window.
-func generatedWork(seed int64) (*policies.State, *policies.Work) {
+func generatedWork(seed int64) (*agentstate.State, *policies.Work) {
 	r := rand.New(rand.NewSource(seed))
 	opts := statetest.DefaultOptions()
 	opts.Turns = 2 + r.Intn(6)
@@ -98,13 +99,13 @@ func TestChainProperties(t *testing.T) {
 }
 
 type viewSnapshot struct {
-	entries   []policies.Entry
+	entries   []agentstate.Entry
 	protected []bool
 	recent    []string
 }
 
 func snapshotView(w *policies.Work) viewSnapshot {
-	s := viewSnapshot{entries: append([]policies.Entry(nil), w.Entries...), protected: policies.Protection(w)}
+	s := viewSnapshot{entries: append([]agentstate.Entry(nil), w.Entries...), protected: policies.Protection(w)}
 	for i := policies.RecentStart(w.Entries, w.RecentTurns); i < len(w.Entries); i++ {
 		s.recent = append(s.recent, w.Entries[i].Message.ID)
 	}
@@ -114,9 +115,9 @@ func snapshotView(w *policies.Work) viewSnapshot {
 // checkTransform lists broken promises; fits says whether the transform must
 // reach the target (the truncate fallback), single whether one transform ran
 // (an IrreducibleError must then leave the view as it was).
-func checkTransform(st *policies.State, before viewSnapshot, w *policies.Work, err error, fits, single bool) []string {
+func checkTransform(st *agentstate.State, before viewSnapshot, w *policies.Work, err error, fits, single bool) []string {
 	var out []string
-	var irr *policies.IrreducibleError
+	var irr *agentstate.IrreducibleError
 	if err != nil && !errors.As(err, &irr) {
 		return []string{fmt.Sprintf("unexpected error %v", err)}
 	}
@@ -128,7 +129,7 @@ func checkTransform(st *policies.State, before viewSnapshot, w *policies.Work, e
 		}
 		out = append(out, problem)
 	}
-	after := make(map[string]*policies.Message, len(w.Entries))
+	after := make(map[string]*agentstate.Message, len(w.Entries))
 	position := make(map[string]int, len(w.Entries))
 	for i := range w.Entries {
 		after[w.Entries[i].Message.ID] = &w.Entries[i].Message
@@ -168,14 +169,14 @@ func checkTransform(st *policies.State, before viewSnapshot, w *policies.Work, e
 		// Summaries are kept over a target as long as the window is met.
 		floor := preamble + protectedTokens
 		for _, e := range w.Entries {
-			if e.Message.Kind == policies.KindSummary {
+			if e.Message.Kind == agentstate.KindSummary {
 				floor += e.Tokens
 			}
 		}
 		if floor > w.HardLimit && w.AtEnd {
 			floor = preamble + protectedTokens
 			for _, e := range w.Entries {
-				if e.Message.Kind == policies.KindSummary && strings.Contains(e.Message.Text(), "left out by ctxc to fit the window") {
+				if e.Message.Kind == agentstate.KindSummary && strings.Contains(e.Message.Text(), "left out by ctxc to fit the window") {
 					floor += e.Tokens
 				}
 			}
@@ -195,7 +196,7 @@ func checkTransform(st *policies.State, before viewSnapshot, w *policies.Work, e
 		shownAfter[e.SourceID] = true
 	}
 	for _, s := range w.Appended {
-		if _, ok := after[s.ID]; !ok || s.Kind != policies.KindSummary {
+		if _, ok := after[s.ID]; !ok || s.Kind != agentstate.KindSummary {
 			out = append(out, fmt.Sprintf("appended %s is not a summary in the view", s.ID))
 		}
 		for _, id := range s.CoversMessageIDs {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -31,17 +32,17 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 	var cands []cand
 	lastTool := -1
 	for i := range w.Entries {
-		if protected[i] && w.Entries[i].Message.Role == policies.RoleTool {
+		if protected[i] && w.Entries[i].Message.Role == agentstate.RoleTool {
 			lastTool = i
 		}
 	}
 	for i := range w.Entries {
 		m := &w.Entries[i].Message
-		if !protected[i] || m.Pinned || m.Role != policies.RoleTool || m.Mask != nil {
+		if !protected[i] || m.Pinned || m.Role != agentstate.RoleTool || m.Mask != nil {
 			continue
 		}
 		for j, p := range m.Parts {
-			if p.Kind == policies.PartToolResult && !strings.Contains(p.ToolResult.Content, shrinkMarker) {
+			if p.Kind == agentstate.PartToolResult && !strings.Contains(p.ToolResult.Content, shrinkMarker) {
 				if t := w.Counter.CountText(p.ToolResult.Content); t > shrinkFloor {
 					cands = append(cands, cand{i, j, t})
 				}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -73,16 +74,16 @@ func (s summarize) Apply(ctx context.Context, w *policies.Work) error {
 type summaryPlan struct {
 	remove        []bool // entries the summary takes the place of
 	at            int    // where it goes: the first removed entry
-	span          []policies.Message
+	span          []agentstate.Message
 	merge         []string
 	earlier       []string
 	covers        []string
 	inherited     [2]int // covers[inherited[0]:inherited[1]] are a merged summary's, written in this run
 	budget        int
 	removedTokens int
-	failures      []policies.Message // unresolved failures the summary must name
-	exhausted     bool               // no more messages could be summarized
-	synthesized   map[string]bool    // ids of summaries written earlier in this run that it replaces
+	failures      []agentstate.Message // unresolved failures the summary must name
+	exhausted     bool                 // no more messages could be summarized
+	synthesized   map[string]bool      // ids of summaries written earlier in this run that it replaces
 }
 
 // summaryBudget is what all summaries in the view may use together: their
@@ -113,7 +114,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	}
 	isSummary := func(i int) bool {
 		m := &entries[i].Message
-		return m.Kind == policies.KindSummary && m.Role != policies.RoleTool
+		return m.Kind == agentstate.KindSummary && m.Role != agentstate.RoleTool
 	}
 	total := s.summaryBudget(w)
 	existing := 0 // summaries that would stay
@@ -238,7 +239,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 // that the merge, which costs the cached prefix anyway, leaves room for as
 // many stacked summaries as it can before the next one. What it leaves out is
 // the least important: items lighter than any fact.
-func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total int, counter policies.TokenCounter) int {
+func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total int, counter agentstate.TokenCounter) int {
 	full := int(float64(total) * s.cfg.MergeFillRatio)
 	lo := min(total/3, full)
 	req := SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, Counter: counter}
@@ -311,7 +312,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 		}
 		m := &entries[i].Message
 		covered += len(m.CoversMessageIDs)
-		if !whole && entries[i].SourceID == "" && m.Kind == policies.KindSummary && m.Role != policies.RoleTool && len(m.CoversMessageIDs) > inherited {
+		if !whole && entries[i].SourceID == "" && m.Kind == agentstate.KindSummary && m.Role != agentstate.RoleTool && len(m.CoversMessageIDs) > inherited {
 			inherit, inherited = i, len(m.CoversMessageIDs)
 		}
 	}
@@ -328,7 +329,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 	p.synthesized = map[string]bool{}
 	// The summary reads the log's own messages: what compaction masked or
 	// cut in the view is still there.
-	original := map[string]*policies.Message{}
+	original := map[string]*agentstate.Message{}
 	for i := range entries {
 		if p.remove[i] && entries[i].Changed && entries[i].SourceID != "" {
 			original[entries[i].SourceID] = nil
@@ -338,7 +339,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 	// (boundary) stands for the log messages it lists: the summary reads
 	// those, whole, rather than the record's one-line digest of them.
 	for i := range entries {
-		if m := &entries[i].Message; p.remove[i] && m.Kind == policies.KindPlaceholder && len(m.CoversMessageIDs) > 0 {
+		if m := &entries[i].Message; p.remove[i] && m.Kind == agentstate.KindPlaceholder && len(m.CoversMessageIDs) > 0 {
 			for _, id := range m.CoversMessageIDs {
 				original[id] = nil
 			}
@@ -352,7 +353,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 	for i := range entries {
 		e := &entries[i]
 		m := &e.Message
-		isSum := m.Kind == policies.KindSummary && m.Role != policies.RoleTool
+		isSum := m.Kind == agentstate.KindSummary && m.Role != agentstate.RoleTool
 		if !p.remove[i] {
 			if isSum && p.at < 0 {
 				p.earlier = append(p.earlier, m.Text())
@@ -387,7 +388,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 			if e.SourceID == "" {
 				p.synthesized[m.ID] = true
 			}
-		} else if m.Kind == policies.KindPlaceholder && len(m.CoversMessageIDs) > 0 && w.State != nil {
+		} else if m.Kind == agentstate.KindPlaceholder && len(m.CoversMessageIDs) > 0 && w.State != nil {
 			for _, id := range m.CoversMessageIDs {
 				if o := original[id]; o != nil {
 					p.span = append(p.span, *o)
@@ -422,7 +423,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 // the span covers anew, is recorded as summarized already: one the inherited
 // summary may hold (it holds only such ids). Ids summarized by another
 // summary of the span answer yes too, and send collect the exact way.
-func summarizedAgain(w *policies.Work, entries []policies.Entry, remove []bool, seen map[string]bool) bool {
+func summarizedAgain(w *policies.Work, entries []agentstate.Entry, remove []bool, seen map[string]bool) bool {
 	for i := range entries {
 		if e := &entries[i]; !remove[i] && e.SourceID != "" {
 			if d, ok := w.EntryDisposition(e); ok && d.Disposition == policies.DispositionSummarized {
@@ -454,7 +455,7 @@ func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) 
 	for i := range p.failures {
 		if !policies.NamesFailure(text, &p.failures[i]) {
 			for _, part := range p.failures[i].Parts {
-				if part.Kind == policies.PartToolResult && part.ToolResult.IsError {
+				if part.Kind == agentstate.PartToolResult && part.ToolResult.IsError {
 					missing = append(missing, fmt.Sprintf("- %s [call %s] failed (message %s)", part.ToolResult.Name, part.ToolResult.ToolCallID, p.failures[i].ID))
 				}
 			}
@@ -475,7 +476,7 @@ func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) 
 }
 
 // message is the summary message of a plan.
-func (p *summaryPlan) message(text string) policies.Message {
+func (p *summaryPlan) message(text string) agentstate.Message {
 	idSource := p.covers
 	if len(idSource) == 0 {
 		for _, m := range p.span {
@@ -494,18 +495,18 @@ func (p *summaryPlan) message(text string) policies.Message {
 	sum := h.Sum(nil)
 	// Role user: every provider accepts a user message right after the system
 	// prompt, wherever the span started; Kind summary tells clients what it is.
-	return policies.Message{
+	return agentstate.Message{
 		ID:               SummaryIDPrefix + hex.EncodeToString(sum[:6]),
-		Role:             policies.RoleUser,
-		Kind:             policies.KindSummary,
-		Parts:            []policies.Part{policies.TextPart(text)},
+		Role:             agentstate.RoleUser,
+		Kind:             agentstate.KindSummary,
+		Parts:            []agentstate.Part{agentstate.TextPart(text)},
 		CoversMessageIDs: p.covers,
 	}
 }
 
 // replace puts the summary in the place of the plan's entries and records
 // what happened to each covered log message.
-func (s summarize) replace(w *policies.Work, p *summaryPlan, summary policies.Message) {
+func (s summarize) replace(w *policies.Work, p *summaryPlan, summary agentstate.Message) {
 	reason := "summarized into " + summary.ID
 	for i := range w.Entries {
 		if p.remove[i] {
@@ -520,12 +521,12 @@ func (s summarize) replace(w *policies.Work, p *summaryPlan, summary policies.Me
 			}
 		}
 	}
-	out := make([]policies.Entry, 0, len(w.Entries))
+	out := make([]agentstate.Entry, 0, len(w.Entries))
 	at := 0
 	for i := range w.Entries {
 		if i == p.at {
 			at = len(out)
-			out = append(out, policies.Entry{Message: summary})
+			out = append(out, agentstate.Entry{Message: summary})
 		}
 		if !p.remove[i] {
 			out = append(out, w.Entries[i])
@@ -534,7 +535,7 @@ func (s summarize) replace(w *policies.Work, p *summaryPlan, summary policies.Me
 	w.Entries = out
 	w.Touch(at)
 	if len(p.synthesized) > 0 {
-		kept := make([]policies.Message, 0, len(w.Appended))
+		kept := make([]agentstate.Message, 0, len(w.Appended))
 		for _, m := range w.Appended {
 			if !p.synthesized[m.ID] {
 				kept = append(kept, m)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/facts"
@@ -18,7 +19,7 @@ import (
 type SummaryRequest struct {
 	// Span is the run of older messages the summary replaces, oldest first,
 	// without the earlier summaries inside it (those are in Merge).
-	Span []policies.Message
+	Span []agentstate.Message
 	// Merge holds the texts of earlier summaries this one replaces, oldest
 	// first: their facts carry over (an iterative summary update).
 	Merge []string
@@ -29,7 +30,7 @@ type SummaryRequest struct {
 	// BudgetTokens caps the summary.
 	BudgetTokens int
 	// Counter measures text for the target model; nil counts 4 bytes a token.
-	Counter policies.TokenCounter
+	Counter agentstate.TokenCounter
 }
 
 // Summarizer writes the text of a summary. Implementations must be
@@ -175,7 +176,7 @@ type summaryBuilder struct {
 	memo *Memo
 	// droppedWeight is the heaviest weight render left out.
 	droppedWeight int
-	counter       policies.TokenCounter
+	counter       agentstate.TokenCounter
 	messages      int
 	first         string
 	last          string
@@ -323,12 +324,12 @@ func (b *summaryBuilder) mergeItem(title, it string) {
 const readCheckEvery = 256
 
 // read reads span into b; false when ctx ended before it was done.
-func (b *summaryBuilder) read(ctx context.Context, span []policies.Message) bool {
+func (b *summaryBuilder) read(ctx context.Context, span []agentstate.Message) bool {
 	b.messages += len(span)
 	if len(span) > 0 {
 		b.first, b.last = span[0].ID, span[len(span)-1].ID
 	}
-	calls := map[string]policies.ToolCall{}
+	calls := map[string]agentstate.ToolCall{}
 	keys := pathKeys()
 	lastRequest, answered := "", true
 	var eventFailures []*failure
@@ -338,7 +339,7 @@ func (b *summaryBuilder) read(ctx context.Context, span []policies.Message) bool
 		}
 		m := &span[i]
 		switch {
-		case m.Kind == policies.KindEvent:
+		case m.Kind == agentstate.KindEvent:
 			// An event that reports an error (a failed agent step, a provider
 			// error) is a failure like a tool's: the agent going on after it
 			// resolved it.
@@ -354,9 +355,9 @@ func (b *summaryBuilder) read(ctx context.Context, span []policies.Message) bool
 					b.add(secEvents, s)
 				}
 			}
-		case m.Kind == policies.KindSummary:
+		case m.Kind == agentstate.KindSummary:
 			b.merge(m.Text())
-		case m.Role == policies.RoleUser:
+		case m.Role == agentstate.RoleUser:
 			answered = false
 			text := m.Text()
 			for _, group := range paragraphs(b.memo.classified(text, true)) {
@@ -377,13 +378,13 @@ func (b *summaryBuilder) read(ctx context.Context, span []policies.Message) bool
 			for _, line := range b.memo.pastedErrors(text) {
 				b.add(secUserNotes, line)
 			}
-		case m.Role == policies.RoleAssistant:
+		case m.Role == agentstate.RoleAssistant:
 			for _, f := range eventFailures {
 				f.resolved = true
 			}
 			eventFailures = nil
 			for _, p := range m.Parts {
-				if p.Kind != policies.PartToolCall {
+				if p.Kind != agentstate.PartToolCall {
 					continue
 				}
 				calls[p.ToolCall.ID] = p.ToolCall
@@ -415,9 +416,9 @@ func (b *summaryBuilder) read(ctx context.Context, span []policies.Message) bool
 			if !m.HasToolCalls() && strings.TrimSpace(text) != "" {
 				answered = true
 			}
-		case m.Role == policies.RoleTool:
+		case m.Role == agentstate.RoleTool:
 			for _, p := range m.Parts {
-				if p.Kind == policies.PartToolResult {
+				if p.Kind == agentstate.PartToolResult {
 					b.result(p.ToolResult, calls[p.ToolResult.ToolCallID])
 				}
 			}
@@ -557,12 +558,12 @@ var taskCues = []string{"next step", "todo", "to do", "remaining", "still need",
 
 // closesTurnIn reports whether no assistant message follows span[i] before
 // the next turn starts: its text is the turn's answer.
-func closesTurnIn(span []policies.Message, i int) bool {
+func closesTurnIn(span []agentstate.Message, i int) bool {
 	for k := i + 1; k < len(span); k++ {
 		if policies.IsTurnStart(&span[k]) {
 			return true
 		}
-		if span[k].Role == policies.RoleAssistant {
+		if span[k].Role == agentstate.RoleAssistant {
 			return false
 		}
 	}
@@ -602,7 +603,7 @@ func (b *summaryBuilder) addAssistantSentence(st sentence, final bool) {
 
 // result records one tool result: its run, and a failure with the line that
 // names its error; a success resolves the open failures of the same tool.
-func (b *summaryBuilder) result(r policies.ToolResult, call policies.ToolCall) {
+func (b *summaryBuilder) result(r agentstate.ToolResult, call agentstate.ToolCall) {
 	name := r.Name
 	if name == "" {
 		name = call.Name
@@ -1117,7 +1118,7 @@ func section(b *strings.Builder, title string, items []string) {
 // describeCall shows a call as name(key=value) with its most telling
 // argument (a path, target, URL, command or query), shortened; other
 // arguments are left out.
-func describeCall(c policies.ToolCall, name string) string {
+func describeCall(c agentstate.ToolCall, name string) string {
 	if c.Name != "" {
 		name = c.Name
 	}

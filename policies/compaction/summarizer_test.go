@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/eval/corpus"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
@@ -29,7 +30,7 @@ func summarySection(t *testing.T, text, title string) []string {
 	return items[title]
 }
 
-func summarizeSpan(t *testing.T, span []policies.Message, budget int) string {
+func summarizeSpan(t *testing.T, span []agentstate.Message, budget int) string {
 	t.Helper()
 	text, err := DeterministicSummarizer{}.Summarize(context.Background(), SummaryRequest{Span: span, BudgetTokens: budget})
 	if err != nil {
@@ -39,17 +40,17 @@ func summarizeSpan(t *testing.T, span []policies.Message, budget int) string {
 }
 
 // step is an assistant message with prose beside a tool call, and the call's result.
-func step(id, prose, command, output string, failed bool) []policies.Message {
+func step(id, prose, command, output string, failed bool) []agentstate.Message {
 	args, _ := json.Marshal(map[string]string{"command": command})
 	call := "call_" + id
-	return []policies.Message{
-		{ID: "a" + id, Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart(prose), {Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: call, Name: "bash", ArgumentsJSON: string(args)}}}},
-		{ID: "t" + id, Role: policies.RoleTool, Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: call, Name: "bash", Content: output, IsError: failed}}}},
+	return []agentstate.Message{
+		{ID: "a" + id, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{agentstate.TextPart(prose), {Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: call, Name: "bash", ArgumentsJSON: string(args)}}}},
+		{ID: "t" + id, Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: call, Name: "bash", Content: output, IsError: failed}}}},
 	}
 }
 
 func TestSummaryKeepsWhatTheAssistantFoundInItsWords(t *testing.T) {
-	span := []policies.Message{{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("The nightly import is slow, find out why.")}}}
+	span := []agentstate.Message{{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("The nightly import is slow, find out why.")}}}
 	span = append(span, step("1", "Looking at how the importer is constructed.", "sed -n 1,80p importer.py", "import re\n", false)...)
 	span = append(span, step("2", "After profiling: 80% of the time is regex compilation inside the loop. Hoisting it out.", "python3 -m cProfile importer.py", "ok\n", false)...)
 	span = append(span, step("3", "It's a race between the cleanup job and the upload finishing; the job deletes the temp file mid-write.", "ls /tmp/uploads", "a.part\n", false)...)
@@ -74,7 +75,7 @@ func TestSummaryShortensTheOldestFailuresFirst(t *testing.T) {
 	if len(tracebacks) < 6 {
 		t.Fatalf("%d Python tracebacks in the corpus, want at least 6", len(tracebacks))
 	}
-	span := []policies.Message{{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("Fix the ledger scripts.")}}}
+	span := []agentstate.Message{{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("Fix the ledger scripts.")}}}
 	for i, c := range tracebacks {
 		span = append(span, step(fmt.Sprint(i), "", c.Meta.Command, c.Output, true)...)
 		span = append(span, step(fmt.Sprint(i)+"ok", "", c.Meta.Command, "done\n", false)...)
@@ -171,7 +172,7 @@ func TestSummaryBudget(t *testing.T) {
 // has gone returns the context's error and leaves nothing in the Memo that a
 // later request could be answered from.
 func TestSummarizeStopsWithItsContext(t *testing.T) {
-	var span []policies.Message
+	var span []agentstate.Message
 	for i := range 2000 {
 		span = append(span, step(strconv.Itoa(i), "Running the build again.", "go build ./...", "ok", false)...)
 	}
@@ -197,20 +198,20 @@ func TestSummarizeStopsWithItsContext(t *testing.T) {
 // when one of its ids is met again in the span or shown outside it, which
 // sends collect back to the exact way.
 func TestCollectInheritsAMergedSummarysCoversExactly(t *testing.T) {
-	summary := func(covers ...string) policies.Entry {
-		return policies.Entry{Message: policies.Message{ID: "ctxc-summary-x", Role: policies.RoleUser, Kind: policies.KindSummary,
-			Parts: []policies.Part{policies.TextPart("## Summary")}, CoversMessageIDs: covers}}
+	summary := func(covers ...string) agentstate.Entry {
+		return agentstate.Entry{Message: agentstate.Message{ID: "ctxc-summary-x", Role: agentstate.RoleUser, Kind: agentstate.KindSummary,
+			Parts: []agentstate.Part{agentstate.TextPart("## Summary")}, CoversMessageIDs: covers}}
 	}
 	tests := []struct {
 		name    string
-		entries []policies.Entry
+		entries []agentstate.Entry
 		want    []string
 	}{
-		{"apart", append([]policies.Entry{summary("a", "b", "c")}, policies.EntriesFromLog([]policies.Message{userMsg("d", "d"), userMsg("e", "e")})...),
+		{"apart", append([]agentstate.Entry{summary("a", "b", "c")}, agentstate.EntriesFromLog([]agentstate.Message{userMsg("d", "d"), userMsg("e", "e")})...),
 			[]string{"a", "b", "c", "d", "e"}},
-		{"met again", append([]policies.Entry{summary("a", "d", "b")}, policies.EntriesFromLog([]policies.Message{userMsg("d", "d"), userMsg("e", "e")})...),
+		{"met again", append([]agentstate.Entry{summary("a", "d", "b")}, agentstate.EntriesFromLog([]agentstate.Message{userMsg("d", "d"), userMsg("e", "e")})...),
 			[]string{"a", "d", "b", "e"}},
-		{"shown outside", append([]policies.Entry{summary("a", "z")}, policies.EntriesFromLog([]policies.Message{userMsg("d", "d"), userMsg("z", "z")})...),
+		{"shown outside", append([]agentstate.Entry{summary("a", "z")}, agentstate.EntriesFromLog([]agentstate.Message{userMsg("d", "d"), userMsg("z", "z")})...),
 			[]string{"a", "d"}},
 	}
 	for _, tt := range tests {
@@ -266,7 +267,7 @@ func TestRepeatedMergesKeepEverySummarysCovers(t *testing.T) {
 			}
 			for i := range w.Entries {
 				m := &w.Entries[i].Message
-				if m.Kind != policies.KindSummary || w.Entries[i].SourceID != "" {
+				if m.Kind != agentstate.KindSummary || w.Entries[i].SourceID != "" {
 					continue
 				}
 				seen := map[string]bool{}

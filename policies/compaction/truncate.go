@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
 )
@@ -67,7 +68,7 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	// rest cannot be made to fit without dropping them too.
 	keep, summaries := protected, 0
 	for _, u := range units {
-		if m := &w.Entries[u.Start].Message; !protected[u.Start] && m.Kind == policies.KindSummary && u.Len() == 1 {
+		if m := &w.Entries[u.Start].Message; !protected[u.Start] && m.Kind == agentstate.KindSummary && u.Len() == 1 {
 			if summaries == 0 {
 				keep = append([]bool(nil), protected...)
 			}
@@ -109,7 +110,7 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 			}
 		}
 		if kept > w.HardLimit {
-			return &policies.IrreducibleError{
+			return &agentstate.IrreducibleError{
 				NeededTokens:    kept,
 				AvailableTokens: w.HardLimit,
 				Detail: fmt.Sprintf("the protected messages (%s tokens with the system prompt and tools) and the note naming the failed calls that must stay visible (%s tokens) exceed the usable window",
@@ -129,7 +130,7 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	dropAppended(w, drop)
 	w.Entries = removeEntries(w.Entries, drop)
 	if note != nil {
-		w.Entries = insertEntry(w.Entries, firstDropped(drop), policies.Entry{Message: *note})
+		w.Entries = insertEntry(w.Entries, firstDropped(drop), agentstate.Entry{Message: *note})
 		w.Touch(firstDropped(drop))
 		w.Appended = append(w.Appended, *note)
 	}
@@ -202,7 +203,7 @@ func (t truncator) dropSet(w *policies.Work, units []policies.Span, protected []
 // (invariant 5): a summary message covering the dropped messages that names
 // each failure with its call id and error lines, and carries over the error
 // lines ("[call ...]") of dropped summaries. nil when none is dropped.
-func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
+func failureNote(w *policies.Work, drop []bool) (*agentstate.Message, int) {
 	// Lines first: most truncations drop no failure, and then the note
 	// costs one pass over the view, at every compaction point of a long log.
 	var lines []string
@@ -212,12 +213,12 @@ func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
 			continue
 		}
 		m := &w.Entries[i].Message
-		if m.Kind == policies.KindSummary {
+		if m.Kind == agentstate.KindSummary {
 			lines = append(lines, errorLines(m.Text(), false)...)
 			continue
 		}
 		for _, p := range m.Parts {
-			if p.Kind != policies.PartToolResult || !p.ToolResult.IsError {
+			if p.Kind != agentstate.PartToolResult || !p.ToolResult.IsError {
 				continue
 			}
 			if visible == nil {
@@ -240,10 +241,10 @@ func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
 		m := &w.Entries[i].Message
 		if id := w.Entries[i].SourceID; id != "" {
 			covers = append(covers, id)
-		} else if m.Kind != policies.KindSummary {
+		} else if m.Kind != agentstate.KindSummary {
 			covers = append(covers, m.ID) // synthesized by normalize on every compile
 		}
-		if m.Kind == policies.KindSummary {
+		if m.Kind == agentstate.KindSummary {
 			covers = append(covers, m.CoversMessageIDs...)
 		}
 	}
@@ -267,7 +268,7 @@ func failureNote(w *policies.Work, drop []bool) (*policies.Message, int) {
 	// The summary layout lets later summaries merge the note like any other.
 	text := fmt.Sprintf(summaryHeader+", left out by ctxc to fit the window.\n\n## %s\n%s\n",
 		len(covers), secOpenErrors, strings.Join(lines, "\n"))
-	m := policies.Message{ID: freeID(w, noteID(covers)), Role: policies.RoleUser, Kind: policies.KindSummary, Parts: []policies.Part{policies.TextPart(text)}, CoversMessageIDs: covers}
+	m := agentstate.Message{ID: freeID(w, noteID(covers)), Role: agentstate.RoleUser, Kind: agentstate.KindSummary, Parts: []agentstate.Part{agentstate.TextPart(text)}, CoversMessageIDs: covers}
 	n := 0
 	if w.Counter != nil {
 		n, _ = w.Counter.CountMessage(&m)
@@ -316,7 +317,7 @@ func uniqueLines(lines []string) []string {
 func dropAppended(w *policies.Work, drop []bool) {
 	gone := map[string]bool{}
 	for i := range w.Entries {
-		if drop[i] && w.Entries[i].SourceID == "" && w.Entries[i].Message.Kind == policies.KindSummary {
+		if drop[i] && w.Entries[i].SourceID == "" && w.Entries[i].Message.Kind == agentstate.KindSummary {
 			gone[w.Entries[i].Message.ID] = true
 		}
 	}
@@ -342,8 +343,8 @@ func firstDropped(drop []bool) int {
 }
 
 // insertEntry returns entries with e inserted at index at (into a new slice).
-func insertEntry(entries []policies.Entry, at int, e policies.Entry) []policies.Entry {
-	out := make([]policies.Entry, 0, len(entries)+1)
+func insertEntry(entries []agentstate.Entry, at int, e agentstate.Entry) []agentstate.Entry {
+	out := make([]agentstate.Entry, 0, len(entries)+1)
 	out = append(out, entries[:at]...)
 	out = append(out, e)
 	return append(out, entries[at:]...)
@@ -366,7 +367,7 @@ func irreducible(w *policies.Work, protected []bool, preamble, protectedTokens, 
 			pinned += e.Tokens
 		case i == firstTask:
 			first += e.Tokens
-		case i >= newestStart && e.Message.Role == policies.RoleUser:
+		case i >= newestStart && e.Message.Role == agentstate.RoleUser:
 			newest += e.Tokens
 		default:
 			rest += e.Tokens
@@ -380,7 +381,7 @@ func irreducible(w *policies.Work, protected []bool, preamble, protectedTokens, 
 		fmt.Sprintf("newest turn %s", formatCount(newest)),
 		fmt.Sprintf("the other %d protected messages, their tool outputs cut to the least %s", protectedCount, formatCount(rest)),
 	}
-	return &policies.IrreducibleError{
+	return &agentstate.IrreducibleError{
 		NeededTokens:    preamble + protectedTokens,
 		AvailableTokens: w.HardLimit,
 		Detail:          "what must be kept exceeds the usable window (tokens: " + strings.Join(parts, ", ") + ")",

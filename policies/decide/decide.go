@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -67,7 +68,7 @@ func joinReasons(a, b string) string {
 	return a + "; " + b
 }
 
-func usable(b *policies.Budget) int {
+func usable(b *agentstate.Budget) int {
 	if u := b.ContextWindow - b.ReservedOutput; u > 0 {
 		return u
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -26,15 +27,15 @@ func build(t *testing.T, f policies.Factory, settings string) (policies.Config, 
 	return cfg, cfg.Validate()
 }
 
-func user(id string) policies.Entry {
-	return policies.Entry{Message: policies.Message{ID: id, Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("hi")}}, SourceID: id, Tokens: 10, Counted: true}
+func user(id string) agentstate.Entry {
+	return agentstate.Entry{Message: agentstate.Message{ID: id, Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("hi")}}, SourceID: id, Tokens: 10, Counted: true}
 }
 
-func toolCall(id string) policies.Entry {
-	return policies.Entry{Message: policies.Message{ID: id, Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "grep"}}}}, SourceID: id, Tokens: 10, Counted: true}
+func toolCall(id string) agentstate.Entry {
+	return agentstate.Entry{Message: agentstate.Message{ID: id, Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "grep"}}}}, SourceID: id, Tokens: 10, Counted: true}
 }
 
-func withHeadroom(b *policies.Budget, tokens int) *policies.Budget {
+func withHeadroom(b *agentstate.Budget, tokens int) *agentstate.Budget {
 	b.MinHeadroom = tokens
 	return b
 }
@@ -47,12 +48,12 @@ type outcome struct {
 }
 
 func TestDecide(t *testing.T) {
-	budget := func(used, soft int, over bool) *policies.Budget {
-		return &policies.Budget{ContextWindow: 110000, ReservedOutput: 10000, Used: used, SoftThreshold: soft, OverSoftThreshold: over, Remaining: 100000 - used}
+	budget := func(used, soft int, over bool) *agentstate.Budget {
+		return &agentstate.Budget{ContextWindow: 110000, ReservedOutput: 10000, Used: used, SoftThreshold: soft, OverSoftThreshold: over, Remaining: 100000 - used}
 	}
-	running := policies.Execution{ID: "e1", Status: policies.ExecutionRunning}
-	done := policies.Execution{ID: "e1", Status: policies.ExecutionCompleted}
-	many := make([]policies.Entry, 0, 6)
+	running := agentstate.Execution{ID: "e1", Status: agentstate.ExecutionRunning}
+	done := agentstate.Execution{ID: "e1", Status: agentstate.ExecutionCompleted}
+	many := make([]agentstate.Entry, 0, 6)
 	for _, id := range []string{"m1", "m2", "m3", "m4", "m5", "m6"} {
 		many = append(many, user(id))
 	}
@@ -60,51 +61,51 @@ func TestDecide(t *testing.T) {
 		name     string
 		factory  policies.Factory
 		settings string
-		budget   *policies.Budget
-		exec     policies.Execution
-		entries  []policies.Entry
+		budget   *agentstate.Budget
+		exec     agentstate.Execution
+		entries  []agentstate.Entry
 		want     outcome
 	}{
 		{
 			name: "threshold over soft", factory: NewThresholdFactory(), budget: budget(91204, 80000, true), exec: done,
-			entries: []policies.Entry{user("m1")},
+			entries: []agentstate.Entry{user("m1")},
 			want:    outcome{Requested: true, Reason: "used 91,204 of 100,000 tokens, at or over the soft threshold of 80,000", Target: 60000},
 		},
 		{
 			name: "threshold under soft", factory: NewThresholdFactory(), budget: budget(79999, 80000, false), exec: done,
-			entries: []policies.Entry{user("m1")},
+			entries: []agentstate.Entry{user("m1")},
 		},
 		{
 			name: "threshold exactly at soft fires", factory: NewThresholdFactory(), budget: budget(80000, 80000, true), exec: done,
-			entries: []policies.Entry{user("m1")},
+			entries: []agentstate.Entry{user("m1")},
 			want:    outcome{Requested: true, Reason: "used 80,000 of 100,000 tokens, at or over the soft threshold of 80,000", Target: 60000},
 		},
 		{
 			name: "threshold own ratio fires at the point", factory: NewThresholdFactory(), settings: "{ratio: 0.5, target_ratio: 0.5}",
-			budget: budget(50000, 80000, false), exec: done, entries: []policies.Entry{user("m1")},
+			budget: budget(50000, 80000, false), exec: done, entries: []agentstate.Entry{user("m1")},
 			want: outcome{Requested: true, Reason: "used 50,000 of 100,000 tokens, at or over the threshold 0.5 of the usable window of 50,000", Target: 25000},
 		},
 		{
 			name: "threshold own ratio below the point", factory: NewThresholdFactory(), settings: "{ratio: 0.5}",
-			budget: budget(49999, 10, true), exec: done, entries: []policies.Entry{user("m1")},
+			budget: budget(49999, 10, true), exec: done, entries: []agentstate.Entry{user("m1")},
 		},
 		{
 			name: "threshold under soft but below the budget's headroom", factory: NewThresholdFactory(),
-			budget: withHeadroom(budget(95001, 98000, false), 5000), exec: done, entries: []policies.Entry{user("m1")},
+			budget: withHeadroom(budget(95001, 98000, false), 5000), exec: done, entries: []agentstate.Entry{user("m1")},
 			want: outcome{Requested: true, Reason: "4,999 tokens remaining (used 95,001 of 100,000), below the budget's min headroom of 5,000", Target: 71250},
 		},
 		{
 			name: "threshold at the budget's headroom", factory: NewThresholdFactory(),
-			budget: withHeadroom(budget(95000, 98000, false), 5000), exec: done, entries: []policies.Entry{user("m1")},
+			budget: withHeadroom(budget(95000, 98000, false), 5000), exec: done, entries: []agentstate.Entry{user("m1")},
 		},
 		{
 			name: "headroom below minimum", factory: NewHeadroomFactory(), settings: "{min_headroom_tokens: 10000}",
-			budget: budget(95000, 80000, true), exec: done, entries: []policies.Entry{user("m1")},
+			budget: budget(95000, 80000, true), exec: done, entries: []agentstate.Entry{user("m1")},
 			want: outcome{Requested: true, Reason: "5,000 tokens remaining (used 95,000 of 100,000), below min headroom 10,000", Target: 67500},
 		},
 		{
 			name: "headroom at minimum", factory: NewHeadroomFactory(), settings: "{min_headroom_tokens: 10000}",
-			budget: budget(90000, 80000, true), exec: done, entries: []policies.Entry{user("m1")},
+			budget: budget(90000, 80000, true), exec: done, entries: []agentstate.Entry{user("m1")},
 		},
 		{
 			name: "message count over", factory: NewMessageCountFactory(), settings: "{max_messages: 5}",
@@ -117,12 +118,12 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "deferred mid tool loop", factory: NewThresholdFactory(), budget: budget(91204, 80000, true), exec: running,
-			entries: []policies.Entry{user("m1"), toolCall("m2")},
+			entries: []agentstate.Entry{user("m1"), toolCall("m2")},
 			want:    outcome{Warnings: []string{`compaction deferred: used 91,204 of 100,000 tokens, at or over the soft threshold of 80,000, but execution "e1" is in the middle of a tool loop; it compacts at the next user message or at the end of the execution`}},
 		},
 		{
 			name: "running execution at a user message boundary", factory: NewThresholdFactory(), budget: budget(91204, 80000, true), exec: running,
-			entries: []policies.Entry{toolCall("m1"), user("m2")},
+			entries: []agentstate.Entry{toolCall("m1"), user("m2")},
 			want:    outcome{Requested: true, Reason: "used 91,204 of 100,000 tokens, at or over the soft threshold of 80,000", Target: 60000},
 		},
 		{
@@ -155,7 +156,7 @@ func TestDecide(t *testing.T) {
 			}
 			// Triggers read ctxc's own count of the view: the preamble makes
 			// it the budget's used count.
-			w := &policies.Work{State: &policies.State{Execution: tc.exec}, Budget: tc.budget, Entries: tc.entries}
+			w := &policies.Work{State: &agentstate.State{Execution: tc.exec}, Budget: tc.budget, Entries: tc.entries}
 			w.SystemTokens = tc.budget.Used - w.MessageTokens()
 			if err := p.Apply(context.Background(), w); err != nil {
 				t.Fatal(err)
@@ -173,7 +174,7 @@ func TestCompactRPCKeepsItsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &policies.Work{State: &policies.State{}, Budget: &policies.Budget{Used: 10, SoftThreshold: 80}, CompactionRequested: true, DecisionReason: "Compact RPC"}
+	w := &policies.Work{State: &agentstate.State{}, Budget: &agentstate.Budget{Used: 10, SoftThreshold: 80}, CompactionRequested: true, DecisionReason: "Compact RPC"}
 	if err := p.Apply(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestCompactRPCKeepsItsRequest(t *testing.T) {
 
 func TestNoBudgetIsAnError(t *testing.T) {
 	p, _ := NewHeadroomFactory().Create(NewHeadroomFactory().CreateDefaultConfig())
-	if err := p.Apply(context.Background(), &policies.Work{State: &policies.State{}}); err == nil {
+	if err := p.Apply(context.Background(), &policies.Work{State: &agentstate.State{}}); err == nil {
 		t.Error("Apply without a budget: got nil error")
 	}
 }

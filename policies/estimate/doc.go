@@ -4,6 +4,6 @@
 // token service (package tokens) before the first stage. From this stage on
 // the runner recounts whatever a later stage changes, so every stage after it
 // sees true token counts. When the model is not in the registry and was
-// resolved with its provider's defaults (policies.ModelInfo.Assumption), the
+// resolved with its provider's defaults (agentstate.ModelInfo.Assumption), the
 // policy adds that to the report's warnings: every count is then an estimate.
 package estimate

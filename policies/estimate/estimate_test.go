@@ -5,17 +5,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/tokens"
 )
 
-func gpt4oCounter(t *testing.T) policies.TokenCounter {
+func gpt4oCounter(t *testing.T) agentstate.TokenCounter {
 	t.Helper()
 	s, err := tokens.NewService(tokens.DefaultServiceConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, c, err := s.Resolve(policies.ModelSpec{Name: "gpt-4o"})
+	_, c, err := s.Resolve(agentstate.ModelSpec{Name: "gpt-4o"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +32,13 @@ func TestEstimatePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := gpt4oCounter(t)
-	log := []policies.Message{
-		{ID: "m1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("hi there")}},
-		{ID: "m2", Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart("hello, how can I help?")}},
+	log := []agentstate.Message{
+		{ID: "m1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("hi there")}},
+		{ID: "m2", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{agentstate.TextPart("hello, how can I help?")}},
 	}
-	tools := []policies.ToolDefinition{{Name: "search", ParametersJSON: `{"type":"object"}`}}
-	state := &policies.State{Context: policies.Context{Messages: log, SystemPrompt: "Be brief.", Tools: tools}}
-	w := &policies.Work{State: state, Counter: c, Entries: policies.EntriesFromLog(log)}
+	tools := []agentstate.ToolDefinition{{Name: "search", ParametersJSON: `{"type":"object"}`}}
+	state := &agentstate.State{Context: agentstate.Context{Messages: log, SystemPrompt: "Be brief.", Tools: tools}}
+	w := &policies.Work{State: state, Counter: c, Entries: agentstate.EntriesFromLog(log)}
 	w.Entries[1].Counted, w.Entries[1].Tokens = true, 7 // already counted: kept
 	if err := p.Apply(t.Context(), w); err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestEstimatePolicy(t *testing.T) {
 	sys, tl := c.CountPreamble(&state.Context)
 	type counts struct {
 		Tokens0     int
-		Provenance0 policies.Provenance
+		Provenance0 agentstate.Provenance
 		Counted0    bool
 		Tokens1     int
 		System      int
@@ -57,7 +58,7 @@ func TestEstimatePolicy(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if n0 == 0 || sys == 0 || tl == 0 || p0 != policies.ProvenanceExact {
+	if n0 == 0 || sys == 0 || tl == 0 || p0 != agentstate.ProvenanceExact {
 		t.Errorf("gpt-4o's counter gave %d/%v for a message, %d for the system prompt, %d for tools", n0, p0, sys, tl)
 	}
 	if err := p.Apply(t.Context(), &policies.Work{State: state}); err == nil {

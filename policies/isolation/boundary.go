@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
 	"github.com/contextcompiler/ctxc/policies/facts"
@@ -67,7 +68,7 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 		maxCalls = cfg.MaxRecordCalls
 	}
 	records := make(map[string]*traceRecord)
-	out := make([]policies.Entry, 0, n)
+	out := make([]agentstate.Entry, 0, n)
 	for i := range entries {
 		if !replace[i] {
 			out = append(out, entries[i])
@@ -76,9 +77,9 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 		m := &entries[i].Message
 		rec := records[m.ExecutionID]
 		if rec == nil {
-			rec = &traceRecord{exec: m.ExecutionID, pos: len(out), id: uniqueID(ids, "ctxc-trace-"+m.ExecutionID), results: map[string]*policies.ToolResult{}}
+			rec = &traceRecord{exec: m.ExecutionID, pos: len(out), id: uniqueID(ids, "ctxc-trace-"+m.ExecutionID), results: map[string]*agentstate.ToolResult{}}
 			records[m.ExecutionID] = rec
-			out = append(out, policies.Entry{Message: policies.Message{ID: rec.id, Role: policies.RoleAssistant, Kind: policies.KindPlaceholder, ExecutionID: m.ExecutionID}})
+			out = append(out, agentstate.Entry{Message: agentstate.Message{ID: rec.id, Role: agentstate.RoleAssistant, Kind: agentstate.KindPlaceholder, ExecutionID: m.ExecutionID}})
 		}
 		rec.add(m)
 		if id := entries[i].SourceID; id != "" {
@@ -89,7 +90,7 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 	}
 	w.Entries = out
 	for _, rec := range records {
-		w.Entries[rec.pos].Message.Parts = []policies.Part{policies.TextPart(rec.text(w, maxCalls, outputs))}
+		w.Entries[rec.pos].Message.Parts = []agentstate.Part{agentstate.TextPart(rec.text(w, maxCalls, outputs))}
 		// The log messages it stands for: a summary of the record reads them.
 		w.Entries[rec.pos].Message.CoversMessageIDs = rec.covers
 		w.Touch(rec.pos)
@@ -103,15 +104,15 @@ const maxStatedParagraph = 320
 type traceRecord struct {
 	exec, id string
 	pos      int
-	calls    []policies.ToolCall
-	results  map[string]*policies.ToolResult
+	calls    []agentstate.ToolCall
+	results  map[string]*agentstate.ToolResult
 	strays   int      // results without a call in the replaced trace
 	stated   []string // the assistant's decisions and findings along the way
 	covers   []string // the log messages it replaces
 }
 
-func (r *traceRecord) add(m *policies.Message) {
-	if m.Role == policies.RoleAssistant && m.Mask == nil {
+func (r *traceRecord) add(m *agentstate.Message) {
+	if m.Role == agentstate.RoleAssistant && m.Mask == nil {
 		// What the assistant concluded or decided between its calls is no
 		// trace: the record keeps it verbatim, a short paragraph whole (a
 		// cause and what it will do about it), else its sentences.
@@ -141,9 +142,9 @@ func (r *traceRecord) add(m *policies.Message) {
 	for k := range m.Parts {
 		p := &m.Parts[k]
 		switch p.Kind {
-		case policies.PartToolCall:
+		case agentstate.PartToolCall:
 			r.calls = append(r.calls, p.ToolCall)
-		case policies.PartToolResult:
+		case agentstate.PartToolResult:
 			r.results[p.ToolResult.ToolCallID] = &p.ToolResult
 		}
 	}

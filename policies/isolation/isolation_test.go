@@ -10,11 +10,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/normalize"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 	"github.com/contextcompiler/ctxc/policies/views"
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -27,7 +29,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"boundary", "boundary", func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}, nil) }},
 		{"boundary", "boundary_finished", func(w *policies.Work) {
-			w.State.Execution.Status = policies.ExecutionCompleted
+			w.State.Execution.Status = agentstate.ExecutionCompleted
 			Boundary(w, &BoundaryConfig{MaxRecordCalls: 2}, nil)
 		}},
 		{"masking", "masking", func(w *policies.Work) { MaskObservations(w, maskCfg, MaskRun{}) }},
@@ -44,20 +46,20 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func toolMsg(id, exec, name, content string) policies.Message {
-	return policies.Message{ID: id, Role: policies.RoleTool, ExecutionID: exec, Parts: []policies.Part{{Kind: policies.PartToolResult,
-		ToolResult: policies.ToolResult{ToolCallID: "c" + id, Name: name, Content: content}}}}
+func toolMsg(id, exec, name, content string) agentstate.Message {
+	return agentstate.Message{ID: id, Role: agentstate.RoleTool, ExecutionID: exec, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
+		ToolResult: agentstate.ToolResult{ToolCallID: "c" + id, Name: name, Content: content}}}}
 }
 
-func callMsg(id, exec, name string) policies.Message {
-	return policies.Message{ID: id, Role: policies.RoleAssistant, ExecutionID: exec, Parts: []policies.Part{{Kind: policies.PartToolCall,
-		ToolCall: policies.ToolCall{ID: "c" + id, Name: name}}}}
+func callMsg(id, exec, name string) agentstate.Message {
+	return agentstate.Message{ID: id, Role: agentstate.RoleAssistant, ExecutionID: exec, Parts: []agentstate.Part{{Kind: agentstate.PartToolCall,
+		ToolCall: agentstate.ToolCall{ID: "c" + id, Name: name}}}}
 }
 
 // outputs builds a log of n tool units of size bytes each, in execution e1 (finished).
-func outputs(n, size int) *policies.State {
-	st := &policies.State{Execution: policies.Execution{ID: "e9", Status: policies.ExecutionRunning}}
-	st.Context.Messages = append(st.Context.Messages, policies.Message{ID: "u", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("task")}})
+func outputs(n, size int) *agentstate.State {
+	st := &agentstate.State{Execution: agentstate.Execution{ID: "e9", Status: agentstate.ExecutionRunning}}
+	st.Context.Messages = append(st.Context.Messages, agentstate.Message{ID: "u", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("task")}})
 	for i := 0; i < n; i++ {
 		id := string(rune('a' + i))
 		st.Context.Messages = append(st.Context.Messages, callMsg("a"+id, "e1", "read"), toolMsg("r"+id, "e1", "read", strings.Repeat("x", size)))
@@ -136,8 +138,8 @@ func TestMaskObservationsTarget(t *testing.T) {
 
 func TestPlaceholderIsRuneSafe(t *testing.T) {
 	content := strings.Repeat("日本語", 100) + "\xff"
-	w := statetest.Work(&policies.State{})
-	ph := placeholder(w, "m1", &policies.ToolResult{ToolCallID: "c1", Name: "read", Content: content}, 7, nil)
+	w := statetest.Work(&agentstate.State{})
+	ph := placeholder(w, "m1", &agentstate.ToolResult{ToolCallID: "c1", Name: "read", Content: content}, 7, nil)
 	if !utf8.ValidString(ph) {
 		t.Fatalf("invalid UTF-8: %q", ph)
 	}
@@ -215,7 +217,7 @@ func TestProperties(t *testing.T) {
 		} {
 			w := statetest.Work(st)
 			normalize.Normalize(w, &normalize.Config{})
-			views.Project(w, policies.ViewReasoning)
+			views.Project(w, agentstate.ViewReasoning)
 			statetest.Recount(w)
 			unresolved := map[string]bool{}
 			for _, i := range policies.UnresolvedFailures(w.Entries) {
@@ -223,7 +225,7 @@ func TestProperties(t *testing.T) {
 			}
 			apply(w)
 			p := append(statetest.Check(w), statetest.CheckPreserved(st, w)...)
-			shown := map[string]*policies.Message{}
+			shown := map[string]*agentstate.Message{}
 			for i := range w.Entries {
 				shown[w.Entries[i].Message.ID] = &w.Entries[i].Message
 			}
@@ -286,7 +288,7 @@ func TestPlaceholderDescribesTheLogOriginal(t *testing.T) {
 	// Entries share their parts with the log; a stage changes a copy.
 	clamped := e.Message.Parts[0]
 	clamped.ToolResult.Content = strings.Repeat("compiling package ok\n", 100) + "[clamped]"
-	e.Message.Parts = []policies.Part{clamped}
+	e.Message.Parts = []agentstate.Part{clamped}
 	w.Touch(len(w.Entries) - 1)
 	if n := MaskObservations(w, &MaskingConfig{}, MaskRun{}); n != 1 {
 		t.Fatalf("masked %d outputs, want 1", n)
@@ -302,16 +304,16 @@ func TestPlaceholderDescribesTheLogOriginal(t *testing.T) {
 // by the line that names its error, and what the assistant decided between
 // its calls.
 func TestBoundaryRecordKeepsErrorsAndDecisions(t *testing.T) {
-	result := func(id, call, content string, isErr bool) policies.Message {
+	result := func(id, call, content string, isErr bool) agentstate.Message {
 		m := toolMsg(id, "e1", "read", content)
 		m.Parts[0].ToolResult.ToolCallID, m.Parts[0].ToolResult.IsError = call, isErr
 		return m
 	}
 	call := callMsg("aa", "e1", "read")
-	call.Parts = append([]policies.Part{policies.TextPart("Let me read the file. Root cause: the worker reads the row before taking the lock.")}, call.Parts...)
-	st := &policies.State{Execution: policies.Execution{ID: "e9", Status: policies.ExecutionRunning}}
-	st.Context.Messages = []policies.Message{
-		{ID: "u", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("task")}},
+	call.Parts = append([]agentstate.Part{agentstate.TextPart("Let me read the file. Root cause: the worker reads the row before taking the lock.")}, call.Parts...)
+	st := &agentstate.State{Execution: agentstate.Execution{ID: "e9", Status: agentstate.ExecutionRunning}}
+	st.Context.Messages = []agentstate.Message{
+		{ID: "u", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("task")}},
 		call, result("ra", "caa", "running migrations\napplying 0042_add_index\nERROR: deadlock detected (SQLSTATE 40P01)\n", true),
 		// A later success of the same tool resolves the failure, so its unit may go.
 		callMsg("ab", "e1", "read"), result("rb", "cab", "ok", false),

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/diagnose"
 )
@@ -54,7 +55,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		policy = TypeObservationMasking
 	}
 	entries := w.Entries
-	alreadyMasked := func(e *policies.Entry) bool {
+	alreadyMasked := func(e *agentstate.Entry) bool {
 		if e.Message.Mask != nil {
 			return true
 		}
@@ -81,7 +82,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 	for i := range entries {
 		e := &entries[i]
 		m := &e.Message
-		if m.Role != policies.RoleTool || protected[i] || e.SourceID == "" || alreadyMasked(e) || m.Pinned ||
+		if m.Role != agentstate.RoleTool || protected[i] || e.SourceID == "" || alreadyMasked(e) || m.Pinned ||
 			(runningID != "" && m.ExecutionID == runningID) || unresolved[i] || (protect != nil && protect(i)) {
 			continue
 		}
@@ -134,7 +135,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		}
 		used -= c.before - e.Tokens
 		cleared += c.before - e.Tokens
-		w.SetMask(e.SourceID, policies.Mask{Reason: MaskReason, Placeholder: c.placeholder, OriginalTokenCount: uint32(min(c.before, math.MaxUint32))})
+		w.SetMask(e.SourceID, agentstate.Mask{Reason: MaskReason, Placeholder: c.placeholder, OriginalTokenCount: uint32(min(c.before, math.MaxUint32))})
 		w.DisposeEntry(e, policies.MessageReport{Disposition: policies.DispositionMasked, Tokens: e.Tokens, Provenance: e.Provenance,
 			Reason: fmt.Sprintf("%[3]s: output of %[2]s (a %[1]d-token message) replaced by a placeholder", c.before, c.tools, policy), Policy: policy})
 		masked++
@@ -159,17 +160,17 @@ type MaskRun struct {
 // recentOutputs marks the newest tool outputs that are never masked: the
 // newest cfg.KeepToolUses messages, and the newest within
 // cfg.ProtectRecentTokens of output.
-func recentOutputs(w *policies.Work, cfg *MaskingConfig, alreadyMasked func(*policies.Entry) bool) []bool {
+func recentOutputs(w *policies.Work, cfg *MaskingConfig, alreadyMasked func(*agentstate.Entry) bool) []bool {
 	entries := w.Entries
 	protected := make([]bool, len(entries))
 	total, kept := 0, 0
 	for i := len(entries) - 1; i >= 0; i-- {
 		m := &entries[i].Message
-		if m.Role != policies.RoleTool || alreadyMasked(&entries[i]) {
+		if m.Role != agentstate.RoleTool || alreadyMasked(&entries[i]) {
 			continue
 		}
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartToolResult {
+			if p.Kind == agentstate.PartToolResult {
 				total += countText(w, p.ToolResult.Content)
 			}
 		}
@@ -184,7 +185,7 @@ func recentOutputs(w *policies.Work, cfg *MaskingConfig, alreadyMasked func(*pol
 
 type maskCandidate struct {
 	i             int
-	parts         []policies.Part
+	parts         []agentstate.Part
 	placeholder   string
 	before, after int
 	tools         string
@@ -196,9 +197,9 @@ func placeholderBound(cfg *MaskingConfig) int {
 }
 
 // exemptResult reports whether a tool message holds a result of an exempt tool.
-func exemptResult(m *policies.Message, exempt map[string]bool) bool {
+func exemptResult(m *agentstate.Message, exempt map[string]bool) bool {
 	for _, p := range m.Parts {
-		if p.Kind == policies.PartToolResult && exempt[p.ToolResult.Name] {
+		if p.Kind == agentstate.PartToolResult && exempt[p.ToolResult.Name] {
 			return true
 		}
 	}
@@ -207,12 +208,12 @@ func exemptResult(m *policies.Message, exempt map[string]bool) bool {
 
 // maskedForm builds the masked parts of a tool message and measures both
 // forms; ok is false when a result is exempt or masking would not shrink it.
-func maskedForm(w *policies.Work, cfg *MaskingConfig, e *policies.Entry, exempt map[string]bool, outputs *diagnose.Cache) (maskCandidate, bool) {
+func maskedForm(w *policies.Work, cfg *MaskingConfig, e *agentstate.Entry, exempt map[string]bool, outputs *diagnose.Cache) (maskCandidate, bool) {
 	m := &e.Message
 	var c maskCandidate
 	var placeholders, tools []string
 	for _, p := range m.Parts {
-		if p.Kind != policies.PartToolResult {
+		if p.Kind != agentstate.PartToolResult {
 			continue
 		}
 		if exempt[p.ToolResult.Name] {
@@ -262,7 +263,7 @@ func logResult(w *policies.Work, messageID, callID string) (string, bool) {
 			continue
 		}
 		for _, p := range m.Parts {
-			if p.Kind == policies.PartToolResult && p.ToolResult.ToolCallID == callID {
+			if p.Kind == agentstate.PartToolResult && p.ToolResult.ToolCallID == callID {
 				return p.ToolResult.Content, true
 			}
 		}
@@ -271,7 +272,7 @@ func logResult(w *policies.Work, messageID, callID string) (string, bool) {
 	return "", false
 }
 
-func countMessage(w *policies.Work, m *policies.Message) int {
+func countMessage(w *policies.Work, m *agentstate.Message) int {
 	if w.Counter == nil {
 		n := 0
 		for _, p := range m.Parts {
@@ -285,7 +286,7 @@ func countMessage(w *policies.Work, m *policies.Message) int {
 
 // placeholder describes a masked output: where it is, how big it was, and its
 // head and tail, cut at rune boundaries.
-func placeholder(w *policies.Work, messageID string, r *policies.ToolResult, preview int, outputs *diagnose.Cache) string {
+func placeholder(w *policies.Work, messageID string, r *agentstate.ToolResult, preview int, outputs *diagnose.Cache) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[output masked: message %s, tool %s, call %s, %d tokens", messageID, r.Name, r.ToolCallID, countText(w, r.Content))
 	failed := r.IsError || outputs.Read(r.Content).Failed

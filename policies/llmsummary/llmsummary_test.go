@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/llm/llmtest"
 	"github.com/contextcompiler/ctxc/policies"
@@ -78,7 +79,7 @@ func apply(p policies.Policy, w *policies.Work) error {
 
 func summaryText(w *policies.Work) string {
 	for _, e := range w.Entries {
-		if e.Message.Kind == policies.KindSummary {
+		if e.Message.Kind == agentstate.KindSummary {
 			return e.Message.Text()
 		}
 	}
@@ -142,9 +143,9 @@ func TestOutcomes(t *testing.T) {
 			w := work(t, "session")
 			err := apply(newPolicy(t, deps, tc.settings), w)
 			if tc.wantErr {
-				var unavailable *policies.UnavailableError
+				var unavailable *agentstate.UnavailableError
 				if !errors.As(err, &unavailable) {
-					t.Fatalf("err %v, want *policies.UnavailableError", err)
+					t.Fatalf("err %v, want *agentstate.UnavailableError", err)
 				}
 				return
 			}

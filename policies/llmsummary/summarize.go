@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/accounting"
@@ -62,7 +63,7 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 		return nil
 	}
 	if p.cfg.Strict {
-		return &policies.UnavailableError{Backend: "summarizer model " + run.model(), Detail: run.failure.Error()}
+		return &agentstate.UnavailableError{Backend: "summarizer model " + run.model(), Detail: run.failure.Error()}
 	}
 	w.Degrade(fmt.Sprintf("%s: %v; used the deterministic summary", Type, run.failure))
 	return nil
@@ -152,7 +153,7 @@ func (r *requestSummarizer) verify(ctx context.Context, req compaction.SummaryRe
 	}
 	for i := range req.Span {
 		for _, p := range req.Span[i].Parts {
-			if p.Kind == policies.PartToolResult && p.ToolResult.IsError && p.ToolResult.ToolCallID != "" && !strings.Contains(text, p.ToolResult.ToolCallID) {
+			if p.Kind == agentstate.PartToolResult && p.ToolResult.IsError && p.ToolResult.ToolCallID != "" && !strings.Contains(text, p.ToolResult.ToolCallID) {
 				missing = append(missing, p.ToolResult.ToolCallID)
 			}
 		}
@@ -239,7 +240,7 @@ func (r *requestSummarizer) fold(ctx context.Context, client llm.Completer, entr
 
 // chunks packs transcript entries, in order, into texts of at most room
 // tokens; an entry larger than room alone is cut to fit.
-func chunks(entries []string, room int, counter policies.TokenCounter) []string {
+func chunks(entries []string, room int, counter agentstate.TokenCounter) []string {
 	var out []string
 	var b strings.Builder
 	used := 0
@@ -266,10 +267,10 @@ func chunks(entries []string, room int, counter policies.TokenCounter) []string 
 
 // renderMessage writes one message as transcript lines for the model.
 // Reasoning is left out: it is the model's private scratch work.
-func renderMessage(m *policies.Message, toolOutputChars int) string {
+func renderMessage(m *agentstate.Message, toolOutputChars int) string {
 	var lines []string
 	who := m.Role.String()
-	if m.Kind == policies.KindEvent {
+	if m.Kind == agentstate.KindEvent {
 		who = "event"
 	}
 	head := "[" + m.ID + "] " + who
@@ -278,17 +279,17 @@ func renderMessage(m *policies.Message, toolOutputChars int) string {
 	}
 	for _, p := range m.Parts {
 		switch p.Kind {
-		case policies.PartText:
+		case agentstate.PartText:
 			lines = append(lines, head+": "+p.Text)
-		case policies.PartToolCall:
+		case agentstate.PartToolCall:
 			lines = append(lines, fmt.Sprintf("%s calls %s %s (call %s)", head, p.ToolCall.Name, p.ToolCall.ArgumentsJSON, p.ToolCall.ID))
-		case policies.PartToolResult:
+		case agentstate.PartToolResult:
 			what := "result"
 			if p.ToolResult.IsError {
 				what = "error"
 			}
 			lines = append(lines, fmt.Sprintf("%s %s of %s (call %s): %s", head, what, p.ToolResult.Name, p.ToolResult.ToolCallID, cutNoted(p.ToolResult.Content, toolOutputChars)))
-		case policies.PartImage:
+		case agentstate.PartImage:
 			lines = append(lines, head+": [image]")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -98,23 +99,23 @@ func toolUnitsWellFormed(w *policies.Work) bool {
 	var calls []call
 	for i := 0; i < len(entries); {
 		head := &entries[i].Message
-		if head.Role == policies.RoleTool {
+		if head.Role == agentstate.RoleTool {
 			return false
 		}
 		i++
-		if head.Role != policies.RoleAssistant || !head.HasToolCalls() {
+		if head.Role != agentstate.RoleAssistant || !head.HasToolCalls() {
 			continue
 		}
 		calls = calls[:0]
 		for _, p := range head.Parts {
-			if p.Kind == policies.PartToolCall {
+			if p.Kind == agentstate.PartToolCall {
 				calls = append(calls, call{id: p.ToolCall.ID})
 			}
 		}
-		for ; i < len(entries) && entries[i].Message.Role == policies.RoleTool; i++ {
+		for ; i < len(entries) && entries[i].Message.Role == agentstate.RoleTool; i++ {
 			results := 0
 			for _, p := range entries[i].Message.Parts {
-				if p.Kind != policies.PartToolResult || p.ToolResult.Name == "" {
+				if p.Kind != agentstate.PartToolResult || p.ToolResult.Name == "" {
 					return false
 				}
 				k := 0
@@ -150,25 +151,25 @@ type pass struct {
 	orphans []string
 }
 
-func (n *pass) repaired(e *policies.Entry, kind, detail string) {
+func (n *pass) repaired(e *agentstate.Entry, kind, detail string) {
 	n.w.Repair(policies.Repair{Kind: kind, MessageID: e.Message.ID, Detail: detail})
 	n.w.DisposeEntry(e, policies.MessageReport{Disposition: policies.DispositionRepaired, Reason: detail, Policy: n.policy})
 }
 
-func (n *pass) dropped(e *policies.Entry, kind, detail string) {
+func (n *pass) dropped(e *agentstate.Entry, kind, detail string) {
 	n.w.Repair(policies.Repair{Kind: kind, MessageID: e.Message.ID, Detail: detail})
 	n.w.DisposeEntry(e, policies.MessageReport{Disposition: policies.DispositionDropped, Reason: detail, Policy: n.policy})
 }
 
-func emptyPart(p *policies.Part) bool {
+func emptyPart(p *agentstate.Part) bool {
 	switch p.Kind {
-	case policies.PartText:
+	case agentstate.PartText:
 		return strings.TrimSpace(p.Text) == ""
-	case policies.PartReasoning:
+	case agentstate.PartReasoning:
 		return p.Reasoning.Text == "" && len(p.Reasoning.Signature) == 0
-	case policies.PartImage:
+	case agentstate.PartImage:
 		return p.Image.URL == "" && len(p.Image.Data) == 0
-	case policies.PartToolCall, policies.PartToolResult:
+	case agentstate.PartToolCall, agentstate.PartToolResult:
 		return false
 	}
 	return true
@@ -176,7 +177,7 @@ func emptyPart(p *policies.Part) bool {
 
 // keepParts replaces entry i's parts with those keep accepts, copying so the
 // log is untouched, and returns how many it removed.
-func (n *pass) keepParts(i int, keep func(p *policies.Part) bool) int {
+func (n *pass) keepParts(i int, keep func(p *agentstate.Part) bool) int {
 	m := &n.w.Entries[i].Message
 	removed := 0
 	for k := range m.Parts {
@@ -187,7 +188,7 @@ func (n *pass) keepParts(i int, keep func(p *policies.Part) bool) int {
 	if removed == 0 {
 		return 0
 	}
-	parts := make([]policies.Part, 0, len(m.Parts)-removed)
+	parts := make([]agentstate.Part, 0, len(m.Parts)-removed)
 	for k := range m.Parts {
 		if keep(&m.Parts[k]) {
 			parts = append(parts, m.Parts[k])
@@ -200,7 +201,7 @@ func (n *pass) keepParts(i int, keep func(p *policies.Part) bool) int {
 
 func (n *pass) removeEmptyParts() {
 	for i := range n.w.Entries {
-		if k := n.keepParts(i, func(p *policies.Part) bool { return !emptyPart(p) }); k > 0 {
+		if k := n.keepParts(i, func(p *agentstate.Part) bool { return !emptyPart(p) }); k > 0 {
 			n.repaired(&n.w.Entries[i], policies.RepairEmptyPartRemoved, fmt.Sprintf("removed %d empty part(s)", k))
 		}
 	}
@@ -212,7 +213,7 @@ func (n *pass) dropOldReasoning() {
 	entries := n.w.Entries
 	lastAssistant := -1
 	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Message.Role == policies.RoleAssistant {
+		if entries[i].Message.Role == agentstate.RoleAssistant {
 			lastAssistant = i
 			break
 		}
@@ -225,10 +226,10 @@ func (n *pass) dropOldReasoning() {
 		}
 	}
 	for i := 0; i < latestTurn; i++ {
-		if entries[i].Message.Role != policies.RoleAssistant || entries[i].Message.Pinned {
+		if entries[i].Message.Role != agentstate.RoleAssistant || entries[i].Message.Pinned {
 			continue
 		}
-		if k := n.keepParts(i, func(p *policies.Part) bool { return p.Kind != policies.PartReasoning }); k > 0 {
+		if k := n.keepParts(i, func(p *agentstate.Part) bool { return p.Kind != agentstate.PartReasoning }); k > 0 {
 			n.repaired(&n.w.Entries[i], policies.RepairReasoningDropped, fmt.Sprintf("dropped %d reasoning part(s) of an older assistant turn", k))
 		}
 	}
@@ -261,7 +262,7 @@ type unit struct {
 	head     int // index of the calling message in the input entries
 	names    map[string]string
 	answered map[string]bool
-	results  []policies.Entry
+	results  []agentstate.Entry
 	touched  []bool
 }
 
@@ -272,7 +273,7 @@ func (n *pass) rebuildToolUnits() {
 	needed := false
 	for i := range in {
 		ids[in[i].Message.ID] = true
-		needed = needed || in[i].Message.Role == policies.RoleTool || in[i].Message.HasToolCalls()
+		needed = needed || in[i].Message.Role == agentstate.RoleTool || in[i].Message.HasToolCalls()
 	}
 	if !needed {
 		return
@@ -282,12 +283,12 @@ func (n *pass) rebuildToolUnits() {
 	lastOther := -1 // latest non-tool entry seen
 	for i := range in {
 		m := &in[i].Message
-		if m.Role != policies.RoleTool {
+		if m.Role != agentstate.RoleTool {
 			lastOther = i
-			if m.Role == policies.RoleAssistant && m.HasToolCalls() {
+			if m.Role == agentstate.RoleAssistant && m.HasToolCalls() {
 				u := &unit{head: i, names: map[string]string{}, answered: map[string]bool{}}
 				for _, p := range m.Parts {
-					if p.Kind == policies.PartToolCall {
+					if p.Kind == agentstate.PartToolCall {
 						owner[p.ToolCall.ID] = u
 						u.names[p.ToolCall.ID] = p.ToolCall.Name
 					}
@@ -298,11 +299,11 @@ func (n *pass) rebuildToolUnits() {
 		}
 		n.assignResults(&in[i], owner, lastOther, ids)
 	}
-	out := make([]policies.Entry, 0, len(in)+4)
+	out := make([]agentstate.Entry, 0, len(in)+4)
 	var touched []int
 	running := w.State != nil && w.State.Execution.Running()
 	for i := range in {
-		if in[i].Message.Role == policies.RoleTool {
+		if in[i].Message.Role == agentstate.RoleTool {
 			continue
 		}
 		out = append(out, in[i])
@@ -321,14 +322,14 @@ func (n *pass) rebuildToolUnits() {
 			continue
 		}
 		for _, p := range head.Parts {
-			if p.Kind != policies.PartToolCall || u.answered[p.ToolCall.ID] {
+			if p.Kind != agentstate.PartToolCall || u.answered[p.ToolCall.ID] {
 				continue
 			}
 			u.answered[p.ToolCall.ID] = true
 			id := uniqueID(ids, "ctxc-missing-result-"+p.ToolCall.ID)
-			out = append(out, policies.Entry{Message: policies.Message{
-				ID: id, Role: policies.RoleTool, Kind: policies.KindRepair, ExecutionID: head.ExecutionID,
-				Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{
+			out = append(out, agentstate.Entry{Message: agentstate.Message{
+				ID: id, Role: agentstate.RoleTool, Kind: agentstate.KindRepair, ExecutionID: head.ExecutionID,
+				Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{
 					ToolCallID: p.ToolCall.ID, Name: p.ToolCall.Name, Content: MissingResultContent, IsError: true}}},
 			}})
 			touched = append(touched, len(out)-1)
@@ -344,18 +345,18 @@ func (n *pass) rebuildToolUnits() {
 
 // assignResults gives each result of tool entry e to the unit whose call it
 // answers, dropping orphans and splitting results of several units.
-func (n *pass) assignResults(e *policies.Entry, owner map[string]*unit, lastOther int, ids map[string]bool) {
+func (n *pass) assignResults(e *agentstate.Entry, owner map[string]*unit, lastOther int, ids map[string]bool) {
 	m := &e.Message
 	type group struct {
 		u     *unit
-		parts []policies.Part
+		parts []agentstate.Part
 	}
 	var groups []group
-	var others []policies.Part // non-result parts go with the first group
+	var others []agentstate.Part // non-result parts go with the first group
 	var orphans []string
 	filled := 0
 	for _, p := range m.Parts {
-		if p.Kind != policies.PartToolResult {
+		if p.Kind != agentstate.PartToolResult {
 			others = append(others, p)
 			continue
 		}
@@ -402,7 +403,7 @@ func (n *pass) assignResults(e *policies.Entry, owner map[string]*unit, lastOthe
 		piece := *e
 		piece.Message.Parts = g.parts
 		if k == 0 {
-			piece.Message.Parts = append(append([]policies.Part(nil), others...), g.parts...)
+			piece.Message.Parts = append(append([]agentstate.Part(nil), others...), g.parts...)
 		} else {
 			piece.Message.ID = uniqueID(ids, fmt.Sprintf("ctxc-split-%s-%d", m.ID, k))
 			piece.SourceID = ""

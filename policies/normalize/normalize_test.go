@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/statetest"
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -35,16 +37,16 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func msg(id string, role policies.Role, exec string, parts ...policies.Part) policies.Message {
-	return policies.Message{ID: id, Role: role, ExecutionID: exec, Parts: parts}
+func msg(id string, role agentstate.Role, exec string, parts ...agentstate.Part) agentstate.Message {
+	return agentstate.Message{ID: id, Role: role, ExecutionID: exec, Parts: parts}
 }
 
-func call(id, name string) policies.Part {
-	return policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: name, ArgumentsJSON: "{}"}}
+func call(id, name string) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: name, ArgumentsJSON: "{}"}}
 }
 
-func result(id, name string) policies.Part {
-	return policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: id, Name: name, Content: "out " + id}}
+func result(id, name string) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: id, Name: name, Content: "out " + id}}
 }
 
 // layout renders entries as "id:role" plus, for tool messages, the call ids answered.
@@ -53,7 +55,7 @@ func layout(w *policies.Work) []string {
 	for _, e := range w.Entries {
 		s := e.Message.ID + ":" + e.Message.Role.String()
 		for _, p := range e.Message.Parts {
-			if p.Kind == policies.PartToolResult {
+			if p.Kind == agentstate.PartToolResult {
 				s += ":" + p.ToolResult.ToolCallID
 			}
 		}
@@ -71,39 +73,39 @@ func repairKinds(w *policies.Work) []string {
 }
 
 func TestEdgeCases(t *testing.T) {
-	user := policies.RoleUser
-	asst := policies.RoleAssistant
-	tool := policies.RoleTool
+	user := agentstate.RoleUser
+	asst := agentstate.RoleAssistant
+	tool := agentstate.RoleTool
 	tests := []struct {
 		name        string
-		exec        policies.Execution
-		msgs        []policies.Message
+		exec        agentstate.Execution
+		msgs        []agentstate.Message
 		wantLayout  []string
 		wantRepairs []string
 	}{
 		{
 			name:        "no state execution: every call is finished",
-			msgs:        []policies.Message{msg("m1", user, "", policies.TextPart("hi")), msg("m2", asst, "", call("c1", "ls"))},
+			msgs:        []agentstate.Message{msg("m1", user, "", agentstate.TextPart("hi")), msg("m2", asst, "", call("c1", "ls"))},
 			wantLayout:  []string{"m1:user", "m2:assistant", "ctxc-missing-result-c1:tool:c1"},
 			wantRepairs: []string{"MISSING_RESULT_SYNTHESIZED m2"},
 		},
 		{
 			name:       "running execution with unspecified status keeps pending calls",
-			exec:       policies.Execution{ID: "e1"},
-			msgs:       []policies.Message{msg("m1", user, "e1", policies.TextPart("hi")), msg("m2", asst, "e1", call("c1", "ls"))},
+			exec:       agentstate.Execution{ID: "e1"},
+			msgs:       []agentstate.Message{msg("m1", user, "e1", agentstate.TextPart("hi")), msg("m2", asst, "e1", call("c1", "ls"))},
 			wantLayout: []string{"m1:user", "m2:assistant"},
 		},
 		{
 			name:        "message of another execution is finished although the state runs",
-			exec:        policies.Execution{ID: "e2", Status: policies.ExecutionRunning},
-			msgs:        []policies.Message{msg("m1", asst, "e1", call("c1", "ls"), call("c2", "cat")), msg("m2", tool, "e1", result("c2", "cat"))},
+			exec:        agentstate.Execution{ID: "e2", Status: agentstate.ExecutionRunning},
+			msgs:        []agentstate.Message{msg("m1", asst, "e1", call("c1", "ls"), call("c2", "cat")), msg("m2", tool, "e1", result("c2", "cat"))},
 			wantLayout:  []string{"m1:assistant", "m2:tool:c2", "ctxc-missing-result-c1:tool:c1"},
 			wantRepairs: []string{"MISSING_RESULT_SYNTHESIZED m1"},
 		},
 		{
 			name: "one tool message answering two units is split",
-			exec: policies.Execution{ID: "e1", Status: policies.ExecutionCompleted},
-			msgs: []policies.Message{
+			exec: agentstate.Execution{ID: "e1", Status: agentstate.ExecutionCompleted},
+			msgs: []agentstate.Message{
 				msg("m1", asst, "e1", call("c1", "ls")),
 				msg("m2", asst, "e1", call("c2", "cat")),
 				msg("m3", tool, "e1", result("c2", "cat"), result("c1", "ls")),
@@ -113,7 +115,7 @@ func TestEdgeCases(t *testing.T) {
 		},
 		{
 			name: "reused call id: the result answers the latest call",
-			msgs: []policies.Message{
+			msgs: []agentstate.Message{
 				msg("m1", asst, "", call("c1", "ls")),
 				msg("m2", asst, "", call("c1", "ls")),
 				msg("m3", tool, "", result("c1", "ls")),
@@ -123,8 +125,8 @@ func TestEdgeCases(t *testing.T) {
 		},
 		{
 			name: "synthesized id does not collide with a log id",
-			msgs: []policies.Message{
-				msg("ctxc-missing-result-c1", user, "", policies.TextPart("odd id")),
+			msgs: []agentstate.Message{
+				msg("ctxc-missing-result-c1", user, "", agentstate.TextPart("odd id")),
 				msg("m2", asst, "", call("c1", "ls")),
 			},
 			wantLayout:  []string{"ctxc-missing-result-c1:user", "m2:assistant", "ctxc-missing-result-c1-2:tool:c1"},
@@ -132,19 +134,19 @@ func TestEdgeCases(t *testing.T) {
 		},
 		{
 			name:        "result before its call is an orphan",
-			msgs:        []policies.Message{msg("m1", tool, "", result("c1", "ls")), msg("m2", asst, "", call("c1", "ls")), msg("m3", tool, "", result("c1", "ls"))},
+			msgs:        []agentstate.Message{msg("m1", tool, "", result("c1", "ls")), msg("m2", asst, "", call("c1", "ls")), msg("m3", tool, "", result("c1", "ls"))},
 			wantLayout:  []string{"m2:assistant", "m3:tool:c1"},
 			wantRepairs: []string{"ORPHAN_RESULT_DROPPED m1"},
 		},
 		{
 			name:       "nothing to do",
-			msgs:       []policies.Message{msg("m1", user, "", policies.TextPart("hi")), msg("m2", asst, "", policies.TextPart("hello"))},
+			msgs:       []agentstate.Message{msg("m1", user, "", agentstate.TextPart("hi")), msg("m2", asst, "", agentstate.TextPart("hello"))},
 			wantLayout: []string{"m1:user", "m2:assistant"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := &policies.State{Execution: tt.exec, Context: policies.Context{Messages: tt.msgs}}
+			st := &agentstate.State{Execution: tt.exec, Context: agentstate.Context{Messages: tt.msgs}}
 			w := statetest.Work(st)
 			Normalize(w, &Config{})
 			if diff := cmp.Diff(tt.wantLayout, layout(w)); diff != "" {
@@ -161,12 +163,12 @@ func TestEdgeCases(t *testing.T) {
 }
 
 func TestSynthesizedResult(t *testing.T) {
-	st := &policies.State{Context: policies.Context{Messages: []policies.Message{msg("m1", policies.RoleAssistant, "e1", call("c1", "ls"))}}}
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{msg("m1", agentstate.RoleAssistant, "e1", call("c1", "ls"))}}}
 	w := statetest.Work(st)
 	Normalize(w, &Config{})
-	want := policies.Entry{Message: policies.Message{
-		ID: "ctxc-missing-result-c1", Role: policies.RoleTool, Kind: policies.KindRepair, ExecutionID: "e1",
-		Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "c1", Name: "ls", Content: MissingResultContent, IsError: true}}},
+	want := agentstate.Entry{Message: agentstate.Message{
+		ID: "ctxc-missing-result-c1", Role: agentstate.RoleTool, Kind: agentstate.KindRepair, ExecutionID: "e1",
+		Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "ls", Content: MissingResultContent, IsError: true}}},
 	}, Changed: true}
 	if diff := cmp.Diff(want, w.Entries[1]); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -205,7 +207,7 @@ func TestProperties(t *testing.T) {
 					t.Fatalf("seed %d: repairs on a valid state: %v", seed, w.Repairs)
 				}
 				again := *w
-				again.Entries = append([]policies.Entry(nil), w.Entries...)
+				again.Entries = append([]agentstate.Entry(nil), w.Entries...)
 				again.Repairs = nil
 				Normalize(&again, &cfg)
 				if len(again.Repairs) > 0 {
@@ -240,7 +242,7 @@ func TestFactories(t *testing.T) {
 		if _, ok := p.(policies.RepairPass); ok != tt.repair {
 			t.Errorf("%s: RepairPass = %v, want %v", tt.typ, ok, tt.repair)
 		}
-		st := &policies.State{Context: policies.Context{Messages: []policies.Message{msg("m1", policies.RoleTool, "", result("c1", "ls"))}}}
+		st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{msg("m1", agentstate.RoleTool, "", result("c1", "ls"))}}}
 		w := statetest.Work(st)
 		if err := p.Apply(context.Background(), w); err != nil {
 			t.Fatal(err)

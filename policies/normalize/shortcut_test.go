@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
@@ -28,7 +29,7 @@ func TestShortcutChangesNothing(t *testing.T) {
 		}
 		runPasses(full, &Config{}, TypeNormalize, false)
 		runPasses(short, &Config{}, TypeNormalize, true)
-		if diff := cmp.Diff(full, short, cmpopts.IgnoreUnexported(policies.Work{}), cmp.Comparer(func(a, b policies.TokenCounter) bool { return true })); diff != "" {
+		if diff := cmp.Diff(full, short, cmpopts.IgnoreUnexported(policies.Work{}), cmp.Comparer(func(a, b agentstate.TokenCounter) bool { return true })); diff != "" {
 			t.Fatalf("seed %d: shortcut differs (-full +shortcut):\n%s", seed, diff)
 		}
 		if diff := cmp.Diff(full.Dispositions(), short.Dispositions()); diff != "" {

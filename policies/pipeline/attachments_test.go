@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -16,8 +17,8 @@ type placePolicy struct{}
 
 func (placePolicy) Apply(_ context.Context, w *policies.Work) error {
 	for _, a := range w.Attachments {
-		w.Entries = append(w.Entries, policies.Entry{Message: policies.Message{ID: "att-" + a.ID, Role: policies.RoleUser, Kind: policies.KindEvent, Pinned: true,
-			Parts: []policies.Part{policies.TextPart(a.Content)}}})
+		w.Entries = append(w.Entries, agentstate.Entry{Message: agentstate.Message{ID: "att-" + a.ID, Role: agentstate.RoleUser, Kind: agentstate.KindEvent, Pinned: true,
+			Parts: []agentstate.Part{agentstate.TextPart(a.Content)}}})
 		w.Touch(len(w.Entries) - 1)
 	}
 	return nil
@@ -60,7 +61,7 @@ func TestAttachmentsArePlacedWhateverTheStages(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"no-plan": "place", "own-plan": "llm_plan", "no-budget": "", "pragmatic": "place", "budget-aware": "place", "policy-driven": "place", "llm-assisted": "llm_plan"}, policiesOf); diff != "" {
 		t.Errorf("attachment policies (-want +got):\n%s", diff)
 	}
-	stages := func(profile string, attachments []policies.Attachment) ([]string, []string, error) {
+	stages := func(profile string, attachments []agentstate.Attachment) ([]string, []string, error) {
 		res, err := c.Run(context.Background(), Request{Profile: profile, State: chatState(), Attachments: attachments})
 		if err != nil {
 			return nil, nil, err
@@ -74,10 +75,10 @@ func TestAttachmentsArePlacedWhateverTheStages(t *testing.T) {
 		}
 		return ran, ids, nil
 	}
-	doc := []policies.Attachment{{ID: "doc", Content: "the document"}}
+	doc := []agentstate.Attachment{{ID: "doc", Content: "the document"}}
 	tests := []struct {
 		name, profile string
-		attachments   []policies.Attachment
+		attachments   []agentstate.Attachment
 		wantStages    []string
 		wantLast      string
 	}{
@@ -103,7 +104,7 @@ func TestAttachmentsArePlacedWhateverTheStages(t *testing.T) {
 		})
 	}
 	_, _, err = stages("no-budget", doc)
-	var invalid *policies.InvalidArgumentError
+	var invalid *agentstate.InvalidArgumentError
 	if !errors.As(err, &invalid) || invalid.Reason != ReasonAttachmentsUnsupported || invalid.Violations[0].Field != "attachments" {
 		t.Fatalf("no-budget with attachments: err %v, want INVALID_ARGUMENT %s on attachments", err, ReasonAttachmentsUnsupported)
 	}

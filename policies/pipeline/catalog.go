@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"gopkg.in/yaml.v3"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -34,7 +35,7 @@ const DefaultFitTargetRatio = 0.75
 
 // ModelResolver turns a request's model into the model's facts and a counter.
 type ModelResolver interface {
-	Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error)
+	Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo, agentstate.TokenCounter, error)
 }
 
 // Catalog holds every profile, validated and built once at start.
@@ -350,7 +351,7 @@ func (c *Catalog) forRun(req Request) (*profile, error) {
 		return p, err
 	}
 	if p.attaching == nil {
-		return nil, &policies.InvalidArgumentError{Reason: ReasonAttachmentsUnsupported, Violations: []policies.FieldViolation{{Field: "attachments",
+		return nil, &agentstate.InvalidArgumentError{Reason: ReasonAttachmentsUnsupported, Violations: []agentstate.FieldViolation{{Field: "attachments",
 			Description: fmt.Sprintf("profile %q cannot place attachments: it has no plan stage, nor the estimate and budget stages placing them needs; use a profile that has them (every built-in profile does)", p.info.Name)}}}
 	}
 	return &profile{info: p.info, steps: p.attaching, attaching: p.attaching, trigger: p.trigger}, nil
@@ -367,7 +368,7 @@ func (c *Catalog) lookup(name string) (*profile, error) {
 	}
 	p, ok := c.profiles[name]
 	if !ok {
-		return nil, &policies.UnknownProfileError{Name: name, Known: c.Names()}
+		return nil, &agentstate.UnknownProfileError{Name: name, Known: c.Names()}
 	}
 	return p, nil
 }

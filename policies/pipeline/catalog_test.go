@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"gopkg.in/yaml.v3"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 func profilesFromYAML(t *testing.T, src string) []ProfileSpec {
@@ -146,8 +146,8 @@ func TestUnknownProfileListsKnownNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Run(t.Context(), Request{Profile: "nope", State: &policies.State{}})
-	var unknown *policies.UnknownProfileError
+	_, err = c.Run(t.Context(), Request{Profile: "nope", State: &agentstate.State{}})
+	var unknown *agentstate.UnknownProfileError
 	if !errors.As(err, &unknown) {
 		t.Fatalf("err = %v, want UnknownProfileError", err)
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -10,9 +11,9 @@ import (
 type CompactResult struct {
 	// State is the input state with summaries appended to the log and masks
 	// recorded on the messages they hide.
-	State *policies.State
+	State *agentstate.State
 	// Before and After are the budgets before and after compaction.
-	Before, After *policies.Budget
+	Before, After *agentstate.Budget
 	// Report explains the run.
 	Report policies.Report
 }
@@ -33,9 +34,9 @@ func (c *Catalog) Compact(ctx context.Context, req Request) (*CompactResult, err
 }
 
 // persist returns a copy of in with w's summaries appended and masks recorded.
-func persist(in *policies.State, w *policies.Work, bounded bool) *policies.State {
+func persist(in *agentstate.State, w *policies.Work, bounded bool) *agentstate.State {
 	st := *in
-	log := make([]policies.Message, 0, len(st.Context.Messages)+len(w.Appended))
+	log := make([]agentstate.Message, 0, len(st.Context.Messages)+len(w.Appended))
 	covered := map[string]bool{}
 	if bounded {
 		for _, s := range w.Appended {

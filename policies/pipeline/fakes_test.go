@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -88,7 +89,7 @@ func (p *fakePolicy) Apply(_ context.Context, w *policies.Work) error {
 	case policies.StageBudget:
 		used := w.UsedTokens()
 		reserved := w.Model.MaxOutputTokens
-		w.Budget = &policies.Budget{
+		w.Budget = &agentstate.Budget{
 			ContextWindow: w.Model.ContextWindow, Used: used, ReservedOutput: reserved,
 			SoftThreshold: (w.Model.ContextWindow - reserved) * 8 / 10,
 			Remaining:     max(0, w.Model.ContextWindow-used-reserved),
@@ -114,9 +115,9 @@ func (p *fakePolicy) Apply(_ context.Context, w *policies.Work) error {
 	if p.cfg.Grow {
 		prot := policies.Protection(w)
 		for i := len(w.Entries) - 1; i >= 0; i-- {
-			if !prot[i] && w.Entries[i].Message.Role == policies.RoleUser {
+			if !prot[i] && w.Entries[i].Message.Role == agentstate.RoleUser {
 				m := w.Entries[i].Message
-				m.Parts = append([]policies.Part{policies.TextPart(strings.Repeat("more ", 50))}, m.Parts...)
+				m.Parts = append([]agentstate.Part{agentstate.TextPart(strings.Repeat("more ", 50))}, m.Parts...)
 				w.Entries[i].Message = m
 				w.Touch(i)
 				break
@@ -128,10 +129,10 @@ func (p *fakePolicy) Apply(_ context.Context, w *policies.Work) error {
 		case id == "u2" && p.cfg.Duplicate:
 			w.Entries = append(w.Entries, w.Entries[i])
 		case id == "u2" && p.cfg.Impostor:
-			w.Entries = append(w.Entries, policies.Entry{Message: policies.Message{ID: id, Role: policies.RoleUser, Kind: policies.KindSummary,
-				Parts: []policies.Part{policies.TextPart("a summary")}}})
+			w.Entries = append(w.Entries, agentstate.Entry{Message: agentstate.Message{ID: id, Role: agentstate.RoleUser, Kind: agentstate.KindSummary,
+				Parts: []agentstate.Part{agentstate.TextPart("a summary")}}})
 		case id == "u1" && p.cfg.RewriteFirst:
-			w.Entries[i].Message.Parts = []policies.Part{policies.TextPart("another task")}
+			w.Entries[i].Message.Parts = []agentstate.Part{agentstate.TextPart("another task")}
 			w.Touch(i)
 		}
 	}
@@ -151,25 +152,25 @@ func (p *fakePolicy) Apply(_ context.Context, w *policies.Work) error {
 type fakeCounter struct{}
 
 func (fakeCounter) CountText(s string) int { return (len(s) + 3) / 4 }
-func (c fakeCounter) CountMessage(m *policies.Message) (int, policies.Provenance) {
+func (c fakeCounter) CountMessage(m *agentstate.Message) (int, agentstate.Provenance) {
 	n := 3
 	for _, p := range m.Parts {
 		n += c.CountText(p.Text) + c.CountText(p.ToolCall.ArgumentsJSON) + c.CountText(p.ToolResult.Content)
 	}
-	return n, policies.ProvenanceEstimated
+	return n, agentstate.ProvenanceEstimated
 }
-func (c fakeCounter) CountPreamble(ctx *policies.Context) (int, int) {
+func (c fakeCounter) CountPreamble(ctx *agentstate.Context) (int, int) {
 	return c.CountText(ctx.SystemPrompt), 0
 }
 func (fakeCounter) Name() string { return "fake" }
 
 type fakeResolver struct{ window, output int }
 
-func (r fakeResolver) Resolve(spec policies.ModelSpec) (policies.ModelInfo, policies.TokenCounter, error) {
+func (r fakeResolver) Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo, agentstate.TokenCounter, error) {
 	if spec.Name == "" {
-		return policies.ModelInfo{}, nil, &policies.UnknownModelError{Field: "state.model.name", Model: spec.Name}
+		return agentstate.ModelInfo{}, nil, &agentstate.UnknownModelError{Field: "state.model.name", Model: spec.Name}
 	}
-	return policies.ModelInfo{Name: spec.Name, ContextWindow: r.window, MaxOutputTokens: r.output}, fakeCounter{}, nil
+	return agentstate.ModelInfo{Name: spec.Name, ContextWindow: r.window, MaxOutputTokens: r.output}, fakeCounter{}, nil
 }
 
 // builtinTypes are the policy types the built-in profiles use, with their stages.

@@ -4,27 +4,28 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
 // checker enforces the invariants of docs/ARCHITECTURE.md after every step
 // once the log has been normalized. A violation is a bug in a policy: the run
-// fails with policies.ErrInvariant instead of returning a corrupt context.
+// fails with agentstate.ErrInvariant instead of returning a corrupt context.
 type checker struct {
-	firstTask policies.Message
+	firstTask agentstate.Message
 	hasFirst  bool
-	pinned    map[string]policies.Message
+	pinned    map[string]agentstate.Message
 	// failures are unresolved failed results that must stay visible: shown,
 	// or named by a summary that covers them.
-	failures  map[string]policies.Message
+	failures  map[string]agentstate.Message
 	reasoning bool
-	// hints are the log positions (policies.Entry.LogPos) of the messages
+	// hints are the log positions (agentstate.Entry.LogPos) of the messages
 	// the checks look for, so that finding them costs no lookup by id.
 	hints map[string]int32
 
 	// Set at the start of each compaction point.
-	recent  []policies.Message // the recency window, in order
-	running map[string]policies.Message
+	recent  []agentstate.Message // the recency window, in order
+	running map[string]agentstate.Message
 	// scope holds the ids of the messages looked for that the view had when
 	// the compaction point began: a point inside the log sees only a prefix
 	// of it, so what lies beyond is not checked there.
@@ -103,12 +104,12 @@ func (x *viewIndex) find(w *policies.Work, id string, hint int32) (int, bool) {
 // unless a policy wrote into the parts in place.
 type entryPrint struct {
 	id    string
-	parts *policies.Part
+	parts *agentstate.Part
 	n     int
-	mask  *policies.Mask
+	mask  *agentstate.Mask
 }
 
-func printOf(m *policies.Message) entryPrint {
+func printOf(m *agentstate.Message) entryPrint {
 	p := entryPrint{id: m.ID, n: len(m.Parts), mask: m.Mask}
 	if len(m.Parts) > 0 {
 		p.parts = &m.Parts[0]
@@ -131,7 +132,7 @@ func (c *checker) after(w *policies.Work, s *step) error {
 		return nil
 	}
 	if s.stage.Info().ReadOnly && c.checked != nil {
-		return fmt.Errorf("%w after %s: the %s stage changed the messages it may only read", policies.ErrInvariant, s.typ, s.stage)
+		return fmt.Errorf("%w after %s: the %s stage changed the messages it may only read", agentstate.ErrInvariant, s.typ, s.stage)
 	}
 	if err := c.check(w, s); err != nil {
 		return err
@@ -171,8 +172,8 @@ func (c *checker) unchanged(w *policies.Work) bool {
 }
 
 func newChecker(w *policies.Work) *checker {
-	c := &checker{pinned: map[string]policies.Message{}, failures: map[string]policies.Message{}, hints: map[string]int32{},
-		reasoning: w.Options.View != policies.ViewConversation}
+	c := &checker{pinned: map[string]agentstate.Message{}, failures: map[string]agentstate.Message{}, hints: map[string]int32{},
+		reasoning: w.Options.View != agentstate.ViewConversation}
 	if i := policies.FirstTask(w.Entries); i >= 0 {
 		c.firstTask, c.hasFirst = w.Entries[i].Message, true
 		c.hints[c.firstTask.ID] = w.Entries[i].LogPos
@@ -205,7 +206,7 @@ func (c *checker) beginCompaction(w *policies.Work) {
 	}
 	c.running = nil
 	if w.State.Execution.Running() && !w.HardLimitExceeded {
-		c.running = map[string]policies.Message{}
+		c.running = map[string]agentstate.Message{}
 		for i := range w.Entries {
 			if m := w.Entries[i].Message; m.ExecutionID != "" && m.ExecutionID == w.State.Execution.ID {
 				c.running[m.ID] = m
@@ -225,7 +226,7 @@ func (c *checker) beginCompaction(w *policies.Work) {
 
 func (c *checker) check(w *policies.Work, s *step) error {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w after %s: %s", policies.ErrInvariant, s.typ, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w after %s: %s", agentstate.ErrInvariant, s.typ, fmt.Sprintf(format, args...))
 	}
 	if id := c.index.index(w); id != "" {
 		return fail("message id %q appears twice", id)
@@ -292,11 +293,11 @@ func (c *checker) check(w *policies.Work, s *step) error {
 
 // namedFailures returns the failures that a summary in the view covers and
 // names (policies.NamesFailure).
-func namedFailures(w *policies.Work, failures map[string]policies.Message) map[string]bool {
+func namedFailures(w *policies.Work, failures map[string]agentstate.Message) map[string]bool {
 	named := map[string]bool{}
 	for i := range w.Entries {
 		m := &w.Entries[i].Message
-		if m.Kind != policies.KindSummary {
+		if m.Kind != agentstate.KindSummary {
 			continue
 		}
 		text := m.Text()
@@ -323,7 +324,7 @@ func checkToolUnits(w *policies.Work) error {
 	var calls []call
 	for u := range policies.EachUnit(w.Entries) {
 		head := &w.Entries[u.Start].Message
-		if head.Role == policies.RoleTool {
+		if head.Role == agentstate.RoleTool {
 			return fmt.Errorf("tool message %q does not follow the call it answers", head.ID)
 		}
 		if u.Len() == 1 && !head.HasToolCalls() {
@@ -332,13 +333,13 @@ func checkToolUnits(w *policies.Work) error {
 		// Units hold a handful of calls: a slice beats a map here.
 		calls = calls[:0]
 		for _, p := range head.Parts {
-			if p.Kind == policies.PartToolCall {
+			if p.Kind == agentstate.PartToolCall {
 				calls = append(calls, call{id: p.ToolCall.ID})
 			}
 		}
 		for i := u.Start + 1; i < u.End; i++ {
 			for _, p := range w.Entries[i].Message.Parts {
-				if p.Kind != policies.PartToolResult {
+				if p.Kind != agentstate.PartToolResult {
 					continue
 				}
 				k := 0
@@ -364,7 +365,7 @@ func checkToolUnits(w *policies.Work) error {
 }
 
 // sameMessage compares what a provider would see of two messages.
-func sameMessage(a, b *policies.Message) bool {
+func sameMessage(a, b *agentstate.Message) bool {
 	if a.ID != b.ID || a.Role != b.Role || a.Kind != b.Kind || len(a.Parts) != len(b.Parts) {
 		return false
 	}

@@ -1,6 +1,9 @@
 package pipeline
 
-import "github.com/contextcompiler/ctxc/policies"
+import (
+	"github.com/contextcompiler/ctxc/agentstate"
+	"github.com/contextcompiler/ctxc/policies"
+)
 
 // report assembles the run's report: per-message dispositions in log order and
 // the first output index that differs from the log.
@@ -96,7 +99,7 @@ func prefixes(w *policies.Work) (verbatim, stable int) {
 // entry after the last one found; a map is built only when a view reordered
 // or dropped something.
 type shownEntries struct {
-	entries []policies.Entry
+	entries []agentstate.Entry
 	next    int
 	byID    map[string]int
 }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // TestShownEntriesFindsTheFirstShowingEntry: over views made from a log by
@@ -16,17 +16,17 @@ func TestShownEntriesFindsTheFirstShowingEntry(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for run := range 2000 {
 		n := r.IntN(30)
-		var entries []policies.Entry
+		var entries []agentstate.Entry
 		for i := range n {
 			switch k := r.IntN(10); {
 			case k == 0: // dropped
 			case k == 1: // a summary or other entry of no log message
-				entries = append(entries, policies.Entry{})
-				entries = append(entries, policies.Entry{SourceID: "m" + strconv.Itoa(i)})
+				entries = append(entries, agentstate.Entry{})
+				entries = append(entries, agentstate.Entry{SourceID: "m" + strconv.Itoa(i)})
 			case k == 2: // shown twice
-				entries = append(entries, policies.Entry{SourceID: "m" + strconv.Itoa(i)}, policies.Entry{SourceID: "m" + strconv.Itoa(i)})
+				entries = append(entries, agentstate.Entry{SourceID: "m" + strconv.Itoa(i)}, agentstate.Entry{SourceID: "m" + strconv.Itoa(i)})
 			default:
-				entries = append(entries, policies.Entry{SourceID: "m" + strconv.Itoa(i)})
+				entries = append(entries, agentstate.Entry{SourceID: "m" + strconv.Itoa(i)})
 			}
 		}
 		if run%3 == 0 && len(entries) > 1 { // a view that reordered

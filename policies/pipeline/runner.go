@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -31,16 +32,16 @@ type Request struct {
 	// Profile is the profile name; "" selects the default.
 	Profile string
 	// State is the input; the run never modifies it.
-	State *policies.State
+	State *agentstate.State
 	// Options are the per-call options.
-	Options policies.Options
+	Options agentstate.Options
 	// Segment says how far to run.
 	Segment Segment
 	// Force makes the compact stage compact the end of the log even when no
 	// trigger fired (the Compact RPC).
 	Force bool
 	// Attachments are documents attached to the call.
-	Attachments []policies.Attachment
+	Attachments []agentstate.Attachment
 }
 
 // Result is what a run produced.
@@ -51,7 +52,7 @@ type Result struct {
 	Report policies.Report
 	// BudgetBefore is the budget of the whole log as the budget stage first
 	// computed it, before any compaction (nil when the profile has no budget stage).
-	BudgetBefore *policies.Budget
+	BudgetBefore *agentstate.Budget
 }
 
 // SystemMessageID is the id of the system prompt message in compiled output.
@@ -59,15 +60,15 @@ const SystemMessageID = "ctxc-system"
 
 // Messages returns what the model should see: the system prompt first (when
 // set) as a system message, then the compiled view.
-func (r *Result) Messages() []policies.Message { return r.MessagesFrom(0) }
+func (r *Result) Messages() []agentstate.Message { return r.MessagesFrom(0) }
 
 // MessagesFrom is Messages without the first skip messages.
-func (r *Result) MessagesFrom(skip int) []policies.Message {
+func (r *Result) MessagesFrom(skip int) []agentstate.Message {
 	entries := r.Work.Entries
-	out := make([]policies.Message, 0, max(0, len(entries)+1-skip))
+	out := make([]agentstate.Message, 0, max(0, len(entries)+1-skip))
 	if sp := r.Work.State.Context.SystemPrompt; sp != "" {
 		if skip == 0 {
-			out = append(out, policies.Message{ID: SystemMessageID, Role: policies.RoleSystem, Parts: []policies.Part{policies.TextPart(sp)}})
+			out = append(out, agentstate.Message{ID: SystemMessageID, Role: agentstate.RoleSystem, Parts: []agentstate.Part{agentstate.TextPart(sp)}})
 		} else {
 			skip--
 		}
@@ -93,7 +94,7 @@ func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
 		Options:     req.Options,
 		Model:       info,
 		Counter:     counter,
-		Entries:     policies.EntriesFromLog(req.State.Context.Messages),
+		Entries:     agentstate.EntriesFromLog(req.State.Context.Messages),
 		RecentTurns: p.info.RecentTurns,
 		Attachments: req.Attachments,
 	}
@@ -117,7 +118,7 @@ type runner struct {
 	stages       []policies.StageReport
 	counted      bool // the estimate stage has run: entries are counted after every step
 	checks       *checker
-	budgetBefore *policies.Budget
+	budgetBefore *agentstate.Budget
 	// measure is the step that computes the budget; it runs again, through
 	// step, whenever the view changed since it last ran (dirty).
 	measure *step
@@ -134,7 +135,7 @@ type runner struct {
 	// saved is transform's copy of the view before a step, reused from one
 	// transform to the next (a long log makes two at each of its
 	// compaction points); a reverted step's copy becomes the view.
-	saved []policies.Entry
+	saved []agentstate.Entry
 }
 
 // run executes the profile's steps: those before the compact stage in order,
@@ -333,7 +334,7 @@ func (r *runner) transform(ctx context.Context, s *step) (bool, error) {
 	defer w.Release()
 	mark := len(r.stages)
 	if err := r.step(ctx, s); err != nil {
-		var irreducible *policies.IrreducibleError
+		var irreducible *agentstate.IrreducibleError
 		if errors.As(err, &irreducible) {
 			return false, irreducible
 		}
@@ -384,7 +385,7 @@ func abs(n int) int {
 }
 
 // sameEntries reports whether two views show the same messages unchanged.
-func sameEntries(a, b []policies.Entry) bool {
+func sameEntries(a, b []agentstate.Entry) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -10,30 +10,31 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
-func text(id string, role policies.Role, s string) policies.Message {
-	return policies.Message{ID: id, Role: role, Parts: []policies.Part{policies.TextPart(s)}}
+func text(id string, role agentstate.Role, s string) agentstate.Message {
+	return agentstate.Message{ID: id, Role: role, Parts: []agentstate.Part{agentstate.TextPart(s)}}
 }
 
 // chatState is a finished four-turn chat with a pinned rule. By the fake
 // counter: system prompt 2 tokens, u1 30, rule 9, the six others 28 each: 209.
-func chatState() *policies.State {
+func chatState() *agentstate.State {
 	long := strings.Repeat("word ", 20)
-	pinned := text("rule", policies.RoleUser, "always answer in French")
+	pinned := text("rule", agentstate.RoleUser, "always answer in French")
 	pinned.Pinned = true
-	return &policies.State{
-		Model: policies.ModelSpec{Name: "fake"},
-		Context: policies.Context{SystemPrompt: "be brief", Messages: []policies.Message{
-			text("u1", policies.RoleUser, "task: "+long),
-			text("a1", policies.RoleAssistant, long),
+	return &agentstate.State{
+		Model: agentstate.ModelSpec{Name: "fake"},
+		Context: agentstate.Context{SystemPrompt: "be brief", Messages: []agentstate.Message{
+			text("u1", agentstate.RoleUser, "task: "+long),
+			text("a1", agentstate.RoleAssistant, long),
 			pinned,
-			text("u2", policies.RoleUser, long),
-			text("a2", policies.RoleAssistant, long),
-			text("u3", policies.RoleUser, long),
-			text("a3", policies.RoleAssistant, long),
-			text("u4", policies.RoleUser, long),
+			text("u2", agentstate.RoleUser, long),
+			text("a2", agentstate.RoleAssistant, long),
+			text("u3", agentstate.RoleUser, long),
+			text("a3", agentstate.RoleAssistant, long),
+			text("u4", agentstate.RoleUser, long),
 		}},
 	}
 }
@@ -231,7 +232,7 @@ func TestInvariantViolationIsAnErrorNotOutput(t *testing.T) {
       settings: {drop_pinned: true}
 `
 	_, err := catalogWith(t, nil, 100000, profile).Run(t.Context(), Request{State: chatState()})
-	if !errors.Is(err, policies.ErrInvariant) {
+	if !errors.Is(err, agentstate.ErrInvariant) {
 		t.Fatalf("err = %v, want ErrInvariant", err)
 	}
 	if !strings.HasPrefix(err.Error(), "stage project: invariant violated after project: pinned message \"rule\"") {
@@ -274,7 +275,7 @@ func checkInvariantError(t *testing.T, chain []string, settings, want string) {
 	}
 	profile += "      settings: " + settings + "\n"
 	_, err := catalogWith(t, nil, 100000, profile).Run(t.Context(), Request{State: chatState()})
-	if !errors.Is(err, policies.ErrInvariant) || err.Error() != want {
+	if !errors.Is(err, agentstate.ErrInvariant) || err.Error() != want {
 		t.Errorf("%s: err = %v, want %s", settings, err, want)
 	}
 }
@@ -303,7 +304,7 @@ func TestStillOverTheWindowAfterCompactionIsIrreducible(t *testing.T) {
     - policy: clamp
 `
 	_, err := catalogWith(t, nil, 100, profile).Run(t.Context(), Request{State: chatState()})
-	var irr *policies.IrreducibleError
+	var irr *agentstate.IrreducibleError
 	if !errors.As(err, &irr) {
 		t.Fatalf("err = %v, want IrreducibleError", err)
 	}
@@ -338,9 +339,9 @@ func TestCompactPersistsSummariesAndMasksWithoutLosingMessages(t *testing.T) {
 	}
 	// Simulate what compaction policies leave on the Work, then persist it.
 	w := res.Work
-	w.Masks = map[string]policies.Mask{"a1": {Reason: "test", Placeholder: "[masked]", OriginalTokenCount: 28}}
-	w.Appended = []policies.Message{{ID: "ctxc-summary-x", Role: policies.RoleUser, Kind: policies.KindSummary,
-		Parts: []policies.Part{policies.TextPart("summary")}, CoversMessageIDs: []string{"a1", "u2"}}}
+	w.Masks = map[string]agentstate.Mask{"a1": {Reason: "test", Placeholder: "[masked]", OriginalTokenCount: 28}}
+	w.Appended = []agentstate.Message{{ID: "ctxc-summary-x", Role: agentstate.RoleUser, Kind: agentstate.KindSummary,
+		Parts: []agentstate.Part{agentstate.TextPart("summary")}, CoversMessageIDs: []string{"a1", "u2"}}}
 	out := persist(st, w, false)
 	if len(out.Context.Messages) != len(st.Context.Messages)+1 {
 		t.Fatalf("log has %d messages, want %d", len(out.Context.Messages), len(st.Context.Messages)+1)

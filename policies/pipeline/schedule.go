@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -88,7 +89,7 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 	// The view grows as the points pass and shrinks at each compaction, so
 	// it stays about the window's size: grown on demand, not sized for the
 	// whole log (16 MB at 100,000 messages, for a view of a tenth of that).
-	view := make([]policies.Entry, 0, min(len(full), 1024))
+	view := make([]agentstate.Entry, 0, min(len(full), 1024))
 	used, pos := preamble, 0
 	for _, p := range points {
 		if err := ctx.Err(); err != nil {
@@ -120,7 +121,7 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 }
 
 // recentEntry is the index of the first entry of the recency window.
-func recentEntry(view []policies.Entry, recentTurns int) int {
+func recentEntry(view []agentstate.Entry, recentTurns int) int {
 	return policies.RecentStart(view, max(recentTurns, 1))
 }
 
@@ -197,7 +198,7 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 		return err
 	}
 	if sends && w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
-		return &policies.IrreducibleError{
+		return &agentstate.IrreducibleError{
 			NeededTokens:    w.UsedTokens(),
 			AvailableTokens: w.HardLimit,
 			Detail:          fmt.Sprintf("profile %q compacted as far as its policies allow and still does not fit", r.p.info.Name),
@@ -307,7 +308,7 @@ func (r *runner) runChain(ctx context.Context, chain []step, pass int, final boo
 		}
 		ch, err := r.transform(ctx, s)
 		if err != nil {
-			var irreducible *policies.IrreducibleError
+			var irreducible *agentstate.IrreducibleError
 			if errors.As(err, &irreducible) && !final {
 				continue
 			}
@@ -319,7 +320,7 @@ func (r *runner) runChain(ctx context.Context, chain []step, pass int, final boo
 }
 
 // prints identifies the entries of a view, to find later where it changed.
-func prints(entries []policies.Entry) []entryPrint {
+func prints(entries []agentstate.Entry) []entryPrint {
 	out := make([]entryPrint, len(entries))
 	for i := range entries {
 		out[i] = printOf(&entries[i].Message)
@@ -339,7 +340,7 @@ func unsettleFrom(w *policies.Work, before []entryPrint) {
 }
 
 // lastLogID is the id of the log message the view ends with.
-func lastLogID(entries []policies.Entry) string {
+func lastLogID(entries []agentstate.Entry) string {
 	for i := len(entries) - 1; i >= 0; i-- {
 		if id := entries[i].SourceID; id != "" {
 			return id

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // BM25 parameters (Robertson's usual values).
@@ -98,7 +98,7 @@ func chunkText(s string, size int) []string {
 // the earlier chunk) within budgetTokens, in their original order, marking
 // the gaps. Chunks matching no query term are kept only when none matches
 // (then the head is kept). It returns "" when not even one chunk fits.
-func Extract(content, query string, chunkChars, budgetTokens int, counter policies.TokenCounter) string {
+func Extract(content, query string, chunkChars, budgetTokens int, counter agentstate.TokenCounter) string {
 	chunks := chunkText(content, chunkChars)
 	scores := BM25Scores(chunks, query)
 	order := make([]int, len(chunks))

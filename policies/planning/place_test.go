@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/planning"
 	"github.com/contextcompiler/ctxc/policies/statetest"
@@ -32,12 +33,12 @@ func manual() string {
 // not, left out with a warning when not even an extract fits. Tool results
 // stay as they are, and the placed message is pinned, so compaction keeps it.
 func TestPlaceAttachments(t *testing.T) {
-	goal := &policies.Goal{Description: "Find out how long the archive bucket keeps exports", SuccessCriteria: []string{"retention period named"}}
+	goal := &agentstate.Goal{Description: "Find out how long the archive bucket keeps exports", SuccessCriteria: []string{"retention period named"}}
 	tests := []struct {
 		name        string
-		attachment  policies.Attachment
+		attachment  agentstate.Attachment
 		budget      int // tokens left for attachments under the soft threshold
-		goal        *policies.Goal
+		goal        *agentstate.Goal
 		wantIDs     []string
 		wantUsage   string // strategy of the attachment
 		wantIn      string // text the placed message holds
@@ -46,28 +47,28 @@ func TestPlaceAttachments(t *testing.T) {
 	}{
 		{
 			name:       "fits: placed whole before the latest turn",
-			attachment: policies.Attachment{ID: "runbook", Title: "Export runbook", Content: "Check the disk quota of /var/data first."},
+			attachment: agentstate.Attachment{ID: "runbook", Title: "Export runbook", Content: "Check the disk quota of /var/data first."},
 			budget:     5000,
 			wantIDs:    []string{"m1", "m2", "m3", "m4", planning.AttachmentsMessageID, "m5"},
 			wantUsage:  "include", wantIn: `<attachment id="runbook" type="document" title="Export runbook">` + "\nCheck the disk quota",
 		},
 		{
 			name:       "too large: an extract that answers the goal",
-			attachment: policies.Attachment{ID: "manual", Content: manual()},
+			attachment: agentstate.Attachment{ID: "manual", Content: manual()},
 			budget:     3400, goal: goal,
 			wantIDs:   []string{"m1", "m2", "m3", "m4", planning.AttachmentsMessageID, "m5"},
 			wantUsage: "extract", wantIn: "Archive bucket retention is 30 days", wantWarning: `place_attachments: attachment "manual" cut to an extract of `,
 		},
 		{
 			name:       "too large without a goal: the extract follows the question alone",
-			attachment: policies.Attachment{ID: "manual", Content: manual()},
+			attachment: agentstate.Attachment{ID: "manual", Content: manual()},
 			budget:     3400,
 			wantIDs:    []string{"m1", "m2", "m3", "m4", planning.AttachmentsMessageID, "m5"},
 			wantUsage:  "extract", wantOut: "Archive bucket retention", wantWarning: `place_attachments: attachment "manual" cut to an extract of `,
 		},
 		{
 			name:       "no room at all: left out, with a warning",
-			attachment: policies.Attachment{ID: "manual", Content: manual()},
+			attachment: agentstate.Attachment{ID: "manual", Content: manual()},
 			budget:     100,
 			wantIDs:    []string{"m1", "m2", "m3", "m4", "m5"},
 			wantUsage:  "exclude", wantWarning: `place_attachments: attachment "manual" left out: did not fit the budget; no budget left for an extract`,
@@ -86,8 +87,8 @@ func TestPlaceAttachments(t *testing.T) {
 			w := statetest.Work(session())
 			w.RecentTurns = 1
 			statetest.Recount(w)
-			w.Budget = &policies.Budget{ContextWindow: 128000, Used: w.UsedTokens(), SoftThreshold: w.UsedTokens() + tt.budget}
-			w.Attachments = []policies.Attachment{tt.attachment}
+			w.Budget = &agentstate.Budget{ContextWindow: 128000, Used: w.UsedTokens(), SoftThreshold: w.UsedTokens() + tt.budget}
+			w.Attachments = []agentstate.Attachment{tt.attachment}
 			w.Options.Goal = tt.goal
 			before := toolContent(w)
 			if err := p.Apply(context.Background(), w); err != nil {
@@ -120,7 +121,7 @@ func TestPlaceAttachments(t *testing.T) {
 	}
 }
 
-func placedAttachments(w *policies.Work) *policies.Message {
+func placedAttachments(w *policies.Work) *agentstate.Message {
 	for i := range w.Entries {
 		if w.Entries[i].Message.ID == planning.AttachmentsMessageID {
 			return &w.Entries[i].Message

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/llm/llmtest"
 	"github.com/contextcompiler/ctxc/policies"
@@ -30,7 +31,7 @@ const (
 
 // session is two finished turns: the first read a 12K-character log (a
 // historical artifact), the second asks about it.
-func session() *policies.State {
+func session() *agentstate.State {
 	var log strings.Builder
 	for i := 0; log.Len() < 12000; i++ {
 		fmt.Fprintf(&log, "INFO step %d of the export completed normally\n", i)
@@ -38,27 +39,27 @@ func session() *policies.State {
 			log.WriteString(needle + "\n")
 		}
 	}
-	text := func(id string, role policies.Role, s string) policies.Message {
-		return policies.Message{ID: id, Role: role, ExecutionID: "e" + id[1:2], Parts: []policies.Part{policies.TextPart(s)}}
+	text := func(id string, role agentstate.Role, s string) agentstate.Message {
+		return agentstate.Message{ID: id, Role: role, ExecutionID: "e" + id[1:2], Parts: []agentstate.Part{agentstate.TextPart(s)}}
 	}
-	msgs := []policies.Message{
-		{ID: "m1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("Read the export log.")}},
-		{ID: "m2", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "read_file", ArgumentsJSON: `{"path":"/var/log/export.log"}`}}}},
-		{ID: "m3", Role: policies.RoleTool, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "c1", Name: "read_file", Content: log.String()}}}},
-		{ID: "m4", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{policies.TextPart("The log has 250 lines.")}},
-		text("m5", policies.RoleUser, question),
+	msgs := []agentstate.Message{
+		{ID: "m1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("Read the export log.")}},
+		{ID: "m2", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "read_file", ArgumentsJSON: `{"path":"/var/log/export.log"}`}}}},
+		{ID: "m3", Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "read_file", Content: log.String()}}}},
+		{ID: "m4", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{agentstate.TextPart("The log has 250 lines.")}},
+		text("m5", agentstate.RoleUser, question),
 	}
 	msgs[4].ExecutionID = ""
-	return &policies.State{Context: policies.Context{Messages: msgs, SystemPrompt: "You are an ops assistant."},
-		Model: policies.ModelSpec{Name: "target"}, Execution: policies.Execution{ID: "e2", Status: policies.ExecutionRunning}}
+	return &agentstate.State{Context: agentstate.Context{Messages: msgs, SystemPrompt: "You are an ops assistant."},
+		Model: agentstate.ModelSpec{Name: "target"}, Execution: agentstate.Execution{ID: "e2", Status: agentstate.ExecutionRunning}}
 }
 
 // work is the Work the plan stage gets: budget set, recency window of one turn.
 func work(budgetTokens int) *policies.Work {
 	w := statetest.Work(session())
 	w.RecentTurns = 1
-	w.Attachments = []policies.Attachment{{ID: "runbook", Title: "Export runbook", Source: "https://wiki/runbook", Content: "If the export fails, check the disk quota of /var/data first."}}
-	w.Budget = &policies.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: budgetTokens, Remaining: 128000 - w.UsedTokens() - 4096}
+	w.Attachments = []agentstate.Attachment{{ID: "runbook", Title: "Export runbook", Source: "https://wiki/runbook", Content: "If the export fails, check the disk quota of /var/data first."}}
+	w.Budget = &agentstate.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: budgetTokens, Remaining: 128000 - w.UsedTokens() - 4096}
 	return w
 }
 
@@ -141,9 +142,9 @@ func TestPlanOutcomes(t *testing.T) {
 			err := newPolicy(t, deps, tc.strict).Apply(context.Background(), w)
 			statetest.Recount(w)
 			if tc.wantErr {
-				var unavailable *policies.UnavailableError
+				var unavailable *agentstate.UnavailableError
 				if !errors.As(err, &unavailable) {
-					t.Fatalf("err %v, want *policies.UnavailableError", err)
+					t.Fatalf("err %v, want *agentstate.UnavailableError", err)
 				}
 				return
 			}
@@ -259,8 +260,8 @@ func TestNoPlanningWhenItFits(t *testing.T) {
 	st.Context.Messages[2].Parts[0].ToolResult.Content = "short log"
 	w := statetest.Work(st)
 	w.RecentTurns = 2 // the tool result is protected: only the attachment is an artifact
-	w.Budget = &policies.Budget{ContextWindow: 128000, SoftThreshold: 50000}
-	w.Attachments = []policies.Attachment{{Content: "small doc"}}
+	w.Budget = &agentstate.Budget{ContextWindow: 128000, SoftThreshold: 50000}
+	w.Attachments = []agentstate.Attachment{{Content: "small doc"}}
 	if err := newPolicy(t, planning.Deps{Planner: s.client}, true).Apply(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
@@ -287,21 +288,21 @@ func TestConfigValidate(t *testing.T) {
 // shown the largest that fit, the others follow the deterministic plan, and
 // the report says so.
 func TestPlannerPromptIsBoundedByMaxPromptChars(t *testing.T) {
-	msgs := []policies.Message{{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("Collect the shard logs.")}}}
+	msgs := []agentstate.Message{{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("Collect the shard logs.")}}}
 	for i := range 120 {
 		id := fmt.Sprintf("c%d", i)
 		body := strings.Repeat(fmt.Sprintf("shard %d: INFO compaction step completed\n", i), 40+i) // larger as i grows
 		msgs = append(msgs,
-			policies.Message{ID: "a" + id, Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: "read_file", ArgumentsJSON: `{}`}}}},
-			policies.Message{ID: "t" + id, Role: policies.RoleTool, ExecutionID: "e1", Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: id, Name: "read_file", Content: body}}}})
+			agentstate.Message{ID: "a" + id, Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: "read_file", ArgumentsJSON: `{}`}}}},
+			agentstate.Message{ID: "t" + id, Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: id, Name: "read_file", Content: body}}}})
 	}
 	msgs = append(msgs,
-		policies.Message{ID: "a-end", Role: policies.RoleAssistant, ExecutionID: "e1", Parts: []policies.Part{policies.TextPart("Collected.")}},
-		policies.Message{ID: "u2", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart(question)}})
-	w := statetest.Work(&policies.State{Context: policies.Context{Messages: msgs}, Model: policies.ModelSpec{Name: "target"},
-		Execution: policies.Execution{ID: "e2", Status: policies.ExecutionRunning}})
+		agentstate.Message{ID: "a-end", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{agentstate.TextPart("Collected.")}},
+		agentstate.Message{ID: "u2", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(question)}})
+	w := statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: msgs}, Model: agentstate.ModelSpec{Name: "target"},
+		Execution: agentstate.Execution{ID: "e2", Status: agentstate.ExecutionRunning}})
 	w.RecentTurns = 1
-	w.Budget = &policies.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: 8000, Remaining: 128000 - w.UsedTokens() - 4096}
+	w.Budget = &agentstate.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: 8000, Remaining: 128000 - w.UsedTokens() - 4096}
 
 	largest := `{"artifacts":[{"artifact_id":"tool:c119","strategy":"summarize","priority":1,"relevance_rationale":"largest","summarization_focus":"errors"}],"reasoning":"r"}`
 	s := newSetup(t, llmtest.Reply{Content: largest}, llmtest.Reply{Content: "No errors in shard 119."})

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/llm"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/accounting"
@@ -70,7 +71,7 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case p.cfg.Strict:
-			return &policies.UnavailableError{Backend: "planner model", Detail: err.Error()}
+			return &agentstate.UnavailableError{Backend: "planner model", Detail: err.Error()}
 		default:
 			failures = append(failures, fmt.Sprintf("planning (%s) failed: %v; used the deterministic plan", why, err))
 		}
@@ -116,7 +117,7 @@ func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 	var arts []*Artifact
 	for i := range w.Entries {
 		m := &w.Entries[i].Message
-		if attachmentsOnly || m.Role != policies.RoleTool || m.Mask != nil {
+		if attachmentsOnly || m.Role != agentstate.RoleTool || m.Mask != nil {
 			continue
 		}
 		eligible := !protected[i] || (widen && !m.Pinned && !failures[i])
@@ -125,7 +126,7 @@ func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 		}
 		for j := range m.Parts {
 			r := &m.Parts[j].ToolResult
-			if m.Parts[j].Kind != policies.PartToolResult || r.Content == "" {
+			if m.Parts[j].Kind != agentstate.PartToolResult || r.Content == "" {
 				continue
 			}
 			arts = append(arts, &Artifact{
@@ -326,7 +327,7 @@ func (p policy) execute(ctx context.Context, w *policies.Work, plan Plan, arts [
 					return nil, ctx.Err()
 				}
 				if p.cfg.Strict {
-					return nil, &policies.UnavailableError{Backend: "summarizer model", Detail: err.Error()}
+					return nil, &agentstate.UnavailableError{Backend: "summarizer model", Detail: err.Error()}
 				}
 				*failures = append(*failures, fmt.Sprintf("summary of %s failed: %v; extracted instead", a.ID, err))
 				o = p.extract(w, a, query, min(remaining, p.cfg.MaxExtractTokens), "its summary failed")
@@ -434,7 +435,7 @@ func (p policy) applyOutcomes(w *policies.Work, arts []*Artifact, outcomes map[s
 		e := &w.Entries[a.entry]
 		if !touched[a.entry] {
 			// The view's parts may share their array with the request's state.
-			e.Message.Parts = append([]policies.Part(nil), e.Message.Parts...)
+			e.Message.Parts = append([]agentstate.Part(nil), e.Message.Parts...)
 			touched[a.entry] = true
 		}
 		e.Message.Parts[a.part].ToolResult.Content = o.content
@@ -457,13 +458,13 @@ func (p policy) applyOutcomes(w *policies.Work, arts []*Artifact, outcomes map[s
 	}
 	// Pinned: the attachments belong to this request, so compaction keeps
 	// them as placed (they were sized to the budget).
-	msg := policies.Message{
-		ID: AttachmentsMessageID, Role: policies.RoleUser, Kind: policies.KindEvent, Pinned: true,
-		Parts: []policies.Part{policies.TextPart("Documents attached to this request:\n\n" + strings.Join(attached, "\n\n"))},
+	msg := agentstate.Message{
+		ID: AttachmentsMessageID, Role: agentstate.RoleUser, Kind: agentstate.KindEvent, Pinned: true,
+		Parts: []agentstate.Part{agentstate.TextPart("Documents attached to this request:\n\n" + strings.Join(attached, "\n\n"))},
 	}
-	entries := make([]policies.Entry, 0, len(w.Entries)+1)
+	entries := make([]agentstate.Entry, 0, len(w.Entries)+1)
 	entries = append(entries, w.Entries[:at]...)
-	entries = append(entries, policies.Entry{Message: msg})
+	entries = append(entries, agentstate.Entry{Message: msg})
 	entries = append(entries, w.Entries[at:]...)
 	w.Entries = entries
 	w.Touch(at)

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/providers"
 )
@@ -22,7 +23,7 @@ func NewFactory() policies.Factory {
 type renderer struct{}
 
 func (renderer) Apply(_ context.Context, w *policies.Work) error {
-	if w.Options.Render == policies.RenderNone {
+	if w.Options.Render == agentstate.RenderNone {
 		return nil
 	}
 	body, omitted, err := providers.RenderWork(w)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/statetest"
 )
@@ -14,17 +15,17 @@ import (
 // reasoningWork is a view with what some providers cannot take: reasoning
 // parts (not OpenAI) and a response format (not Anthropic).
 func reasoningWork() *policies.Work {
-	st := &policies.State{
-		SchemaVersion: policies.CurrentSchemaVersion,
-		Model:         policies.ModelSpec{Name: "claude-opus-4-1"},
-		Context: policies.Context{
+	st := &agentstate.State{
+		SchemaVersion: agentstate.CurrentSchemaVersion,
+		Model:         agentstate.ModelSpec{Name: "claude-opus-4-1"},
+		Context: agentstate.Context{
 			SystemPrompt:   "You answer briefly.",
 			ResponseFormat: `{"type":"object","properties":{"answer":{"type":"string"}}}`,
-			Messages: []policies.Message{
-				{ID: "u1", Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("What is 2+2?")}},
-				{ID: "a1", Role: policies.RoleAssistant, Parts: []policies.Part{
-					{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: "Add them.", Signature: []byte{1, 2}}},
-					policies.TextPart("4"),
+			Messages: []agentstate.Message{
+				{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("What is 2+2?")}},
+				{ID: "a1", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{
+					{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: "Add them.", Signature: []byte{1, 2}}},
+					agentstate.TextPart("4"),
 				}},
 			},
 		},
@@ -43,14 +44,14 @@ func TestPolicy(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		format     policies.RenderFormat
+		format     agentstate.RenderFormat
 		wantPrefix string
 		wantWarns  []string
 	}{
-		{"none leaves Rendered empty", policies.RenderNone, "", nil},
-		{"openai warns about reasoning", policies.RenderOpenAI, `{"model":"claude-opus-4-1","messages":[{"role":"system"`,
+		{"none leaves Rendered empty", agentstate.RenderNone, "", nil},
+		{"openai warns about reasoning", agentstate.RenderOpenAI, `{"model":"claude-opus-4-1","messages":[{"role":"system"`,
 			[]string{"render openai: 1 reasoning part(s) omitted (Chat Completions accepts no reasoning input)"}},
-		{"anthropic warns about the response format", policies.RenderAnthropic, `{"model":"claude-opus-4-1","system":"You answer briefly."`,
+		{"anthropic warns about the response format", agentstate.RenderAnthropic, `{"model":"claude-opus-4-1","system":"You answer briefly."`,
 			[]string{"render anthropic: 1 response format(s) omitted (the Messages API has no response_format)"}},
 	}
 	for _, tt := range tests {
@@ -79,9 +80,9 @@ func TestPolicyReturnsTheRenderError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := statetest.Work(&policies.State{Model: policies.ModelSpec{Name: "m"}})
-	w.Options.Render = policies.RenderAnthropic
-	var invalid *policies.InvalidArgumentError
+	w := statetest.Work(&agentstate.State{Model: agentstate.ModelSpec{Name: "m"}})
+	w.Options.Render = agentstate.RenderAnthropic
+	var invalid *agentstate.InvalidArgumentError
 	if err := p.Apply(t.Context(), w); err == nil || !errors.As(err, &invalid) || invalid.Violations[0].Field != "options.render" {
 		t.Fatalf("err = %v, want an InvalidArgumentError on options.render", err)
 	}

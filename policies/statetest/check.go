@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -35,22 +36,22 @@ func Check(w *policies.Work) []string {
 	}
 	for _, u := range policies.Units(w.Entries) {
 		head := &w.Entries[u.Start].Message
-		if !(head.Role == policies.RoleAssistant && head.HasToolCalls()) {
-			if head.Role == policies.RoleTool {
+		if !(head.Role == agentstate.RoleAssistant && head.HasToolCalls()) {
+			if head.Role == agentstate.RoleTool {
 				out = append(out, fmt.Sprintf("%s: orphan tool message (no calling assistant message before it)", head.ID))
 			}
 			continue
 		}
 		calls := make(map[string]bool)
 		for _, p := range head.Parts {
-			if p.Kind == policies.PartToolCall {
+			if p.Kind == agentstate.PartToolCall {
 				calls[p.ToolCall.ID] = false
 			}
 		}
 		for i := u.Start + 1; i < u.End; i++ {
 			m := &w.Entries[i].Message
 			for _, p := range m.Parts {
-				if p.Kind != policies.PartToolResult {
+				if p.Kind != agentstate.PartToolResult {
 					continue
 				}
 				answered, ok := calls[p.ToolResult.ToolCallID]
@@ -67,7 +68,7 @@ func Check(w *policies.Work) []string {
 			continue
 		}
 		for _, p := range head.Parts {
-			if p.Kind == policies.PartToolCall && !calls[p.ToolCall.ID] {
+			if p.Kind == agentstate.PartToolCall && !calls[p.ToolCall.ID] {
 				out = append(out, fmt.Sprintf("%s: call %q of a finished execution has no result", head.ID, p.ToolCall.ID))
 			}
 		}
@@ -75,7 +76,7 @@ func Check(w *policies.Work) []string {
 	return out
 }
 
-func inRunning(w *policies.Work, m *policies.Message) bool {
+func inRunning(w *policies.Work, m *agentstate.Message) bool {
 	return w.State != nil && w.State.Execution.Running() && m.ExecutionID == w.State.Execution.ID
 }
 
@@ -91,16 +92,16 @@ func inRunning(w *policies.Work, m *policies.Message) bool {
 //
 // "Shown" means an entry whose SourceID is the log id; "verbatim" means
 // reflect.DeepEqual on the Message. With duplicate log ids the first wins.
-func CheckPreserved(st *policies.State, w *policies.Work) []string {
+func CheckPreserved(st *agentstate.State, w *policies.Work) []string {
 	var out []string
-	log := make(map[string]*policies.Message, len(st.Context.Messages))
+	log := make(map[string]*agentstate.Message, len(st.Context.Messages))
 	for i := range st.Context.Messages {
 		m := &st.Context.Messages[i]
 		if _, dup := log[m.ID]; !dup {
 			log[m.ID] = m
 		}
 	}
-	shown := make(map[string]*policies.Message, len(w.Entries))
+	shown := make(map[string]*agentstate.Message, len(w.Entries))
 	for i := range w.Entries {
 		if src := w.Entries[i].SourceID; src != "" {
 			if _, dup := shown[src]; !dup {
@@ -112,7 +113,7 @@ func CheckPreserved(st *policies.State, w *policies.Work) []string {
 	for _, r := range w.Repairs {
 		repaired[r.MessageID] = true
 	}
-	logEntries := policies.EntriesFromLog(st.Context.Messages)
+	logEntries := agentstate.EntriesFromLog(st.Context.Messages)
 	if first := policies.FirstTask(logEntries); first >= 0 {
 		id := logEntries[first].Message.ID
 		if got, ok := shown[id]; repaired[id] {
@@ -150,7 +151,7 @@ func CheckPreserved(st *policies.State, w *policies.Work) []string {
 			out = append(out, fmt.Sprintf("%s is changed and has neither disposition nor repair", id))
 		}
 		for _, p := range got.Parts {
-			if p.Kind == policies.PartReasoning && !hasReasoning(src, p.Reasoning) {
+			if p.Kind == agentstate.PartReasoning && !hasReasoning(src, p.Reasoning) {
 				out = append(out, fmt.Sprintf("%s: reasoning part not byte-identical to its source", id))
 			}
 		}
@@ -159,9 +160,9 @@ func CheckPreserved(st *policies.State, w *policies.Work) []string {
 	return out
 }
 
-func hasReasoning(m *policies.Message, r policies.Reasoning) bool {
+func hasReasoning(m *agentstate.Message, r agentstate.Reasoning) bool {
 	for _, p := range m.Parts {
-		if p.Kind == policies.PartReasoning && p.Reasoning.Text == r.Text && bytes.Equal(p.Reasoning.Signature, r.Signature) {
+		if p.Kind == agentstate.PartReasoning && p.Reasoning.Text == r.Text && bytes.Equal(p.Reasoning.Signature, r.Signature) {
 			return true
 		}
 	}

@@ -3,7 +3,7 @@ package statetest
 import (
 	"fmt"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // FromBytes decodes arbitrary bytes into a state, for fuzz targets. It never
@@ -12,9 +12,9 @@ import (
 // and the next byte, when needed, its argument. Call ids come from a small space
 // so that results match, miss and duplicate calls. The result is usually
 // broken in every way normalize is meant to repair, and in some it is not.
-func FromBytes(data []byte) *policies.State {
-	st := &policies.State{SchemaVersion: policies.CurrentSchemaVersion, Model: policies.ModelSpec{Name: "fuzz"}}
-	var msgs []policies.Message
+func FromBytes(data []byte) *agentstate.State {
+	st := &agentstate.State{SchemaVersion: agentstate.CurrentSchemaVersion, Model: agentstate.ModelSpec{Name: "fuzz"}}
+	var msgs []agentstate.Message
 	exec := ""
 	arg := func(i *int) byte {
 		*i++
@@ -23,62 +23,62 @@ func FromBytes(data []byte) *policies.State {
 		}
 		return 0
 	}
-	last := func() *policies.Message {
+	last := func() *agentstate.Message {
 		if len(msgs) == 0 {
 			return nil
 		}
 		return &msgs[len(msgs)-1]
 	}
-	add := func(m policies.Message) {
+	add := func(m agentstate.Message) {
 		m.ID = fmt.Sprintf("m%d", len(msgs))
 		m.ExecutionID = exec
 		msgs = append(msgs, m)
 	}
-	result := func(a byte) policies.Part {
+	result := func(a byte) agentstate.Part {
 		name := ""
 		if a&0x10 != 0 {
 			name = toolNames[int(a)%len(toolNames)]
 		}
-		return policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{
+		return agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{
 			ToolCallID: fmt.Sprintf("c%d", a%8), Name: name, Content: words[int(a)%len(words)], IsError: a&0x20 != 0}}
 	}
 	for i := 0; i < len(data) && len(msgs) < 512; i++ {
 		op := data[i] % 16
 		switch op {
 		case 0:
-			add(policies.Message{Role: policies.RoleUser, Parts: []policies.Part{policies.TextPart("task " + words[int(arg(&i))%len(words)])}})
+			add(agentstate.Message{Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("task " + words[int(arg(&i))%len(words)])}})
 		case 1:
-			add(policies.Message{Role: policies.RoleUser, Kind: policies.KindEvent, Parts: []policies.Part{policies.TextPart("[event]")}})
+			add(agentstate.Message{Role: agentstate.RoleUser, Kind: agentstate.KindEvent, Parts: []agentstate.Part{agentstate.TextPart("[event]")}})
 		case 2:
-			add(policies.Message{Role: policies.RoleSystem, Kind: policies.KindEvent, Parts: []policies.Part{policies.TextPart("[system event]")}})
+			add(agentstate.Message{Role: agentstate.RoleSystem, Kind: agentstate.KindEvent, Parts: []agentstate.Part{agentstate.TextPart("[system event]")}})
 		case 3:
-			add(policies.Message{Role: policies.RoleAssistant, Parts: []policies.Part{policies.TextPart("answer")}})
+			add(agentstate.Message{Role: agentstate.RoleAssistant, Parts: []agentstate.Part{agentstate.TextPart("answer")}})
 		case 4:
 			a := arg(&i)
-			m := policies.Message{Role: policies.RoleAssistant}
+			m := agentstate.Message{Role: agentstate.RoleAssistant}
 			for k := 0; k <= int(a%3); k++ {
 				id := fmt.Sprintf("c%d", (int(a)+k)%8)
-				m.Parts = append(m.Parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: toolNames[k%len(toolNames)], ArgumentsJSON: `{"k":` + fmt.Sprint(k) + `}`}})
+				m.Parts = append(m.Parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: toolNames[k%len(toolNames)], ArgumentsJSON: `{"k":` + fmt.Sprint(k) + `}`}})
 			}
 			add(m)
 		case 5:
-			add(policies.Message{Role: policies.RoleTool, Parts: []policies.Part{result(arg(&i))}})
+			add(agentstate.Message{Role: agentstate.RoleTool, Parts: []agentstate.Part{result(arg(&i))}})
 		case 6:
-			add(policies.Message{Role: policies.RoleTool, Parts: []policies.Part{result(arg(&i)), result(arg(&i))}})
+			add(agentstate.Message{Role: agentstate.RoleTool, Parts: []agentstate.Part{result(arg(&i)), result(arg(&i))}})
 		case 7:
 			a, b := int(arg(&i)), int(arg(&i))
 			var covers []string
 			for k := 0; k < b%6 && len(msgs) > 0; k++ {
 				covers = append(covers, msgs[(a+k)%len(msgs)].ID)
 			}
-			add(policies.Message{Role: policies.RoleUser, Kind: policies.KindSummary, CoversMessageIDs: covers, Parts: []policies.Part{policies.TextPart("summary")}})
+			add(agentstate.Message{Role: agentstate.RoleUser, Kind: agentstate.KindSummary, CoversMessageIDs: covers, Parts: []agentstate.Part{agentstate.TextPart("summary")}})
 		case 8:
 			if m := last(); m != nil {
 				m.Pinned = true
 			}
 		case 9:
 			if m := last(); m != nil {
-				m.Mask = &policies.Mask{Reason: "fuzz", Placeholder: "[masked]", OriginalTokenCount: uint32(arg(&i))}
+				m.Mask = &agentstate.Mask{Reason: "fuzz", Placeholder: "[masked]", OriginalTokenCount: uint32(arg(&i))}
 			}
 		case 10:
 			a := arg(&i)
@@ -88,17 +88,17 @@ func FromBytes(data []byte) *policies.State {
 			}
 		case 11:
 			if m := last(); m != nil {
-				m.Parts = append(m.Parts, policies.TextPart(""))
+				m.Parts = append(m.Parts, agentstate.TextPart(""))
 			}
 		case 12:
 			if m := last(); m != nil {
-				m.Parts = append(m.Parts, policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: "r", Signature: []byte{arg(&i), 0xff}}})
+				m.Parts = append(m.Parts, agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: "r", Signature: []byte{arg(&i), 0xff}}})
 			}
 		case 13:
-			add(policies.Message{Role: policies.Role(arg(&i) % 6)})
+			add(agentstate.Message{Role: agentstate.Role(arg(&i) % 6)})
 		case 14:
 			a := arg(&i)
-			st.Execution = policies.Execution{Status: policies.ExecutionStatus(a % 4)}
+			st.Execution = agentstate.Execution{Status: agentstate.ExecutionStatus(a % 4)}
 			if a&0x10 != 0 {
 				st.Execution.ID = fmt.Sprintf("e%d", a%5)
 			}

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -98,7 +99,7 @@ var words = strings.Fields("the build fails because main.go imports a missing pa
 // right after its assistant message, and the state's Execution is the last
 // turn's execution (running with Options.RunningProb, else completed or failed).
 // The same r and opts give the same state.
-func Generate(r *rand.Rand, opts Options) *policies.State {
+func Generate(r *rand.Rand, opts Options) *agentstate.State {
 	def := DefaultOptions()
 	if opts.Turns <= 0 {
 		opts.Turns = def.Turns
@@ -116,11 +117,11 @@ func Generate(r *rand.Rand, opts Options) *policies.State {
 		opts.LargeOutputBytes = def.LargeOutputBytes
 	}
 	g := &generator{r: r, o: opts}
-	st := &policies.State{
-		SchemaVersion: policies.CurrentSchemaVersion,
+	st := &agentstate.State{
+		SchemaVersion: agentstate.CurrentSchemaVersion,
 		AgentID:       "agent",
-		Model:         policies.ModelSpec{Name: "test-model", Provider: "test"},
-		Context:       policies.Context{SystemPrompt: "You are a careful coding agent."},
+		Model:         agentstate.ModelSpec{Name: "test-model", Provider: "test"},
+		Context:       agentstate.Context{SystemPrompt: "You are a careful coding agent."},
 	}
 	for t := 1; t <= opts.Turns; t++ {
 		last := t == opts.Turns
@@ -131,15 +132,15 @@ func Generate(r *rand.Rand, opts Options) *policies.State {
 		running := last && exec != "" && g.chance(opts.RunningProb)
 		g.turn(t, exec, running)
 		if last {
-			st.Execution = policies.Execution{ID: exec, StepIndex: uint32(g.r.Intn(10))}
+			st.Execution = agentstate.Execution{ID: exec, StepIndex: uint32(g.r.Intn(10))}
 			switch {
 			case exec == "":
 			case running:
-				st.Execution.Status = policies.ExecutionRunning
+				st.Execution.Status = agentstate.ExecutionRunning
 			case g.chance(0.2):
-				st.Execution.Status = policies.ExecutionFailed
+				st.Execution.Status = agentstate.ExecutionFailed
 			default:
-				st.Execution.Status = policies.ExecutionCompleted
+				st.Execution.Status = agentstate.ExecutionCompleted
 			}
 		}
 	}
@@ -153,7 +154,7 @@ func Generate(r *rand.Rand, opts Options) *policies.State {
 type generator struct {
 	r     *rand.Rand
 	o     Options
-	msgs  []policies.Message
+	msgs  []agentstate.Message
 	ids   int
 	calls int
 }
@@ -174,22 +175,22 @@ func (g *generator) text(maxWords int) string {
 	return strings.Join(b, " ")
 }
 
-func (g *generator) textParts() []policies.Part {
+func (g *generator) textParts() []agentstate.Part {
 	n := 1 + g.r.Intn(g.o.MaxParts)
-	parts := make([]policies.Part, n)
+	parts := make([]agentstate.Part, n)
 	for i := range parts {
-		parts[i] = policies.TextPart(g.text(12))
+		parts[i] = agentstate.TextPart(g.text(12))
 	}
 	return parts
 }
 
-func (g *generator) reasoning() policies.Part {
+func (g *generator) reasoning() agentstate.Part {
 	sig := make([]byte, 16+g.r.Intn(48))
 	g.r.Read(sig)
-	return policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: "thinking: " + g.text(10), Signature: sig}}
+	return agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: "thinking: " + g.text(10), Signature: sig}}
 }
 
-func (g *generator) add(m policies.Message) *policies.Message {
+func (g *generator) add(m agentstate.Message) *agentstate.Message {
 	m.ID = g.nextID()
 	g.msgs = append(g.msgs, m)
 	return &g.msgs[len(g.msgs)-1]
@@ -198,11 +199,11 @@ func (g *generator) add(m policies.Message) *policies.Message {
 func (g *generator) turn(t int, exec string, running bool) {
 	o := g.o
 	if len(g.msgs) > 0 && g.chance(o.EventProb) {
-		role := policies.RoleUser
+		role := agentstate.RoleUser
 		if g.chance(0.5) {
-			role = policies.RoleSystem
+			role = agentstate.RoleSystem
 		}
-		g.add(policies.Message{Role: role, Kind: policies.KindEvent, Parts: []policies.Part{policies.TextPart("[event] " + g.text(6))}})
+		g.add(agentstate.Message{Role: role, Kind: agentstate.KindEvent, Parts: []agentstate.Part{agentstate.TextPart("[event] " + g.text(6))}})
 	}
 	if len(g.msgs) > 2 && g.chance(o.SummaryProb) {
 		a := g.r.Intn(len(g.msgs))
@@ -211,12 +212,12 @@ func (g *generator) turn(t int, exec string, running bool) {
 		for i := a; i < b; i++ {
 			covers = append(covers, g.msgs[i].ID)
 		}
-		g.add(policies.Message{Role: policies.RoleUser, Kind: policies.KindSummary, CoversMessageIDs: covers,
-			Parts: []policies.Part{policies.TextPart(fmt.Sprintf("Summary of %s..%s: %s", covers[0], covers[len(covers)-1], g.text(15)))}})
+		g.add(agentstate.Message{Role: agentstate.RoleUser, Kind: agentstate.KindSummary, CoversMessageIDs: covers,
+			Parts: []agentstate.Part{agentstate.TextPart(fmt.Sprintf("Summary of %s..%s: %s", covers[0], covers[len(covers)-1], g.text(15)))}})
 	}
-	user := policies.Message{Role: policies.RoleUser, ExecutionID: exec, Parts: g.textParts(), Pinned: g.chance(o.PinnedProb)}
+	user := agentstate.Message{Role: agentstate.RoleUser, ExecutionID: exec, Parts: g.textParts(), Pinned: g.chance(o.PinnedProb)}
 	if g.chance(o.ImageProb) {
-		user.Parts = append(user.Parts, policies.Part{Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceURL, URL: "https://example.com/shot.png", MediaType: "image/png"}})
+		user.Parts = append(user.Parts, agentstate.Part{Kind: agentstate.PartImage, Image: agentstate.Image{Source: agentstate.ImageSourceURL, URL: "https://example.com/shot.png", MediaType: "image/png"}})
 	}
 	g.add(user)
 	first := len(g.msgs) == 1
@@ -235,12 +236,12 @@ func (g *generator) turn(t int, exec string, running bool) {
 	if running && g.chance(0.5) {
 		return // still stepping: no final answer yet
 	}
-	answer := policies.Message{Role: policies.RoleAssistant, ExecutionID: exec, Parts: g.textParts(), Pinned: g.chance(o.PinnedProb)}
+	answer := agentstate.Message{Role: agentstate.RoleAssistant, ExecutionID: exec, Parts: g.textParts(), Pinned: g.chance(o.PinnedProb)}
 	if g.chance(o.ReasoningProb) {
-		answer.Parts = append([]policies.Part{g.reasoning()}, answer.Parts...)
+		answer.Parts = append([]agentstate.Part{g.reasoning()}, answer.Parts...)
 	}
 	if !running && !answer.Pinned && !first && g.chance(o.MaskProb/2) {
-		answer.Mask = &policies.Mask{Reason: "test", Placeholder: "[answer masked]", OriginalTokenCount: 40}
+		answer.Mask = &agentstate.Mask{Reason: "test", Placeholder: "[answer masked]", OriginalTokenCount: 40}
 	}
 	g.add(answer)
 }
@@ -254,12 +255,12 @@ func (g *generator) toolRound(exec string, running, pending bool, retry []string
 	if n < len(retry) {
 		n = len(retry)
 	}
-	asst := policies.Message{Role: policies.RoleAssistant, ExecutionID: exec, Pinned: g.chance(o.PinnedProb / 2)}
+	asst := agentstate.Message{Role: agentstate.RoleAssistant, ExecutionID: exec, Pinned: g.chance(o.PinnedProb / 2)}
 	if g.chance(o.ReasoningProb) {
 		asst.Parts = append(asst.Parts, g.reasoning())
 	}
 	if g.chance(0.3) {
-		asst.Parts = append(asst.Parts, policies.TextPart(g.text(8)))
+		asst.Parts = append(asst.Parts, agentstate.TextPart(g.text(8)))
 	}
 	type call struct {
 		id, name string
@@ -274,7 +275,7 @@ func (g *generator) toolRound(exec string, running, pending bool, retry []string
 		}
 		calls[i] = c
 		args := fmt.Sprintf(`{"path":"src/%s.go","line":%d}`, words[g.r.Intn(len(words))], g.r.Intn(500))
-		asst.Parts = append(asst.Parts, policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: c.id, Name: c.name, ArgumentsJSON: args}})
+		asst.Parts = append(asst.Parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: c.id, Name: c.name, ArgumentsJSON: args}})
 	}
 	g.add(asst)
 	answered := n
@@ -282,7 +283,7 @@ func (g *generator) toolRound(exec string, running, pending bool, retry []string
 		answered = g.r.Intn(n + 1)
 	}
 	var next []string
-	var results []policies.Part
+	var results []agentstate.Part
 	for i := 0; i < answered; i++ {
 		c := calls[i]
 		isErr := !c.fixed && g.chance(o.ToolErrorProb)
@@ -300,13 +301,13 @@ func (g *generator) toolRound(exec string, running, pending bool, retry []string
 			}
 			content = b.String()
 		}
-		results = append(results, policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: c.id, Name: c.name, Content: content, IsError: isErr}})
+		results = append(results, agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: c.id, Name: c.name, Content: content, IsError: isErr}})
 	}
 	maskable := !running || exec == ""
-	emit := func(parts []policies.Part) {
-		m := policies.Message{Role: policies.RoleTool, ExecutionID: exec, Parts: parts, Pinned: g.chance(o.PinnedProb / 2)}
+	emit := func(parts []agentstate.Part) {
+		m := agentstate.Message{Role: agentstate.RoleTool, ExecutionID: exec, Parts: parts, Pinned: g.chance(o.PinnedProb / 2)}
 		if maskable && !m.Pinned && g.chance(o.MaskProb) {
-			m.Mask = &policies.Mask{Reason: "observation_masking", Placeholder: "[output of " + parts[0].ToolResult.Name + " masked]", OriginalTokenCount: uint32(len(parts[0].ToolResult.Content) / 4)}
+			m.Mask = &agentstate.Mask{Reason: "observation_masking", Placeholder: "[output of " + parts[0].ToolResult.Name + " masked]", OriginalTokenCount: uint32(len(parts[0].ToolResult.Content) / 4)}
 		}
 		g.add(m)
 	}
@@ -314,7 +315,7 @@ func (g *generator) toolRound(exec string, running, pending bool, retry []string
 		emit(results)
 	} else {
 		for _, p := range results {
-			emit([]policies.Part{p})
+			emit([]agentstate.Part{p})
 		}
 	}
 	return next
@@ -329,8 +330,8 @@ func (g *generator) damage() {
 			break
 		}
 	}
-	out := make([]policies.Message, 0, len(g.msgs)+4)
-	var moved []policies.Message // tool messages to re-insert a few messages later
+	out := make([]agentstate.Message, 0, len(g.msgs)+4)
+	var moved []agentstate.Message // tool messages to re-insert a few messages later
 	var movedAt []int
 	for i := range g.msgs {
 		m := g.msgs[i]
@@ -348,31 +349,31 @@ func (g *generator) damage() {
 		}
 		switch g.r.Intn(6) {
 		case 0: // drop a tool message: its calls lose their results
-			if m.Role != policies.RoleTool {
+			if m.Role != agentstate.RoleTool {
 				out = append(out, m)
 			}
 		case 1: // orphan result
 			out = append(out, m)
-			out = append(out, policies.Message{ID: g.nextID(), Role: policies.RoleTool, ExecutionID: m.ExecutionID,
-				Parts: []policies.Part{{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: "c-orphan-" + m.ID, Name: "grep", Content: "stray"}}}})
+			out = append(out, agentstate.Message{ID: g.nextID(), Role: agentstate.RoleTool, ExecutionID: m.ExecutionID,
+				Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "c-orphan-" + m.ID, Name: "grep", Content: "stray"}}}})
 		case 2: // separate a tool message from its call
-			if m.Role == policies.RoleTool {
+			if m.Role == agentstate.RoleTool {
 				moved = append(moved, m)
 				movedAt = append(movedAt, i+1+g.r.Intn(3))
 			} else {
 				out = append(out, m)
 			}
 		case 3: // empty text part
-			m.Parts = append(append([]policies.Part(nil), m.Parts...), policies.TextPart(""))
+			m.Parts = append(append([]agentstate.Part(nil), m.Parts...), agentstate.TextPart(""))
 			out = append(out, m)
 		case 4: // tool result without its name
-			if m.Role == policies.RoleTool {
-				m.Parts = append([]policies.Part(nil), m.Parts...)
+			if m.Role == agentstate.RoleTool {
+				m.Parts = append([]agentstate.Part(nil), m.Parts...)
 				m.Parts[0].ToolResult.Name = ""
 			}
 			out = append(out, m)
 		case 5: // message without parts
-			if m.Role == policies.RoleUser || (m.Role == policies.RoleAssistant && !m.HasToolCalls()) {
+			if m.Role == agentstate.RoleUser || (m.Role == agentstate.RoleAssistant && !m.HasToolCalls()) {
 				m.Parts = nil
 				m.Mask = nil
 			}

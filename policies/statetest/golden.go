@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/agentstate"
+	"github.com/contextcompiler/ctxc/policies"
 )
 
 // The JSON form of a state used by testdata/*.json files:
@@ -86,60 +88,60 @@ func lookup[T ~uint8](what, s string, names []string) (T, error) {
 }
 
 // ParseJSON decodes the JSON form above into a state. Unknown fields are errors.
-func ParseJSON(data []byte) (*policies.State, error) {
+func ParseJSON(data []byte) (*agentstate.State, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var js jsonState
 	if err := dec.Decode(&js); err != nil {
 		return nil, err
 	}
-	st := &policies.State{SchemaVersion: policies.CurrentSchemaVersion, Model: policies.ModelSpec{Name: "test-model"}}
+	st := &agentstate.State{SchemaVersion: agentstate.CurrentSchemaVersion, Model: agentstate.ModelSpec{Name: "test-model"}}
 	if js.Window > 0 {
 		st.Model.ContextWindowTokens = &js.Window
 	}
 	if e := js.Execution; e != nil {
 		st.Execution.ID = e.ID
-		status, err := lookup[policies.ExecutionStatus]("status", e.Status, []string{"", "running", "completed", "failed"})
+		status, err := lookup[agentstate.ExecutionStatus]("status", e.Status, []string{"", "running", "completed", "failed"})
 		if err != nil {
 			return nil, err
 		}
 		st.Execution.Status = status
 	}
 	for _, jm := range js.Messages {
-		role, err := lookup[policies.Role]("role", jm.Role, []string{"", "system", "user", "assistant", "tool"})
+		role, err := lookup[agentstate.Role]("role", jm.Role, []string{"", "system", "user", "assistant", "tool"})
 		if err != nil {
 			return nil, fmt.Errorf("message %s: %w", jm.ID, err)
 		}
-		kind := policies.KindRegular
+		kind := agentstate.KindRegular
 		if jm.Kind != "" {
-			if kind, err = lookup[policies.MessageKind]("kind", jm.Kind, []string{"regular", "summary", "event", "repair", "placeholder"}); err != nil {
+			if kind, err = lookup[agentstate.MessageKind]("kind", jm.Kind, []string{"regular", "summary", "event", "repair", "placeholder"}); err != nil {
 				return nil, fmt.Errorf("message %s: %w", jm.ID, err)
 			}
 		}
-		m := policies.Message{ID: jm.ID, Role: role, Kind: kind, ExecutionID: jm.Exec, Pinned: jm.Pinned, CoversMessageIDs: jm.Covers}
+		m := agentstate.Message{ID: jm.ID, Role: role, Kind: kind, ExecutionID: jm.Exec, Pinned: jm.Pinned, CoversMessageIDs: jm.Covers}
 		if jm.Mask != nil {
-			m.Mask = &policies.Mask{Reason: jm.Mask.Reason, Placeholder: jm.Mask.Placeholder, OriginalTokenCount: jm.Mask.Tokens}
+			m.Mask = &agentstate.Mask{Reason: jm.Mask.Reason, Placeholder: jm.Mask.Placeholder, OriginalTokenCount: jm.Mask.Tokens}
 		}
 		if jm.Text != nil {
-			m.Parts = append(m.Parts, policies.TextPart(*jm.Text))
+			m.Parts = append(m.Parts, agentstate.TextPart(*jm.Text))
 		}
 		for _, jp := range jm.Parts {
-			var p policies.Part
+			var p agentstate.Part
 			switch {
 			case jp.Text != nil:
-				p = policies.TextPart(*jp.Text)
+				p = agentstate.TextPart(*jp.Text)
 			case jp.Call != nil:
-				p = policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: jp.Call.ID, Name: jp.Call.Name, ArgumentsJSON: jp.Call.Args}}
+				p = agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: jp.Call.ID, Name: jp.Call.Name, ArgumentsJSON: jp.Call.Args}}
 			case jp.Result != nil:
-				p = policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: jp.Result.ID, Name: jp.Result.Name, Content: jp.Result.Content, IsError: jp.Result.Error}}
+				p = agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: jp.Result.ID, Name: jp.Result.Name, Content: jp.Result.Content, IsError: jp.Result.Error}}
 			case jp.Reasoning != nil:
 				sig, err := hex.DecodeString(jp.Reasoning.Signature)
 				if err != nil {
 					return nil, fmt.Errorf("message %s: signature: %w", jm.ID, err)
 				}
-				p = policies.Part{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: jp.Reasoning.Text, Signature: sig}}
+				p = agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: jp.Reasoning.Text, Signature: sig}}
 			case jp.Image != "":
-				p = policies.Part{Kind: policies.PartImage, Image: policies.Image{Source: policies.ImageSourceURL, URL: jp.Image}}
+				p = agentstate.Part{Kind: agentstate.PartImage, Image: agentstate.Image{Source: agentstate.ImageSourceURL, URL: jp.Image}}
 			default:
 				return nil, fmt.Errorf("message %s: empty part", jm.ID)
 			}
@@ -151,7 +153,7 @@ func ParseJSON(data []byte) (*policies.State, error) {
 }
 
 // LoadJSON reads and parses a testdata file, failing the test on error.
-func LoadJSON(t testing.TB, path string) *policies.State {
+func LoadJSON(t testing.TB, path string) *agentstate.State {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -234,21 +236,21 @@ func Format(w *policies.Work) string {
 	return b.String()
 }
 
-func formatPart(p *policies.Part) string {
+func formatPart(p *agentstate.Part) string {
 	switch p.Kind {
-	case policies.PartText:
+	case agentstate.PartText:
 		return "text " + quote(p.Text)
-	case policies.PartToolCall:
+	case agentstate.PartToolCall:
 		return fmt.Sprintf("call %s %s(%s)", p.ToolCall.ID, p.ToolCall.Name, p.ToolCall.ArgumentsJSON)
-	case policies.PartToolResult:
+	case agentstate.PartToolResult:
 		status := "ok"
 		if p.ToolResult.IsError {
 			status = "error"
 		}
 		return fmt.Sprintf("result %s %s %s %s", p.ToolResult.ToolCallID, p.ToolResult.Name, status, quote(p.ToolResult.Content))
-	case policies.PartReasoning:
+	case agentstate.PartReasoning:
 		return fmt.Sprintf("reasoning %s sig=%x", quote(p.Reasoning.Text), p.Reasoning.Signature)
-	case policies.PartImage:
+	case agentstate.PartImage:
 		return "image " + p.Image.URL
 	}
 	return p.Kind.String()

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/agentstate"
+	"github.com/contextcompiler/ctxc/policies"
 )
 
 func TestGenerateIsValid(t *testing.T) {
@@ -36,9 +38,9 @@ func TestGenerateIsValid(t *testing.T) {
 				t.Fatalf("seed %d: %s is masked but pinned or running", seed, m.ID)
 			}
 			switch {
-			case m.Kind == policies.KindSummary:
+			case m.Kind == agentstate.KindSummary:
 				features["summary"]++
-			case m.Kind == policies.KindEvent:
+			case m.Kind == agentstate.KindEvent:
 				features["event"]++
 			case m.Mask != nil:
 				features["mask"]++
@@ -46,13 +48,13 @@ func TestGenerateIsValid(t *testing.T) {
 				features["pinned"]++
 			}
 			for _, p := range m.Parts {
-				if p.Kind == policies.PartToolResult && p.ToolResult.IsError {
+				if p.Kind == agentstate.PartToolResult && p.ToolResult.IsError {
 					features["error"]++
 				}
-				if p.Kind == policies.PartReasoning && len(p.Reasoning.Signature) > 0 {
+				if p.Kind == agentstate.PartReasoning && len(p.Reasoning.Signature) > 0 {
 					features["signature"]++
 				}
-				if p.Kind == policies.PartToolResult && len(p.ToolResult.Content) >= 6000 {
+				if p.Kind == agentstate.PartToolResult && len(p.ToolResult.Content) >= 6000 {
 					features["large"]++
 				}
 			}
@@ -97,14 +99,14 @@ func TestFakeCounter(t *testing.T) {
 	c := FakeCounter{}
 	tests := []struct {
 		name string
-		msg  policies.Message
+		msg  agentstate.Message
 		want int
 	}{
-		{"empty", policies.Message{}, 3},
-		{"five bytes round up", policies.Message{Parts: []policies.Part{policies.TextPart("hello")}}, 2 + 3},
-		{"call", policies.Message{Parts: []policies.Part{{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: "c1", Name: "ls", ArgumentsJSON: "{}"}}}}, 2 + 3},
-		{"mask counts placeholder", policies.Message{Parts: []policies.Part{policies.TextPart(strings.Repeat("x", 400))}, Mask: &policies.Mask{Placeholder: "12345678"}}, 2 + 3},
-		{"image", policies.Message{Parts: []policies.Part{{Kind: policies.PartImage}}}, 85 + 3},
+		{"empty", agentstate.Message{}, 3},
+		{"five bytes round up", agentstate.Message{Parts: []agentstate.Part{agentstate.TextPart("hello")}}, 2 + 3},
+		{"call", agentstate.Message{Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "ls", ArgumentsJSON: "{}"}}}}, 2 + 3},
+		{"mask counts placeholder", agentstate.Message{Parts: []agentstate.Part{agentstate.TextPart(strings.Repeat("x", 400))}, Mask: &agentstate.Mask{Placeholder: "12345678"}}, 2 + 3},
+		{"image", agentstate.Message{Parts: []agentstate.Part{{Kind: agentstate.PartImage}}}, 85 + 3},
 	}
 	for _, tt := range tests {
 		if got, _ := c.CountMessage(&tt.msg); got != tt.want {
@@ -147,9 +149,9 @@ func TestCheckPreservedFindsProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := Work(st)
-	w.Entries[0].Message.Parts = []policies.Part{policies.TextPart("changed")}
+	w.Entries[0].Message.Parts = []agentstate.Part{agentstate.TextPart("changed")}
 	w.Entries[1].Message.Pinned = false
-	w.Entries[2].Message.Parts = []policies.Part{{Kind: policies.PartReasoning, Reasoning: policies.Reasoning{Text: "r", Signature: []byte{1}}}}
+	w.Entries[2].Message.Parts = []agentstate.Part{{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: "r", Signature: []byte{1}}}}
 	w.Entries = w.Entries[:3]
 	want := []string{
 		"first task m1 is changed",

@@ -1,6 +1,9 @@
 package statetest
 
-import "github.com/contextcompiler/ctxc/policies"
+import (
+	"github.com/contextcompiler/ctxc/agentstate"
+	"github.com/contextcompiler/ctxc/policies"
+)
 
 // DefaultContextWindow is the window Work gives a model without an override.
 const DefaultContextWindow = 128000
@@ -13,7 +16,7 @@ const DefaultRecentTurns = 2
 // and a Model with a window (the state's override, else DefaultContextWindow).
 // HardLimit is the window minus the max output tokens. Tests change fields
 // freely afterwards.
-func Work(st *policies.State) *policies.Work {
+func Work(st *agentstate.State) *policies.Work {
 	counter := FakeCounter{}
 	window := DefaultContextWindow
 	if st.Model.ContextWindowTokens != nil {
@@ -25,9 +28,9 @@ func Work(st *policies.State) *policies.Work {
 	}
 	w := &policies.Work{
 		State:   st,
-		Model:   policies.ModelInfo{Name: st.Model.Name, Provider: st.Model.Provider, ContextWindow: window, MaxOutputTokens: maxOut},
+		Model:   agentstate.ModelInfo{Name: st.Model.Name, Provider: st.Model.Provider, ContextWindow: window, MaxOutputTokens: maxOut},
 		Counter: counter,
-		Entries: policies.EntriesFromLog(st.Context.Messages),
+		Entries: agentstate.EntriesFromLog(st.Context.Messages),
 
 		HardLimit:   window - maxOut,
 		RecentTurns: DefaultRecentTurns,

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/agentstate"
 )
 
 // View names accepted in the config.
@@ -30,9 +30,9 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (c *Config) view() policies.View {
+func (c *Config) view() agentstate.View {
 	if c.View == ViewConversation {
-		return policies.ViewConversation
+		return agentstate.ViewConversation
 	}
-	return policies.ViewReasoning
+	return agentstate.ViewReasoning
 }

@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -16,11 +17,11 @@ func NewFactory() policies.Factory {
 		New:      func(c *Config) (policies.Policy, error) { return projector{view: c.view()}, nil }}
 }
 
-type projector struct{ view policies.View }
+type projector struct{ view agentstate.View }
 
 func (p projector) Apply(_ context.Context, w *policies.Work) error {
 	view := p.view
-	if w.Options.View != policies.ViewUnspecified {
+	if w.Options.View != agentstate.ViewUnspecified {
 		view = w.Options.View
 	}
 	Project(w, view)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 )
 
@@ -30,16 +31,16 @@ import (
 //     after one placeholder text part, anything else becomes one text part. The
 //     Mask stays on the message. Pinned messages and the first task are shown
 //     verbatim even when masked.
-func Project(w *policies.Work, view policies.View) {
+func Project(w *policies.Work, view agentstate.View) {
 	applySummaries(w)
-	if view == policies.ViewConversation {
+	if view == agentstate.ViewConversation {
 		conversation(w)
 	}
 	applyMasks(w)
 }
 
-func isSummary(m *policies.Message) bool {
-	return m.Kind == policies.KindSummary && len(m.CoversMessageIDs) > 0 && m.Role != policies.RoleTool
+func isSummary(m *agentstate.Message) bool {
+	return m.Kind == agentstate.KindSummary && len(m.CoversMessageIDs) > 0 && m.Role != agentstate.RoleTool
 }
 
 // mustStay marks the entries no summary may remove: the first task, pinned
@@ -69,7 +70,7 @@ func mustStay(w *policies.Work, claim []int) []bool {
 
 func applySummaries(w *policies.Work) {
 	entries := w.Entries
-	if !slices.ContainsFunc(entries, func(e policies.Entry) bool { return isSummary(&e.Message) }) {
+	if !slices.ContainsFunc(entries, func(e agentstate.Entry) bool { return isSummary(&e.Message) }) {
 		return // the common case; spare the index of every id
 	}
 	n := len(entries)
@@ -148,7 +149,7 @@ func applySummaries(w *policies.Work) {
 		order = append(order, placed{pos, i})
 	}
 	sort.SliceStable(order, func(a, b int) bool { return order[a].pos < order[b].pos })
-	out := make([]policies.Entry, len(order))
+	out := make([]agentstate.Entry, len(order))
 	for k, p := range order {
 		out[k] = entries[p.i]
 	}
@@ -173,15 +174,15 @@ func conversation(w *policies.Work) {
 		e := w.Entries[i]
 		m := &e.Message
 		switch {
-		case keepUnit[i], m.Role == policies.RoleUser, m.Role == policies.RoleSystem,
-			m.Kind == policies.KindSummary, m.Kind == policies.KindEvent:
-		case m.Role == policies.RoleAssistant && !m.HasToolCalls() && (m.Mask != nil || strings.TrimSpace(m.Text()) != ""):
+		case keepUnit[i], m.Role == agentstate.RoleUser, m.Role == agentstate.RoleSystem,
+			m.Kind == agentstate.KindSummary, m.Kind == agentstate.KindEvent:
+		case m.Role == agentstate.RoleAssistant && !m.HasToolCalls() && (m.Mask != nil || strings.TrimSpace(m.Text()) != ""):
 			if m.Pinned || (running && m.ExecutionID == w.State.Execution.ID) {
 				break
 			}
-			parts := make([]policies.Part, 0, len(m.Parts))
+			parts := make([]agentstate.Part, 0, len(m.Parts))
 			for _, p := range m.Parts {
-				if p.Kind != policies.PartReasoning {
+				if p.Kind != agentstate.PartReasoning {
 					parts = append(parts, p)
 				}
 			}
@@ -210,25 +211,25 @@ func applyMasks(w *policies.Work) {
 			continue
 		}
 		ph := m.Mask.Placeholder
-		var parts []policies.Part
+		var parts []agentstate.Part
 		switch {
-		case m.Role == policies.RoleTool:
+		case m.Role == agentstate.RoleTool:
 			for _, p := range m.Parts {
-				if p.Kind == policies.PartToolResult {
+				if p.Kind == agentstate.PartToolResult {
 					p.ToolResult.Content = ph
 					parts = append(parts, p)
 				}
 			}
-		case m.Role == policies.RoleAssistant && m.HasToolCalls():
-			parts = append(parts, policies.TextPart(ph))
+		case m.Role == agentstate.RoleAssistant && m.HasToolCalls():
+			parts = append(parts, agentstate.TextPart(ph))
 			for _, p := range m.Parts {
-				if p.Kind == policies.PartToolCall {
+				if p.Kind == agentstate.PartToolCall {
 					parts = append(parts, p)
 				}
 			}
 		}
 		if len(parts) == 0 {
-			parts = []policies.Part{policies.TextPart(ph)}
+			parts = []agentstate.Part{agentstate.TextPart(ph)}
 		}
 		m.Parts = parts
 		w.Touch(i)

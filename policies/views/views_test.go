@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/agentstate"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/normalize"
 	"github.com/contextcompiler/ctxc/policies/statetest"
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -19,13 +21,13 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func TestGolden(t *testing.T) {
 	for _, tt := range []struct {
 		file   string
-		view   policies.View
+		view   agentstate.View
 		golden string
 	}{
-		{"summaries", policies.ViewReasoning, "summaries"},
-		{"conversation", policies.ViewConversation, "conversation"},
-		{"conversation", policies.ViewReasoning, "conversation_as_reasoning"},
-		{"masks", policies.ViewReasoning, "masks"},
+		{"summaries", agentstate.ViewReasoning, "summaries"},
+		{"conversation", agentstate.ViewConversation, "conversation"},
+		{"conversation", agentstate.ViewReasoning, "conversation_as_reasoning"},
+		{"masks", agentstate.ViewReasoning, "masks"},
 	} {
 		t.Run(tt.golden, func(t *testing.T) {
 			st := statetest.LoadJSON(t, filepath.Join("testdata", tt.file+".json"))
@@ -47,56 +49,56 @@ func ids(w *policies.Work) []string {
 	return out
 }
 
-func m(id string, role policies.Role, parts ...policies.Part) policies.Message {
-	return policies.Message{ID: id, Role: role, Parts: parts}
+func m(id string, role agentstate.Role, parts ...agentstate.Part) agentstate.Message {
+	return agentstate.Message{ID: id, Role: role, Parts: parts}
 }
 
-var text = policies.TextPart
+var text = agentstate.TextPart
 
-func call(id string) policies.Part {
-	return policies.Part{Kind: policies.PartToolCall, ToolCall: policies.ToolCall{ID: id, Name: "ls"}}
+func call(id string) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: "ls"}}
 }
 
-func result(id string) policies.Part {
-	return policies.Part{Kind: policies.PartToolResult, ToolResult: policies.ToolResult{ToolCallID: id, Name: "ls", Content: "x"}}
+func result(id string) agentstate.Part {
+	return agentstate.Part{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: id, Name: "ls", Content: "x"}}
 }
 
-func summary(id string, covers ...string) policies.Message {
-	s := m(id, policies.RoleUser, text("summary"))
-	s.Kind = policies.KindSummary
+func summary(id string, covers ...string) agentstate.Message {
+	s := m(id, agentstate.RoleUser, text("summary"))
+	s.Kind = agentstate.KindSummary
 	s.CoversMessageIDs = covers
 	return s
 }
 
 func TestSummaryEdgeCases(t *testing.T) {
-	u, a, tl := policies.RoleUser, policies.RoleAssistant, policies.RoleTool
+	u, a, tl := agentstate.RoleUser, agentstate.RoleAssistant, agentstate.RoleTool
 	tests := []struct {
 		name string
-		msgs []policies.Message
+		msgs []agentstate.Message
 		want []string
 	}{
 		{"summary covering nothing known stays in place",
-			[]policies.Message{m("m1", u, text("t")), summary("s", "zz")}, []string{"m1", "s"}},
+			[]agentstate.Message{m("m1", u, text("t")), summary("s", "zz")}, []string{"m1", "s"}},
 		{"summary covering itself is ignored",
-			[]policies.Message{m("m1", u, text("t")), summary("s", "s")}, []string{"m1", "s"}},
+			[]agentstate.Message{m("m1", u, text("t")), summary("s", "s")}, []string{"m1", "s"}},
 		{"covering a result covers its call",
-			[]policies.Message{m("m1", u, text("t")), m("m2", a, call("c1")), m("m3", tl, result("c1")), m("m4", a, text("ok")), summary("s", "m3")},
+			[]agentstate.Message{m("m1", u, text("t")), m("m2", a, call("c1")), m("m3", tl, result("c1")), m("m4", a, text("ok")), summary("s", "m3")},
 			[]string{"m1", "s", "m4"}},
 		{"summary covering later messages moves forward",
-			[]policies.Message{m("m1", u, text("t")), summary("s", "m3"), m("m2", u, text("a")), m("m3", a, text("b"))},
+			[]agentstate.Message{m("m1", u, text("t")), summary("s", "m3"), m("m2", u, text("a")), m("m3", a, text("b"))},
 			[]string{"m1", "m2", "s"}},
 		{"summaries covering each other both go",
-			[]policies.Message{m("m1", u, text("t")), summary("s1", "s2"), summary("s2", "s1")},
+			[]agentstate.Message{m("m1", u, text("t")), summary("s1", "s2"), summary("s2", "s1")},
 			[]string{"m1"}},
 		{"two summaries keep their order",
-			[]policies.Message{m("m1", u, text("t")), m("m2", u, text("a")), m("m3", u, text("b")), summary("s1", "m2"), summary("s2", "m3")},
+			[]agentstate.Message{m("m1", u, text("t")), m("m2", u, text("a")), m("m3", u, text("b")), summary("s1", "m2"), summary("s2", "m3")},
 			[]string{"m1", "s1", "s2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := &policies.State{Context: policies.Context{Messages: tt.msgs}}
+			st := &agentstate.State{Context: agentstate.Context{Messages: tt.msgs}}
 			w := statetest.Work(st)
-			Project(w, policies.ViewReasoning)
+			Project(w, agentstate.ViewReasoning)
 			if diff := cmp.Diff(tt.want, ids(w)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -108,21 +110,21 @@ func TestSummaryEdgeCases(t *testing.T) {
 }
 
 func TestOptionsOverrideConfig(t *testing.T) {
-	st := &policies.State{Context: policies.Context{Messages: []policies.Message{
-		m("m1", policies.RoleUser, text("t")), m("m2", policies.RoleAssistant, call("c1")), m("m3", policies.RoleTool, result("c1")),
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
+		m("m1", agentstate.RoleUser, text("t")), m("m2", agentstate.RoleAssistant, call("c1")), m("m3", agentstate.RoleTool, result("c1")),
 	}}}
 	f := NewFactory()
 	for _, tt := range []struct {
-		cfg, option policies.View
+		cfg, option agentstate.View
 		want        []string
 	}{
-		{policies.ViewReasoning, policies.ViewUnspecified, []string{"m1", "m2", "m3"}},
-		{policies.ViewConversation, policies.ViewUnspecified, []string{"m1"}},
-		{policies.ViewConversation, policies.ViewReasoning, []string{"m1", "m2", "m3"}},
-		{policies.ViewReasoning, policies.ViewConversation, []string{"m1"}},
+		{agentstate.ViewReasoning, agentstate.ViewUnspecified, []string{"m1", "m2", "m3"}},
+		{agentstate.ViewConversation, agentstate.ViewUnspecified, []string{"m1"}},
+		{agentstate.ViewConversation, agentstate.ViewReasoning, []string{"m1", "m2", "m3"}},
+		{agentstate.ViewReasoning, agentstate.ViewConversation, []string{"m1"}},
 	} {
 		cfg := f.CreateDefaultConfig().(*Config)
-		if tt.cfg == policies.ViewConversation {
+		if tt.cfg == agentstate.ViewConversation {
 			cfg.View = ViewConversation
 		}
 		p, err := f.Create(cfg)
@@ -161,17 +163,17 @@ func TestProperties(t *testing.T) {
 		opts.Turns = 1 + r.Intn(8)
 		opts.Damage = []float64{0, 0.2}[seed%2]
 		st := statetest.Generate(r, opts)
-		for _, view := range []policies.View{policies.ViewReasoning, policies.ViewConversation} {
+		for _, view := range []agentstate.View{agentstate.ViewReasoning, agentstate.ViewConversation} {
 			w := statetest.Work(st)
 			normalize.Normalize(w, &normalize.Config{})
 			Project(w, view)
 			p := append(statetest.Check(w), statetest.CheckPreserved(st, w)...)
 			for i := range w.Entries {
 				e := &w.Entries[i]
-				if view == policies.ViewConversation && policies.IsToolTrace(&e.Message) && !unitPinned(w, i) {
+				if view == agentstate.ViewConversation && policies.IsToolTrace(&e.Message) && !unitPinned(w, i) {
 					p = append(p, e.Message.ID+": tool trace in the conversation view")
 				}
-				if e.Message.Mask != nil && !e.Message.Pinned && e.Message.Text() != e.Message.Mask.Placeholder && e.Message.Role != policies.RoleTool && i != policies.FirstTask(w.Entries) {
+				if e.Message.Mask != nil && !e.Message.Pinned && e.Message.Text() != e.Message.Mask.Placeholder && e.Message.Role != agentstate.RoleTool && i != policies.FirstTask(w.Entries) {
 					p = append(p, e.Message.ID+": masked message not shown as its placeholder")
 				}
 			}
@@ -201,7 +203,7 @@ func FuzzProject(f *testing.F) {
 	f.Add([]byte{4, 1, 6, 1, 2, 7, 1, 4, 7, 5, 3, 9, 2, 8, 12, 7})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st := statetest.FromBytes(data)
-		for _, view := range []policies.View{policies.ViewReasoning, policies.ViewConversation} {
+		for _, view := range []agentstate.View{agentstate.ViewReasoning, agentstate.ViewConversation} {
 			w := statetest.Work(st)
 			normalize.Normalize(w, &normalize.Config{})
 			Project(w, view)

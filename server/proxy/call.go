@@ -18,8 +18,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/server"
 )
 
@@ -57,7 +57,7 @@ func (c *call) read() *refusal {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return &refusal{status: http.StatusRequestEntityTooLarge, kind: kindTooLarge, reason: policies.ReasonLimitExceeded,
+		return &refusal{status: http.StatusRequestEntityTooLarge, kind: kindTooLarge, reason: agentstate.ReasonLimitExceeded,
 			message: fmt.Sprintf("ctxc: the request body is larger than max_message_bytes (%d bytes)", limit)}
 	case err != nil:
 		return &refusal{status: http.StatusBadRequest, kind: kindInvalid, message: "ctxc: the request body could not be read"}
@@ -178,11 +178,11 @@ func (c *call) compileFailed(err error) ([]byte, *refusal) {
 			message: "ctxc: this server needs its own bearer token in the " + HeaderToken + " header (Authorization is the provider's)"}
 	case c.reason == server.ReasonOverloaded:
 		return nil, overloaded("ctxc: the server is busy; retry shortly", retry)
-	case c.reason == policies.ReasonContextIrreducible:
+	case c.reason == agentstate.ReasonContextIrreducible:
 		needed, available := info.GetMetadata()["needed_tokens"], info.GetMetadata()["available_tokens"]
 		return nil, &refusal{status: http.StatusBadRequest, kind: kindContextLength, param: conversationParam(c.ep), reason: c.reason,
 			message: fmt.Sprintf("prompt is too long: %s tokens > %s maximum (ctxc: what must be kept, the system prompt, pinned messages and the newest turn, does not fit the window)", needed, available)}
-	case c.reason == policies.ReasonUnknownProfile:
+	case c.reason == agentstate.ReasonUnknownProfile:
 		return nil, &refusal{status: http.StatusBadRequest, kind: kindInvalid, param: HeaderProfile, reason: c.reason,
 			message: "ctxc: " + st.Message()}
 	case c.p.cfg.OnCompileError == OnErrorRefuse:

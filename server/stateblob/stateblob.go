@@ -51,8 +51,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 // Format constants.
@@ -97,14 +97,14 @@ func decodeError(reason, format string, args ...any) *DecodeError {
 }
 
 // Encode returns st as a blob. A state whose marshalled form exceeds
-// MaxPayloadBytes is a *policies.LimitError on field "state".
+// MaxPayloadBytes is a *agentstate.LimitError on field "state".
 func Encode(st *ctxcv1.AgentState) ([]byte, error) {
 	payload, err := proto.MarshalOptions{Deterministic: true}.Marshal(st)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the state blob: %w", err)
 	}
 	if len(payload) > MaxPayloadBytes {
-		return nil, &policies.LimitError{Field: "state", Limit: MaxPayloadBytes, Got: len(payload)}
+		return nil, &agentstate.LimitError{Field: "state", Limit: MaxPayloadBytes, Got: len(payload)}
 	}
 	var flags byte
 	if len(payload) > compressAbove {

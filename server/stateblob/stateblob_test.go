@@ -15,8 +15,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/contextcompiler/ctxc/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies"
 )
 
 func textPart(s string) *ctxcv1.Part { return &ctxcv1.Part{Content: &ctxcv1.Part_Text{Text: s}} }
@@ -203,11 +203,11 @@ func TestDecodeErrors(t *testing.T) {
 func TestEncodeRejectsOversizedState(t *testing.T) {
 	st := &ctxcv1.AgentState{Context: &ctxcv1.AgentContext{SystemPrompt: strings.Repeat("x", MaxPayloadBytes)}}
 	_, err := Encode(st)
-	var limit *policies.LimitError
+	var limit *agentstate.LimitError
 	if !errors.As(err, &limit) {
-		t.Fatalf("Encode error = %v, want *policies.LimitError", err)
+		t.Fatalf("Encode error = %v, want *agentstate.LimitError", err)
 	}
-	if diff := cmp.Diff(&policies.LimitError{Field: "state", Limit: MaxPayloadBytes, Got: proto.Size(st)}, limit); diff != "" {
+	if diff := cmp.Diff(&agentstate.LimitError{Field: "state", Limit: MaxPayloadBytes, Got: proto.Size(st)}, limit); diff != "" {
 		t.Errorf("error (-want +got):\n%s", diff)
 	}
 }
