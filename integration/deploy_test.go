@@ -17,7 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/contextcompiler/ctxc/internal/docset"
-	"github.com/contextcompiler/ctxc/metrics"
+	"github.com/contextcompiler/ctxc/internal/metrics"
 )
 
 // The monitoring files under deploy/.

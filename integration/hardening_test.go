@@ -22,8 +22,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/llm/llmtest"
-	"github.com/contextcompiler/ctxc/summarycache/redistest"
+	"github.com/contextcompiler/ctxc/internal/llm/llmtest"
+	"github.com/contextcompiler/ctxc/internal/summarycache/redistest"
 )
 
 // TestTemplateAmplificationRefused: a 1.1 MB Compile whose system prompt holds

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/llm/llmtest"
+	"github.com/contextcompiler/ctxc/internal/llm/llmtest"
 )
 
 // TestLLMSummariesThroughTheBinary points the real server at a scripted

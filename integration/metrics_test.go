@@ -15,8 +15,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/llm/llmtest"
-	ctxcserver "github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/internal/llm/llmtest"
+	ctxcserver "github.com/contextcompiler/ctxc/internal/server"
 )
 
 // TestMetricsThroughTheBinary drives the real server through compiles,

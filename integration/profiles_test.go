@@ -9,7 +9,7 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/docset"
-	"github.com/contextcompiler/ctxc/llm/llmtest"
+	"github.com/contextcompiler/ctxc/internal/llm/llmtest"
 )
 
 // TestReadmeBuiltinProfilesTable: the README's table of built-in profiles

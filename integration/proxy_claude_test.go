@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextcompiler/ctxc/agentstate"
-	"github.com/contextcompiler/ctxc/providers"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/internal/providers"
 )
 
 // The scratch Go module Claude Code works on: a stock package whose Reserve

@@ -24,11 +24,11 @@ import (
 	"google.golang.org/protobuf/proto"
 	"gopkg.in/yaml.v3"
 
-	"github.com/contextcompiler/ctxc/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/policies/compaction"
-	"github.com/contextcompiler/ctxc/server/stateref"
-	"github.com/contextcompiler/ctxc/summarycache"
+	"github.com/contextcompiler/ctxc/internal/compiler"
+	"github.com/contextcompiler/ctxc/internal/policies/compaction"
+	"github.com/contextcompiler/ctxc/internal/server/stateref"
+	"github.com/contextcompiler/ctxc/internal/summarycache"
 )
 
 // readmeQuote is a passage of the README's text that quotes numbers, and

@@ -22,8 +22,8 @@ import (
 	"google.golang.org/grpc/resolver/manual"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/llm/llmtest"
-	"github.com/contextcompiler/ctxc/summarycache/redistest"
+	"github.com/contextcompiler/ctxc/internal/llm/llmtest"
+	"github.com/contextcompiler/ctxc/internal/summarycache/redistest"
 )
 
 // serviceConfigFile is the gRPC service config the README tells clients to

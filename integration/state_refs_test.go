@@ -14,7 +14,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/client"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/summarycache/redistest"
+	"github.com/contextcompiler/ctxc/internal/summarycache/redistest"
 )
 
 // rotating sends each Compile to the next replica, as a load balancer that

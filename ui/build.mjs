@@ -1,4 +1,4 @@
-// Builds the inspector page into server/inspector/assets, which the Go
+// Builds the inspector page into internal/server/inspector/assets, which the Go
 // binary embeds: one script, one style sheet and index.html, no network at
 // run time. Deterministic: the same sources and package-lock.json give the
 // same bytes (make ui, then git diff --exit-code, as CI checks).
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
-const out = join(root, "server", "inspector", "assets");
+const out = join(root, "internal", "server", "inspector", "assets");
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "examples"), { recursive: true });

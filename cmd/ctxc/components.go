@@ -1,22 +1,22 @@
 package main
 
 import (
-	"github.com/contextcompiler/ctxc/llm"
-	"github.com/contextcompiler/ctxc/metrics"
-	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/accounting"
-	"github.com/contextcompiler/ctxc/policies/budget"
-	"github.com/contextcompiler/ctxc/policies/compaction"
-	"github.com/contextcompiler/ctxc/policies/decide"
-	"github.com/contextcompiler/ctxc/policies/diagnose"
-	"github.com/contextcompiler/ctxc/policies/estimate"
-	"github.com/contextcompiler/ctxc/policies/isolation"
-	"github.com/contextcompiler/ctxc/policies/llmsummary"
-	"github.com/contextcompiler/ctxc/policies/normalize"
-	"github.com/contextcompiler/ctxc/policies/planning"
-	"github.com/contextcompiler/ctxc/policies/render"
-	"github.com/contextcompiler/ctxc/policies/views"
-	"github.com/contextcompiler/ctxc/summarycache"
+	"github.com/contextcompiler/ctxc/internal/llm"
+	"github.com/contextcompiler/ctxc/internal/metrics"
+	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/internal/policies/accounting"
+	"github.com/contextcompiler/ctxc/internal/policies/budget"
+	"github.com/contextcompiler/ctxc/internal/policies/compaction"
+	"github.com/contextcompiler/ctxc/internal/policies/decide"
+	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
+	"github.com/contextcompiler/ctxc/internal/policies/estimate"
+	"github.com/contextcompiler/ctxc/internal/policies/isolation"
+	"github.com/contextcompiler/ctxc/internal/policies/llmsummary"
+	"github.com/contextcompiler/ctxc/internal/policies/normalize"
+	"github.com/contextcompiler/ctxc/internal/policies/planning"
+	"github.com/contextcompiler/ctxc/internal/policies/render"
+	"github.com/contextcompiler/ctxc/internal/policies/views"
+	"github.com/contextcompiler/ctxc/internal/summarycache"
 )
 
 // policyDeps are the shared parts some policies are built with.

@@ -15,11 +15,11 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"gopkg.in/yaml.v3"
 
-	"github.com/contextcompiler/ctxc/compiler"
-	"github.com/contextcompiler/ctxc/compiler/compilertest"
-	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/compiler"
+	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
+	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/policies/statetest"
 )
 
 // An example policy for an existing stage, written as a contributor would

@@ -16,12 +16,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"gopkg.in/yaml.v3"
 
-	"github.com/contextcompiler/ctxc/llm"
-	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/server"
-	"github.com/contextcompiler/ctxc/server/stateref"
-	"github.com/contextcompiler/ctxc/summarycache"
-	"github.com/contextcompiler/ctxc/tokens"
+	"github.com/contextcompiler/ctxc/internal/llm"
+	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/server"
+	"github.com/contextcompiler/ctxc/internal/server/stateref"
+	"github.com/contextcompiler/ctxc/internal/summarycache"
+	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
 // Config is the server's configuration. Precedence, highest first: command-line

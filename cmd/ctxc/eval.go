@@ -14,11 +14,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/contextcompiler/ctxc/eval"
-	"github.com/contextcompiler/ctxc/eval/realistic"
-	"github.com/contextcompiler/ctxc/eval/synth"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/internal/eval"
+	"github.com/contextcompiler/ctxc/internal/eval/realistic"
+	"github.com/contextcompiler/ctxc/internal/eval/synth"
+	"github.com/contextcompiler/ctxc/internal/server"
 )
 
 // evalMaxMessageBytes is the gRPC message limit of --addr calls: a long

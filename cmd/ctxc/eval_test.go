@@ -14,9 +14,9 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
 
-	"github.com/contextcompiler/ctxc/eval"
-	"github.com/contextcompiler/ctxc/eval/synth"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/eval"
+	"github.com/contextcompiler/ctxc/internal/eval/synth"
 )
 
 var updateExample = flag.Bool("update", false, "rewrite examples/sessions/long-coding-40.jsonl")

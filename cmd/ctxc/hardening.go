@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/internal/server"
 )
 
 // This file checks and builds the settings that protect a shared server:

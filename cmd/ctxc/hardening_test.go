@@ -8,10 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/compiler"
-	"github.com/contextcompiler/ctxc/llm"
-	"github.com/contextcompiler/ctxc/server"
-	"github.com/contextcompiler/ctxc/tokens"
+	"github.com/contextcompiler/ctxc/internal/compiler"
+	"github.com/contextcompiler/ctxc/internal/llm"
+	"github.com/contextcompiler/ctxc/internal/server"
+	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
 func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/contextcompiler/ctxc/server"
+	"github.com/contextcompiler/ctxc/internal/server"
 )
 
 func runHealth(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {

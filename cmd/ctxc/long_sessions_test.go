@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/eval"
-	"github.com/contextcompiler/ctxc/eval/realistic"
-	"github.com/contextcompiler/ctxc/eval/synth"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/eval"
+	"github.com/contextcompiler/ctxc/internal/eval/realistic"
+	"github.com/contextcompiler/ctxc/internal/eval/synth"
 )
 
 // Long sessions compiled statelessly, as a runtime that keeps its own log

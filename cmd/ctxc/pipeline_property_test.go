@@ -10,11 +10,11 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/contextcompiler/ctxc/agentstate"
-	"github.com/contextcompiler/ctxc/policies"
-	"github.com/contextcompiler/ctxc/policies/diagnose"
-	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
+	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/policies/statetest"
 )
 
 // windowResolver gives every model the same window and the fake 4-bytes-a-token

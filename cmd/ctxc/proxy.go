@@ -8,8 +8,8 @@ import (
 	"time"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/server"
-	"github.com/contextcompiler/ctxc/server/proxy"
+	"github.com/contextcompiler/ctxc/internal/server"
+	"github.com/contextcompiler/ctxc/internal/server/proxy"
 )
 
 // ProxyConfig is the proxy section of the configuration: the providers'

@@ -16,17 +16,17 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/contextcompiler/ctxc/agentstate"
-	"github.com/contextcompiler/ctxc/compiler"
-	"github.com/contextcompiler/ctxc/llm"
-	"github.com/contextcompiler/ctxc/metrics"
-	"github.com/contextcompiler/ctxc/policies/diagnose"
-	"github.com/contextcompiler/ctxc/policies/pipeline"
-	"github.com/contextcompiler/ctxc/policies/planning"
-	"github.com/contextcompiler/ctxc/server"
-	"github.com/contextcompiler/ctxc/server/stateref"
-	"github.com/contextcompiler/ctxc/summarycache"
-	"github.com/contextcompiler/ctxc/tokens"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/internal/compiler"
+	"github.com/contextcompiler/ctxc/internal/llm"
+	"github.com/contextcompiler/ctxc/internal/metrics"
+	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
+	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/policies/planning"
+	"github.com/contextcompiler/ctxc/internal/server"
+	"github.com/contextcompiler/ctxc/internal/server/stateref"
+	"github.com/contextcompiler/ctxc/internal/summarycache"
+	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
 // version (the VERSION file's release) and commit are set at build time:

@@ -16,10 +16,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/contextcompiler/ctxc/metrics"
-	"github.com/contextcompiler/ctxc/server"
-	"github.com/contextcompiler/ctxc/server/inspector"
-	"github.com/contextcompiler/ctxc/server/proxy"
+	"github.com/contextcompiler/ctxc/internal/metrics"
+	"github.com/contextcompiler/ctxc/internal/server"
+	"github.com/contextcompiler/ctxc/internal/server/inspector"
+	"github.com/contextcompiler/ctxc/internal/server/proxy"
 )
 
 func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {

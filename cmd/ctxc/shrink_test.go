@@ -20,7 +20,7 @@ import (
 // is too large.
 func TestRunningExecutionOverTheWindowIsShrunkNotRefused(t *testing.T) {
 	svc := testService(t)
-	read, err := os.ReadFile("../../policies/compaction/summarizer.go") // ~10K tokens of real source
+	read, err := os.ReadFile("../../internal/policies/compaction/summarizer.go") // ~10K tokens of real source
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,8 @@ package main
 import (
 	"sync"
 
-	"github.com/contextcompiler/ctxc/agentstate"
-	"github.com/contextcompiler/ctxc/tokens"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
 // lazyTokens builds the token service on first use, and the service builds

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/eval"
+	"github.com/contextcompiler/ctxc/internal/eval"
 )
 
 const transcriptsDir = "../../examples/transcripts"

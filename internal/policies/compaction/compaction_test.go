@@ -1,0 +1,430 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/internal/policies/statetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// newPolicy decodes YAML settings over a factory's defaults, as profiles do.
+func newPolicy(t testing.TB, f policies.Factory, settings string) policies.Policy {
+	t.Helper()
+	cfg := f.CreateDefaultConfig()
+	if settings != "" {
+		dec := yaml.NewDecoder(strings.NewReader(settings))
+		dec.KnownFields(true)
+		if err := dec.Decode(cfg); err != nil {
+			t.Fatalf("decode %q: %v", settings, err)
+		}
+	}
+	p, err := f.Create(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run applies p and recounts the entries it touched, as the runner does.
+func run(p policies.Policy, w *policies.Work) error {
+	err := p.Apply(context.Background(), w)
+	statetest.Recount(w)
+	return err
+}
+
+// TestGolden runs each transform on a small hand-written state. The golden
+// files show the tokens before and after, then the view, the dispositions,
+// the masks and the warnings (statetest.Format).
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name     string
+		state    string
+		factory  policies.Factory
+		settings string
+		recent   int
+		target   int
+	}{
+		{name: "truncate_fit", state: "session", factory: NewTruncateFactory(), recent: 1, target: 260},
+		{name: "truncate_message_limit", state: "session", factory: NewTruncateFactory(), settings: "{mode: message_limit, max_messages: 6}", recent: 1, target: 10000},
+		{name: "truncate_token_limit", state: "session", factory: NewTruncateFactory(), settings: "{mode: token_limit, target_ratio: 0.5}", recent: 1, target: 500},
+		{name: "clamp", state: "session", factory: NewClampFactory(), settings: "{max_part_tokens: 20, head_ratio: 0.5}", recent: 1, target: 100},
+		{name: "dedupe", state: "session", factory: NewDedupeFactory(), recent: 1, target: 100},
+		{name: "mask_observations", state: "session", factory: NewMaskObservationsFactory(Deps{}), settings: "{preview_chars: 16, protect_recent_tokens: 0, min_prunable_tokens: 0}", recent: 1, target: 350},
+		{name: "drop_low_importance", state: "session", factory: NewDropLowImportanceFactory(), recent: 1, target: 300},
+		{name: "drop_low_importance_tool_rounds", state: "session", factory: NewDropLowImportanceFactory(), settings: "{min_importance_threshold: 61, keep_recent_messages: 0}", recent: 1, target: 300},
+		{name: "summarize", state: "session", factory: NewSummarizeFactory(Deps{}), recent: 1, target: 100},
+		{name: "summarize_iterative", state: "iterative", factory: NewSummarizeFactory(Deps{}), recent: 1, target: 50},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := statetest.LoadJSON(t, filepath.Join("testdata", tc.state+".json"))
+			w := statetest.Work(st)
+			w.RecentTurns, w.CompactionTarget, w.CompactionRequested = tc.recent, tc.target, true
+			before := w.UsedTokens()
+			err := run(newPolicy(t, tc.factory, tc.settings), w)
+			var b strings.Builder
+			fmt.Fprintf(&b, "# %s on %s.json: %s, recent_turns %d, target %d\n", tc.factory.Type(), tc.state, orDefaults(tc.settings), tc.recent, tc.target)
+			fmt.Fprintf(&b, "# tokens %d -> %d\n", before, w.UsedTokens())
+			if err != nil {
+				fmt.Fprintf(&b, "# error: %v\n", err)
+			}
+			b.WriteString(statetest.Format(w))
+			for _, m := range w.Appended {
+				fmt.Fprintf(&b, "appended %s, full text:\n%s\n", m.ID, m.Text())
+			}
+			statetest.Golden(t, filepath.Join("testdata", tc.name+".golden"), b.String(), *update)
+			if problems := append(statetest.Check(w), statetest.CheckPreserved(st, w)...); len(problems) > 0 {
+				t.Errorf("problems:\n%s", strings.Join(problems, "\n"))
+			}
+		})
+	}
+}
+
+func orDefaults(s string) string {
+	if s == "" {
+		return "defaults"
+	}
+	return s
+}
+
+func TestFactories(t *testing.T) {
+	factories := []policies.Factory{NewClampFactory(), NewDedupeFactory(), NewMaskObservationsFactory(Deps{}), NewDropLowImportanceFactory(), NewSummarizeFactory(Deps{}), NewTruncateFactory()}
+	want := []string{"clamp", "dedupe", "mask_observations", "drop_low_importance", "summarize", "truncate"}
+	for i, f := range factories {
+		if f.Type() != want[i] {
+			t.Errorf("factory %d: type %q, want %q", i, f.Type(), want[i])
+		}
+		if f.Stage() != policies.StageCompact {
+			t.Errorf("%s: stage %s", f.Type(), f.Stage())
+		}
+		if err := f.CreateDefaultConfig().Validate(); err != nil {
+			t.Errorf("%s: defaults invalid: %v", f.Type(), err)
+		}
+		other := factories[(i+1)%len(factories)].CreateDefaultConfig()
+		if _, err := f.Create(other); err == nil {
+			t.Errorf("%s: Create accepted a %T", f.Type(), other)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  policies.Config
+		want string
+	}{
+		{"clamp", &ClampConfig{MaxPartTokens: 0, HeadRatio: 1.5}, "max_part_tokens: 0 is less than 1\nhead_ratio: 1.5 must be in [0, 1]"},
+		{"dedupe", &DedupeConfig{ResourceKeys: []string{"path", ""}, MinSavingRatio: -1}, "resource_keys[1]: empty key\nmin_saving_ratio: -1 must be in [0, 1]"},
+		{"drop", &DropLowImportanceConfig{MinImportanceThreshold: 0}, "min_importance_threshold: 0 must be in [1, 101]"},
+		{"summarize", &SummarizeConfig{MaxSummaryRatio: 0, MaxSummaryTokens: -1, MinSummaryTokens: 0, MergeFillRatio: 1.5, MinSpanMessages: 0},
+			"max_summary_ratio: 0 must be in (0, 2]\nmax_summary_tokens: -1 is negative\nmin_summary_tokens: 0 is less than 1\nmerge_fill_ratio: 1.5 must be in (0, 1]\nmin_span_messages: 0 is less than 1"},
+		{"truncate", &TruncateConfig{Mode: "all", MaxMessages: 0, TargetTokens: -1, TargetRatio: 0}, `mode: "all" must be "fit", "message_limit" or "token_limit"` + "\nmax_messages: 0 is less than 1\ntarget_tokens: -1 is negative\ntarget_ratio: 0 must be in (0, 1]"},
+		{"mask", &MaskObservationsConfig{}, ""},
+	}
+	for _, tc := range tests {
+		err := tc.cfg.Validate()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: Validate() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Messages for table tests, counted by statetest.FakeCounter: ceil(bytes/4) + 3.
+func userMsg(id, text string) agentstate.Message {
+	return agentstate.Message{ID: id, Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(text)}}
+}
+
+func assistantMsg(id, text string) agentstate.Message {
+	return agentstate.Message{ID: id, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{agentstate.TextPart(text)}}
+}
+
+// toolRound is an assistant call and its successful result.
+func toolRound(callID, resultID, call, output string) []agentstate.Message {
+	return []agentstate.Message{
+		{ID: callID, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: call, Name: "read_file", ArgumentsJSON: "{}"}}}},
+		{ID: resultID, Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: call, Name: "read_file", Content: output}}}},
+	}
+}
+
+func ids(w *policies.Work) []string {
+	out := make([]string, len(w.Entries))
+	for i := range w.Entries {
+		out[i] = w.Entries[i].Message.ID
+	}
+	return out
+}
+
+// TestTruncateGreedyFitKeepsContiguousTail is the greedy-fit bug: with
+// [m1, m2, huge m3, m4] a greedy fit would skip m3 and keep m2; the
+// contiguous-recency rule stops at m3 and keeps only m4 (plus the protected
+// first task m1).
+func TestTruncateGreedyFitKeepsContiguousTail(t *testing.T) {
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
+		userMsg("m1", strings.Repeat("a", 40)),       // 13 tokens, the first task
+		assistantMsg("m2", strings.Repeat("b", 40)),  // 13
+		assistantMsg("m3", strings.Repeat("c", 400)), // 103
+		userMsg("m4", strings.Repeat("d", 40)),       // 13
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 0
+	w.CompactionTarget = 50 // m1 + m4 + m2 = 39 would fit; m3 never does
+	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(ids(w), ","), "m1,m4"; got != want {
+		t.Errorf("kept %s, want %s", got, want)
+	}
+	for _, id := range []string{"m2", "m3"} {
+		if d, _ := w.Disposition(id); d.Disposition != policies.DispositionDropped {
+			t.Errorf("%s: disposition %s, want dropped", id, d.Disposition)
+		}
+	}
+}
+
+func TestTruncateIrreducibleInOneCall(t *testing.T) {
+	st := &agentstate.State{Context: agentstate.Context{SystemPrompt: strings.Repeat("s", 400), Messages: []agentstate.Message{
+		userMsg("m1", strings.Repeat("a", 400)), // 103, the first task
+		assistantMsg("m2", "ok"),                // 4
+		userMsg("m3", strings.Repeat("b", 400)), // 103, the latest turn
+	}}}
+	w := statetest.Work(st) // system prompt: 100 + 3
+	w.RecentTurns = 1
+	w.HardLimit, w.HardLimitExceeded = 250, true
+	calls := 0
+	p := newPolicy(t, NewTruncateFactory(), "")
+	err := run(policyFunc(func(ctx context.Context, w *policies.Work) error { calls++; return p.Apply(ctx, w) }), w)
+	var irr *agentstate.IrreducibleError
+	if !errors.As(err, &irr) {
+		t.Fatalf("error %v, want *agentstate.IrreducibleError", err)
+	}
+	if irr.NeededTokens != 103+103+103 || irr.AvailableTokens != 250 {
+		t.Errorf("needed %d available %d, want 309 and 250", irr.NeededTokens, irr.AvailableTokens)
+	}
+	if calls != 1 || len(w.Entries) != 3 {
+		t.Errorf("calls %d, entries %d: want one call that changes nothing", calls, len(w.Entries))
+	}
+}
+
+type policyFunc func(context.Context, *policies.Work) error
+
+func (f policyFunc) Apply(ctx context.Context, w *policies.Work) error { return f(ctx, w) }
+
+func TestDedupeBelowMinSavingDoesNothing(t *testing.T) {
+	st := statetest.LoadJSON(t, "testdata/session.json")
+	// m3 and m11 read the same 266-byte file: masking m3 saves 67 - 13 = 54 of
+	// 366 used tokens, 15%.
+	for _, tc := range []struct {
+		ratio  string
+		masked bool
+	}{{"0.1", true}, {"0.2", false}} {
+		w := statetest.Work(st)
+		w.RecentTurns = 1
+		if err := run(newPolicy(t, NewDedupeFactory(), "{min_saving_ratio: "+tc.ratio+"}"), w); err != nil {
+			t.Fatal(err)
+		}
+		_, masked := w.Masks["m3"]
+		if masked != tc.masked || (w.Touches > 0) != tc.masked {
+			t.Errorf("min_saving_ratio %s: masked %v, touches %d; want masked %v", tc.ratio, masked, w.Touches, tc.masked)
+		}
+	}
+}
+
+func TestClampMultiByte(t *testing.T) {
+	text := strings.Repeat("日本語✓é", 100) // 12 bytes a repetition, 3+3+3+3... runes of 2 and 3 bytes
+	tests := []struct {
+		name      string
+		headRatio string
+	}{{"half", "0.5"}, {"head only", "1"}, {"tail only", "0"}, {"odd", "0.37"}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
+				userMsg("m1", "task"),
+				assistantMsg("m2", text),
+				userMsg("m3", "next"),
+			}}}
+			w := statetest.Work(st)
+			w.RecentTurns = 1
+			if err := run(newPolicy(t, NewClampFactory(), "{max_part_tokens: 25, head_ratio: "+tc.headRatio+"}"), w); err != nil {
+				t.Fatal(err)
+			}
+			got := w.Entries[1].Message.Parts[0].Text
+			if !strings.Contains(got, "tokens cut by ctxc clamp; full content in log message m2") {
+				t.Fatalf("no marker in %q", got)
+			}
+			if !utfValid(got) {
+				t.Errorf("clamped text is not valid UTF-8: %q", got)
+			}
+			i := strings.Index(got, "\n[... ")
+			j := strings.Index(got, "...]\n")
+			head, tail := got[:i], got[j+len("...]\n"):]
+			if !strings.HasPrefix(text, head) || !strings.HasSuffix(text, tail) {
+				t.Errorf("head %q / tail %q are not the text's own head and tail", head, tail)
+			}
+			if n := len(head) + len(tail); n > 100 || n < 80 {
+				t.Errorf("kept %d bytes, want about 25 tokens (100 bytes)", n)
+			}
+			if st.Context.Messages[1].Parts[0].Text != text {
+				t.Error("the log message was modified")
+			}
+			if d, _ := w.Disposition("m2"); d.Disposition != policies.DispositionTruncated {
+				t.Errorf("disposition %s, want truncated", d.Disposition)
+			}
+		})
+	}
+}
+
+func utfValid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func TestClampLeavesToolCallArgumentsWhole(t *testing.T) {
+	args := `{"content":"` + strings.Repeat("x", 800) + `"}`
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
+		userMsg("m1", "task"),
+		{ID: "m2", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "write_file", ArgumentsJSON: args}}}},
+		{ID: "m3", Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "write_file", Content: "ok"}}}},
+		userMsg("m4", "next"),
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 1
+	if err := run(newPolicy(t, NewClampFactory(), "{max_part_tokens: 10}"), w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Touches != 0 || w.Entries[1].Message.Parts[0].ToolCall.ArgumentsJSON != args {
+		t.Error("clamp changed tool call arguments")
+	}
+}
+
+// TestDropLowImportanceDefaults: under the defaults (threshold 30, the
+// newest 10 messages kept) tool rounds and decisions stay, reasoning-only
+// output older than the newest 10 messages goes, and so does a message given
+// an explicit importance under 30.
+func TestDropLowImportanceDefaults(t *testing.T) {
+	big := strings.Repeat("x", 200)
+	thinking := func(id string) agentstate.Message {
+		return agentstate.Message{ID: id, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: big}}}}
+	}
+	log := []agentstate.Message{userMsg("m1", big), thinking("m2")}
+	log = append(log, toolRound("m3", "m4", "c1", big)...)
+	log = append(log, assistantMsg("m5", big), userMsg("m6", big), thinking("m7"))
+	log = append(log, agentstate.Message{ID: "m8", Role: agentstate.RoleAssistant, Importance: 29, Parts: []agentstate.Part{agentstate.TextPart(big)}})
+	log = append(log, userMsg("m9", big), thinking("m10"), assistantMsg("m11", big), userMsg("m12", big), thinking("m13"), assistantMsg("m14", big), userMsg("m15", big))
+	w := statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}})
+	w.RecentTurns = 1
+	w.CompactionTarget = 1 // drop all it may
+	if err := run(newPolicy(t, NewDropLowImportanceFactory(), ""), w); err != nil {
+		t.Fatal(err)
+	}
+	// m2 is older than the newest 10 (m6 to m15); m7, m10 and m13 are among them.
+	if got, want := strings.Join(ids(w), ","), "m1,m3,m4,m5,m6,m7,m8,m9,m10,m11,m12,m13,m14,m15"; got != want {
+		t.Errorf("kept %s, want %s", got, want)
+	}
+	w = statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}})
+	w.RecentTurns, w.CompactionTarget = 1, 1
+	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{keep_recent_messages: 3}"), w); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(ids(w), ","), "m1,m3,m4,m5,m6,m9,m11,m12,m13,m14,m15"; got != want {
+		t.Errorf("keep_recent_messages 3: kept %s, want %s", got, want)
+	}
+}
+
+func TestDropLowImportanceOrder(t *testing.T) {
+	big := strings.Repeat("x", 200) // 53 tokens a message
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
+		userMsg("m1", big), // first task
+		{ID: "m2", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartReasoning, Reasoning: agentstate.Reasoning{Text: big}}}}, // 10
+		assistantMsg("m3", big), // 30: another assistant message follows
+		assistantMsg("m4", big), // 65: closes its turn
+		userMsg("m5", big),      // 70
+		{ID: "m6", Role: agentstate.RoleAssistant, Importance: 5, Parts: []agentstate.Part{agentstate.TextPart(big)}}, // explicit 5
+		assistantMsg("m7", big), // 30
+		userMsg("m8", big),      // the latest turn
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 1
+	w.CompactionTarget = w.UsedTokens() - 3*53 // three drops needed
+	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{min_importance_threshold: 31, keep_recent_messages: 0}"), w); err != nil {
+		t.Fatal(err)
+	}
+	// Dropped: m6 (5), m2 (10), then m3 (30, older than m7).
+	if got, want := strings.Join(ids(w), ","), "m1,m4,m5,m7,m8"; got != want {
+		t.Errorf("kept %s, want %s", got, want)
+	}
+}
+
+// TestTruncateShrinksProtectedOutputsBeforeRefusing: a running execution
+// whose file read does not fit the window has that output cut to a head and
+// a tail (the largest first, the newest last) instead of the call being
+// refused; every other message stays as it was.
+func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
+	read := agentstate.Message{ID: "m3", Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
+		ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "read", Content: "HEAD " + strings.Repeat("x", 4000) + " TAIL"}}}}
+	grep := agentstate.Message{ID: "m5", Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
+		ToolResult: agentstate.ToolResult{ToolCallID: "c2", Name: "grep", Content: strings.Repeat("y", 1600)}}}}
+	st := &agentstate.State{Execution: agentstate.Execution{ID: "e1"}, Context: agentstate.Context{Messages: []agentstate.Message{
+		userMsg("m1", "fix the parser"),
+		{ID: "m2", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "read", ArgumentsJSON: "{}"}}}},
+		read,
+		{ID: "m4", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c2", Name: "grep", ArgumentsJSON: "{}"}}}},
+		grep,
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 1
+	w.HardLimit, w.HardLimitExceeded = 900, true
+	w.CompactionTarget = 900
+	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
+		t.Fatalf("refused what can be shrunk: %v", err)
+	}
+	if used := w.UsedTokens(); used > w.HardLimit {
+		t.Errorf("used %d, over the window's %d", used, w.HardLimit)
+	}
+	got := w.Entries[2].Message.Parts[0].ToolResult.Content
+	if !strings.HasPrefix(got, "HEAD ") || !strings.HasSuffix(got, " TAIL") || !strings.Contains(got, policies.ShrinkMarker) || !strings.Contains(got, "log message m3") {
+		t.Errorf("the file read is not cut to head and tail with a note naming its log message:\n%.300s", got)
+	}
+	if w.Entries[4].Message.Parts[0].ToolResult.Content != grep.Parts[0].ToolResult.Content {
+		t.Error("the newest output was cut although cutting the older one was enough")
+	}
+	if d, _ := w.Disposition("m3"); d.Disposition != policies.DispositionTruncated {
+		t.Errorf("m3 disposition %s, want truncated", d.Disposition)
+	}
+	if len(w.Warnings) == 0 || !strings.Contains(strings.Join(w.Warnings, "\n"), "cut tool output m3") {
+		t.Errorf("warnings %q do not say what was cut", w.Warnings)
+	}
+}
+
+// TestTruncateRefusesNamingWhatIsTooLarge: when the system prompt alone is
+// over the window nothing can be shrunk, and the error says which part is
+// too large.
+func TestTruncateRefusesNamingWhatIsTooLarge(t *testing.T) {
+	st := &agentstate.State{Context: agentstate.Context{SystemPrompt: strings.Repeat("s", 4000), Messages: []agentstate.Message{
+		userMsg("m1", "fix the parser"),
+	}}}
+	w := statetest.Work(st)
+	w.RecentTurns = 1
+	w.HardLimit, w.HardLimitExceeded = 500, true
+	err := run(newPolicy(t, NewTruncateFactory(), ""), w)
+	var irr *agentstate.IrreducibleError
+	if !errors.As(err, &irr) {
+		t.Fatalf("error %v, want *agentstate.IrreducibleError", err)
+	}
+	for _, want := range []string{"system prompt 1,00", "tools 0", "pinned messages 0", "newest turn"} {
+		if !strings.Contains(irr.Detail, want) {
+			t.Errorf("detail %q does not name %q", irr.Detail, want)
+		}
+	}
+}

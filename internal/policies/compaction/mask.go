@@ -1,0 +1,32 @@
+package compaction
+
+import (
+	"context"
+
+	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
+	"github.com/contextcompiler/ctxc/internal/policies/isolation"
+)
+
+// maskObservations is the "mask_observations" policy: the isolation stage's
+// observation masking (isolation.MaskObservations), oldest outputs first,
+// stopping once the compaction target is met, never touching what
+// policies.Protection marks.
+type maskObservations struct {
+	cfg     isolation.MaskingConfig
+	outputs *diagnose.Cache
+}
+
+// InPlaceEdit: masking keeps every message and its tool results.
+func (maskObservations) InPlaceEdit() {}
+
+func (m maskObservations) Apply(_ context.Context, w *policies.Work) error {
+	protected := policies.Protection(w)
+	isolation.MaskObservations(w, &m.cfg, isolation.MaskRun{
+		TargetTokens: max(target(w), 1),
+		Protect:      func(i int) bool { return protected[i] },
+		Policy:       TypeMaskObservations,
+		Outputs:      m.outputs,
+	})
+	return nil
+}

@@ -1,0 +1,218 @@
+package compaction
+
+import (
+	"strings"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/zeebo/xxh3"
+
+	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
+	"github.com/contextcompiler/ctxc/internal/policies/facts"
+)
+
+// memoEntries bounds each of a Memo's caches.
+const memoEntries = 50_000
+
+// Memo remembers what the deterministic summarizer read from a text: the
+// classified sentences of a message and the lines of a tool output worth
+// keeping. Reading is the summarizer's cost (regular expressions over every
+// line of every output), and a long session is summarized again at every
+// compaction point of every compile, from the same messages; so a summarize
+// policy keeps one Memo for all the requests it serves. Safe for concurrent
+// use; a nil Memo remembers nothing.
+type Memo struct {
+	digests   *diagnose.Cache
+	sentences *lru.Cache[uint64, []sentence]
+	outputs   *lru.Cache[uint64, outputLines]
+	weights   *lru.Cache[uint64, int]
+	summaries *lru.Cache[uint64, fitted]
+}
+
+// fitted is a written summary and the heaviest weight it left out.
+type fitted struct {
+	text string
+	lost int
+}
+
+// NewMemo returns an empty Memo reading tool outputs through digests (nil:
+// a cache of its own).
+func NewMemo(digests *diagnose.Cache) *Memo {
+	if digests == nil {
+		digests = diagnose.NewCache()
+	}
+	s, _ := lru.New[uint64, []sentence](memoEntries)
+	o, _ := lru.New[uint64, outputLines](memoEntries)
+	w, _ := lru.New[uint64, int](memoEntries)
+	f, _ := lru.New[uint64, fitted](memoEntries / 10)
+	return &Memo{digests: digests, sentences: s, outputs: o, weights: w, summaries: f}
+}
+
+// sentence is one classified sentence of a message's text, with the
+// paragraph it stands in.
+type sentence struct {
+	text      string
+	class     facts.Class
+	specific  bool
+	paragraph int
+}
+
+// outputLines are what a tool output holds that a summary keeps: whether it
+// says itself that it failed, the lines that identify its failure (when it
+// failed) in full and in their shortest form, or its first line reporting
+// trouble.
+type outputLines struct {
+	failed    bool
+	errors    []string
+	headlines []string
+	observed  string
+}
+
+func memoKey(kind byte, s string) uint64 {
+	return xxh3.HashStringSeed(s, uint64(kind)<<56|uint64(len(s)))
+}
+
+// classified splits a text into sentences and classifies each.
+func (m *Memo) classified(text string, user bool) []sentence {
+	kind := byte('a')
+	if user {
+		kind = 'u'
+	}
+	key := memoKey(kind, text)
+	if m != nil {
+		if v, ok := m.sentences.Get(key); ok {
+			return v
+		}
+	}
+	var out []sentence
+	for k, p := range facts.Paragraphs(text) {
+		ss := facts.Sentences(p)
+		for i, c := range facts.ClassifyAll(ss, user) {
+			out = append(out, sentence{ss[i], c, facts.Specific(ss[i]), k})
+		}
+	}
+	if m != nil {
+		m.sentences.Add(key, out)
+	}
+	return out
+}
+
+// output reads a tool output once.
+func (m *Memo) output(content string) outputLines {
+	key := memoKey('o', content)
+	if m != nil {
+		if v, ok := m.outputs.Get(key); ok {
+			return v
+		}
+	}
+	var d diagnose.Digest
+	if m != nil {
+		d = *m.digests.Read(content)
+	} else {
+		d = diagnose.Read(content)
+	}
+	out := outputLines{failed: d.Failed, observed: d.Trouble()}
+	d.Failed = true
+	out.errors = d.Lines(diagnose.DefaultLimits)
+	out.headlines = d.Headlines(diagnose.DefaultLimits)
+	if m != nil {
+		m.outputs.Add(key, out)
+	}
+	return out
+}
+
+// pastedErrors returns the lines that report errors in what a user pasted
+// (fenced or indented blocks).
+func (m *Memo) pastedErrors(text string) []string {
+	if !strings.Contains(text, "```") && !strings.Contains(text, "\n    ") && !strings.Contains(text, "\n\t") {
+		return nil
+	}
+	pasted := m.output(facts.Fenced(text))
+	var out []string
+	for _, line := range pasted.errors {
+		if pasted.failed || facts.ErrorLine(line) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// weight is facts.Weight of an item of a section's class.
+func (m *Memo) weight(text string, c facts.Class) int {
+	key := memoKey('w'+byte(c), text)
+	if m != nil {
+		if v, ok := m.weights.Get(key); ok {
+			return v
+		}
+	}
+	w := facts.Weight(text, c)
+	if m != nil {
+		m.weights.Add(key, w)
+	}
+	return w
+}
+
+// requestKey identifies a summary request by everything the deterministic
+// summary reads: the budget, the counter, the earlier and merged texts, and
+// each span message's id, role, kind, mask and parts.
+func requestKey(req *SummaryRequest) uint64 {
+	h := xxh3.New()
+	var num [8]byte
+	put := func(n int) {
+		for i := range num {
+			num[i] = byte(uint64(n) >> (8 * i))
+		}
+		_, _ = h.Write(num[:])
+	}
+	str := func(s string) {
+		put(len(s))
+		_, _ = h.WriteString(s)
+	}
+	put(req.BudgetTokens)
+	if req.Counter != nil {
+		str(req.Counter.Name())
+	}
+	for _, group := range [][]string{req.Merge, req.Earlier} {
+		put(len(group))
+		for _, t := range group {
+			str(t)
+		}
+	}
+	put(len(req.Span))
+	for i := range req.Span {
+		m := &req.Span[i]
+		str(m.ID)
+		put(int(m.Role)<<8 | int(m.Kind))
+		if m.Mask != nil {
+			put(1) // a masked assistant message's text is not read
+		}
+		put(len(m.Parts))
+		for _, p := range m.Parts {
+			put(int(p.Kind))
+			str(p.Text)
+			str(p.ToolCall.ID)
+			str(p.ToolCall.Name)
+			str(p.ToolCall.ArgumentsJSON)
+			str(p.ToolResult.ToolCallID)
+			str(p.ToolResult.Name)
+			str(p.ToolResult.Content)
+			if p.ToolResult.IsError {
+				put(1)
+			}
+		}
+	}
+	return h.Sum64()
+}
+
+// summary returns the remembered summary of a request, if any.
+func (m *Memo) summary(key uint64) (fitted, bool) {
+	if m == nil {
+		return fitted{}, false
+	}
+	return m.summaries.Get(key)
+}
+
+func (m *Memo) remember(key uint64, f fitted) {
+	if m != nil {
+		m.summaries.Add(key, f)
+	}
+}

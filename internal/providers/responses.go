@@ -1,0 +1,517 @@
+package providers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/contextcompiler/ctxc/internal/agentstate"
+)
+
+// OpenAI Responses wire types (POST /v1/responses, what Codex CLI and the
+// OpenAI Agents SDK send). The conversation is "input": a string, or a list
+// of items (messages, reasoning, function and custom tool calls and their
+// outputs); the system prompt is "instructions".
+type responsesRequest struct {
+	Model        string          `json:"model,omitempty"`
+	Instructions json.RawMessage `json:"instructions,omitempty"`
+	// Input is a string, or a list of items.
+	Input json.RawMessage `json:"input,omitempty"`
+	Tools []responsesTool `json:"tools,omitempty"`
+	Text  *responsesText  `json:"text,omitempty"`
+	// The answer's limit, read on import only.
+	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
+}
+
+// responsesItem is every input item type this package reads; Type is empty
+// for an "easy" message ({"role", "content"}).
+type responsesItem struct {
+	Type string `json:"type,omitempty"`
+	// A message's role and content (a string, or content parts).
+	Role    string          `json:"role,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
+	// Calls and their outputs.
+	CallID    string `json:"call_id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+	// Input of a custom tool call (free-form text).
+	Input *string `json:"input,omitempty"`
+	// Output of a call: a string, or content parts.
+	Output json.RawMessage `json:"output,omitempty"`
+	// Reasoning: summary parts and the encrypted reasoning a stateless
+	// client sends back.
+	ID               string             `json:"id,omitempty"`
+	Summary          []responsesContent `json:"summary,omitempty"`
+	EncryptedContent *string            `json:"encrypted_content,omitempty"`
+}
+
+type responsesContent struct {
+	Type     string  `json:"type"`
+	Text     *string `json:"text,omitempty"`
+	Refusal  *string `json:"refusal,omitempty"`
+	ImageURL *string `json:"image_url,omitempty"`
+	FileID   string  `json:"file_id,omitempty"`
+	Detail   string  `json:"detail,omitempty"`
+}
+
+// responsesTool is a function tool (type "function", with the name at top
+// level, unlike Chat Completions) or a custom tool (type "custom", free-form
+// input); the built-in tools (web_search, file_search, ...) are only passed
+// through by the proxy.
+type responsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	// Strict defaults to true in this API, which holds schemas to its strict
+	// subset; a rendered tool says false, as Chat Completions' default is.
+	Strict *bool `json:"strict,omitempty"`
+}
+
+type responsesText struct {
+	Format json.RawMessage `json:"format,omitempty"`
+}
+
+// The item types of a conversation.
+const (
+	itemMessage          = "message"
+	itemReasoning        = "reasoning"
+	itemFunctionCall     = "function_call"
+	itemFunctionOutput   = "function_call_output"
+	itemCustomCall       = "custom_tool_call"
+	itemCustomCallOutput = "custom_tool_call_output"
+)
+
+func renderResponses(c *conversation) ([]byte, error) {
+	req := struct {
+		Model        string            `json:"model,omitempty"`
+		Instructions string            `json:"instructions,omitempty"`
+		Input        []json.RawMessage `json:"input"`
+		Tools        []responsesTool   `json:"tools,omitempty"`
+		Text         *responsesText    `json:"text,omitempty"`
+	}{Model: c.model, Instructions: c.system, Input: []json.RawMessage{}}
+	strict := false
+	for i, t := range c.tools {
+		schema := c.toolSchemas[i]
+		if schema == nil {
+			schema = emptyInputSchema
+		}
+		req.Tools = append(req.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema, Strict: &strict})
+	}
+	if rf := parseResponseFormat(c.responseFormat, c.notes); rf != nil {
+		req.Text = &responsesText{Format: responsesFormat(rf)}
+	}
+	for i := range c.messages {
+		req.Input = append(req.Input, responsesItems(c, &c.messages[i], nil)...)
+	}
+	return encodeJSON(req)
+}
+
+// responsesFormat is a response format as text.format: the Chat Completions
+// response_format with its json_schema fields moved up a level.
+func responsesFormat(rf *responseSchema) json.RawMessage {
+	if rf.jsonOnly {
+		return json.RawMessage(`{"type":"json_object"}`)
+	}
+	var wrapped struct {
+		JSONSchema map[string]json.RawMessage `json:"json_schema"`
+	}
+	_ = json.Unmarshal(rf.openAI, &wrapped)
+	format := map[string]json.RawMessage{"type": rawJSON("json_schema")}
+	for k, v := range wrapped.JSONSchema {
+		format[k] = v
+	}
+	if _, ok := format["name"]; !ok {
+		format["name"] = rawJSON("response")
+	}
+	return rawJSON(format)
+}
+
+// responsesItems renders one compiled message as input items: a user or
+// system message; an assistant turn as its reasoning, its message and its
+// calls; a tool message as one output per result. custom names the calls
+// made to custom tools (their items keep their type).
+func responsesItems(c *conversation, m *agentstate.Message, custom map[string]bool) []json.RawMessage {
+	var items []json.RawMessage
+	type message struct {
+		Type    string             `json:"type"`
+		Role    string             `json:"role"`
+		Content []responsesContent `json:"content"`
+	}
+	switch m.Role {
+	case agentstate.RoleTool:
+		for _, p := range m.Parts {
+			if p.Kind != agentstate.PartToolResult {
+				c.notes.add("non-result part(s) of tool messages omitted", 1)
+				continue
+			}
+			typ := itemFunctionOutput
+			if custom[p.ToolResult.ToolCallID] {
+				typ = itemCustomCallOutput
+			}
+			items = append(items, rawJSON(struct {
+				Type   string `json:"type"`
+				CallID string `json:"call_id"`
+				Output string `json:"output"`
+			}{typ, p.ToolResult.ToolCallID, toolResultContent(p.ToolResult)}))
+		}
+	case agentstate.RoleAssistant:
+		var content []responsesContent
+		var calls []json.RawMessage
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case agentstate.PartText:
+				content = append(content, responsesContent{Type: "output_text", Text: &p.Text})
+			case agentstate.PartReasoning:
+				// The API reads a reasoning item back only with the id it
+				// gave it, which the log does not keep.
+				c.notes.add("reasoning part(s) omitted (a reasoning item needs the id the API gave it)", 1)
+			case agentstate.PartToolCall:
+				calls = append(calls, responsesCall(p.ToolCall, custom[p.ToolCall.ID]))
+			default:
+				c.notes.add(fmt.Sprintf("%s part(s) of assistant messages omitted", p.Kind), 1)
+			}
+		}
+		if len(content) > 0 {
+			items = append(items, rawJSON(message{Type: itemMessage, Role: "assistant", Content: content}))
+		}
+		items = append(items, calls...)
+	default: // user, and system messages inside the log
+		role := "user"
+		if m.Role == agentstate.RoleSystem {
+			role = "system"
+		}
+		var content []responsesContent
+		for _, p := range m.Parts {
+			switch {
+			case p.Kind == agentstate.PartText:
+				content = append(content, responsesContent{Type: "input_text", Text: &p.Text})
+			case p.Kind == agentstate.PartImage && role == "user":
+				u := openAIImage(p.Image)
+				content = append(content, responsesContent{Type: "input_image", ImageURL: &u, Detail: "auto"})
+			default:
+				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, role), 1)
+			}
+		}
+		if len(content) > 0 {
+			items = append(items, rawJSON(message{Type: itemMessage, Role: role, Content: content}))
+		}
+	}
+	return items
+}
+
+func responsesCall(tc agentstate.ToolCall, custom bool) json.RawMessage {
+	if custom {
+		return rawJSON(struct {
+			Type   string `json:"type"`
+			CallID string `json:"call_id"`
+			Name   string `json:"name"`
+			Input  string `json:"input"`
+		}{itemCustomCall, tc.ID, tc.Name, tc.ArgumentsJSON})
+	}
+	args := tc.ArgumentsJSON
+	if blank(args) {
+		args = "{}"
+	}
+	return rawJSON(struct {
+		Type      string `json:"type"`
+		CallID    string `json:"call_id"`
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}{itemFunctionCall, tc.ID, tc.Name, args})
+}
+
+// ValidateResponses checks the Responses API rules a body must meet: input
+// a string or a list of items of known types; messages with a known role and
+// content; call ids present and unique; every call answered by exactly one
+// output of its kind after it, and no output without its call; a reasoning
+// item with its id, followed by another item of the assistant's turn;
+// function tools named with object parameters.
+func ValidateResponses(body []byte) error {
+	var req responsesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return fmt.Errorf("invalid openai_responses body: %w", err)
+	}
+	var c checker
+	for i, t := range req.Tools {
+		if t.Type == "function" && (t.Name == "" || len(t.Parameters) > 0 && !isJSONObject(t.Parameters)) {
+			c.fail("tools[%d]: a function tool needs a name and object parameters", i)
+		}
+	}
+	if len(req.Input) == 0 {
+		c.fail("input is missing")
+		return c.err("openai_responses")
+	}
+	if isJSONString(req.Input) {
+		return c.err("openai_responses")
+	}
+	var items []responsesItem
+	if err := json.Unmarshal(req.Input, &items); err != nil {
+		c.fail("input: %v", err)
+		return c.err("openai_responses")
+	}
+	if len(items) == 0 {
+		c.fail("input is empty")
+	}
+	calls := map[string]string{} // call id -> type of its output, "" once answered
+	for i, it := range items {
+		switch it.Type {
+		case "", itemMessage:
+			switch it.Role {
+			case "user", "assistant", "system", "developer":
+			default:
+				c.fail("input[%d]: unknown role %q", i, it.Role)
+			}
+			if len(it.Content) == 0 || string(it.Content) == "null" {
+				c.fail("input[%d]: message without content", i)
+			}
+		case itemReasoning:
+			if it.ID == "" {
+				c.fail("input[%d]: a reasoning item needs the id the API gave it", i)
+			}
+			if i+1 == len(items) || !assistantItem(items[i+1]) {
+				c.fail("input[%d]: a reasoning item must be followed by a message or call of the same turn", i)
+			}
+		case itemFunctionCall, itemCustomCall:
+			output := itemFunctionOutput
+			if it.Type == itemCustomCall {
+				output = itemCustomCallOutput
+			}
+			if _, dup := calls[it.CallID]; dup || it.CallID == "" || it.Name == "" {
+				c.fail("input[%d]: a %s needs a name and a call_id of its own (%q)", i, it.Type, it.CallID)
+			}
+			calls[it.CallID] = output
+		case itemFunctionOutput, itemCustomCallOutput:
+			if calls[it.CallID] != it.Type {
+				c.fail("input[%d]: %s %q answers no call before it", i, it.Type, it.CallID)
+			}
+			calls[it.CallID] = ""
+			if len(it.Output) == 0 {
+				c.fail("input[%d]: %s without output", i, it.Type)
+			}
+		default:
+			c.fail("input[%d]: item type %q", i, it.Type)
+		}
+	}
+	for i, it := range items {
+		if (it.Type == itemFunctionCall || it.Type == itemCustomCall) && calls[it.CallID] != "" {
+			c.fail("input[%d]: %s %q has no output", i, it.Type, it.CallID)
+		}
+	}
+	return c.err("openai_responses")
+}
+
+// assistantItem reports whether an item belongs to the assistant's side of
+// a turn: its message, reasoning and calls.
+func assistantItem(it responsesItem) bool {
+	switch it.Type {
+	case itemReasoning, itemFunctionCall, itemCustomCall:
+		return true
+	case "", itemMessage:
+		return it.Role == "assistant"
+	}
+	return false
+}
+
+func importResponses(im *importer, body []byte) {
+	var req responsesRequest
+	if !im.decode(body, &req, "") {
+		return
+	}
+	im.out.Model, im.out.MaxOutputTokens = req.Model, req.MaxOutputTokens
+	if len(req.Instructions) > 0 && string(req.Instructions) != "null" {
+		var s string
+		if !im.decode(req.Instructions, &s, "instructions") {
+			return
+		}
+		im.out.SystemPrompt = s
+	}
+	for i, t := range req.Tools {
+		switch t.Type {
+		case "function", "custom":
+			if t.Name == "" {
+				im.fail(fmt.Sprintf("tools[%d].name", i), "a tool needs a name")
+			}
+			im.out.Tools = append(im.out.Tools, agentstate.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.Parameters)})
+		}
+	}
+	var s string
+	if json.Unmarshal(req.Input, &s) == nil {
+		im.add(agentstate.RoleUser, []agentstate.Part{textPart(s)})
+		return
+	}
+	var items []responsesItem
+	if len(req.Input) > 0 && !im.decode(req.Input, &items, "input") {
+		return
+	}
+	r := responsesImport{importer: im, leading: true}
+	for i, it := range items {
+		im.at = i
+		r.item(fmt.Sprintf("input[%d]", i), it)
+	}
+	r.flush()
+}
+
+// responsesImport reads input items in order. An assistant turn comes as
+// several items, in the order the model writes them: reasoning, a message,
+// calls. Such a run is one assistant message, as the other providers' turns
+// are; reasoning after anything else, or a message after a message or a
+// call, starts the next.
+type responsesImport struct {
+	*importer
+	leading   bool // only system and developer messages so far
+	assistant []agentstate.Part
+	refs      []Ref
+	// spoken says the turn being collected has a message or a call.
+	spoken bool
+}
+
+// flush adds the assistant message being collected.
+func (r *responsesImport) flush() {
+	if len(r.assistant) == 0 {
+		return
+	}
+	r.importer.refs = r.refs
+	r.add(agentstate.RoleAssistant, r.assistant)
+	r.assistant, r.refs, r.spoken = nil, nil, false
+}
+
+// assistantPart collects the parts of one item of the assistant's side of
+// the turn; opens says the item starts a new turn after a message or call
+// (reasoning, and a message), speaks that it is a message or call.
+func (r *responsesImport) assistantPart(opens, speaks bool, parts ...agentstate.Part) {
+	if opens && r.spoken {
+		r.flush()
+	}
+	if len(parts) > 0 {
+		r.assistant = append(r.assistant, parts...)
+		r.refs = append(r.refs, Ref{Message: r.at, Block: WholeMessage})
+	}
+	r.spoken = r.spoken || speaks
+}
+
+func (r *responsesImport) item(path string, it responsesItem) {
+	im := r.importer
+	if it.Type != itemMessage && it.Type != "" || it.Role != "system" && it.Role != "developer" {
+		r.leading = false
+	}
+	switch it.Type {
+	case "", itemMessage:
+		if it.Role == "assistant" {
+			r.assistantPart(true, true, responsesContentParts(im, it.Content, path, false)...)
+			return
+		}
+		r.flush()
+		switch it.Role {
+		case "system", "developer":
+			parts := responsesContentParts(im, it.Content, path, false)
+			if r.leading {
+				im.out.SystemPrompt = joinNonEmpty(im.out.SystemPrompt, strings.Join(partTexts(parts), "\n"))
+				im.out.Preamble = r.at + 1
+				return
+			}
+			im.add(agentstate.RoleSystem, parts)
+		case "user":
+			im.add(agentstate.RoleUser, responsesContentParts(im, it.Content, path, true))
+		default:
+			im.fail(path+".role", "unsupported role %q (want user, assistant, system or developer)", it.Role)
+		}
+	case itemReasoning:
+		var texts []string
+		for _, s := range it.Summary {
+			if s.Text != nil {
+				texts = append(texts, *s.Text)
+			}
+		}
+		reasoning := agentstate.Reasoning{Text: strings.Join(texts, "\n")}
+		if it.EncryptedContent != nil {
+			reasoning.Signature = []byte(*it.EncryptedContent)
+		}
+		r.assistantPart(true, false, agentstate.Part{Kind: agentstate.PartReasoning, Reasoning: reasoning})
+	case itemFunctionCall, itemCustomCall:
+		if it.CallID == "" {
+			im.fail(path+".call_id", "a call needs a call_id")
+		}
+		if it.Name == "" {
+			im.fail(path+".name", "a call needs a name")
+		}
+		args := it.Arguments
+		if it.Type == itemCustomCall {
+			if im.out.CustomCalls == nil {
+				im.out.CustomCalls = map[string]bool{}
+			}
+			im.out.CustomCalls[it.CallID] = true
+			args = ""
+			if it.Input != nil {
+				args = *it.Input
+			}
+		}
+		im.rememberCall(it.CallID, it.Name)
+		r.assistantPart(false, true, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: it.CallID, Name: it.Name, ArgumentsJSON: args}})
+	case itemFunctionOutput, itemCustomCallOutput:
+		r.flush()
+		if it.CallID == "" {
+			im.fail(path+".call_id", "an output needs the call_id of its call")
+		}
+		content, isErr := errorResult(responsesOutput(im, it.Output, path+".output"))
+		im.addResults([]agentstate.ToolResult{{ToolCallID: it.CallID, Name: im.callNames[it.CallID], Content: content, IsError: isErr}}, nil)
+	default:
+		im.fail(path+".type", "unsupported item type %q (want message, reasoning, function_call, function_call_output, custom_tool_call or custom_tool_call_output)", it.Type)
+	}
+}
+
+// responsesContentParts reads a message's content: a string, or parts.
+func responsesContentParts(im *importer, raw json.RawMessage, path string, allowImages bool) []agentstate.Part {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []agentstate.Part{textPart(s)}
+	}
+	var content []responsesContent
+	if !im.decode(raw, &content, path+".content") {
+		return nil
+	}
+	var parts []agentstate.Part
+	for j, cp := range content {
+		pp := fmt.Sprintf("%s.content[%d]", path, j)
+		switch {
+		case (cp.Type == "input_text" || cp.Type == "output_text" || cp.Type == "text") && cp.Text != nil:
+			parts = append(parts, textPart(*cp.Text))
+		case cp.Type == "refusal" && cp.Refusal != nil:
+			parts = append(parts, textPart(*cp.Refusal))
+		case cp.Type == "input_image" && allowImages && cp.ImageURL != nil && *cp.ImageURL != "":
+			if mt, data, ok := parseDataURL(*cp.ImageURL); ok {
+				parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceData, Data: data, MediaType: mt}))
+			} else {
+				parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceURL, URL: *cp.ImageURL}))
+			}
+		default:
+			im.fail(pp+".type", "unsupported content part %q here", cp.Type)
+		}
+	}
+	return parts
+}
+
+// responsesOutput reads a call's output: a string, or text parts joined by
+// newlines.
+func responsesOutput(im *importer, raw json.RawMessage, path string) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var content []responsesContent
+	if !im.decode(raw, &content, path) {
+		return ""
+	}
+	texts := make([]string, 0, len(content))
+	for j, cp := range content {
+		if cp.Text == nil || cp.Type != "input_text" && cp.Type != "output_text" {
+			im.fail(fmt.Sprintf("%s[%d].type", path, j), "only text parts are supported here, got %q", cp.Type)
+			continue
+		}
+		texts = append(texts, *cp.Text)
+	}
+	return strings.Join(texts, "\n")
+}
