@@ -29,7 +29,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateblob"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateblob"
 )
 
 // The abuse harness (make abuse): every probe of a hostile or careless

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -16,7 +18,6 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/llm/llmtest"
-	ctxcserver "github.com/contextcompiler/ctxc/internal/server"
 )
 
 // TestMetricsThroughTheBinary drives the real server through compiles,
@@ -378,7 +379,7 @@ func TestAdmissionMetricsThroughTheBinary(t *testing.T) {
 
 	during := scrapeMetrics(t, url)
 	// The request's bytes and what the pipeline builds for each message.
-	if got, want := during.sum("ctxc_inflight_request_bytes", nil), float64(proto.Size(blocked)+ctxcserver.WorkingBytesPerMessage*len(blocked.GetState().GetContext().GetMessages())); got != want {
+	if got, want := during.sum("ctxc_inflight_request_bytes", nil), float64(proto.Size(blocked)+adapter.WorkingBytesPerMessage*len(blocked.GetState().GetContext().GetMessages())); got != want {
 		t.Errorf("%v bytes in flight while a %v-byte Compact of %d messages runs, want %v", got, proto.Size(blocked), len(blocked.GetState().GetContext().GetMessages()), want)
 	}
 	_, err := client.Compile(context.Background(), readExample(t, "coding-agent.json"))

@@ -25,9 +25,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/policies/compaction"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 )
 

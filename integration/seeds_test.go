@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateblob"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateblob"
 )
 
 // TestSeedPromises drives the real binary through what the seed designs

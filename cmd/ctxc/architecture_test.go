@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -173,5 +174,84 @@ func TestArchitectureNamesExist(t *testing.T) {
 	}
 	if checked < 30 {
 		t.Errorf("only %d names checked: the patterns no longer match how the document cites code", checked)
+	}
+}
+
+// TestAdapterAndTransportImportNoStage: the gRPC adapter and the transport
+// around it reach the policies only through the application layer, and
+// the adapter takes no metrics (docs/ARCHITECTURE.md, "Layers").
+func TestAdapterAndTransportImportNoStage(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go list needs the go command: %v", err)
+	}
+	const module = "github.com/contextcompiler/ctxc/"
+	for pkg, forbidMetrics := range map[string]bool{"internal/adapter": true, "internal/server": false} {
+		out, err := exec.Command(goTool, "list", "-deps", "../../"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 10 {
+			t.Fatalf("go list -deps %s listed %d packages", pkg, len(deps))
+		}
+		for _, dep := range deps {
+			rel, ours := strings.CutPrefix(dep, module)
+			if !ours {
+				continue
+			}
+			if stage, ok := strings.CutPrefix(rel, "internal/policies/"); ok && stage != "pipeline" {
+				t.Errorf("%s imports the policy package %s", pkg, rel)
+			}
+			if forbidMetrics && rel == "internal/metrics" {
+				t.Errorf("%s imports %s", pkg, rel)
+			}
+		}
+	}
+}
+
+// TestOnlyTheDomainDefinesMessages: every package takes its messages from
+// package agentstate; none declares an exported message type of its own
+// (provider wire shapes are unexported).
+func TestOnlyTheDomainDefinesMessages(t *testing.T) {
+	fset := token.NewFileSet()
+	seen := 0
+	err := filepath.WalkDir("../../internal", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				name := spec.(*ast.TypeSpec).Name.Name
+				if !ast.IsExported(name) || !strings.HasSuffix(name, "Message") {
+					continue
+				}
+				seen++
+				if f.Name.Name != "agentstate" {
+					t.Errorf("%s declares %s: messages are agentstate.Message", path, name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Error("no message type found: agentstate.Message should be")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/contextcompiler/ctxc/internal/compiler"
@@ -125,12 +127,12 @@ func TestReadmeLimitsTable(t *testing.T) {
 		}
 	}
 	safely, _, _ := strings.Cut(string(readme[strings.Index(string(readme), "\n## Running it safely\n"):]), "\n### Limits\n")
-	logLimit := server.DefaultLimits().MaxInflightBytes / server.WorkingBytesPerMessage
+	logLimit := server.DefaultLimits().MaxInflightBytes / adapter.WorkingBytesPerMessage
 	for _, quote := range []string{
 		"`<name> <token>` (at least " + strconv.Itoa(server.MinTokenLength) + " characters;",
 		"`google.rpc.RetryInfo` of " + server.RetryDelay.String() + " (HTTP 429 with `Retry-After: " + strconv.Itoa(int(server.RetryDelay.Seconds())) + "`)",
 		"a call holding at most " + strconv.Itoa(server.SmallCallBytes>>10) + " KiB goes ahead of larger ones waiting",
-		"Compiling a state also holds " + strconv.Itoa(server.WorkingBytesPerMessage>>10) + " KiB for each message of its log",
+		"Compiling a state also holds " + strconv.Itoa(adapter.WorkingBytesPerMessage>>10) + " KiB for each message of its log",
 		"and " + strconv.Itoa(tokens.PieceWorkingBytes) + " bytes for each byte of its longest run of text without a space",
 		"at the default limit, any log of " + strconv.FormatInt(logLimit/1000, 10) + "," + fmt.Sprintf("%03d", logLimit%1000) + " messages or more) is refused",
 	} {

@@ -4,10 +4,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 	"github.com/contextcompiler/ctxc/internal/metrics"
 	"github.com/contextcompiler/ctxc/internal/server"
 	"github.com/contextcompiler/ctxc/internal/server/proxy"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
 )
 
 // metrics builds ctxc's domain metrics over the engine's profiles and shared

@@ -12,10 +12,13 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/llm"
@@ -23,8 +26,6 @@ import (
 	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
 	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
 	"github.com/contextcompiler/ctxc/internal/policies/planning"
-	"github.com/contextcompiler/ctxc/internal/server"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )
@@ -320,14 +321,14 @@ func (e *engine) close() {
 }
 
 // service is the gRPC service over the use cases over the engine.
-func (e *engine) service(log *slog.Logger) (*server.Service, error) {
+func (e *engine) service(log *slog.Logger) (*adapter.Service, error) {
 	limits := compiler.DefaultLimits()
 	limits.MaxMessageBytes = e.maxMessageBytes
 	app, err := compiler.New(compiler.Config{Catalog: e.catalog, Counters: e.tokens, Limits: limits, Logger: log, Attachments: e.cache, Observer: e.observer})
 	if err != nil {
 		return nil, err
 	}
-	return server.New(server.Config{Compiler: app, Logger: log, StateRefs: e.refs})
+	return adapter.New(adapter.Config{Compiler: app, Logger: log, StateRefs: e.refs})
 }
 
 // printJSON prints a message as indented protojson with stable white space

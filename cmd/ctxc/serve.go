@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/contextcompiler/ctxc/internal/metrics"
+	ctxcmetrics "github.com/contextcompiler/ctxc/internal/metrics"
 	"github.com/contextcompiler/ctxc/internal/server"
 	"github.com/contextcompiler/ctxc/internal/server/inspector"
 	"github.com/contextcompiler/ctxc/internal/server/proxy"
@@ -100,6 +100,7 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 		TLS: tlsFiles, Tokens: tokens, Limits: cfg.limits(), DrainDelay: cfg.DrainDelay}
 	if metrics != nil {
 		tcfg.MetricsRegisterer, tcfg.Admission, tcfg.Refusals = metrics.reg, metrics.domain.Admission(), metrics.domain.Admission()
+		tcfg.MetricsExemplar = ctxcmetrics.TraceExemplar
 	}
 	transport := server.NewTransport(svc, tcfg)
 	lis, err := server.Listen(cfg.Listen)
@@ -150,7 +151,7 @@ func serve(ctx context.Context, cfg Config, eng *engine, tp trace.TracerProvider
 // metrics, ctxc's domain metrics (package metrics) and the Go runtime's.
 type metricsServer struct {
 	reg    *prometheus.Registry
-	domain *metrics.Metrics
+	domain *ctxcmetrics.Metrics
 	http   *http.Server
 }
 

@@ -94,7 +94,7 @@ func (m *Metrics) observeStage(profile string, s *policies.StageReport, exemplar
 	}
 }
 
-// outcome classes how a run ended, as server.toStatus does for status codes.
+// outcome classes how a run ended, as adapter.ToStatus does for status codes.
 func outcome(run compiler.Run) string {
 	err := run.Err
 	if err == nil {

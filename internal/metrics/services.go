@@ -20,7 +20,7 @@ type SummaryCache interface {
 }
 
 // StateRefs is the state-reference store's view metrics reads (its counts,
-// as server/stateref keeps them; metrics does not import the adapter's
+// as adapter/stateref keeps them; metrics does not import the adapter's
 // packages).
 type StateRefs interface {
 	Stats() StateRefStats

@@ -36,7 +36,7 @@ func decode(req *Request) error {
 // appendMessage adds m to msgs, merging it into the last message when both
 // are the same role and m only continues it (calls after an assistant's text,
 // results after results), as the providers' own shapes would group them.
-func appendMessage(msgs []Message, m Message) []Message {
+func appendMessage(msgs []Turn, m Turn) []Turn {
 	if n := len(msgs); n > 0 {
 		last := &msgs[n-1]
 		calls := m.Role == "assistant" && last.Role == "assistant" && m.Text == ""
@@ -114,7 +114,7 @@ func decodeAnthropic(req *Request) error {
 		if m.Role != "user" && m.Role != "assistant" {
 			return errField(field+".role", fmt.Errorf("%q is not user, assistant or system", m.Role))
 		}
-		msg := Message{Role: m.Role}
+		msg := Turn{Role: m.Role}
 		raw := bytes.TrimSpace(m.Content)
 		if len(raw) > 0 && raw[0] == '"' {
 			if err := json.Unmarshal(raw, &msg.Text); err != nil {
@@ -198,15 +198,15 @@ func decodeChat(req *Request) error {
 		case "system", "developer":
 			system = append(system, text)
 		case "user":
-			req.Messages = appendMessage(req.Messages, Message{Role: "user", Text: text})
+			req.Messages = appendMessage(req.Messages, Turn{Role: "user", Text: text})
 		case "assistant":
-			msg := Message{Role: "assistant", Text: text}
+			msg := Turn{Role: "assistant", Text: text}
 			for _, c := range m.ToolCalls {
 				msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Input: c.Function.Arguments})
 			}
 			req.Messages = append(req.Messages, msg)
 		case "tool":
-			req.Messages = appendMessage(req.Messages, Message{Role: "user", ToolResults: []ToolResult{{CallID: m.ToolCallID, Content: text}}})
+			req.Messages = appendMessage(req.Messages, Turn{Role: "user", ToolResults: []ToolResult{{CallID: m.ToolCallID, Content: text}}})
 		default:
 			return errField(field+".role", fmt.Errorf("%q is not system, developer, user, assistant or tool", m.Role))
 		}
@@ -251,7 +251,7 @@ func decodeResponses(req *Request) error {
 		if err := json.Unmarshal(raw, &text); err != nil {
 			return errField("input", err)
 		}
-		req.Messages = []Message{{Role: "user", Text: text}}
+		req.Messages = []Turn{{Role: "user", Text: text}}
 		return nil
 	}
 	var items []struct {
@@ -282,22 +282,22 @@ func decodeResponses(req *Request) error {
 			case "system", "developer":
 				system = append(system, text)
 			case "user", "assistant":
-				req.Messages = appendMessage(req.Messages, Message{Role: it.Role, Text: text})
+				req.Messages = appendMessage(req.Messages, Turn{Role: it.Role, Text: text})
 			default:
 				return errField(field+".role", fmt.Errorf("%q is not system, developer, user or assistant", it.Role))
 			}
 		case "function_call":
-			req.Messages = appendMessage(req.Messages, Message{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: it.Arguments}}})
+			req.Messages = appendMessage(req.Messages, Turn{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: it.Arguments}}})
 		case "custom_tool_call":
-			req.Messages = appendMessage(req.Messages, Message{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: it.Input}}})
+			req.Messages = appendMessage(req.Messages, Turn{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: it.Input}}})
 		case "local_shell_call":
-			req.Messages = appendMessage(req.Messages, Message{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: "local_shell", Input: string(it.Action)}}})
+			req.Messages = appendMessage(req.Messages, Turn{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: "local_shell", Input: string(it.Action)}}})
 		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 			out, err := textOf(it.Output)
 			if err != nil {
 				return errField(field+".output", err)
 			}
-			req.Messages = appendMessage(req.Messages, Message{Role: "user", ToolResults: []ToolResult{{CallID: it.CallID, Content: out}}})
+			req.Messages = appendMessage(req.Messages, Turn{Role: "user", ToolResults: []ToolResult{{CallID: it.CallID, Content: out}}})
 		}
 	}
 	return nil

@@ -115,15 +115,15 @@ type Request struct {
 	// developer messages, Responses instructions and developer messages),
 	// joined by blank lines.
 	System   string
-	Messages []Message
+	Messages []Turn
 	// Tools are the names of the tools the request offers, in order.
 	Tools []string
 	// CustomTools are those of Tools defined as freeform (type "custom").
 	CustomTools map[string]bool
 }
 
-// Message is one turn of a request's conversation.
-type Message struct {
+// Turn is one message of a request's conversation, as the scripted model reads it.
+type Turn struct {
 	// Role is "user" or "assistant"; a Chat "tool" message or a Responses
 	// function_call_output item becomes a user message with a ToolResult, as
 	// in Anthropic's shape.

@@ -83,7 +83,7 @@ func TestReplyWireForms(t *testing.T) {
 func TestDecode(t *testing.T) {
 	tests := []struct {
 		name, path, body string
-		want             []scriptedmodel.Message
+		want             []scriptedmodel.Turn
 		system           string
 	}{
 		{
@@ -92,7 +92,7 @@ func TestDecode(t *testing.T) {
 				`{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"s"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go build ./..."}}]},` +
 				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"./a.go:3:2: undefined: x"}]}]}]}`,
 			system: "Be brief.",
-			want: []scriptedmodel.Message{{Role: "user", Text: "build it"},
+			want: []scriptedmodel.Turn{{Role: "user", Text: "build it"},
 				{Role: "assistant", ToolCalls: []scriptedmodel.ToolCall{{ID: "t1", Name: "Bash", Input: `{"command":"go build ./..."}`}}},
 				{Role: "user", ToolResults: []scriptedmodel.ToolResult{{CallID: "t1", Content: "./a.go:3:2: undefined: x", IsError: true}}}},
 		},
@@ -102,7 +102,7 @@ func TestDecode(t *testing.T) {
 				`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"b","arguments":"{}"}}]},` +
 				`{"role":"tool","tool_call_id":"c1","content":"one"},{"role":"tool","tool_call_id":"c2","content":[{"type":"text","text":"two"}]}]}`,
 			system: "Be brief.",
-			want: []scriptedmodel.Message{{Role: "user", Text: "go"},
+			want: []scriptedmodel.Turn{{Role: "user", Text: "go"},
 				{Role: "assistant", ToolCalls: []scriptedmodel.ToolCall{{ID: "c1", Name: "a", Input: "{}"}, {ID: "c2", Name: "b", Input: "{}"}}},
 				{Role: "user", ToolResults: []scriptedmodel.ToolResult{{CallID: "c1", Content: "one"}, {CallID: "c2", Content: "two"}}}},
 		},
@@ -114,7 +114,7 @@ func TestDecode(t *testing.T) {
 				`{"type":"custom_tool_call_output","call_id":"c1","output":"Success."},{"type":"function_call","call_id":"c2","name":"shell","arguments":"{\"command\":[\"go\",\"test\"]}"},` +
 				`{"type":"function_call_output","call_id":"c2","output":"ok"}]}`,
 			system: "Be brief.\n\nSandbox: none.",
-			want: []scriptedmodel.Message{{Role: "user", Text: "fix"},
+			want: []scriptedmodel.Turn{{Role: "user", Text: "fix"},
 				{Role: "assistant", Text: "Patching.", ToolCalls: []scriptedmodel.ToolCall{{ID: "c1", Name: "apply_patch", Input: "*** Begin Patch"}}},
 				{Role: "user", ToolResults: []scriptedmodel.ToolResult{{CallID: "c1", Content: "Success."}}},
 				{Role: "assistant", ToolCalls: []scriptedmodel.ToolCall{{ID: "c2", Name: "shell", Input: `{"command":["go","test"]}`}}},

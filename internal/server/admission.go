@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -23,8 +25,6 @@ import (
 	"google.golang.org/grpc/tap"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
-
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
 // Limits bound what the gRPC server accepts and how long it works on it.
@@ -121,7 +121,6 @@ func AdmissionLimits() []string {
 }
 
 var (
-	apiPrefix    = "/" + ctxcv1.ContextCompilerService_ServiceDesc.ServiceName + "/"
 	healthPrefix = "/" + healthpb.Health_ServiceDesc.ServiceName + "/"
 )
 
@@ -175,16 +174,16 @@ func (a *admission) tap(ctx context.Context, info *tap.Info) (context.Context, e
 		if gatewayCall(ctx) {
 			port = "http" // the gateway's and the proxy's calls
 		}
-		a.refusals.refused(ctx, port, peerAddress(ctx), info.FullMethodName)
+		a.refusals.refused(ctx, port, adapter.PeerAddress(ctx), info.FullMethodName)
 		return nil, status.Error(codes.Unauthenticated, "unauthenticated")
 	}
-	if !strings.HasPrefix(info.FullMethodName, apiPrefix) {
+	if !strings.HasPrefix(info.FullMethodName, adapter.MethodPrefix) {
 		return ctx, nil // reflection
 	}
 	provenCall(ctx)
 	if n := a.calls.Add(1); n > int64(a.limits.MaxConcurrentCalls) {
 		a.calls.Add(-1)
-		a.log.WarnContext(ctx, "call refused: server busy", "method", info.FullMethodName, "limit", limitConcurrentCalls, "peer.address", peerAddress(ctx))
+		a.log.WarnContext(ctx, "call refused: server busy", "method", info.FullMethodName, "limit", limitConcurrentCalls, "peer.address", adapter.PeerAddress(ctx))
 		a.observer.Rejected(info.FullMethodName, limitConcurrentCalls)
 		return nil, overloaded(limitConcurrentCalls, int64(a.limits.MaxConcurrentCalls))
 	}
@@ -206,14 +205,14 @@ func (a *admission) authenticate(ctx context.Context) (context.Context, bool) {
 		if !ok {
 			return ctx, false
 		}
-		return withCaller(ctx, name), true
+		return adapter.WithCaller(ctx, name), true
 	}
 	if a.mtls {
 		if name, ok := certificateCaller(ctx); ok {
-			return withCaller(ctx, name), true
+			return adapter.WithCaller(ctx, name), true
 		}
 		if name := gatewayValue(ctx, mdClientCN); name != "" {
-			return withCaller(ctx, name), true
+			return adapter.WithCaller(ctx, name), true
 		}
 	}
 	return ctx, true
@@ -276,19 +275,12 @@ func (a gatewayClientAddr) String() string  { return string(a) }
 
 var _ net.Addr = gatewayClientAddr("")
 
-func peerAddress(ctx context.Context) string {
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		return p.Addr.String()
-	}
-	return ""
-}
-
 // overloaded is the status of a call refused for a limit: RESOURCE_EXHAUSTED
 // with the limit named and a retry hint.
 func overloaded(limit string, value int64) error {
 	st := status.New(codes.ResourceExhausted, fmt.Sprintf("server busy (%s %d reached); retry after %s", limit, value, RetryDelay))
 	withDetails, err := st.WithDetails(
-		&errdetails.ErrorInfo{Reason: ReasonOverloaded, Domain: ErrorDomain, Metadata: map[string]string{"limit": limit}},
+		&errdetails.ErrorInfo{Reason: ReasonOverloaded, Domain: adapter.ErrorDomain, Metadata: map[string]string{"limit": limit}},
 		&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryDelay)})
 	if err != nil {
 		return st.Err()
@@ -297,7 +289,7 @@ func overloaded(limit string, value int64) error {
 }
 
 // isAPI reports whether a method is one of ctxc's own (not health or reflection).
-func isAPI(fullMethod string) bool { return strings.HasPrefix(fullMethod, apiPrefix) }
+func isAPI(fullMethod string) bool { return strings.HasPrefix(fullMethod, adapter.MethodPrefix) }
 
 // unaryInflight admits an API call once its connection has read enough of
 // its earlier replies (MaxUnreadBytesPerConnection) and its request fits
@@ -318,12 +310,12 @@ func (a *admission) unaryInflight(ctx context.Context, req any, info *grpc.Unary
 	n = min(n, a.limits.MaxInflightBytes)
 	if err := a.acquireInflight(ctx, info.FullMethod, n, false); err != nil {
 		if ctx.Err() != nil {
-			return nil, toStatus(ctx, a.log, info.FullMethod, err)
+			return nil, adapter.ToStatus(ctx, a.log, info.FullMethod, err)
 		}
 		return nil, err
 	}
 	hold := &inflightHold{a: a, method: info.FullMethod, held: n}
-	ctx = context.WithValue(ctx, inflightHoldKey{}, hold)
+	ctx = adapter.WithInflightBytes(ctx, hold)
 	resp, err := handler(ctx, req)
 	if err == nil && ledger != nil {
 		resp, err = a.owe(ctx, ledger, hold, resp)
@@ -369,9 +361,9 @@ func (a *admission) owe(ctx context.Context, ledger *replyLedger, hold *inflight
 // replies in time (what: what became of the call), or the call's own end.
 func (a *admission) unreadRefusal(ctx context.Context, method, what string) error {
 	if ctx.Err() != nil {
-		return toStatus(ctx, a.log, method, ctx.Err())
+		return adapter.ToStatus(ctx, a.log, method, ctx.Err())
 	}
-	a.log.WarnContext(ctx, what+": the connection has not read its replies", "method", method, "limit", limitUnreadBytes, "peer.address", peerAddress(ctx))
+	a.log.WarnContext(ctx, what+": the connection has not read its replies", "method", method, "limit", limitUnreadBytes, "peer.address", adapter.PeerAddress(ctx))
 	a.observer.Rejected(method, limitUnreadBytes)
 	return overloaded(limitUnreadBytes, a.limits.MaxUnreadBytesPerConnection)
 }
@@ -404,23 +396,18 @@ type inflightHold struct {
 	held   int64
 }
 
-type inflightHoldKey struct{}
+var _ adapter.InflightBytes = (*inflightHold)(nil)
 
-// reserveInflight makes the call of ctx hold at least total bytes of
-// MaxInflightBytes, waiting up to MaxQueueWait for room as admission does,
-// and refusing as it does (OVERLOADED) when there is none; a total over
-// MaxInflightBytes is a *neverFitsError. A call admitted
-// without in-flight accounting (not through the server) holds nothing.
-func reserveInflight(ctx context.Context, total int64) error {
-	h, ok := ctx.Value(inflightHoldKey{}).(*inflightHold)
-	if !ok {
-		return nil
-	}
+// Hold makes the call hold at least total bytes of MaxInflightBytes,
+// waiting up to MaxQueueWait for room as admission does, and refusing as it
+// does (OVERLOADED) when there is none; a total over MaxInflightBytes is an
+// *adapter.NeverFitsError.
+func (h *inflightHold) Hold(ctx context.Context, total int64) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a := h.a
 	if total > a.limits.MaxInflightBytes {
-		return &neverFitsError{Need: total, Limit: a.limits.MaxInflightBytes}
+		return &adapter.NeverFitsError{Need: total, Limit: a.limits.MaxInflightBytes}
 	}
 	extra := total - h.held
 	if extra <= 0 {
@@ -438,35 +425,19 @@ func reserveInflight(ctx context.Context, total int64) error {
 	return nil
 }
 
-// neverFitsError is a call's need of in-flight bytes that MaxInflightBytes
-// could never hold: refused at once, where waiting could only time out.
-type neverFitsError struct{ Need, Limit int64 }
-
-func (e *neverFitsError) Error() string {
-	return fmt.Sprintf("needs %d bytes in flight, over max_inflight_bytes %d", e.Need, e.Limit)
-}
-
-// inflightLimit is MaxInflightBytes for the call of ctx, or 0 for a call
-// admitted without in-flight accounting.
-func inflightLimit(ctx context.Context) int64 {
-	if h, ok := ctx.Value(inflightHoldKey{}).(*inflightHold); ok {
-		return h.a.limits.MaxInflightBytes
-	}
-	return 0
-}
-
-// growInflight makes the call of ctx hold n bytes more of MaxInflightBytes,
-// as reserveInflight does.
-func growInflight(ctx context.Context, n int64) error {
-	h, ok := ctx.Value(inflightHoldKey{}).(*inflightHold)
-	if !ok || n <= 0 {
+// Grow makes the call hold n bytes more of MaxInflightBytes, as Hold does.
+func (h *inflightHold) Grow(ctx context.Context, n int64) error {
+	if n <= 0 {
 		return nil
 	}
 	h.mu.Lock()
 	total := h.held + n
 	h.mu.Unlock()
-	return reserveInflight(ctx, total)
+	return h.Hold(ctx, total)
 }
+
+// Limit is MaxInflightBytes.
+func (h *inflightHold) Limit() int64 { return h.a.limits.MaxInflightBytes }
 
 // acquireInflight takes n bytes of MaxInflightBytes for a call to method,
 // waiting up to MaxQueueWait in arrival order (small calls excepted:
@@ -493,7 +464,7 @@ func (a *admission) acquireInflight(ctx context.Context, method string, n int64,
 // unaryCallContext gives an API call its deadline (the default when the
 // client set none, capped at the maximum) and names the caller in its span.
 func (a *admission) unaryCallContext(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if caller, ok := CallerFromContext(ctx); ok {
+	if caller, ok := adapter.CallerFromContext(ctx); ok {
 		trace.SpanFromContext(ctx).SetAttributes(attribute.String("enduser.id", caller))
 	}
 	if !isAPI(info.FullMethod) {

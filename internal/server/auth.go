@@ -136,21 +136,6 @@ func (t *Tokens) Authenticate(token string) (string, bool) {
 	return name, found == 1
 }
 
-type callerKey struct{}
-
-// CallerFromContext returns the authenticated caller of a call: the name of
-// its bearer token, or the subject common name of its client certificate
-// when the server checks certificates but no tokens. Interceptors (call
-// logs, metrics) label calls with it.
-func CallerFromContext(ctx context.Context) (string, bool) {
-	name, ok := ctx.Value(callerKey{}).(string)
-	return name, ok
-}
-
-func withCaller(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, callerKey{}, name)
-}
-
 // certificateCaller is the subject common name of the client certificate of
 // the call's connection, if it has one.
 func certificateCaller(ctx context.Context) (string, bool) {

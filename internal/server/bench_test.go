@@ -11,14 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/contextcompiler/ctxc/client"
-	"github.com/contextcompiler/ctxc/internal/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
+	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/policies"
 	"github.com/contextcompiler/ctxc/internal/policies/budget"
 	"github.com/contextcompiler/ctxc/internal/policies/compaction"
@@ -32,7 +35,6 @@ import (
 	"github.com/contextcompiler/ctxc/internal/policies/planning"
 	"github.com/contextcompiler/ctxc/internal/policies/render"
 	"github.com/contextcompiler/ctxc/internal/policies/views"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
@@ -129,16 +131,16 @@ const (
 	echoMethod = "/ctxc.bench.NoopService/Echo"
 )
 
-// benchServer is the production wiring (server.New over a catalog of the
+// benchServer is the production wiring (adapter.New over a catalog of the
 // built-in profiles and a real token service) behind a loopback gRPC server.
 type benchServer struct {
 	client ctxcv1.ContextCompilerServiceClient
 	conn   *grpc.ClientConn
 }
 
-// newRealService is the production Service over the built-in profiles and
-// the real token service.
-func newRealService(tb testing.TB) *Service {
+// newRealCompiler is the production application layer over the built-in
+// profiles and the real token service.
+func newRealCompiler(tb testing.TB) *compiler.Service {
 	tb.Helper()
 	tok, err := tokens.NewService(tokens.DefaultServiceConfig())
 	if err != nil {
@@ -155,7 +157,13 @@ func newRealService(tb testing.TB) *Service {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	svc, err := New(Config{Compiler: app, Logger: slog.New(slog.DiscardHandler)})
+	return app
+}
+
+// newRealService is the production adapter.Service over newRealCompiler.
+func newRealService(tb testing.TB) *adapter.Service {
+	tb.Helper()
+	svc, err := adapter.New(adapter.Config{Compiler: newRealCompiler(tb), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -167,9 +175,9 @@ func newBenchServer(b *testing.B) *benchServer {
 	// As served: the production codec, which hashes a whole state's bytes
 	// for its state_ref, and a state store keeping every state compiled.
 	svc, _ := newRefsService(b, stateref.DefaultConfig())
-	codec := newDecodeCodec()
+	codec := adapter.NewCodec()
 	gs := grpc.NewServer(grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes), grpc.ForceServerCodecV2(codec))
-	gs.RegisterService(apiServiceDesc(codec, slog.New(slog.DiscardHandler)), svc)
+	gs.RegisterService(adapter.ServiceDesc(codec, slog.New(slog.DiscardHandler)), svc)
 	gs.RegisterService(&noopServiceDesc, struct{}{})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -7,7 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/contextcompiler/ctxc/internal/adapter"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -20,24 +21,6 @@ import (
 // maxStatusBytes is what a whole status (message and details) may take:
 // under the 8 KiB of metadata gRPC's C core accepts by default.
 const maxStatusBytes = 6 << 10
-
-func TestClip(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{strings.Repeat("a", 100), 40, strings.Repeat("a", 25) + "… (100 bytes)"},
-		{strings.Repeat("é", 50), 40, strings.Repeat("é", 12) + "… (100 bytes)"},
-		{"\xff\xfe" + strings.Repeat("b", 60), 30, strings.Repeat("b", 14) + "… (62 bytes)"},
-	} {
-		got := clip(tt.in, tt.n)
-		if got != tt.want || len(got) > tt.n || !utf8.ValidString(got) {
-			t.Errorf("clip(%.20q…, %d) = %q, want %q within %d bytes, valid UTF-8", tt.in, tt.n, got, tt.want, tt.n)
-		}
-	}
-}
 
 // TestStatusesAreBounded: however large the values a request carries, the
 // status it gets back quotes a bounded prefix of them, lists a bounded
@@ -60,7 +43,7 @@ func TestStatusesAreBounded(t *testing.T) {
 	}{
 		{"a 1 MiB message id, repeated", &ctxcv1.CompileRequest{State: dupIDs}, -1},
 		{"a 1 MiB profile name", &ctxcv1.CompileRequest{State: requestState(), Profile: huge}, -1},
-		{"a thousand bad messages", &ctxcv1.CompileRequest{State: manyBad}, maxViolations},
+		{"a thousand bad messages", &ctxcv1.CompileRequest{State: manyBad}, adapter.MaxViolations},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,7 +52,7 @@ func TestStatusesAreBounded(t *testing.T) {
 			if st.Code() != codes.InvalidArgument {
 				t.Fatalf("%v, want INVALID_ARGUMENT", st.Code())
 			}
-			if n := len(st.Message()); n > MaxStatusMessageBytes {
+			if n := len(st.Message()); n > adapter.MaxStatusMessageBytes {
 				t.Errorf("a status message of %d bytes", n)
 			}
 			if n := proto.Size(st.Proto()); n > maxStatusBytes {
@@ -106,7 +89,7 @@ func TestGatewayErrorsAreBounded(t *testing.T) {
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatalf("%.200s: %v", raw, err)
 	}
-	if resp.StatusCode != http.StatusBadRequest || got.Message == "" || len(got.Message) > MaxStatusMessageBytes || len(raw) > maxStatusBytes {
+	if resp.StatusCode != http.StatusBadRequest || got.Message == "" || len(got.Message) > adapter.MaxStatusMessageBytes || len(raw) > maxStatusBytes {
 		t.Errorf("HTTP %d, a %d-byte message in a %d-byte answer", resp.StatusCode, len(got.Message), len(raw))
 	}
 }

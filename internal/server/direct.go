@@ -17,6 +17,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/tap"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/contextcompiler/ctxc/internal/adapter"
 )
 
 // The proxy compiles every request it forwards. Over the in-process
@@ -131,7 +133,7 @@ func (d *directCalls) invoke(ctx context.Context, method string, args, reply any
 		return status.Error(grpccodes.Unavailable, "the server is stopping")
 	}
 	defer d.running.Done()
-	ctx, cancel := context.WithCancel(context.WithValue(ctx, directCallKey{}, true))
+	ctx, cancel := context.WithCancel(adapter.WithDirectCall(ctx))
 	defer cancel()
 	defer context.AfterFunc(d.cancelled, cancel)()
 

@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/rs/cors"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -26,8 +28,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
 
 // Gateway serves the API as HTTP/JSON: every RPC as
@@ -283,7 +285,7 @@ func requireJSON(next http.Handler, mux *runtime.ServeMux, marshaler runtime.Mar
 			mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || mediaType != "application/json" {
 				st, _ := status.New(codes.InvalidArgument, "Content-Type must be application/json").
-					WithDetails(&errdetails.ErrorInfo{Reason: reasonInvalidArgument, Domain: ErrorDomain, Metadata: map[string]string{"field": "Content-Type"}})
+					WithDetails(&errdetails.ErrorInfo{Reason: adapter.ReasonInvalidArgument, Domain: adapter.ErrorDomain, Metadata: map[string]string{"field": "Content-Type"}})
 				runtime.DefaultHTTPErrorHandler(r.Context(), mux, marshaler, w, r,
 					&runtime.HTTPStatusError{HTTPStatus: http.StatusUnsupportedMediaType, Err: st.Err()})
 				return
@@ -376,7 +378,7 @@ func limitBody(mux *runtime.ServeMux, marshaler runtime.Marshaler, limit int64) 
 func bodyTooLarge(limit int64) error {
 	// WithDetails fails only for codes.OK.
 	st, _ := status.New(codes.ResourceExhausted, fmt.Sprintf("request body larger than max_message_bytes (%d bytes)", limit)).
-		WithDetails(&errdetails.ErrorInfo{Reason: agentstate.ReasonLimitExceeded, Domain: ErrorDomain,
+		WithDetails(&errdetails.ErrorInfo{Reason: agentstate.ReasonLimitExceeded, Domain: adapter.ErrorDomain,
 			Metadata: map[string]string{"field": "body", "limit": strconv.FormatInt(limit, 10)}})
 	return &runtime.HTTPStatusError{HTTPStatus: http.StatusRequestEntityTooLarge, Err: st.Err()}
 }
@@ -389,9 +391,9 @@ func errorHandler(ctx context.Context, mux *runtime.ServeMux, marshaler runtime.
 		err = bodyTooLarge(body.limit)
 	}
 	// The gateway's own decoding errors (grpc-gateway's) may quote the body.
-	if st := status.Convert(err); len(st.Message()) > MaxStatusMessageBytes {
+	if st := status.Convert(err); len(st.Message()) > adapter.MaxStatusMessageBytes {
 		p := st.Proto()
-		p.Message = clip(p.Message, MaxStatusMessageBytes)
+		p.Message = adapter.Clip(p.Message, adapter.MaxStatusMessageBytes)
 		err = status.FromProto(p).Err()
 	}
 	// A busy server's retry hint, as HTTP clients read it.

@@ -11,15 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
 // startGateway serves the service over gRPC on loopback TCP and the gateway
@@ -31,7 +33,7 @@ func startGateway(t *testing.T, maxMessageBytes int, cfg GatewayConfig) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Config{Compiler: app, Logger: log})
+	svc, err := adapter.New(adapter.Config{Compiler: app, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +125,8 @@ func TestGateway(t *testing.T) {
 					t.Fatalf("%s: %v", body, err)
 				}
 				info := &errdetails.ErrorInfo{}
-				if len(st.GetDetails()) == 0 || st.GetDetails()[0].UnmarshalTo(info) != nil || info.GetReason() != tt.wantReason || info.GetDomain() != ErrorDomain {
-					t.Errorf("status %v, want ErrorInfo %s/%s first", st, ErrorDomain, tt.wantReason)
+				if len(st.GetDetails()) == 0 || st.GetDetails()[0].UnmarshalTo(info) != nil || info.GetReason() != tt.wantReason || info.GetDomain() != adapter.ErrorDomain {
+					t.Errorf("status %v, want ErrorInfo %s/%s first", st, adapter.ErrorDomain, tt.wantReason)
 				}
 			}
 		})

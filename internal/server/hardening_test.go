@@ -23,7 +23,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateblob"
+	"github.com/contextcompiler/ctxc/internal/adapter"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateblob"
 )
 
 func writeTokenFile(t *testing.T, content string) string {
@@ -371,7 +372,7 @@ func TestMalformedRequestIsInvalidArgument(t *testing.T) {
 	} {
 		var out []byte
 		err := h.conn.Invoke(context.Background(), "/ctxc.v1.ContextCompilerService/CountTokens", body, &out, grpc.ForceCodec(rawCodec{}))
-		wantStatus(t, err, codes.InvalidArgument, reasonMalformedRequest)
+		wantStatus(t, err, codes.InvalidArgument, adapter.ReasonMalformedRequest)
 		if msg := status.Convert(err).Message(); !strings.HasPrefix(msg, "the request is not a valid protobuf message") || strings.Contains(msg, "grpc:") {
 			t.Errorf("%s: message %q", name, status.Convert(err).Message())
 		}

@@ -8,6 +8,8 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/contextcompiler/ctxc/internal/adapter"
 )
 
 // RequireBearer lets through only the requests whose header carries
@@ -31,7 +33,7 @@ func RequireBearer(tokens *Tokens, header string, refuse http.HandlerFunc, next 
 			refuse(w, r)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), name)))
+		next.ServeHTTP(w, r.WithContext(adapter.WithCaller(r.Context(), name)))
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -69,7 +71,7 @@ func (t *Transport) DialInProcess(opts ...grpc.DialOption) (*grpc.ClientConn, er
 	opts = append([]grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return t.inProcess.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(newPooledCodec())),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(adapter.NewPooledCodec())),
 	}, opts...)
 	return grpc.NewClient("passthrough:///in-process", opts...)
 }

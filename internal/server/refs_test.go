@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -21,10 +23,10 @@ import (
 
 	"github.com/contextcompiler/ctxc/client"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 )
 
-// serveRefs serves the production Service (built-in profiles, real token
+// serveRefs serves the production adapter.Service (built-in profiles, real token
 // service) with a state store, over the production transport, so that
 // requests are decoded as in production (whole states hashed from their
 // bytes).
@@ -34,9 +36,9 @@ func serveRefs(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv1.Co
 	return c, store
 }
 
-// serveRefsWith is serveRefs, also returning the Service and the Transport
+// serveRefsWith is serveRefs, also returning the adapter.Service and the Transport
 // for the calls made in process.
-func serveRefsWith(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv1.ContextCompilerServiceClient, *stateref.Store, *Service, *Transport) {
+func serveRefsWith(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv1.ContextCompilerServiceClient, *stateref.Store, *adapter.Service, *Transport) {
 	t.Helper()
 	svc, store := newRefsService(t, cfg)
 	tc.Logger = slog.New(slog.DiscardHandler)
@@ -63,7 +65,7 @@ func serveRefsWith(t *testing.T, cfg stateref.Config, tc TransportConfig) (ctxcv
 }
 
 // Only a call that came over a connection names and keeps its states: the
-// proxy's direct calls and calls of the Service in process (ctxc eval,
+// proxy's direct calls and calls of the adapter.Service in process (ctxc eval,
 // ctxc compile) never send a reference back, and naming a state that did
 // not arrive as bytes costs a whole encoding of it.
 func TestOnlyCallsOverAConnectionNameStates(t *testing.T) {
@@ -113,17 +115,16 @@ func TestOnlyCallsOverAConnectionNameStates(t *testing.T) {
 	}
 }
 
-// newRefsService is the production Service (built-in profiles, real token
+// newRefsService is the production adapter.Service (built-in profiles, real token
 // service) with a state store of cfg, closed when the test ends.
-func newRefsService(tb testing.TB, cfg stateref.Config) (*Service, *stateref.Store) {
+func newRefsService(tb testing.TB, cfg stateref.Config) (*adapter.Service, *stateref.Store) {
 	tb.Helper()
 	store, err := stateref.New(cfg, stateref.Redis{}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(store.Close)
-	real := newRealService(tb)
-	svc, err := New(Config{Compiler: real.app, Logger: slog.New(slog.DiscardHandler), StateRefs: store})
+	svc, err := adapter.New(adapter.Config{Compiler: newRealCompiler(tb), Logger: slog.New(slog.DiscardHandler), StateRefs: store})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -227,8 +228,8 @@ func TestBudgetCompactRouteByReference(t *testing.T) {
 
 func stateRefError(t *testing.T, err error) {
 	t.Helper()
-	if status.Code(err) != codes.FailedPrecondition || client.Reason(err) != ReasonStateRefNotFound || !strings.Contains(status.Convert(err).Message(), "send the whole state") {
-		t.Fatalf("got %v, want FAILED_PRECONDITION %s saying to send the whole state", err, ReasonStateRefNotFound)
+	if status.Code(err) != codes.FailedPrecondition || client.Reason(err) != adapter.ReasonStateRefNotFound || !strings.Contains(status.Convert(err).Message(), "send the whole state") {
+		t.Fatalf("got %v, want FAILED_PRECONDITION %s saying to send the whole state", err, adapter.ReasonStateRefNotFound)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/contextcompiler/ctxc/internal/adapter"
 )
 
 // Refusals for want of credentials are what scanning and guessing look
@@ -41,7 +43,7 @@ func (r *refusals) refused(ctx context.Context, port, client, what string) {
 		r.observer.Unauthenticated(port)
 	}
 	if suppressed, ok := r.allow(); ok {
-		r.log.WarnContext(ctx, "unauthenticated request refused", "port", port, "client", client, "target", clip(what, 128),
+		r.log.WarnContext(ctx, "unauthenticated request refused", "port", port, "client", client, "target", adapter.Clip(what, 128),
 			"refused_unlogged_since_last", suppressed)
 	}
 }

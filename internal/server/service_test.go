@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/adapter/adaptertest"
+
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -21,10 +25,10 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
 )
 
@@ -57,7 +61,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// start serves a Service over an in-memory listener.
+// start serves a adapter.Service over an in-memory listener.
 func start(t *testing.T, cfg TransportConfig) *harness {
 	t.Helper()
 	h := &harness{catalog: compilertest.NewCatalog(), logs: &lockedBuffer{}, served: make(chan error, 1)}
@@ -66,7 +70,7 @@ func start(t *testing.T, cfg TransportConfig) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Config{Compiler: app, Logger: log})
+	svc, err := adapter.New(adapter.Config{Compiler: app, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +101,7 @@ func start(t *testing.T, cfg TransportConfig) *harness {
 }
 
 func requestState() *ctxcv1.AgentState {
-	s := validState()
+	s := adaptertest.ValidState()
 	s.Context.SystemPrompt = "Be brief."
 	return s
 }
@@ -247,8 +251,8 @@ func TestListProfiles(t *testing.T) {
 // wantStatus checks a call's code, ErrorInfo reason and BadRequest field paths.
 func wantStatus(t *testing.T, err error, code codes.Code, reason string, fields ...string) *errdetails.ErrorInfo {
 	t.Helper()
-	gotCode, info, details := statusDetails(t, err)
-	if gotCode != code || info.GetReason() != reason || info.GetDomain() != ErrorDomain {
+	gotCode, info, details := adaptertest.StatusDetails(t, err)
+	if gotCode != code || info.GetReason() != reason || info.GetDomain() != adapter.ErrorDomain {
 		t.Fatalf("got %v %s/%s (%v), want %v %s", gotCode, info.GetDomain(), info.GetReason(), status.Convert(err).Message(), code, reason)
 	}
 	var gotFields []string
@@ -382,7 +386,7 @@ func healthStatus(t *testing.T, tr *Transport, service string) healthpb.HealthCh
 }
 
 func TestHealthFollowsTheLifecycle(t *testing.T) {
-	tr := NewTransport(&Service{}, TransportConfig{})
+	tr := NewTransport(&adapter.Service{}, TransportConfig{})
 	for _, svc := range healthServices {
 		if got := healthStatus(t, tr, svc); got != healthpb.HealthCheckResponse_NOT_SERVING {
 			t.Errorf("%q before SetServing: %v", svc, got)

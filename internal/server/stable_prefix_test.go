@@ -5,16 +5,18 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
-	"github.com/contextcompiler/ctxc/internal/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateblob"
+	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/policies/statetest"
-	"github.com/contextcompiler/ctxc/internal/server/stateblob"
 )
 
 // callerContext is what a caller rebuilds from its own request and a response
@@ -52,7 +54,7 @@ func TestOmitStablePrefixRebuildsTheFullContext(t *testing.T) {
 		opts := statetest.DefaultOptions()
 		opts.Turns = 2 + r.Intn(6)
 		opts.Damage = []float64{0, 0, 0.1}[seed%3]
-		state := stateToProto(statetest.Generate(r, opts))
+		state := adapter.StateToProto(statetest.Generate(r, opts))
 		state.Model = &ctxcv1.ModelSpec{Name: benchModel}
 		roomy, err := svc.Budget(t.Context(), &ctxcv1.BudgetRequest{State: state})
 		if status.Code(err) == codes.InvalidArgument {

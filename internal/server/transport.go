@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
@@ -31,9 +33,8 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/test/bufconn"
 
-	"github.com/contextcompiler/ctxc/internal/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	ctxcmetrics "github.com/contextcompiler/ctxc/internal/metrics"
+	"github.com/contextcompiler/ctxc/internal/compiler"
 )
 
 // DefaultMaxMessageBytes bounds a request or response message.
@@ -58,6 +59,9 @@ type TransportConfig struct {
 	TracerProvider trace.TracerProvider
 	// MetricsRegisterer, when set, gets the gRPC server metrics (Prometheus).
 	MetricsRegisterer prometheus.Registerer
+	// MetricsExemplar, when set, links a call's observation to its trace
+	// (metrics.TraceExemplar), so that a slow bucket leads to the call.
+	MetricsExemplar func(context.Context) prometheus.Labels
 	// TLS, when set, is required of every network connection (and a client
 	// certificate too when it has client CAs).
 	TLS *TLS
@@ -143,17 +147,19 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	if cfg.MetricsRegisterer != nil {
 		metrics = grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
 		cfg.MetricsRegisterer.MustRegister(metrics)
-		// A slow bucket links to the trace of a call that landed in it.
-		exemplar := grpcprom.WithExemplarFromContext(ctxcmetrics.TraceExemplar)
-		unary = append(unary, metrics.UnaryServerInterceptor(exemplar))
-		stream = append(stream, metrics.StreamServerInterceptor(exemplar))
+		var opts []grpcprom.Option
+		if cfg.MetricsExemplar != nil {
+			opts = append(opts, grpcprom.WithExemplarFromContext(cfg.MetricsExemplar))
+		}
+		unary = append(unary, metrics.UnaryServerInterceptor(opts...))
+		stream = append(stream, metrics.StreamServerInterceptor(opts...))
 	}
 	// Recovery sits inside logging so a recovered panic is logged as the INTERNAL it becomes.
 	callLogger := interceptorLogger(log)
 	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall), logging.WithFieldsFromContext(callerField)}
 	recoverOpts := []recovery.Option{recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		log.ErrorContext(ctx, "panic in handler", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		return internalStatus()
+		return adapter.InternalStatus()
 	})}
 	// Health probes come every few seconds from orchestrators; logging them buries the calls that matter.
 	notHealth := selector.MatchFunc(func(_ context.Context, call interceptors.CallMeta) bool {
@@ -168,7 +174,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 		recovery.StreamServerInterceptor(recoverOpts...))
 
 	lim := cfg.Limits
-	codec := newDecodeCodec()
+	codec := adapter.NewCodec()
 	gs := grpc.NewServer(
 		grpc.ForceServerCodecV2(codec),
 		grpc.Creds(newServerCredentials(cfg.TLS)),
@@ -196,7 +202,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 			Timeout:               20 * time.Second,
 		}),
 	)
-	api := apiServiceDesc(codec, log)
+	api := adapter.ServiceDesc(codec, log)
 	gs.RegisterService(api, svc)
 	hs := health.NewServer()
 	for _, name := range healthServices {
@@ -218,7 +224,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 
 // callerField adds the authenticated caller to a call's log line.
 func callerField(ctx context.Context) logging.Fields {
-	if caller, ok := CallerFromContext(ctx); ok {
+	if caller, ok := adapter.CallerFromContext(ctx); ok {
 		return logging.Fields{"caller", caller}
 	}
 	return nil

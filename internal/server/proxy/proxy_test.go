@@ -18,11 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
+
 	"github.com/google/go-cmp/cmp"
 
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/server"
 )
 
@@ -129,7 +131,7 @@ func startProxy(t *testing.T, cfg Config, tokens *server.Tokens) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := server.New(server.Config{Compiler: app, Logger: log})
+	svc, err := adapter.New(adapter.Config{Compiler: app, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"context"
@@ -19,18 +19,18 @@ import (
 // ErrorDomain is google.rpc.ErrorInfo.domain on every error ctxc returns.
 const ErrorDomain = "ctxc"
 
-// Reasons the server adds to the domain's (policies.Reason*).
+// Reasons the server adds to the domain's (agentstate.Reason*).
 const (
-	reasonInvalidArgument  = "INVALID_ARGUMENT"
+	ReasonInvalidArgument  = "INVALID_ARGUMENT"
 	reasonInternal         = "INTERNAL"
 	reasonDeadlineExceeded = "DEADLINE_EXCEEDED"
 	reasonCanceled         = "CANCELED"
 )
 
-// toStatus is the one place where errors become gRPC statuses. Typed domain
+// ToStatus is the one place where errors become gRPC statuses. Typed domain
 // errors carry what the client needs to fix the request; anything else is a
 // bug or an outage, logged with its detail and returned without it.
-func toStatus(ctx context.Context, log *slog.Logger, method string, err error) error {
+func ToStatus(ctx context.Context, log *slog.Logger, method string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -47,7 +47,7 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 	case errors.As(err, &invalid):
 		reason := invalid.Reason
 		if reason == "" {
-			reason = reasonInvalidArgument
+			reason = ReasonInvalidArgument
 		}
 		return newStatus(codes.InvalidArgument, invalid.Error(), reason, invalid.Metadata, badRequest(invalid.Violations...))
 	case errors.As(err, &profile):
@@ -89,11 +89,11 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 		return s.Err() // already a status, made by this package
 	}
 	log.ErrorContext(ctx, "internal error", "method", method, "error", err.Error(), "invariant", errors.Is(err, agentstate.ErrInvariant))
-	return internalStatus()
+	return InternalStatus()
 }
 
-// internalStatus is what a client sees of a bug: no detail, just the reason.
-func internalStatus() error {
+// InternalStatus is what a client sees of a bug: no detail, just the reason.
+func InternalStatus() error {
 	return newStatus(codes.Internal, "internal error; the server logged the details", reasonInternal, nil)
 }
 
@@ -105,17 +105,17 @@ func internalStatus() error {
 const (
 	// MaxStatusMessageBytes bounds a status message.
 	MaxStatusMessageBytes = 1024
-	// maxViolations bounds the field violations of a BadRequest; the last
+	// MaxViolations bounds the field violations of a BadRequest; the last
 	// one says how many more there were.
-	maxViolations = 10
+	MaxViolations = 10
 	// maxFieldBytes and maxDescriptionBytes bound a violation's texts,
 	// maxMetadataBytes an ErrorInfo metadata value.
 	maxFieldBytes, maxDescriptionBytes, maxMetadataBytes = 128, 256, 128
 )
 
-// clip is s cut to at most n bytes on a character boundary, saying how long
+// Clip is s cut to at most n bytes on a character boundary, saying how long
 // it was when it is cut.
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -129,13 +129,13 @@ func clip(s string, n int) string {
 
 func badRequest(violations ...agentstate.FieldViolation) *errdetails.BadRequest {
 	shown := violations
-	if len(shown) > maxViolations {
-		shown = shown[:maxViolations-1]
+	if len(shown) > MaxViolations {
+		shown = shown[:MaxViolations-1]
 	}
 	br := &errdetails.BadRequest{FieldViolations: make([]*errdetails.BadRequest_FieldViolation, 0, len(shown)+1)}
 	for _, v := range shown {
 		br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
-			Field: clip(v.Field, maxFieldBytes), Description: clip(v.Description, maxDescriptionBytes)})
+			Field: Clip(v.Field, maxFieldBytes), Description: Clip(v.Description, maxDescriptionBytes)})
 	}
 	if more := len(violations) - len(shown); more > 0 {
 		br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
@@ -147,9 +147,9 @@ func badRequest(violations ...agentstate.FieldViolation) *errdetails.BadRequest 
 // newStatus builds a status with ErrorInfo first, then the given details,
 // within the bounds above.
 func newStatus(code codes.Code, msg, reason string, metadata map[string]string, details ...protoadapt.MessageV1) error {
-	st := status.New(code, clip(msg, MaxStatusMessageBytes))
+	st := status.New(code, Clip(msg, MaxStatusMessageBytes))
 	for k, v := range metadata {
-		metadata[k] = clip(v, maxMetadataBytes)
+		metadata[k] = Clip(v, maxMetadataBytes)
 	}
 	all := append([]protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain, Metadata: metadata}}, details...)
 	withDetails, err := st.WithDetails(all...)

@@ -1,13 +1,13 @@
-package server
+package adapter
 
 import (
 	"context"
 	"errors"
 	"log/slog"
 
-	"github.com/contextcompiler/ctxc/internal/compiler"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
+	"github.com/contextcompiler/ctxc/internal/compiler"
 )
 
 // Compiler is the application layer the handlers call; *compiler.Service is
@@ -36,7 +36,7 @@ type Config struct {
 // Service implements ctxcv1.ContextCompilerServiceServer. Each handler
 // decodes the request into the application layer's types (validating it in
 // the same pass), calls one use case and encodes the result; every error
-// goes through toStatus.
+// goes through ToStatus.
 type Service struct {
 	ctxcv1.UnimplementedContextCompilerServiceServer
 	app  Compiler
@@ -62,11 +62,11 @@ func (s *Service) Compile(ctx context.Context, req *ctxcv1.CompileRequest) (*ctx
 	d := s.decoder(ctx)
 	in, err := d.compileRequest(ctx, req)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Compile", err)
+		return nil, ToStatus(ctx, s.log, "Compile", err)
 	}
 	res, err := s.app.Compile(ctx, in)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Compile", err)
+		return nil, ToStatus(ctx, s.log, "Compile", err)
 	}
 	resp := compileResponse(req, res)
 	if req.GetInputJson() == "" { // else the conversation was not the state's: nothing to name
@@ -80,11 +80,11 @@ func (s *Service) Budget(ctx context.Context, req *ctxcv1.BudgetRequest) (*ctxcv
 	d := s.decoder(ctx)
 	in, err := d.request(ctx, refParts{ref: req.GetBaseStateRef(), state: req.GetState(), appended: req.GetAppendedMessages()}, req.GetProfile(), req.GetOptions())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Budget", err)
+		return nil, ToStatus(ctx, s.log, "Budget", err)
 	}
 	res, err := s.app.Budget(ctx, in)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Budget", err)
+		return nil, ToStatus(ctx, s.log, "Budget", err)
 	}
 	report := reportToProto(res.Report)
 	return &ctxcv1.BudgetResponse{Budget: budgetToProto(res.Budget), Messages: report.GetMessages(), Report: report, StateRef: s.keepGiven(ctx, d)}, nil
@@ -94,13 +94,13 @@ func (s *Service) Budget(ctx context.Context, req *ctxcv1.BudgetRequest) (*ctxcv
 func (s *Service) Compact(ctx context.Context, req *ctxcv1.CompactRequest) (*ctxcv1.CompactResponse, error) {
 	in, err := s.decoder(ctx).request(ctx, refParts{ref: req.GetBaseStateRef(), state: req.GetState(), appended: req.GetAppendedMessages()}, req.GetProfile(), req.GetOptions())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Compact", err)
+		return nil, ToStatus(ctx, s.log, "Compact", err)
 	}
 	res, err := s.app.Compact(ctx, in)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Compact", err)
+		return nil, ToStatus(ctx, s.log, "Compact", err)
 	}
-	state := stateToProto(res.State)
+	state := StateToProto(res.State)
 	return &ctxcv1.CompactResponse{State: state, BudgetBefore: budgetToProto(res.Before),
 		BudgetAfter: budgetToProto(res.After), Report: reportToProto(res.Report), StateRef: s.keepReturned(ctx, state)}, nil
 }
@@ -110,15 +110,15 @@ func (s *Service) Compact(ctx context.Context, req *ctxcv1.CompactRequest) (*ctx
 func (s *Service) Route(ctx context.Context, req *ctxcv1.RouteRequest) (*ctxcv1.RouteResponse, error) {
 	in, err := s.decoder(ctx).routeRequest(ctx, req)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Route", err)
+		return nil, ToStatus(ctx, s.log, "Route", err)
 	}
 	res, err := s.app.Route(ctx, in)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Route", err)
+		return nil, ToStatus(ctx, s.log, "Route", err)
 	}
 	resp, state, err := routeResponse(res, in.Source.FromBlob || req.GetWantStateBlob())
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "Route", err)
+		return nil, ToStatus(ctx, s.log, "Route", err)
 	}
 	resp.StateRef = s.keepReturned(ctx, state)
 	return resp, nil
@@ -128,11 +128,11 @@ func (s *Service) Route(ctx context.Context, req *ctxcv1.RouteRequest) (*ctxcv1.
 func (s *Service) CountTokens(ctx context.Context, req *ctxcv1.CountTokensRequest) (*ctxcv1.CountTokensResponse, error) {
 	in, err := s.decoder(ctx).countRequest(req)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "CountTokens", err)
+		return nil, ToStatus(ctx, s.log, "CountTokens", err)
 	}
 	res, err := s.app.CountTokens(ctx, in)
 	if err != nil {
-		return nil, toStatus(ctx, s.log, "CountTokens", err)
+		return nil, ToStatus(ctx, s.log, "CountTokens", err)
 	}
 	return countResponse(res), nil
 }
@@ -150,6 +150,11 @@ func (s *Service) ListProfiles(ctx context.Context, _ *ctxcv1.ListProfilesReques
 // decoder starts the decoding of one request.
 func (s *Service) decoder(ctx context.Context) *decoder {
 	ref, size := wholeRefFromWire(ctx)
-	return &decoder{limits: s.app.Limits(), refs: s.refs, log: s.log, givenRef: ref, givenSize: size, reserve: func(field string, n int64) error { return heldFor(field, reserveInflight(ctx, n)) },
-		grow: func(field string, n int64) error { return heldFor(field, growInflight(ctx, n)) }, inflightLimit: inflightLimit(ctx)}
+	d := &decoder{limits: s.app.Limits(), refs: s.refs, log: s.log, givenRef: ref, givenSize: size}
+	if b, ok := ctx.Value(inflightKey{}).(InflightBytes); ok {
+		d.reserve = func(field string, n int64) error { return heldFor(field, b.Hold(ctx, n)) }
+		d.grow = func(field string, n int64) error { return heldFor(field, b.Grow(ctx, n)) }
+		d.inflightLimit = b.Limit()
+	}
+	return d
 }

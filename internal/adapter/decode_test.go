@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 // TestPooledCodecRoundTrips: messages below the pooling threshold and far
 // above it, in one buffer or split over several, come back as they went.
 func TestPooledCodecRoundTrips(t *testing.T) {
-	c := newPooledCodec()
+	c := NewPooledCodec()
 	for _, size := range []int{0, 100, 40 << 10, 3 << 20} {
 		in := &ctxcv1.CompileRequest{Profile: "pragmatic", InputJson: strings.Repeat("x", size)}
 		data, err := c.Marshal(in)

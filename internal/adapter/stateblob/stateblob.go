@@ -51,8 +51,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
 
 // Format constants.

@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateblob"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateblob"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
@@ -72,7 +72,7 @@ func (d *decoder) reserveTemplate(n int64) error {
 // heldFor names field as what needs the memory of a need that
 // MaxInflightBytes could never hold.
 func heldFor(field string, err error) error {
-	var never *neverFitsError
+	var never *NeverFitsError
 	if errors.As(err, &never) {
 		return &agentstate.LimitError{Field: field + " (the bytes in flight the call needs with it; max_inflight_bytes)", Limit: int(never.Limit), Got: int(never.Need)}
 	}
@@ -357,7 +357,7 @@ func (d *decoder) countRequest(req *ctxcv1.CountTokensRequest) (compiler.CountRe
 		d.violate("counter", "set model or encoding")
 	}
 	if len(d.violations) > 0 {
-		return compiler.CountRequest{}, &agentstate.InvalidArgumentError{Reason: reasonInvalidArgument, Violations: d.violations}
+		return compiler.CountRequest{}, &agentstate.InvalidArgumentError{Reason: ReasonInvalidArgument, Violations: d.violations}
 	}
 	return out, nil
 }

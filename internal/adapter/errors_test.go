@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/contextcompiler/ctxc/internal/adapter/adaptertest"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -18,31 +21,6 @@ import (
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
-
-// statusDetails splits a status into the parts clients look at.
-func statusDetails(t *testing.T, err error) (codes.Code, *errdetails.ErrorInfo, []proto.Message) {
-	t.Helper()
-	st, ok := status.FromError(err)
-	if !ok {
-		t.Fatalf("not a status: %v", err)
-	}
-	var info *errdetails.ErrorInfo
-	var rest []proto.Message
-	for _, d := range st.Details() {
-		switch d := d.(type) {
-		case *errdetails.ErrorInfo:
-			info = d
-		case proto.Message:
-			rest = append(rest, d)
-		default:
-			t.Fatalf("undecodable detail %v", d)
-		}
-	}
-	if info == nil {
-		t.Fatalf("status %v has no ErrorInfo", st)
-	}
-	return st.Code(), info, rest
-}
 
 func TestToStatus(t *testing.T) {
 	tests := []struct {
@@ -133,8 +111,8 @@ func TestToStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, nil))
-			err := toStatus(context.Background(), log, "Compile", tt.err)
-			code, info, details := statusDetails(t, err)
+			err := ToStatus(context.Background(), log, "Compile", tt.err)
+			code, info, details := adaptertest.StatusDetails(t, err)
 			if code != tt.code {
 				t.Errorf("code = %v, want %v", code, tt.code)
 			}
@@ -154,5 +132,23 @@ func TestToStatus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{strings.Repeat("a", 100), 40, strings.Repeat("a", 25) + "… (100 bytes)"},
+		{strings.Repeat("é", 50), 40, strings.Repeat("é", 12) + "… (100 bytes)"},
+		{"\xff\xfe" + strings.Repeat("b", 60), 30, strings.Repeat("b", 14) + "… (62 bytes)"},
+	} {
+		got := Clip(tt.in, tt.n)
+		if got != tt.want || len(got) > tt.n || !utf8.ValidString(got) {
+			t.Errorf("Clip(%.20q…, %d) = %q, want %q within %d bytes, valid UTF-8", tt.in, tt.n, got, tt.want, tt.n)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"strconv"
@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
 
 // decodedLog decodes a valid state's log.

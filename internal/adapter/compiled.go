@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
 
 // compiledToProto converts compiled messages for a response. A compiled

@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
@@ -336,7 +336,8 @@ func optionalUint32(p *uint32) *uint32 {
 // The other direction: domain to protobuf. These never fail; the pipeline only
 // produces values the domain types can hold.
 
-func stateToProto(in *agentstate.State) *ctxcv1.AgentState {
+// StateToProto is the API's form of a domain state.
+func StateToProto(in *agentstate.State) *ctxcv1.AgentState {
 	if in == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"context"
@@ -9,13 +9,15 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/encoding"
 	protocodec "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 )
 
 // wireState is what the decoding step learned of a request's whole state
@@ -37,9 +39,6 @@ func wholeRefFromWire(ctx context.Context) (string, int64) {
 	return "", 0
 }
 
-// directCallKey marks a call the proxy made in this process (directCalls).
-type directCallKey struct{}
-
 // namesStates reports whether a call's states are named (state_ref) and
 // kept: only for a call that came over a connection. An in-process caller
 // (the proxy's direct calls, `ctxc eval`, `ctxc compile`) never names a
@@ -50,9 +49,9 @@ func namesStates(ctx context.Context) bool {
 	return wire && ctx.Value(directCallKey{}) == nil
 }
 
-// reasonMalformedRequest is the ErrorInfo reason of a request that is not a
+// ReasonMalformedRequest is the ErrorInfo reason of a request that is not a
 // valid protobuf message of the method's type.
-const reasonMalformedRequest = "MALFORMED_REQUEST"
+const ReasonMalformedRequest = "MALFORMED_REQUEST"
 
 // grpc-go answers a request it cannot unmarshal (bad wire format, a string
 // that is not UTF-8) with INTERNAL, written before any handler or
@@ -61,9 +60,9 @@ const reasonMalformedRequest = "MALFORMED_REQUEST"
 // instead of returning it, and each API method's decoding step takes it
 // back and returns it as INVALID_ARGUMENT.
 
-// decodeCodec is the proto codec, except that it sets aside the unmarshal
+// Codec is the proto codec, except that it sets aside the unmarshal
 // errors of the API's request messages (their package is ctxc.v1).
-type decodeCodec struct {
+type Codec struct {
 	pooledCodec
 	// failed maps a request message being decoded to its error.
 	failed sync.Map
@@ -74,11 +73,11 @@ type decodeCodec struct {
 	wanted sync.Map
 }
 
-func newDecodeCodec() *decodeCodec {
-	return &decodeCodec{pooledCodec: newPooledCodec()}
+func NewCodec() *Codec {
+	return &Codec{pooledCodec: newPooledCodec()}
 }
 
-func (c *decodeCodec) Unmarshal(data mem.BufferSlice, v any) error {
+func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	err := c.decode(data, v, func(b []byte) {
 		if to, ok := c.wanted.Load(v); ok {
 			if wire := stateField(v, b); wire != nil {
@@ -106,6 +105,10 @@ type pooledCodec struct{ pool mem.BufferPool }
 // pooledSizes are the pool's buffer sizes, as powers of two: 256 B, then 4
 // KiB (a page) to 64 MiB. A larger message is allocated for itself.
 var pooledSizes = []uint8{8, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26}
+
+// NewPooledCodec is the proto codec on pooled buffers, for the client side
+// of the transport's in-process connection.
+func NewPooledCodec() encoding.CodecV2 { return newPooledCodec() }
 
 func newPooledCodec() pooledCodec {
 	pool, err := mem.NewBinaryTieredBufferPool(pooledSizes...)
@@ -195,7 +198,7 @@ func stateField(v any, b []byte) []byte {
 }
 
 // take returns and forgets the error set aside for v.
-func (c *decodeCodec) take(v any) error {
+func (c *Codec) take(v any) error {
 	err, ok := c.failed.LoadAndDelete(v)
 	if !ok {
 		return nil
@@ -203,14 +206,25 @@ func (c *decodeCodec) take(v any) error {
 	return err.(error)
 }
 
-// apiServiceDesc is the API's service description with each method's
+// MethodPrefix begins the full name of every method of the API.
+var MethodPrefix = "/" + ctxcv1.ContextCompilerService_ServiceDesc.ServiceName + "/"
+
+// PeerAddress is the address of a call's client, "" when unknown.
+func PeerAddress(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return ""
+}
+
+// ServiceDesc is the API's service description with each method's
 // decoding step returning a set-aside unmarshal error as INVALID_ARGUMENT
 // (logged here: no interceptor has run yet).
-func apiServiceDesc(codec *decodeCodec, log *slog.Logger) *grpc.ServiceDesc {
+func ServiceDesc(codec *Codec, log *slog.Logger) *grpc.ServiceDesc {
 	desc := ctxcv1.ContextCompilerService_ServiceDesc
 	desc.Methods = make([]grpc.MethodDesc, len(ctxcv1.ContextCompilerService_ServiceDesc.Methods))
 	for i, m := range ctxcv1.ContextCompilerService_ServiceDesc.Methods {
-		handler, method := m.Handler, apiPrefix+m.MethodName
+		handler, method := m.Handler, MethodPrefix+m.MethodName
 		m.Handler = func(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
 			wire := &wireState{}
 			ctx = context.WithValue(ctx, wireStateKey{}, wire)
@@ -226,8 +240,8 @@ func apiServiceDesc(codec *decodeCodec, log *slog.Logger) *grpc.ServiceDesc {
 					if i := strings.Index(detail, "proto:"); i >= 0 {
 						detail = detail[i:]
 					}
-					log.InfoContext(ctx, "malformed request refused", "grpc.method", method, "peer.address", peerAddress(ctx), "error", detail)
-					return newStatus(codes.InvalidArgument, "the request is not a valid protobuf message of the method's type: "+detail, reasonMalformedRequest, nil)
+					log.InfoContext(ctx, "malformed request refused", "grpc.method", method, "peer.address", PeerAddress(ctx), "error", detail)
+					return newStatus(codes.InvalidArgument, "the request is not a valid protobuf message of the method's type: "+detail, ReasonMalformedRequest, nil)
 				}
 				return nil
 			}, interceptor)

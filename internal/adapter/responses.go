@@ -1,10 +1,10 @@
-package server
+package adapter
 
 import (
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateblob"
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateblob"
 )
 
 // This file encodes the application layer's results as responses.
@@ -32,7 +32,7 @@ func routeResponse(res *compiler.RouteResult, asBlob bool) (*ctxcv1.RouteRespons
 	if res.Compaction != nil {
 		resp.CompactionReport = reportToProto(res.Compaction)
 	}
-	state := stateToProto(res.State)
+	state := StateToProto(res.State)
 	if !asBlob {
 		resp.State = state
 		return resp, state, nil

@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"errors"
@@ -6,15 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/internal/adapter/adaptertest"
+
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
 func u32p(v uint32) *uint32 { return &v }
@@ -201,7 +203,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		if err != nil {
 			t.Fatalf("everyFieldStates()[%d] is valid, got %v", i, err)
 		}
-		if diff := cmp.Diff(canonical(in), stateToProto(st), protocmp.Transform()); diff != "" {
+		if diff := cmp.Diff(canonical(in), StateToProto(st), protocmp.Transform()); diff != "" {
 			t.Errorf("round trip of everyFieldStates()[%d] changed the state (-in +out):\n%s", i, diff)
 		}
 	}
@@ -233,7 +235,7 @@ func FuzzRoundTrip(f *testing.F) {
 			}
 			return
 		}
-		if diff := cmp.Diff(canonical(in), stateToProto(st), protocmp.Transform()); diff != "" {
+		if diff := cmp.Diff(canonical(in), StateToProto(st), protocmp.Transform()); diff != "" {
 			t.Errorf("round trip changed the state (-in +out):\n%s", diff)
 		}
 		// A compile that changed nothing answers with the request's own
@@ -251,18 +253,6 @@ func FuzzRoundTrip(f *testing.F) {
 // canonicalMessage is a log message as canonical leaves it.
 func canonicalMessage(m *ctxcv1.Message) *ctxcv1.Message {
 	return canonical(&ctxcv1.AgentState{Context: &ctxcv1.AgentContext{Messages: []*ctxcv1.Message{m}}}).GetContext().GetMessages()[0]
-}
-
-// validState is a small valid state that cases below break one field at a time.
-func validState() *ctxcv1.AgentState {
-	return &ctxcv1.AgentState{
-		Model: &ctxcv1.ModelSpec{Name: "gpt-4o"},
-		Context: &ctxcv1.AgentContext{Messages: []*ctxcv1.Message{
-			{Id: "u1", Role: ctxcv1.Role_ROLE_USER, Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "hi"}}}},
-			{Id: "a1", Role: ctxcv1.Role_ROLE_ASSISTANT, Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_ToolCall{ToolCall: &ctxcv1.ToolCall{Id: "c1", Name: "ls"}}}}},
-			{Id: "t1", Role: ctxcv1.Role_ROLE_TOOL, Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_ToolResult{ToolResult: &ctxcv1.ToolResult{ToolCallId: "c1", Content: "a.go"}}}}},
-		}},
-	}
 }
 
 func TestValidationViolations(t *testing.T) {
@@ -332,7 +322,7 @@ func TestValidationViolations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := validState()
+			s := adaptertest.ValidState()
 			tt.change(s)
 			d := decoder{limits: compiler.DefaultLimits()}
 			if _, err := d.state("state", s); err != nil {
@@ -355,15 +345,15 @@ func TestValidationStopsOnLimits(t *testing.T) {
 		want   error
 	}{
 		{"missing state", small, nil, nil, nil},
-		{"too many messages", compiler.Limits{MaxMessages: 2, MaxPartsPerMessage: 5, MaxTools: 5}, validState(), nil,
+		{"too many messages", compiler.Limits{MaxMessages: 2, MaxPartsPerMessage: 5, MaxTools: 5}, adaptertest.ValidState(), nil,
 			&agentstate.LimitError{Field: "state.context.messages", Limit: 2, Got: 3}},
 		{"too many parts", compiler.Limits{MaxMessages: 5, MaxPartsPerMessage: 1, MaxTools: 5}, func() *ctxcv1.AgentState {
-			s := validState()
+			s := adaptertest.ValidState()
 			s.Context.Messages[1].Parts = append(s.Context.Messages[1].Parts, s.Context.Messages[1].Parts[0])
 			return s
 		}(), nil, &agentstate.LimitError{Field: "state.context.messages[1].parts", Limit: 1, Got: 2}},
 		{"too many tools", compiler.Limits{MaxMessages: 5, MaxPartsPerMessage: 5, MaxTools: 1}, func() *ctxcv1.AgentState {
-			s := validState()
+			s := adaptertest.ValidState()
 			s.Context.Tools = []*ctxcv1.ToolDefinition{{Name: "a"}, {Name: "b"}}
 			return s
 		}(), nil, &agentstate.LimitError{Field: "state.context.tools", Limit: 1, Got: 2}},

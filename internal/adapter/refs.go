@@ -1,4 +1,4 @@
-package server
+package adapter
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/server/stateref"
+	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
+	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
 
 // ReasonStateRefNotFound is the ErrorInfo reason of a base_state_ref this
