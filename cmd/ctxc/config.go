@@ -36,7 +36,11 @@ type Config struct {
 	LogLevel          string        `yaml:"log_level"`
 	LogFormat         string        `yaml:"log_format"`
 	TokenCacheEntries int           `yaml:"token_cache_entries"`
-	DefaultProfile    string        `yaml:"default_profile"`
+	// ScheduleCacheBytes bounds pipeline.ScheduleCache: where the
+	// compaction schedules of earlier compiles stood, so that a stateless
+	// compile of a log that only grew resumes there.
+	ScheduleCacheBytes int    `yaml:"schedule_cache_bytes"`
+	DefaultProfile     string `yaml:"default_profile"`
 
 	// Security: TLS (mTLS with a client CA) and bearer tokens, on the gRPC
 	// and HTTP ports alike. Insecure allows neither on a non-loopback address.
@@ -104,18 +108,19 @@ type Config struct {
 func defaultConfig() Config {
 	lim, httpLim := server.DefaultLimits(), server.DefaultHTTPLimits()
 	return Config{
-		Listen:            "127.0.0.1:50051",
-		Reflection:        true,
-		MaxMessageBytes:   server.DefaultMaxMessageBytes,
-		GracePeriod:       server.DefaultGracePeriod,
-		LogLevel:          "info",
-		LogFormat:         "text",
-		TokenCacheEntries: 100_000,
-		DefaultProfile:    pipeline.DefaultProfileName,
-		SummaryCache:      summarycache.DefaultConfig(),
-		StateRefs:         stateref.DefaultConfig(),
-		HTTPUI:            uiAuto,
-		Proxy:             defaultProxyConfig(),
+		Listen:             "127.0.0.1:50051",
+		Reflection:         true,
+		MaxMessageBytes:    server.DefaultMaxMessageBytes,
+		GracePeriod:        server.DefaultGracePeriod,
+		LogLevel:           "info",
+		LogFormat:          "text",
+		TokenCacheEntries:  100_000,
+		ScheduleCacheBytes: pipeline.DefaultScheduleCacheBytes,
+		DefaultProfile:     pipeline.DefaultProfileName,
+		SummaryCache:       summarycache.DefaultConfig(),
+		StateRefs:          stateref.DefaultConfig(),
+		HTTPUI:             uiAuto,
+		Proxy:              defaultProxyConfig(),
 
 		MaxConcurrentCalls:          lim.MaxConcurrentCalls,
 		MaxInflightBytes:            int(lim.MaxInflightBytes),
@@ -249,6 +254,7 @@ func settings() []setting {
 		str("log_level", "debug, info, warn or error", func(c *Config) *string { return &c.LogLevel }),
 		str("log_format", "text or json", func(c *Config) *string { return &c.LogFormat }),
 		num("token_cache_entries", "token counts cached by (encoding, content hash); 0 turns the cache off", func(c *Config) *int { return &c.TokenCacheEntries }),
+		num("schedule_cache_bytes", "bytes of compaction-schedule progress kept, so a stateless compile of a log that only grew resumes where an earlier compile stood instead of replaying its compaction points; 0 turns the cache off", func(c *Config) *int { return &c.ScheduleCacheBytes }),
 		str("default_profile", "profile for requests that name none", func(c *Config) *string { return &c.DefaultProfile }),
 		str("tls_cert", "PEM certificate chain: serve gRPC and HTTP over TLS (reloaded when the file changes)", func(c *Config) *string { return &c.TLSCert }),
 		str("tls_key", "PEM private key of tls_cert", func(c *Config) *string { return &c.TLSKey }),
@@ -457,6 +463,9 @@ func (c *Config) validate() []error {
 	}
 	if c.TokenCacheEntries < 0 {
 		bad("token_cache_entries", "%d must not be negative", c.TokenCacheEntries)
+	}
+	if c.ScheduleCacheBytes < 0 {
+		bad("schedule_cache_bytes", "%d must not be negative", c.ScheduleCacheBytes)
 	}
 	if c.DefaultProfile == "" {
 		bad("default_profile", "must not be empty")

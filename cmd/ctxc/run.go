@@ -250,7 +250,7 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 		return nil, errors.Join(append(problems, err)...)
 	}
 	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles, Source: cfg.Path,
-		AttachmentPolicy: planning.PlacementType})
+		AttachmentPolicy: planning.PlacementType, ScheduleCache: pipeline.NewScheduleCache(cfg.ScheduleCacheBytes)})
 	if err != nil {
 		// Its problems name their place: profiles[i] (name), default_profile.
 		problems = append(problems, err)

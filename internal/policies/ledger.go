@@ -144,6 +144,9 @@ func (w *Work) dispose(r MessageReport, hint int32) {
 		w.journal.dispositions = append(w.journal.dispositions, dispositionUndo{pos, r.MessageID, old, existed})
 	}
 	w.dispositions.set(pos, logLen, r)
+	if w.tape != nil {
+		w.tape.writes = append(w.tape.writes, ledgerWrite{report: r, hint: hint})
+	}
 }
 
 // Disposition is what a policy did with the log message with id, if any.

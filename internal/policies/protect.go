@@ -167,3 +167,13 @@ func ShrunkFrom(m, was *agentstate.Message) bool {
 	}
 	return true
 }
+
+// Replayable marks a compact-stage policy whose changes are a pure function
+// of what it reads of the Work (the view, the log, the ledger, the budget and
+// options): no model, no clock, nothing outside the request. The runner
+// remembers the compaction schedule's progress across compiles
+// (pipeline.ScheduleCache) only for profiles whose compact-stage policies all
+// are, since a resumed run must compile what a full replay would.
+type Replayable interface {
+	Replayable() bool
+}

@@ -244,6 +244,7 @@ type Work struct {
 	journal      *ledgerJournal // what Dispose and SetMask overwrote since Checkpoint
 	spareJournal *ledgerJournal // the last one released, for the next Checkpoint
 	logIDs       map[string]int // State.Context.Messages' positions by id, built on first use
+	tape         *LedgerTape    // the ledger writes since RecordLedger, when recording
 }
 
 // LogMessage is the message of the state's log with id, found in constant
@@ -299,6 +300,9 @@ func (w *Work) SetMask(id string, m agentstate.Mask) {
 		w.journal.masks = append(w.journal.masks, undo[agentstate.Mask]{id, old, existed})
 	}
 	w.Masks[id] = m
+	if w.tape != nil {
+		w.tape.writes = append(w.tape.writes, ledgerWrite{id: id, mask: m, isMask: true})
+	}
 }
 
 // ledgerJournal is what Dispose and SetMask overwrote: taking a step back
@@ -317,6 +321,7 @@ type undo[V any] struct {
 // A Checkpoint is a state of the ledger (dispositions, Masks, Appended,
 // Repairs, Warnings) that Rollback returns to.
 type Checkpoint struct {
+	tape     int // writes on the tape
 	appended []agentstate.Message
 	repairs  []Repair
 	warnings []string
@@ -336,7 +341,11 @@ func (w *Work) Checkpoint() Checkpoint {
 	clear(j.masks)
 	j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
 	w.journal, w.spareJournal = j, nil
-	return Checkpoint{appended: w.Appended, repairs: w.Repairs, warnings: w.Warnings}
+	cp := Checkpoint{appended: w.Appended, repairs: w.Repairs, warnings: w.Warnings}
+	if w.tape != nil {
+		cp.tape = len(w.tape.writes)
+	}
+	return cp
 }
 
 // Rollback returns the ledger to cp, undoing every Dispose and SetMask since.
@@ -347,6 +356,9 @@ func (w *Work) Rollback(cp Checkpoint) {
 		}
 		undoAll(w.Masks, j.masks)
 		j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
+	}
+	if w.tape != nil {
+		w.tape.writes = w.tape.writes[:cp.tape]
 	}
 	// The slices are only appended to, so their old headers are their old contents.
 	w.Appended, w.Repairs, w.Warnings = cp.appended, cp.repairs, cp.warnings
@@ -359,6 +371,59 @@ func undoAll[V any](m map[string]V, log []undo[V]) {
 			m[u.key] = u.old
 		} else {
 			delete(m, u.key)
+		}
+	}
+}
+
+// A LedgerTape is the ledger writes (Dispose, SetMask) of part of a run, in
+// order and without those rolled back: what a run resumed from a snapshot of
+// another makes again on its own ledger (ReplayLedger), so that the records
+// the steps before agree on are its own.
+type LedgerTape struct {
+	writes []ledgerWrite
+}
+
+type ledgerWrite struct {
+	id     string
+	hint   int32
+	report MessageReport
+	mask   agentstate.Mask
+	isMask bool
+}
+
+// Len is how many writes the tape holds.
+func (t *LedgerTape) Len() int { return len(t.writes) }
+
+// Bytes estimates the memory the tape holds.
+func (t *LedgerTape) Bytes() int {
+	n := 0
+	for i := range t.writes {
+		wr := &t.writes[i]
+		n += 96 + len(wr.id) + len(wr.report.MessageID) + len(wr.report.Reason) + len(wr.report.Policy) + len(wr.mask.Reason) + len(wr.mask.Placeholder)
+	}
+	return n
+}
+
+// RecordLedger starts recording the ledger's writes on a new tape.
+func (w *Work) RecordLedger() { w.tape = &LedgerTape{} }
+
+// LedgerTape is a copy of the writes recorded since RecordLedger.
+func (w *Work) LedgerTape() LedgerTape {
+	if w.tape == nil {
+		return LedgerTape{}
+	}
+	return LedgerTape{writes: append([]ledgerWrite(nil), w.tape.writes...)}
+}
+
+// ReplayLedger makes the tape's writes again, in order, as Dispose and
+// SetMask (recorded, when recording).
+func (w *Work) ReplayLedger(t LedgerTape) {
+	for i := range t.writes {
+		wr := &t.writes[i]
+		if wr.isMask {
+			w.SetMask(wr.id, wr.mask)
+		} else {
+			w.dispose(wr.report, wr.hint)
 		}
 	}
 }

@@ -19,6 +19,9 @@ type clamp struct {
 // InPlaceEdit: clamping cuts parts and keeps every message.
 func (clamp) InPlaceEdit() {}
 
+// Replayable: clamping reads only the view.
+func (clamp) Replayable() bool { return true }
+
 func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	for i := range w.Entries {

@@ -24,6 +24,9 @@ type resultRef struct{ entry, part int }
 // InPlaceEdit: deduplication replaces results' content and keeps every message.
 func (dedupe) InPlaceEdit() {}
 
+// Replayable: deduplication reads only the view.
+func (dedupe) Replayable() bool { return true }
+
 func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	calls := make(map[string]agentstate.ToolCall) // call id -> call, per unit

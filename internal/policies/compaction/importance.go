@@ -32,6 +32,9 @@ type dropLowImportance struct {
 	cfg DropLowImportanceConfig
 }
 
+// Replayable: dropping reads only the view.
+func (dropLowImportance) Replayable() bool { return true }
+
 func (d dropLowImportance) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	// The newest KeepRecentMessages entries stay, beside the profile's recency window.

@@ -20,6 +20,9 @@ type maskObservations struct {
 // InPlaceEdit: masking keeps every message and its tool results.
 func (maskObservations) InPlaceEdit() {}
 
+// Replayable: masking reads only the view and the log.
+func (maskObservations) Replayable() bool { return true }
+
 func (m maskObservations) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	isolation.MaskObservations(w, &m.cfg, isolation.MaskRun{

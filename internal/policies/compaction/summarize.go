@@ -37,6 +37,13 @@ const SummaryIDPrefix = "ctxc-summary-"
 // turned out larger than estimated.
 const maxSummarizeAttempts = 3
 
+// Replayable: with the deterministic summarizer, a pure function of what it
+// reads (its Memo only remembers answers); another summarizer (a model) is not.
+func (s summarize) Replayable() bool {
+	_, det := s.summarizer.(DeterministicSummarizer)
+	return det
+}
+
 func (s summarize) Apply(ctx context.Context, w *policies.Work) error {
 	goal := target(w)
 	need := w.UsedTokens() - goal

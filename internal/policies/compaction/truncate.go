@@ -24,6 +24,9 @@ type truncator struct {
 	cfg TruncateConfig
 }
 
+// Replayable: truncation reads only the view.
+func (truncator) Replayable() bool { return true }
+
 func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
 	units := policies.Units(w.Entries)

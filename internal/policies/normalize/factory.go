@@ -65,3 +65,6 @@ type repairPass struct{ normalizer }
 
 // RepairPass marks the policy as the compact stage's final pass.
 func (repairPass) RepairPass() {}
+
+// Replayable: repairs read only the view.
+func (repairPass) Replayable() bool { return true }

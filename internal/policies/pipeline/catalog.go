@@ -45,6 +45,7 @@ type Catalog struct {
 	defaultName string
 	resolver    ModelResolver
 	tracer      trace.Tracer
+	schedules   *ScheduleCache
 }
 
 type profile struct {
@@ -57,6 +58,9 @@ type profile struct {
 	// trigger is the decide stage's trigger, nil when the profile has none:
 	// the budget's should_compact is its verdict.
 	trigger policies.Trigger
+	// fingerprint names the profile with everything it was built from, for
+	// the schedule cache's keys.
+	fingerprint string
 }
 
 type step struct {
@@ -89,9 +93,10 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 		return nil, err
 	}
 	c := &Catalog{
-		profiles: make(map[string]*profile),
-		resolver: resolver,
-		tracer:   tp.Tracer("github.com/contextcompiler/ctxc/internal/policies/pipeline"),
+		profiles:  make(map[string]*profile),
+		resolver:  resolver,
+		tracer:    tp.Tracer("github.com/contextcompiler/ctxc/internal/policies/pipeline"),
+		schedules: cfg.ScheduleCache,
 	}
 	var problems []error
 	var placement policies.Factory
@@ -240,6 +245,8 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, place
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
+	fp, _ := json.Marshal(p.info)
+	p.fingerprint = string(fp)
 	for _, s := range p.steps {
 		if t, ok := s.policy.(policies.Trigger); ok && s.stage.Info().Decides {
 			p.trigger = t
@@ -354,7 +361,7 @@ func (c *Catalog) forRun(req Request) (*profile, error) {
 		return nil, &agentstate.InvalidArgumentError{Reason: ReasonAttachmentsUnsupported, Violations: []agentstate.FieldViolation{{Field: "attachments",
 			Description: fmt.Sprintf("profile %q cannot place attachments: it has no plan stage, nor the estimate and budget stages placing them needs; use a profile that has them (every built-in profile does)", p.info.Name)}}}
 	}
-	return &profile{info: p.info, steps: p.attaching, attaching: p.attaching, trigger: p.trigger}, nil
+	return &profile{info: p.info, steps: p.attaching, attaching: p.attaching, trigger: p.trigger, fingerprint: p.fingerprint}, nil
 }
 
 // ReasonAttachmentsUnsupported is a Compile with attachments under a profile

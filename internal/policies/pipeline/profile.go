@@ -66,6 +66,10 @@ type Config struct {
 	// "place_attachments"); it runs in the plan stage's place only in runs
 	// with attachments. Empty: such a profile refuses attachments.
 	AttachmentPolicy string
+	// ScheduleCache remembers the compaction schedule's progress across
+	// runs, so that a compile of a log grown by appends resumes where an
+	// earlier one stood (nil: every run replays from the start).
+	ScheduleCache *ScheduleCache
 }
 
 // ProfileInfo describes a built profile for ListProfiles.

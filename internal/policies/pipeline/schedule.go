@@ -90,8 +90,17 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 	// it stays about the window's size: grown on demand, not sized for the
 	// whole log (16 MB at 100,000 messages, for a view of a tenth of that).
 	view := make([]agentstate.Entry, 0, min(len(full), 1024))
-	used, pos := preamble, 0
-	for _, p := range points {
+	used, pos, next := preamble, 0, 0
+	// A compile of a log that only grew since an earlier one resumes where
+	// that one stood after its last point (schedcache.go).
+	cached, snap := r.beginCache(chain, full, points)
+	compactedAny := false
+	if snap != nil {
+		view = append(view, cloneEntries(snap.view)...)
+		used, intakeFrom, pos, next, compactedAny = snap.used, snap.intakeFrom, snap.pos, snap.point+1, snap.compactedAny
+	}
+	for i := next; i < len(points); i++ {
+		p := points[i]
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -101,6 +110,7 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 		}
 		w.Entries = view
 		if v := r.verdict(used, len(view)); v.Fire {
+			compactedAny = true
 			if err := r.compactAt(ctx, chain, v, intakeFrom, true, false); err != nil {
 				return err
 			}
@@ -108,6 +118,9 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 			used = w.UsedTokens()
 		}
 		intakeFrom = recentEntry(view, w.RecentTurns)
+	}
+	if ctx.Err() == nil {
+		r.save(cached, len(points)-1, view, used, intakeFrom, pos, compactedAny)
 	}
 	for ; pos < len(full); pos++ {
 		view = append(view, full[pos])
