@@ -143,8 +143,8 @@ func replayable(t *testing.T, c *pipeline.Catalog, name string) bool {
 }
 
 // TestScheduleCacheMissesWhatChanged: a log whose earlier message changed
-// (same length), another option or another model window finds nothing to
-// resume from, and compiles as a full replay; the same log grown by appends
+// (same length), another option, another model window or another caller
+// finds nothing to resume from, and compiles as a full replay; the same log grown by appends
 // resumes.
 func TestScheduleCacheMissesWhatChanged(t *testing.T) {
 	outputs := diagnose.NewCache()
@@ -185,6 +185,7 @@ func TestScheduleCacheMissesWhatChanged(t *testing.T) {
 		{"another option", pipeline.Request{Profile: "policy-driven", State: grown, Options: agentstate.Options{SoftThresholdRatio: &ratio}}, false},
 		{"another window", pipeline.Request{Profile: "policy-driven", State: &otherWindow}, false},
 		{"another profile", pipeline.Request{Profile: "budget-aware", State: grown}, false},
+		{"another caller", pipeline.Request{Profile: "policy-driven", State: grown, CacheScope: "tenant-b"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := pipeline.NewScheduleCache(pipeline.DefaultScheduleCacheBytes)

@@ -25,6 +25,13 @@ func CallerFromContext(ctx context.Context) (string, bool) {
 	return name, ok
 }
 
+// callerScope is the scope of a call's reusable work (compiler.Request's
+// Scope): its authenticated caller, "" without authentication.
+func callerScope(ctx context.Context) string {
+	caller, _ := CallerFromContext(ctx)
+	return caller
+}
+
 // directCallKey marks a call made in this process through the transport's
 // direct calls (the proxy's).
 type directCallKey struct{}

@@ -42,7 +42,7 @@ func (d *decoder) compileRequest(ctx context.Context, req *ctxcv1.CompileRequest
 	opts := d.options("options", req.GetOptions())
 	opts.Goal = d.goal("goal", req.GetGoal())
 	out := compiler.CompileRequest{
-		Request:           compiler.Request{Source: src, Profile: req.GetProfile(), Options: opts},
+		Request:           compiler.Request{Source: src, Profile: req.GetProfile(), Options: opts, Scope: callerScope(ctx)},
 		Attachments:       d.attachments("attachments", req.GetAttachments()),
 		Input:             d.providerInput(req.GetInputFormat(), req.GetInputJson()),
 		TemplateVariables: req.GetOptions().GetTemplateVariables(),
@@ -90,7 +90,7 @@ func (d *decoder) request(ctx context.Context, p refParts, profile string, opts 
 	if err != nil {
 		return compiler.Request{}, d.namedForCaller(err)
 	}
-	out := compiler.Request{Source: src, Profile: profile, Options: d.options("options", opts)}
+	out := compiler.Request{Source: src, Profile: profile, Options: d.options("options", opts), Scope: callerScope(ctx)}
 	return out, d.namedForCaller(d.err())
 }
 
@@ -285,7 +285,7 @@ func (d *decoder) routeRequest(ctx context.Context, req *ctxcv1.RouteRequest) (c
 		return compiler.RouteRequest{}, d.namedForCaller(err)
 	}
 	in := &decoder{limits: d.limits, idsOptional: true}
-	out := compiler.RouteRequest{Source: src, Profile: req.GetProfile(), Options: options, Input: in.routeInput(req)}
+	out := compiler.RouteRequest{Source: src, Profile: req.GetProfile(), Options: options, Input: in.routeInput(req), Scope: callerScope(ctx)}
 	if err := in.err(); err != nil {
 		var invalid *agentstate.InvalidArgumentError
 		if errors.As(err, &invalid) {

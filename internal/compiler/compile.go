@@ -19,6 +19,10 @@ type Request struct {
 	// Profile names the profile to run; "" is the default.
 	Profile string
 	Options agentstate.Options
+	// Scope is whose earlier work the run may reuse (the schedule cache):
+	// the authenticated caller, so that no caller's compile can be answered
+	// from another's; "" for a service without authentication.
+	Scope string
 }
 
 // CompileRequest is one Compile.
@@ -115,7 +119,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 		return nil, err
 	}
 	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: st, Options: options,
-		Segment: pipeline.SegmentCompile, Attachments: attachments})
+		Segment: pipeline.SegmentCompile, Attachments: attachments, CacheScope: req.Scope})
 	s.observe(ctx, compiledRun(UseCaseCompile, req.Profile, res, err))
 	if err != nil {
 		return nil, err
@@ -345,5 +349,5 @@ func (s *Service) segment(req Request, seg pipeline.Segment) (pipeline.Request, 
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	return pipeline.Request{Profile: req.Profile, State: in.state, Options: req.Options, Segment: seg}, nil
+	return pipeline.Request{Profile: req.Profile, State: in.state, Options: req.Options, Segment: seg, CacheScope: req.Scope}, nil
 }

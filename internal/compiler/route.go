@@ -34,6 +34,10 @@ type RouteRequest struct {
 	// reserved output, soft threshold), as the runtime passes them to Compile.
 	Options agentstate.Options
 	Input   RouteInput
+	// Scope is whose earlier work the run may reuse (the schedule cache):
+	// the authenticated caller, so that no caller's compile can be answered
+	// from another's; "" for a service without authentication.
+	Scope string
 }
 
 // RouteResult is what Route produced.
@@ -71,7 +75,7 @@ func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, er
 	out := &RouteResult{Result: *res, HistoryDiscarded: in.discarded}
 	failed := res.State.Execution.Status == agentstate.ExecutionFailed
 	if res.ExecutionEnded && ((!failed && profile.CompactOnExecutionEnd) || (failed && profile.CompactOnExecutionError)) {
-		out.State, out.Compaction = s.compactAtBoundary(ctx, profile.Name, res.State, req.Options)
+		out.State, out.Compaction = s.compactAtBoundary(ctx, profile.Name, res.State, req.Options, req.Scope)
 	}
 	return out, nil
 }
@@ -79,8 +83,8 @@ func (s *Service) Route(ctx context.Context, req RouteRequest) (*RouteResult, er
 // compactAtBoundary runs the profile's compaction on a state whose execution
 // just ended. Appending is what the caller asked for, so a compaction that
 // cannot fit the window does not fail the call: the report says why.
-func (s *Service) compactAtBoundary(ctx context.Context, profile string, st *agentstate.State, opts agentstate.Options) (*agentstate.State, *policies.Report) {
-	res, err := s.catalog.Compact(ctx, pipeline.Request{Profile: profile, State: st, Options: opts})
+func (s *Service) compactAtBoundary(ctx context.Context, profile string, st *agentstate.State, opts agentstate.Options, scope string) (*agentstate.State, *policies.Report) {
+	res, err := s.catalog.Compact(ctx, pipeline.Request{Profile: profile, State: st, Options: opts, CacheScope: scope})
 	s.observe(ctx, compactedRun(UseCaseRoute, profile, res, err))
 	if err != nil {
 		var irreducible *agentstate.IrreducibleError

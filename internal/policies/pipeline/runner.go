@@ -42,6 +42,9 @@ type Request struct {
 	Force bool
 	// Attachments are documents attached to the call.
 	Attachments []agentstate.Attachment
+	// CacheScope partitions the schedule cache: a run reuses only what runs
+	// of the same scope stored (the authenticated caller).
+	CacheScope string
 }
 
 // Result is what a run produced.
@@ -102,7 +105,7 @@ func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
 		w.CompactionRequested = true
 		w.DecisionReason = "Compact RPC"
 	}
-	r := &runner{c: c, p: p, w: w, seg: req.Segment}
+	r := &runner{c: c, p: p, w: w, seg: req.Segment, scope: req.CacheScope}
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
@@ -114,6 +117,8 @@ type runner struct {
 	p   *profile
 	w   *policies.Work
 	seg Segment
+	// scope partitions the schedule cache (Request.CacheScope).
+	scope string
 
 	stages       []policies.StageReport
 	counted      bool // the estimate stage has run: entries are counted after every step

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"container/list"
+	"encoding/binary"
 	"maps"
 	"math"
 	"slices"
@@ -181,9 +182,8 @@ func (r *runner) cacheable(chain []step) bool {
 // of point i covers the view's entries before points[i].
 func (r *runner) scheduleKeys(full []agentstate.Entry, points []int) []scheduleKey {
 	w := r.w
-	h := xxh3.New()
-	var hw hasher
-	hw.h = h
+	hw := hasher{h: xxh3.New(), buf: make([]byte, 0, 4096+8)}
+	hw.str(r.scope)
 	hw.str(r.p.fingerprint)
 	hw.num(int(r.seg))
 	m := &w.Model
@@ -244,8 +244,7 @@ func (r *runner) scheduleKeys(full []agentstate.Entry, points []int) []scheduleK
 		for ; pos < p; pos++ {
 			hw.entry(w, &full[pos], running)
 		}
-		sum := h.Sum128()
-		keys[i] = scheduleKey{sum.Hi, sum.Lo}
+		keys[i] = hw.sum()
 	}
 	return keys
 }
@@ -254,17 +253,36 @@ func (r *runner) scheduleKeys(full []agentstate.Entry, points []int) []scheduleK
 // (compaction.SummaryIDPrefix).
 const generatedIDPrefix = "ctxc-"
 
-// hasher writes values into a hash unambiguously: every string with its length.
+// hasher writes values into a hash unambiguously: every string with its
+// length. Small values gather in a buffer and go to the hash in one write:
+// a write per field cost as much as the hashing.
 type hasher struct {
 	h   *xxh3.Hasher
-	buf [8]byte
+	buf []byte
+}
+
+// inlineBytes is the longest string copied into the buffer; longer ones are
+// written to the hash directly.
+const inlineBytes = 64
+
+func (x *hasher) flush() {
+	if len(x.buf) > 0 {
+		_, _ = x.h.Write(x.buf)
+		x.buf = x.buf[:0]
+	}
+}
+
+func (x *hasher) sum() scheduleKey {
+	x.flush()
+	s := x.h.Sum128()
+	return scheduleKey{s.Hi, s.Lo}
 }
 
 func (x *hasher) num(n int) {
-	for i := range x.buf {
-		x.buf[i] = byte(uint64(n) >> (8 * i))
+	x.buf = binary.LittleEndian.AppendUint64(x.buf, uint64(n))
+	if len(x.buf) >= 4096 {
+		x.flush()
 	}
-	_, _ = x.h.Write(x.buf[:])
 }
 
 func (x *hasher) bool(b bool) {
@@ -277,11 +295,21 @@ func (x *hasher) bool(b bool) {
 
 func (x *hasher) str(s string) {
 	x.num(len(s))
+	if len(s) <= inlineBytes {
+		x.buf = append(x.buf, s...)
+		return
+	}
+	x.flush()
 	_, _ = x.h.WriteString(s)
 }
 
 func (x *hasher) bytes(b []byte) {
 	x.num(len(b))
+	if len(b) <= inlineBytes {
+		x.buf = append(x.buf, b...)
+		return
+	}
+	x.flush()
 	_, _ = x.h.Write(b)
 }
 
@@ -545,7 +573,9 @@ func (r *runner) beginCache(chain []step, full []agentstate.Entry, points []int)
 // save stores the progress after point i (the view as it stands there).
 func (r *runner) save(sr *scheduleRun, i int, view []agentstate.Entry, used, intakeFrom, pos int, compactedAny bool) {
 	w := r.w
-	if sr == nil || i <= sr.from || len(w.ModelUsage) != sr.usage || w.Cache != sr.cache0 {
+	// A log no point of which compacted is replayed at the cost of its
+	// verdicts: a snapshot would cost more to copy than it saves.
+	if sr == nil || i <= sr.from || !compactedAny || len(w.ModelUsage) != sr.usage || w.Cache != sr.cache0 {
 		return
 	}
 	appended, ok1 := tail(w.Appended, sr.appended, sameID)

@@ -72,10 +72,10 @@ func TestScheduleCacheIsSafeForConcurrentUse(t *testing.T) {
 // forgotten by hasher.message would let a changed log resume from a snapshot
 // of another.
 func TestMessageHashCoversEveryField(t *testing.T) {
-	hash := func(m *agentstate.Message) uint64 {
+	hash := func(m *agentstate.Message) scheduleKey {
 		x := hasher{h: xxh3.New()}
 		x.message(m)
-		return x.h.Sum64()
+		return x.sum()
 	}
 	base := agentstate.Message{Parts: []agentstate.Part{{}}, Metadata: map[string]string{}}
 	zero := hash(&base)
@@ -129,7 +129,7 @@ func TestMessageHashCoversEveryField(t *testing.T) {
 	}
 }
 
-func check(t *testing.T, path string, got, zero uint64) {
+func check(t *testing.T, path string, got, zero scheduleKey) {
 	t.Helper()
 	if got == zero {
 		t.Errorf("%s: setting it does not change the hash", path)
