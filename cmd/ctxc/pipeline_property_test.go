@@ -113,8 +113,8 @@ func checkCompiled(t *testing.T, label string, st *agentstate.State, res *pipeli
 		}
 		problems = append(problems, p)
 	}
-	if w.Budget != nil && w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
-		problems = append(problems, fmt.Sprintf("uses %d tokens, over the hard limit %d", w.UsedTokens(), w.HardLimit))
+	if w.Budget != nil && w.HardLimit() > 0 && w.UsedTokens() > w.HardLimit() {
+		problems = append(problems, fmt.Sprintf("uses %d tokens, over the hard limit %d", w.UsedTokens(), w.HardLimit()))
 	}
 	// The kept tail is contiguous: after the first kept entry of the latest turns,
 	// every log message of those turns is still shown, in order.

@@ -134,7 +134,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	}
 	if req.RenderIntoInput {
 		w := res.Work
-		body, changed, err := providers.Splice(req.Input.Format, req.Input.Body, imported, providers.Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries})
+		body, changed, err := providers.Splice(req.Input.Format, req.Input.Body, imported, renderInput(w))
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +143,9 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 		}
 	} else if res.Work.Rendered == "" && req.Options.Render != agentstate.RenderNone {
 		// The profile has no render stage: render what it compiled, as the stage would.
-		body, omitted, err := providers.RenderWork(res.Work)
+		opts, in := res.Work.Options(), renderInput(res.Work)
+		in.MaxReplyBytes = opts.MaxReplyBytes
+		body, omitted, err := providers.Render(opts.Render, in)
 		if err != nil {
 			return nil, err
 		}
@@ -287,7 +289,7 @@ func checkOmitStablePrefix(req *CompileRequest) error {
 // so then nothing is left out.
 func stablePrefix(req *CompileRequest, res *pipeline.Result, in loaded) int {
 	if !req.OmitStablePrefix || in.discarded || req.Source.State == nil ||
-		res.Work.State.Context.SystemPrompt != req.Source.State.Context.SystemPrompt {
+		res.Work.State().Context.SystemPrompt != req.Source.State.Context.SystemPrompt {
 		return 0
 	}
 	return res.Report.VerbatimPrefix
@@ -350,4 +352,10 @@ func (s *Service) segment(req Request, seg pipeline.Segment) (pipeline.Request, 
 		return pipeline.Request{}, err
 	}
 	return pipeline.Request{Profile: req.Profile, State: in.state, Options: req.Options, Segment: seg, CacheScope: req.Scope}, nil
+}
+
+// renderInput is what a provider body is rendered from: the compiled view of
+// a run with its state, model and budget.
+func renderInput(w *policies.Work) providers.Input {
+	return providers.Input{State: w.State(), Model: w.Model(), Budget: w.Budget, View: w.Entries}
 }

@@ -99,10 +99,10 @@ func (l *dispositionLedger) undo(u dispositionUndo) {
 // id. hint, an entry's LogPos, is tried first: finding an entry's own
 // message costs no lookup by id.
 func (w *Work) LogIndex(id string, hint int32) (int, bool) {
-	if w.State == nil {
+	if w.State() == nil {
 		return 0, false
 	}
-	if msgs := w.State.Context.Messages; hint > 0 && int(hint) <= len(msgs) && msgs[hint-1].ID == id {
+	if msgs := w.State().Context.Messages; hint > 0 && int(hint) <= len(msgs) && msgs[hint-1].ID == id {
 		return int(hint) - 1, true
 	}
 	if _, ok := w.LogMessage(id); ok {
@@ -136,8 +136,8 @@ func (w *Work) dispose(r MessageReport, hint int32) {
 		return
 	}
 	pos, logLen := w.ledgerPos(r.MessageID, hint), 0
-	if w.State != nil {
-		logLen = len(w.State.Context.Messages)
+	if w.State() != nil {
+		logLen = len(w.State().Context.Messages)
 	}
 	if w.journal != nil {
 		old, existed := w.dispositions.get(pos, r.MessageID)

@@ -20,19 +20,19 @@ import (
 func Protection(w *Work) []bool {
 	n := len(w.Entries)
 	protected := make([]bool, n)
-	for i := 0; i < min(w.ScopeStart, n); i++ {
+	for i := 0; i < min(w.ScopeStart(), n); i++ {
 		protected[i] = true
 	}
 	if first := FirstTask(w.Entries); first >= 0 {
 		protected[first] = true
 	}
-	for i := RecentStart(w.Entries, w.RecentTurns); i < n; i++ {
+	for i := RecentStart(w.Entries, w.RecentTurns()); i < n; i++ {
 		protected[i] = true
 	}
-	running := w.State != nil && w.State.Execution.Running() && !w.HardLimitExceeded
+	running := w.State() != nil && w.State().Execution.Running() && !w.HardLimitExceeded()
 	for i := range w.Entries {
 		m := &w.Entries[i].Message
-		if m.Pinned || (running && m.ExecutionID != "" && m.ExecutionID == w.State.Execution.ID) {
+		if m.Pinned || (running && m.ExecutionID != "" && m.ExecutionID == w.State().Execution.ID) {
 			protected[i] = true
 		}
 	}

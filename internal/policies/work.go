@@ -164,10 +164,11 @@ type Report struct {
 	TotalCostUSD   float64
 }
 
-// Work is the working set of one pipeline run. The runner creates it from the
-// request; each policy reads and changes it in stage order.
-type Work struct {
-	// State is the request's state. Policies must not modify it.
+// Input is what a run is asked to compile: the request, the resolved model
+// with its counter, and the profile's recency window. No stage writes it: a
+// Work gives it out only through read methods.
+type Input struct {
+	// State is the request's state; the run never modifies it.
 	State *agentstate.State
 	// Options are the request's per-call options.
 	Options agentstate.Options
@@ -175,6 +176,45 @@ type Work struct {
 	Model agentstate.ModelInfo
 	// Counter measures messages for Model.
 	Counter agentstate.TokenCounter
+	// Attachments are the request's attached documents (artifacts for the planner).
+	Attachments []agentstate.Attachment
+	// RecentTurns is the profile's recency window: the latest RecentTurns turns are
+	// kept verbatim and contiguous by every compaction transform.
+	RecentTurns int
+}
+
+// control is what only the runner sets, through its Control, and every
+// stage reads through Work's methods of the same names.
+type control struct {
+	hardLimit         int
+	hardLimitExceeded bool
+	scopeStart        int
+	pass              CompactionPass
+	atEnd             bool
+}
+
+// StepNotes are what a policy says of its own step (Degrade, Note, Touch):
+// the runner takes them into the step's report after every step.
+type StepNotes struct {
+	// Degraded and DegradedReason say the policy fell back, and why.
+	Degraded       bool
+	DegradedReason string
+	// Detail is what the policy wants its step's report to say.
+	Detail string
+	// Touches counts Touch calls: the step's messages affected.
+	Touches int
+}
+
+// Work is the working set of one pipeline run. The runner creates it with
+// NewWork; each policy reads and changes it in stage order. Its fields are
+// what stages write: the view, the measures, the decision and the ledger.
+// The input and the runner's control are read through methods, so that no
+// stage can write them.
+type Work struct {
+	in    Input
+	ctl   control
+	notes StepNotes
+
 	// Entries is the current view, oldest first; the system prompt is not in it.
 	Entries []agentstate.Entry
 	// SystemTokens and ToolTokens are the preamble's counts (set by the estimate stage).
@@ -186,47 +226,17 @@ type Work struct {
 	// CompactionTarget is the used-token count compaction aims at (set by the decide
 	// stage; the runner sets it to HardLimit when it compacts only to fit the window).
 	CompactionTarget int
-	// HardLimit is the most tokens the context may use: window minus reserved output.
-	// The runner sets it from the budget.
-	HardLimit int
-	// HardLimitExceeded is set by the runner when the view does not fit HardLimit;
-	// then even the running execution's trace may be compacted.
-	HardLimitExceeded bool
-	// ScopeStart narrows what compaction transforms may change to the entries
-	// from this index on (policies.Protection marks the ones before it). The
-	// runner sets it for an intake pass; 0 otherwise.
-	ScopeStart int
-	// Pass says what a compact-stage run is for.
-	Pass CompactionPass
-	// AtEnd says the compaction point being compacted ends the view this
-	// call compiles. At points inside the log nothing needs to fit the window
-	// yet, so transforms must not give up what a later point can still keep
-	// (the truncation fallback keeps summaries there).
-	AtEnd bool
-	// RecentTurns is the profile's recency window: the latest RecentTurns turns are
-	// kept verbatim and contiguous by every compaction transform.
-	RecentTurns int
 	// DecisionReason says why the decide stage asked for compaction.
 	DecisionReason string
 	// Repairs and Warnings feed the report. Like Appended, they are only
 	// appended to (or replaced whole), never edited in place.
 	Repairs  []Repair
 	Warnings []string
-	// Degraded and DegradedReason are set by a policy that fell back; the runner
-	// copies them into the step's report and clears them. Detail (Note) is
-	// what a policy wants its step's report to say; the runner moves it too.
-	Degraded       bool
-	DegradedReason string
-	Detail         string
 	// Appended holds messages that Compact persists into the log (summaries).
 	Appended []agentstate.Message
 	// Masks holds masks that Compact records on log messages, by log id,
 	// written only through SetMask.
 	Masks map[string]agentstate.Mask
-	// Touches counts Touch calls; the runner reports a step's share as messages affected.
-	Touches int
-	// Attachments are the request's attached documents (artifacts for the planner).
-	Attachments []agentstate.Attachment
 	// Rendered is the provider request body the render stage produced (JSON).
 	Rendered string
 	// PlanningUsed, Artifacts, ModelUsage and Cache feed the report's LLM section;
@@ -247,14 +257,96 @@ type Work struct {
 	tape         *LedgerTape    // the ledger writes since RecordLedger, when recording
 }
 
+// NewWork starts the working set of a run on in, with the view of its
+// whole log. The Control it returns is the runner's: the only way to set
+// what stages may only read (the hard limit, the compaction pass) and to
+// take a step's notes.
+func NewWork(in Input) (*Work, *Control) {
+	w := &Work{in: in}
+	if in.State != nil {
+		w.Entries = agentstate.EntriesFromLog(in.State.Context.Messages)
+	}
+	return w, &Control{w: w}
+}
+
+// State is the request's state. Policies must not modify what it points to.
+func (w *Work) State() *agentstate.State { return w.in.State }
+
+// Options are the request's per-call options.
+func (w *Work) Options() agentstate.Options { return w.in.Options }
+
+// Model is the resolved target model.
+func (w *Work) Model() agentstate.ModelInfo { return w.in.Model }
+
+// Counter measures messages for Model.
+func (w *Work) Counter() agentstate.TokenCounter { return w.in.Counter }
+
+// Attachments are the request's attached documents.
+func (w *Work) Attachments() []agentstate.Attachment { return w.in.Attachments }
+
+// RecentTurns is the profile's recency window: the latest RecentTurns turns
+// are kept verbatim and contiguous by every compaction transform.
+func (w *Work) RecentTurns() int { return w.in.RecentTurns }
+
+// HardLimit is the most tokens the context may use: window minus reserved
+// output, set by the runner from the budget.
+func (w *Work) HardLimit() int { return w.ctl.hardLimit }
+
+// HardLimitExceeded says the view does not fit HardLimit; then even the
+// running execution's trace may be compacted.
+func (w *Work) HardLimitExceeded() bool { return w.ctl.hardLimitExceeded }
+
+// ScopeStart narrows what compaction transforms may change to the entries
+// from this index on (policies.Protection marks the ones before it): set for
+// an intake pass, 0 otherwise.
+func (w *Work) ScopeStart() int { return w.ctl.scopeStart }
+
+// Pass says what a compact-stage run is for.
+func (w *Work) Pass() CompactionPass { return w.ctl.pass }
+
+// AtEnd says the compaction point being compacted ends the view this call
+// compiles. At points inside the log nothing needs to fit the window yet, so
+// transforms must not give up what a later point can still keep (the
+// truncation fallback keeps summaries there).
+func (w *Work) AtEnd() bool { return w.ctl.atEnd }
+
+// Notes are what the current step has noted so far (Degrade, Note, Touch).
+func (w *Work) Notes() StepNotes { return w.notes }
+
+// Control is the runner's hold on a Work (NewWork): it sets what stages may
+// only read and takes what a step noted.
+type Control struct{ w *Work }
+
+// SetHardLimit sets HardLimit.
+func (c *Control) SetHardLimit(n int) { c.w.ctl.hardLimit = n }
+
+// SetHardLimitExceeded sets HardLimitExceeded.
+func (c *Control) SetHardLimitExceeded(b bool) { c.w.ctl.hardLimitExceeded = b }
+
+// SetPass sets what the next compact-stage run is for and, for an intake
+// pass, the first entry it may change.
+func (c *Control) SetPass(p CompactionPass, scopeStart int) {
+	c.w.ctl.pass, c.w.ctl.scopeStart = p, scopeStart
+}
+
+// SetAtEnd sets AtEnd.
+func (c *Control) SetAtEnd(b bool) { c.w.ctl.atEnd = b }
+
+// TakeNotes returns what the step that just ran noted and clears it for the next.
+func (c *Control) TakeNotes() StepNotes {
+	n := c.w.notes
+	c.w.notes = StepNotes{}
+	return n
+}
+
 // LogMessage is the message of the state's log with id, found in constant
 // time: a lookup at every compaction point must not walk the whole log.
 // The log is read-only during a run.
 func (w *Work) LogMessage(id string) (*agentstate.Message, bool) {
-	if w.State == nil {
+	if w.State() == nil {
 		return nil, false
 	}
-	msgs := w.State.Context.Messages
+	msgs := w.State().Context.Messages
 	if w.logIDs == nil {
 		w.logIDs = make(map[string]int, len(msgs))
 		for i := range msgs {
@@ -287,7 +379,7 @@ const (
 func (w *Work) Touch(i int) {
 	w.Entries[i].Counted = false
 	w.Entries[i].Changed = true
-	w.Touches++
+	w.notes.Touches++
 }
 
 // SetMask records the mask Compact puts on a log message.
@@ -439,16 +531,16 @@ func (w *Work) Warn(s string) { w.Warnings = append(w.Warnings, s) }
 
 // Note adds a sentence to the current step's report detail.
 func (w *Work) Note(s string) {
-	if w.Detail != "" {
-		w.Detail += "; "
+	if w.notes.Detail != "" {
+		w.notes.Detail += "; "
 	}
-	w.Detail += s
+	w.notes.Detail += s
 }
 
 // Degrade marks the current step as having fallen back.
 func (w *Work) Degrade(reason string) {
-	w.Degraded = true
-	w.DegradedReason = reason
+	w.notes.Degraded = true
+	w.notes.DegradedReason = reason
 }
 
 // MessageTokens sums the counts of the entries (counted ones only).

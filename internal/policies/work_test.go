@@ -2,6 +2,7 @@ package policies_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,10 +26,7 @@ func TestRollbackUndoesWhatAStepWrote(t *testing.T) {
 
 func testRollback(t *testing.T, state *agentstate.State) {
 	before := func() *policies.Work {
-		w := &policies.Work{State: state}
-		if state != nil {
-			w.Entries = agentstate.EntriesFromLog(state.Context.Messages)
-		}
+		w, _ := policies.NewWork(policies.Input{State: state})
 		w.Dispose(policies.MessageReport{MessageID: "m1", Disposition: policies.DispositionMasked, Reason: "masked first"})
 		w.SetMask("m1", agentstate.Mask{Reason: "dedupe", Placeholder: "p1"})
 		w.Appended = append(make([]agentstate.Message, 0, 8), agentstate.Message{ID: "s1"})
@@ -97,7 +95,7 @@ func TestDispositionsAcrossChunks(t *testing.T) {
 	for i := range n {
 		st.Context.Messages = append(st.Context.Messages, agentstate.Message{ID: fmt.Sprintf("m%d", i)})
 	}
-	w := &policies.Work{State: st, Entries: agentstate.EntriesFromLog(st.Context.Messages)}
+	w, _ := policies.NewWork(policies.Input{State: st})
 	for i := 0; i < n; i += 2 {
 		w.DisposeEntry(&w.Entries[i], policies.MessageReport{Disposition: policies.DispositionDropped})
 	}
@@ -121,5 +119,42 @@ func TestDispositionsAcrossChunks(t *testing.T) {
 		if d, ok := w.Disposition(r.MessageID); !ok || d != r {
 			t.Fatalf("Disposition(%s) = %+v, %v", r.MessageID, d, ok)
 		}
+	}
+}
+
+// TestWorkExportsOnlyWhatStagesWrite: the fields of Work are what stages
+// produce; the input, the runner's control and a step's notes are reached
+// through methods (docs/ARCHITECTURE.md, "Who writes the working set"). A
+// new field is either a stage's output, added here, or belongs behind one.
+func TestWorkExportsOnlyWhatStagesWrite(t *testing.T) {
+	var got []string
+	for f := range reflect.TypeFor[policies.Work]().Fields() {
+		if f.IsExported() {
+			got = append(got, f.Name)
+		}
+	}
+	want := []string{
+		"Entries", "SystemTokens", "ToolTokens", "Budget", // the view and its measures
+		"CompactionRequested", "CompactionTarget", "DecisionReason", // the decide stage's
+		"Repairs", "Warnings", "Appended", "Masks", "Rendered", // the ledger and the body
+		"PlanningUsed", "Artifacts", "ModelUsage", "Cache", // helper models
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Work's exported fields (-want +got):\n%s", diff)
+	}
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{{ID: "m1", Role: agentstate.RoleUser}}}}
+	w, ctl := policies.NewWork(policies.Input{State: st, RecentTurns: 3})
+	ctl.SetHardLimit(900)
+	ctl.SetPass(policies.PassIntake, 4)
+	w.Degrade("fell back")
+	w.Touch(0)
+	if w.HardLimit() != 900 || w.Pass() != policies.PassIntake || w.ScopeStart() != 4 || w.RecentTurns() != 3 {
+		t.Errorf("control read back as %d/%v/%d/%d", w.HardLimit(), w.Pass(), w.ScopeStart(), w.RecentTurns())
+	}
+	if notes := ctl.TakeNotes(); !notes.Degraded || notes.DegradedReason != "fell back" || notes.Touches != 1 {
+		t.Errorf("notes taken: %+v", notes)
+	}
+	if notes := ctl.TakeNotes(); notes != (policies.StepNotes{}) {
+		t.Errorf("notes after TakeNotes: %+v, want none", notes)
 	}
 }

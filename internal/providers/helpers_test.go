@@ -145,7 +145,7 @@ func normalizedWork(st *agentstate.State) *policies.Work {
 
 // input is what the render stage passes for w.
 func input(w *policies.Work) Input {
-	return Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries}
+	return Input{State: w.State(), Model: w.Model(), Budget: w.Budget, View: w.Entries}
 }
 
 func prettyJSON(t testing.TB, body []byte) string {

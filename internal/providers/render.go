@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies"
 )
 
 // DefaultMaxTokens is Anthropic's max_tokens when neither the budget nor the
@@ -47,13 +46,6 @@ type Input struct {
 	// and the body: a body that could not fit beside them is refused (a
 	// *agentstate.LimitError) before it is built.
 	MaxReplyBytes int
-}
-
-// RenderWork renders a compiled view as the provider body w.Options.Render
-// asks for: the render stage and Compile, for a profile without that stage,
-// both render through it. omitted lists what the provider could not take.
-func RenderWork(w *policies.Work) (body []byte, omitted []string, err error) {
-	return Render(w.Options.Render, Input{State: w.State, Model: w.Model, Budget: w.Budget, View: w.Entries, MaxReplyBytes: w.Options.MaxReplyBytes})
 }
 
 // contentBytes is a floor of what the view's messages take in a reply, and

@@ -336,10 +336,10 @@ func checkRoundTrip(t *testing.T, format agentstate.RenderFormat, w *policies.Wo
 	if diff := cmp.Diff(want, gotMsgs); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
-	if got.SystemPrompt != w.State.Context.SystemPrompt {
-		t.Errorf("system prompt %q, want %q", got.SystemPrompt, w.State.Context.SystemPrompt)
+	if got.SystemPrompt != w.State().Context.SystemPrompt {
+		t.Errorf("system prompt %q, want %q", got.SystemPrompt, w.State().Context.SystemPrompt)
 	}
-	wantTools := append([]agentstate.ToolDefinition(nil), w.State.Context.Tools...)
+	wantTools := append([]agentstate.ToolDefinition(nil), w.State().Context.Tools...)
 	for i := range wantTools {
 		if p, ok := jsonObject(wantTools[i].ParametersJSON); ok {
 			wantTools[i].ParametersJSON = string(p)
@@ -350,7 +350,7 @@ func checkRoundTrip(t *testing.T, format agentstate.RenderFormat, w *policies.Wo
 	if diff := cmp.Diff(wantTools, got.Tools); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	if wantModel := map[bool]string{true: "", false: w.Model.Name}[format == agentstate.RenderGemini]; got.Model != wantModel {
+	if wantModel := map[bool]string{true: "", false: w.Model().Name}[format == agentstate.RenderGemini]; got.Model != wantModel {
 		t.Errorf("model %q, want %q", got.Model, wantModel)
 	}
 }

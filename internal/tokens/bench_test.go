@@ -121,7 +121,7 @@ func runBudget(b *testing.B, s *Service, st *agentstate.State) agentstate.Budget
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := &policies.Work{State: st, Model: info, Counter: c, Entries: agentstate.EntriesFromLog(st.Context.Messages)}
+	w, _ := policies.NewWork(policies.Input{State: st, Model: info, Counter: c})
 	// What the estimate stage does (package policies/estimate imports this one).
 	CountEntries(c, w.Entries, runtime.GOMAXPROCS(0))
 	w.SystemTokens, w.ToolTokens = c.CountPreamble(&st.Context)

@@ -103,7 +103,7 @@ func (f *Catalog) Run(ctx context.Context, req pipeline.Request) (*pipeline.Resu
 	default:
 		return nil, &agentstate.UnknownProfileError{Name: req.Profile, Known: []string{"custom", "pragmatic"}}
 	}
-	w := &policies.Work{State: req.State, Options: req.Options, Entries: agentstate.EntriesFromLog(req.State.Context.Messages)}
+	w, _ := policies.NewWork(policies.Input{State: req.State, Options: req.Options})
 	report := policies.Report{Profile: "pragmatic", FirstChangedIndex: 1, VerbatimPrefix: 1}
 	for i := range w.Entries {
 		n, p := Counter{}.CountMessage(&w.Entries[i].Message)

@@ -23,14 +23,14 @@ import (
 //     summaries, tool trace, conversation); under anchoring it explains the
 //     estimate, so it may differ from Used.
 func Compute(w *policies.Work, cfg *Config) agentstate.Budget {
-	window := w.Model.ContextWindow
-	if m := w.Options.MaxContextTokens; m != nil && *m > 0 && (window <= 0 || int(*m) < window) {
+	window := w.Model().ContextWindow
+	if m := w.Options().MaxContextTokens; m != nil && *m > 0 && (window <= 0 || int(*m) < window) {
 		window = int(*m)
 	}
 	window = max(window, 0)
 
-	reserved := w.Model.MaxOutputTokens
-	if r := w.Options.ReservedOutputTokens; r != nil {
+	reserved := w.Model().MaxOutputTokens
+	if r := w.Options().ReservedOutputTokens; r != nil {
 		reserved = int(*r)
 	}
 	if limit := int(cfg.MaxReservedOutputRatio * float64(window)); reserved > limit {
@@ -39,7 +39,7 @@ func Compute(w *policies.Work, cfg *Config) agentstate.Budget {
 	reserved = max(reserved, 0)
 
 	ratio := cfg.SoftThresholdRatio
-	if r := w.Options.SoftThresholdRatio; r != nil && *r > 0 && *r <= 1 {
+	if r := w.Options().SoftThresholdRatio; r != nil && *r > 0 && *r <= 1 {
 		ratio = *r
 	}
 
@@ -51,8 +51,8 @@ func Compute(w *policies.Work, cfg *Config) agentstate.Budget {
 		MinHeadroom:    cfg.MinHeadroomTokens,
 		Breakdown:      breakdown(w),
 	}
-	if w.Counter != nil {
-		b.Counter = w.Counter.Name()
+	if w.Counter() != nil {
+		b.Counter = w.Counter().Name()
 	}
 
 	if a := anchor(w); a >= 0 {
@@ -84,10 +84,10 @@ func Compute(w *policies.Work, cfg *Config) agentstate.Budget {
 // whole prompt the provider saw plus that reply, so only later entries need
 // estimates; earlier usages are never added.
 func anchor(w *policies.Work) int {
-	if w.State == nil {
+	if w.State() == nil {
 		return -1
 	}
-	log := w.State.Context.Messages
+	log := w.State().Context.Messages
 	prefix := 0 // entries [0, prefix) show the log verbatim
 	for prefix < len(w.Entries) && prefix < len(log) {
 		e := &w.Entries[prefix]

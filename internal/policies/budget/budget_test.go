@@ -21,14 +21,18 @@ func msg(id string, role agentstate.Role, usage *agentstate.Usage) agentstate.Me
 	return m
 }
 
-func work(log []agentstate.Message, prov agentstate.Provenance) *policies.Work {
-	w := &policies.Work{
-		State:        &agentstate.State{Context: agentstate.Context{Messages: log}},
-		Model:        agentstate.ModelInfo{ContextWindow: 10_000, MaxOutputTokens: 1_000},
-		Entries:      agentstate.EntriesFromLog(log),
-		SystemTokens: 20,
-		ToolTokens:   30,
+// work is the Work the budget stage gets for log, counted with prov, for a
+// model of a 10,000-token window unless set changes it.
+func work(log []agentstate.Message, prov agentstate.Provenance, set ...func(*policies.Input)) *policies.Work {
+	in := policies.Input{
+		State: &agentstate.State{Context: agentstate.Context{Messages: log}},
+		Model: agentstate.ModelInfo{ContextWindow: 10_000, MaxOutputTokens: 1_000},
 	}
+	for _, f := range set {
+		f(&in)
+	}
+	w, _ := policies.NewWork(in)
+	w.SystemTokens, w.ToolTokens = 20, 30
 	for i := range w.Entries {
 		w.Entries[i].Tokens, w.Entries[i].Provenance, w.Entries[i].Counted = countOf[w.Entries[i].SourceID], prov, true
 	}
@@ -106,8 +110,7 @@ func TestComputeFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := work(log, tt.prov)
-			w.Options = tt.opts
+			w := work(log, tt.prov, func(in *policies.Input) { in.Options = tt.opts })
 			if diff := cmp.Diff(tt.want, Compute(w, &tt.cfg)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -115,19 +118,29 @@ func TestComputeFields(t *testing.T) {
 	}
 }
 
-func TestOverThresholdAndNeverNegative(t *testing.T) {
-	w := work(conversation(), agentstate.ProvenanceEstimated)
-	w.Model.ContextWindow = 1000 // reserve capped at 250, usable 750, soft 600
+// estimated is the conversation counted by ctxc alone (no provider usage).
+func estimated(set ...func(*policies.Input)) *policies.Work {
+	w := work(conversation(), agentstate.ProvenanceEstimated, set...)
 	for i := range w.Entries {
 		w.Entries[i].Message.Usage = nil
 	}
+	return w
+}
+
+// window sets the model's window and output limit.
+func window(tokens, maxOutput int) func(*policies.Input) {
+	return func(in *policies.Input) { in.Model.ContextWindow, in.Model.MaxOutputTokens = tokens, maxOutput }
+}
+
+func TestOverThresholdAndNeverNegative(t *testing.T) {
+	w := estimated(window(1000, 1_000)) // reserve capped at 250, usable 750, soft 600
 	cfg := DefaultConfig()
 	b := Compute(w, &cfg)
 	want := agentstate.Budget{ContextWindow: 1000, Used: 625, ReservedOutput: 250, ReservedSystem: 50, SoftThreshold: 600, Remaining: 125, OverSoftThreshold: true, ShouldCompact: true, Provenance: agentstate.ProvenanceEstimated, Breakdown: b.Breakdown}
 	if diff := cmp.Diff(want, b); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	w.Model.ContextWindow = 500
+	w = estimated(window(500, 1_000))
 	if b := Compute(w, &cfg); b.Remaining != 0 || !b.ShouldCompact {
 		t.Errorf("over-full: Remaining %d ShouldCompact %v", b.Remaining, b.ShouldCompact)
 	}
@@ -137,11 +150,7 @@ func TestOverThresholdAndNeverNegative(t *testing.T) {
 // SoftThreshold (the proto's over_soft_threshold is >=), one token below is
 // not; the minimum headroom asks at one token less than it remaining.
 func TestSoftThresholdBoundary(t *testing.T) {
-	w := work(conversation(), agentstate.ProvenanceEstimated)
-	for i := range w.Entries {
-		w.Entries[i].Message.Usage = nil
-	}
-	used := Compute(w, &Config{SoftThresholdRatio: 1, MaxReservedOutputRatio: 0.25}).Used
+	used := Compute(estimated(), &Config{SoftThresholdRatio: 1, MaxReservedOutputRatio: 0.25}).Used
 	tests := []struct {
 		name          string
 		window        int
@@ -155,7 +164,7 @@ func TestSoftThresholdBoundary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w.Model.ContextWindow, w.Model.MaxOutputTokens = tt.window, 0
+			w := estimated(window(tt.window, 0))
 			b := Compute(w, &Config{SoftThresholdRatio: 1, MaxReservedOutputRatio: 0.25, MinHeadroomTokens: tt.headroom})
 			if b.OverSoftThreshold != tt.over || b.ShouldCompact != tt.compact {
 				t.Errorf("used %d of soft threshold %d, %d remaining: over %v should_compact %v, want %v %v",

@@ -46,7 +46,7 @@ func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 			default:
 				continue // tool call JSON and signed reasoning must stay whole
 			}
-			tokens := w.Counter.CountText(*s)
+			tokens := w.Counter().CountText(*s)
 			if tokens <= c.cfg.MaxPartTokens {
 				continue
 			}
@@ -82,7 +82,7 @@ func (c clamp) clampText(w *policies.Work, s string, tokens int, id string) stri
 	tail := runeSuffix(s[len(head):], tailBytes)
 	middle := s[len(head) : len(s)-len(tail)]
 	marker := fmt.Sprintf("\n[... %s tokens cut by ctxc clamp; full content in log message %s ...]\n",
-		formatCount(w.Counter.CountText(middle)), id)
+		formatCount(w.Counter().CountText(middle)), id)
 	return head + marker + tail
 }
 

@@ -14,7 +14,7 @@ func target(w *policies.Work) int {
 	if w.CompactionTarget > 0 {
 		return w.CompactionTarget
 	}
-	return w.HardLimit
+	return w.HardLimit()
 }
 
 // logID is the id of the log message an entry shows, or its own id when synthesized.

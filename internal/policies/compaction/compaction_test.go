@@ -69,8 +69,8 @@ func TestGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			st := statetest.LoadJSON(t, filepath.Join("testdata", tc.state+".json"))
-			w := statetest.Work(st)
-			w.RecentTurns, w.CompactionTarget, w.CompactionRequested = tc.recent, tc.target, true
+			w := statetest.Work(st, statetest.RecentTurns(tc.recent))
+			w.CompactionTarget, w.CompactionRequested = tc.target, true
 			before := w.UsedTokens()
 			err := run(newPolicy(t, tc.factory, tc.settings), w)
 			var b strings.Builder
@@ -180,8 +180,7 @@ func TestTruncateGreedyFitKeepsContiguousTail(t *testing.T) {
 		assistantMsg("m3", strings.Repeat("c", 400)), // 103
 		userMsg("m4", strings.Repeat("d", 40)),       // 13
 	}}}
-	w := statetest.Work(st)
-	w.RecentTurns = 0
+	w := statetest.Work(st, statetest.RecentTurns(0))
 	w.CompactionTarget = 50 // m1 + m4 + m2 = 39 would fit; m3 never does
 	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
 		t.Fatal(err)
@@ -202,9 +201,9 @@ func TestTruncateIrreducibleInOneCall(t *testing.T) {
 		assistantMsg("m2", "ok"),                // 4
 		userMsg("m3", strings.Repeat("b", 400)), // 103, the latest turn
 	}}}
-	w := statetest.Work(st) // system prompt: 100 + 3
-	w.RecentTurns = 1
-	w.HardLimit, w.HardLimitExceeded = 250, true
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1)) // system prompt: 100 + 3
+	ctl.SetHardLimit(250)
+	ctl.SetHardLimitExceeded(true)
 	calls := 0
 	p := newPolicy(t, NewTruncateFactory(), "")
 	err := run(policyFunc(func(ctx context.Context, w *policies.Work) error { calls++; return p.Apply(ctx, w) }), w)
@@ -232,14 +231,13 @@ func TestDedupeBelowMinSavingDoesNothing(t *testing.T) {
 		ratio  string
 		masked bool
 	}{{"0.1", true}, {"0.2", false}} {
-		w := statetest.Work(st)
-		w.RecentTurns = 1
+		w := statetest.Work(st, statetest.RecentTurns(1))
 		if err := run(newPolicy(t, NewDedupeFactory(), "{min_saving_ratio: "+tc.ratio+"}"), w); err != nil {
 			t.Fatal(err)
 		}
 		_, masked := w.Masks["m3"]
-		if masked != tc.masked || (w.Touches > 0) != tc.masked {
-			t.Errorf("min_saving_ratio %s: masked %v, touches %d; want masked %v", tc.ratio, masked, w.Touches, tc.masked)
+		if masked != tc.masked || (w.Notes().Touches > 0) != tc.masked {
+			t.Errorf("min_saving_ratio %s: masked %v, touches %d; want masked %v", tc.ratio, masked, w.Notes().Touches, tc.masked)
 		}
 	}
 }
@@ -257,8 +255,7 @@ func TestClampMultiByte(t *testing.T) {
 				assistantMsg("m2", text),
 				userMsg("m3", "next"),
 			}}}
-			w := statetest.Work(st)
-			w.RecentTurns = 1
+			w := statetest.Work(st, statetest.RecentTurns(1))
 			if err := run(newPolicy(t, NewClampFactory(), "{max_part_tokens: 25, head_ratio: "+tc.headRatio+"}"), w); err != nil {
 				t.Fatal(err)
 			}
@@ -298,12 +295,11 @@ func TestClampLeavesToolCallArgumentsWhole(t *testing.T) {
 		{ID: "m3", Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "write_file", Content: "ok"}}}},
 		userMsg("m4", "next"),
 	}}}
-	w := statetest.Work(st)
-	w.RecentTurns = 1
+	w := statetest.Work(st, statetest.RecentTurns(1))
 	if err := run(newPolicy(t, NewClampFactory(), "{max_part_tokens: 10}"), w); err != nil {
 		t.Fatal(err)
 	}
-	if w.Touches != 0 || w.Entries[1].Message.Parts[0].ToolCall.ArgumentsJSON != args {
+	if w.Notes().Touches != 0 || w.Entries[1].Message.Parts[0].ToolCall.ArgumentsJSON != args {
 		t.Error("clamp changed tool call arguments")
 	}
 }
@@ -322,8 +318,7 @@ func TestDropLowImportanceDefaults(t *testing.T) {
 	log = append(log, assistantMsg("m5", big), userMsg("m6", big), thinking("m7"))
 	log = append(log, agentstate.Message{ID: "m8", Role: agentstate.RoleAssistant, Importance: 29, Parts: []agentstate.Part{agentstate.TextPart(big)}})
 	log = append(log, userMsg("m9", big), thinking("m10"), assistantMsg("m11", big), userMsg("m12", big), thinking("m13"), assistantMsg("m14", big), userMsg("m15", big))
-	w := statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}})
-	w.RecentTurns = 1
+	w := statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}}, statetest.RecentTurns(1))
 	w.CompactionTarget = 1 // drop all it may
 	if err := run(newPolicy(t, NewDropLowImportanceFactory(), ""), w); err != nil {
 		t.Fatal(err)
@@ -332,8 +327,8 @@ func TestDropLowImportanceDefaults(t *testing.T) {
 	if got, want := strings.Join(ids(w), ","), "m1,m3,m4,m5,m6,m7,m8,m9,m10,m11,m12,m13,m14,m15"; got != want {
 		t.Errorf("kept %s, want %s", got, want)
 	}
-	w = statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}})
-	w.RecentTurns, w.CompactionTarget = 1, 1
+	w = statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}}, statetest.RecentTurns(1))
+	w.CompactionTarget = 1
 	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{keep_recent_messages: 3}"), w); err != nil {
 		t.Fatal(err)
 	}
@@ -354,8 +349,7 @@ func TestDropLowImportanceOrder(t *testing.T) {
 		assistantMsg("m7", big), // 30
 		userMsg("m8", big),      // the latest turn
 	}}}
-	w := statetest.Work(st)
-	w.RecentTurns = 1
+	w := statetest.Work(st, statetest.RecentTurns(1))
 	w.CompactionTarget = w.UsedTokens() - 3*53 // three drops needed
 	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{min_importance_threshold: 31, keep_recent_messages: 0}"), w); err != nil {
 		t.Fatal(err)
@@ -382,15 +376,15 @@ func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
 		{ID: "m4", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c2", Name: "grep", ArgumentsJSON: "{}"}}}},
 		grep,
 	}}}
-	w := statetest.Work(st)
-	w.RecentTurns = 1
-	w.HardLimit, w.HardLimitExceeded = 900, true
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	ctl.SetHardLimit(900)
+	ctl.SetHardLimitExceeded(true)
 	w.CompactionTarget = 900
 	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
 		t.Fatalf("refused what can be shrunk: %v", err)
 	}
-	if used := w.UsedTokens(); used > w.HardLimit {
-		t.Errorf("used %d, over the window's %d", used, w.HardLimit)
+	if used := w.UsedTokens(); used > w.HardLimit() {
+		t.Errorf("used %d, over the window's %d", used, w.HardLimit())
 	}
 	got := w.Entries[2].Message.Parts[0].ToolResult.Content
 	if !strings.HasPrefix(got, "HEAD ") || !strings.HasSuffix(got, " TAIL") || !strings.Contains(got, policies.ShrinkMarker) || !strings.Contains(got, "log message m3") {
@@ -414,9 +408,9 @@ func TestTruncateRefusesNamingWhatIsTooLarge(t *testing.T) {
 	st := &agentstate.State{Context: agentstate.Context{SystemPrompt: strings.Repeat("s", 4000), Messages: []agentstate.Message{
 		userMsg("m1", "fix the parser"),
 	}}}
-	w := statetest.Work(st)
-	w.RecentTurns = 1
-	w.HardLimit, w.HardLimitExceeded = 500, true
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	ctl.SetHardLimit(500)
+	ctl.SetHardLimitExceeded(true)
 	err := run(newPolicy(t, NewTruncateFactory(), ""), w)
 	var irr *agentstate.IrreducibleError
 	if !errors.As(err, &irr) {

@@ -73,7 +73,7 @@ func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 				if placeholder == "" || protected[i] {
 					continue
 				}
-				if gain := w.Counter.CountText(p.ToolResult.Content) - w.Counter.CountText(placeholder); gain > 0 {
+				if gain := w.Counter().CountText(p.ToolResult.Content) - w.Counter().CountText(placeholder); gain > 0 {
 					replace[resultRef{i, j}] = placeholder
 					saving += gain
 				}
@@ -81,7 +81,7 @@ func (d dedupe) Apply(_ context.Context, w *policies.Work) error {
 		}
 	}
 	// On intake nothing cached is broken, so any saving is worth it.
-	if len(replace) == 0 || (w.Pass != policies.PassIntake && float64(saving) < d.cfg.MinSavingRatio*float64(w.UsedTokens())) {
+	if len(replace) == 0 || (w.Pass() != policies.PassIntake && float64(saving) < d.cfg.MinSavingRatio*float64(w.UsedTokens())) {
 		return nil
 	}
 	for i := range w.Entries {

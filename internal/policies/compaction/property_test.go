@@ -40,14 +40,13 @@ func generatedWork(seed int64) (*agentstate.State, *policies.Work) {
 	opts := statetest.DefaultOptions()
 	opts.Turns = 2 + r.Intn(6)
 	st := statetest.Generate(r, opts)
-	w := statetest.Work(st)
-	w.RecentTurns = r.Intn(3)
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(r.Intn(3)))
 	used := w.UsedTokens()
 	w.CompactionRequested = true
 	w.CompactionTarget = used * (20 + r.Intn(70)) / 100
-	w.HardLimit = w.CompactionTarget + r.Intn(used/4+1)
-	w.HardLimitExceeded = used > w.HardLimit && r.Intn(2) == 0
-	w.AtEnd = r.Intn(4) != 0
+	ctl.SetHardLimit(w.CompactionTarget + r.Intn(used/4+1))
+	ctl.SetHardLimitExceeded(used > w.HardLimit() && r.Intn(2) == 0)
+	ctl.SetAtEnd(r.Intn(4) != 0)
 	return st, w
 }
 
@@ -106,7 +105,7 @@ type viewSnapshot struct {
 
 func snapshotView(w *policies.Work) viewSnapshot {
 	s := viewSnapshot{entries: append([]agentstate.Entry(nil), w.Entries...), protected: policies.Protection(w)}
-	for i := policies.RecentStart(w.Entries, w.RecentTurns); i < len(w.Entries); i++ {
+	for i := policies.RecentStart(w.Entries, w.RecentTurns()); i < len(w.Entries); i++ {
 		s.recent = append(s.recent, w.Entries[i].Message.ID)
 	}
 	return s
@@ -124,7 +123,7 @@ func checkTransform(st *agentstate.State, before viewSnapshot, w *policies.Work,
 	out = append(out, statetest.Check(w)...)
 	for _, problem := range statetest.CheckPreserved(st, w) {
 		// Over the hard window the running execution may be compacted too (policies.Protection).
-		if w.HardLimitExceeded && strings.HasSuffix(problem, "of the running execution is changed") {
+		if w.HardLimitExceeded() && strings.HasSuffix(problem, "of the running execution is changed") {
 			continue
 		}
 		out = append(out, problem)
@@ -143,7 +142,7 @@ func checkTransform(st *agentstate.State, before viewSnapshot, w *policies.Work,
 		protectedTokens += e.Tokens
 		// Over the hard window a protected tool output may be cut to fit,
 		// nothing else about it changed (policies.ShrunkFrom).
-		if got, ok := after[e.Message.ID]; !ok || !reflect.DeepEqual(*got, e.Message) && !(w.HardLimitExceeded && policies.ShrunkFrom(got, &e.Message)) {
+		if got, ok := after[e.Message.ID]; !ok || !reflect.DeepEqual(*got, e.Message) && !(w.HardLimitExceeded() && policies.ShrunkFrom(got, &e.Message)) {
 			out = append(out, fmt.Sprintf("protected %s not kept verbatim", e.Message.ID))
 		}
 	}
@@ -157,8 +156,8 @@ func checkTransform(st *agentstate.State, before viewSnapshot, w *policies.Work,
 	switch {
 	case irr != nil:
 		// The note naming dropped failures may be what does not fit.
-		if preamble+protectedTokens <= w.HardLimit && !strings.Contains(irr.Detail, "failed calls that must stay visible") {
-			out = append(out, fmt.Sprintf("IrreducibleError although protected entries need %d of %d", preamble+protectedTokens, w.HardLimit))
+		if preamble+protectedTokens <= w.HardLimit() && !strings.Contains(irr.Detail, "failed calls that must stay visible") {
+			out = append(out, fmt.Sprintf("IrreducibleError although protected entries need %d of %d", preamble+protectedTokens, w.HardLimit()))
 		}
 		if single && len(w.Entries) != len(before.entries) {
 			out = append(out, "IrreducibleError after changing the view")
@@ -173,7 +172,7 @@ func checkTransform(st *agentstate.State, before viewSnapshot, w *policies.Work,
 				floor += e.Tokens
 			}
 		}
-		if floor > w.HardLimit && w.AtEnd {
+		if floor > w.HardLimit() && w.AtEnd() {
 			floor = preamble + protectedTokens
 			for _, e := range w.Entries {
 				if e.Message.Kind == agentstate.KindSummary && strings.Contains(e.Message.Text(), "left out by ctxc to fit the window") {
@@ -235,12 +234,11 @@ func FuzzTransforms(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st := statetest.FromBytes(data)
 		for _, tr := range policiesUnderTest {
-			w := statetest.Work(st)
+			w, ctl := statetest.WorkControl(st, statetest.RecentTurns(len(data)%3))
 			used := w.UsedTokens()
-			w.RecentTurns = len(data) % 3
 			w.CompactionTarget = used / 2
-			w.HardLimit = used * 3 / 4
-			w.HardLimitExceeded = len(data)%2 == 0
+			ctl.SetHardLimit(used * 3 / 4)
+			ctl.SetHardLimitExceeded(len(data)%2 == 0)
 			_ = run(tr.p, w)
 		}
 	})

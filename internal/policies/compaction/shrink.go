@@ -43,7 +43,7 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		}
 		for j, p := range m.Parts {
 			if p.Kind == agentstate.PartToolResult && !strings.Contains(p.ToolResult.Content, shrinkMarker) {
-				if t := w.Counter.CountText(p.ToolResult.Content); t > shrinkFloor {
+				if t := w.Counter().CountText(p.ToolResult.Content); t > shrinkFloor {
 					cands = append(cands, cand{i, j, t})
 				}
 			}
@@ -60,7 +60,7 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		}
 		return b.tokens - a.tokens
 	})
-	over := preamble + protectedTokens - w.HardLimit
+	over := preamble + protectedTokens - w.HardLimit()
 	for _, c := range cands {
 		if over <= 0 {
 			break
@@ -75,7 +75,7 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		r := &e.Message.Parts[c.j].ToolResult
 		r.Content = shrinkText(r.Content, c.tokens, keep, logID(e))
 		w.Touch(c.i)
-		e.Tokens, _ = w.Counter.CountMessage(&e.Message)
+		e.Tokens, _ = w.Counter().CountMessage(&e.Message)
 		over -= before - e.Tokens
 		protectedTokens -= before - e.Tokens
 		dispose(w, e, policies.DispositionTruncated, TypeTruncate,

@@ -63,7 +63,7 @@ func (s summarize) Apply(ctx context.Context, w *policies.Work) error {
 		}
 		summary := p.message(text)
 		summary.ID = freeID(w, summary.ID)
-		tokens, _ := w.Counter.CountMessage(&summary)
+		tokens, _ := w.Counter().CountMessage(&summary)
 		w.Entries = entries
 		if saved := p.removedTokens - tokens; saved >= need || attempt == maxSummarizeAttempts-1 || p.exhausted {
 			if saved <= 0 {
@@ -98,8 +98,8 @@ type summaryPlan struct {
 // the window, the rest being the newest turn's.
 func (s summarize) summaryBudget(w *policies.Work) int {
 	budget := int(s.cfg.MaxSummaryRatio * float64(target(w)))
-	if w.HardLimit > 0 {
-		budget = min(budget, max(target(w), w.HardLimit*4/5))
+	if w.HardLimit() > 0 {
+		budget = min(budget, max(target(w), w.HardLimit()*4/5))
 	}
 	if s.cfg.MaxSummaryTokens > 0 {
 		budget = min(budget, s.cfg.MaxSummaryTokens)
@@ -178,7 +178,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	// Stack the new summary after the others when all fit the budget: the
 	// prompt prefix up to them stays as the provider cached it. Its size is
 	// the deterministic summary's, which every summarizer is budgeted against.
-	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter})
+	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter()})
 	p.budget = total - existing
 	if existing+stacked > total {
 		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total)
@@ -196,7 +196,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 // losesFact reports whether the plan's summary, written within budget,
 // leaves out a fact.
 func (s summarize) losesFact(ctx context.Context, w *policies.Work, p *summaryPlan, budget int) bool {
-	_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: w.Counter})
+	_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: w.Counter()})
 	return lost >= factWeight
 }
 
@@ -227,7 +227,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 		}
 		p.reset()
 		s.collect(w, p, visible, false)
-		_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter})
+		_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter()})
 		if lost < factWeight {
 			return
 		}
@@ -237,7 +237,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 	}
 	p.reset()
 	s.collect(w, p, visible, false)
-	p.budget = s.mergeBudget(ctx, p, total, w.Counter)
+	p.budget = s.mergeBudget(ctx, p, total, w.Counter())
 }
 
 // mergeBudget is the budget of a summary that merges all the others: at most
@@ -289,10 +289,10 @@ func (p *summaryPlan) reset() {
 // measure is the size of the deterministic summary of a request.
 func (s summarize) measure(ctx context.Context, w *policies.Work, req SummaryRequest) int {
 	text, _ := s.det.Summarize(ctx, req)
-	if w.Counter == nil {
+	if w.Counter() == nil {
 		return (len(text) + 3) / 4
 	}
-	return w.Counter.CountText(text) + 4
+	return w.Counter().CountText(text) + 4
 }
 
 // collect fills the plan from its removed entries: the span's messages, the
@@ -395,7 +395,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 			if e.SourceID == "" {
 				p.synthesized[m.ID] = true
 			}
-		} else if m.Kind == agentstate.KindPlaceholder && len(m.CoversMessageIDs) > 0 && w.State != nil {
+		} else if m.Kind == agentstate.KindPlaceholder && len(m.CoversMessageIDs) > 0 && w.State() != nil {
 			for _, id := range m.CoversMessageIDs {
 				if o := original[id]; o != nil {
 					p.span = append(p.span, *o)
@@ -449,7 +449,7 @@ func summarizedAgain(w *policies.Work, entries []agentstate.Entry, remove []bool
 // write asks the summarizer for the text, falling back to the deterministic
 // summary, and makes sure every unresolved failure it replaces is named.
 func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) (string, error) {
-	req := SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter}
+	req := SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter()}
 	text, err := s.summarizer.Summarize(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -160,7 +160,9 @@ func TestSummaryBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := DefaultSummarizeConfig()
 			cfg.MaxSummaryRatio, cfg.MaxSummaryTokens = tt.ratio, tt.maxTokens
-			w := &policies.Work{CompactionTarget: tt.target, HardLimit: tt.limit}
+			w, ctl := policies.NewWork(policies.Input{})
+			w.CompactionTarget = tt.target
+			ctl.SetHardLimit(tt.limit)
 			if got := (summarize{cfg: cfg}).summaryBudget(w); got != tt.want {
 				t.Errorf("summaryBudget = %d, want %d", got, tt.want)
 			}
@@ -219,7 +221,8 @@ func TestCollectInheritsAMergedSummarysCoversExactly(t *testing.T) {
 		for i := range remove {
 			remove[i] = tt.name != "shown outside" || i < 2
 		}
-		w := &policies.Work{Entries: tt.entries}
+		w, _ := policies.NewWork(policies.Input{})
+		w.Entries = tt.entries
 		// As replace left them when the run wrote the summary.
 		for _, id := range tt.entries[0].Message.CoversMessageIDs {
 			w.Dispose(policies.MessageReport{MessageID: id, Disposition: policies.DispositionSummarized, Policy: TypeSummarize})
@@ -247,8 +250,7 @@ func TestRepeatedMergesKeepEverySummarysCovers(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		opts := statetest.DefaultOptions()
 		opts.Turns = 12 + r.Intn(8)
-		w := statetest.Work(statetest.Generate(r, opts))
-		w.RecentTurns = 1
+		w := statetest.Work(statetest.Generate(r, opts), statetest.RecentTurns(1))
 		type held struct {
 			covers []string
 			copied []string

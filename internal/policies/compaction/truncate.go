@@ -38,11 +38,11 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 			protectedCount += u.Len()
 		}
 	}
-	if need := preamble + protectedTokens; w.HardLimit > 0 && need > w.HardLimit {
+	if need := preamble + protectedTokens; w.HardLimit() > 0 && need > w.HardLimit() {
 		// Never refuse what can be shrunk: the protected tool outputs are
 		// cut first; only what cannot be cut refuses the call.
 		fits := false
-		if w.HardLimitExceeded {
+		if w.HardLimitExceeded() {
 			protectedTokens, fits = shrinkProtected(w, protected, preamble, protectedTokens)
 		}
 		if !fits {
@@ -87,14 +87,14 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	// dropping them (a target below it is not worth their facts), and only
 	// from the view a call compiles: inside the log a later point can still
 	// compact what is protected now.
-	if summaries > 0 && (byMessages || w.HardLimit <= 0 || !w.AtEnd || preamble+protectedTokens+summaries <= w.HardLimit) {
+	if summaries > 0 && (byMessages || w.HardLimit() <= 0 || !w.AtEnd() || preamble+protectedTokens+summaries <= w.HardLimit()) {
 		room -= summaries
-		if !byMessages && room < 0 && w.HardLimit > 0 {
+		if !byMessages && room < 0 && w.HardLimit() > 0 {
 			room = 0
 		}
 		protected = keep
-	} else if summaries > 0 && w.HardLimit > 0 && !byMessages {
-		room = w.HardLimit - preamble - protectedTokens
+	} else if summaries > 0 && w.HardLimit() > 0 && !byMessages {
+		room = w.HardLimit() - preamble - protectedTokens
 	}
 	drop, dropped := t.dropSet(w, units, protected, room, byMessages)
 	if dropped == 0 {
@@ -105,17 +105,17 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 		drop, dropped = t.dropSet(w, units, protected, room-noteTokens, byMessages)
 	}
 	before := w.UsedTokens()
-	if note, noteTokens := failureNote(w, drop); note != nil && w.HardLimit > 0 {
+	if note, noteTokens := failureNote(w, drop); note != nil && w.HardLimit() > 0 {
 		kept := before + noteTokens
 		for i := range w.Entries {
 			if drop[i] {
 				kept -= w.Entries[i].Tokens
 			}
 		}
-		if kept > w.HardLimit {
+		if kept > w.HardLimit() {
 			return &agentstate.IrreducibleError{
 				NeededTokens:    kept,
-				AvailableTokens: w.HardLimit,
+				AvailableTokens: w.HardLimit(),
 				Detail: fmt.Sprintf("the protected messages (%s tokens with the system prompt and tools) and the note naming the failed calls that must stay visible (%s tokens) exceed the usable window",
 					formatCount(preamble+protectedTokens), formatCount(noteTokens)),
 			}
@@ -139,9 +139,9 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	}
 	after := before - removed + noteTokens
 	switch {
-	case w.HardLimit > 0 && before > w.HardLimit:
+	case w.HardLimit() > 0 && before > w.HardLimit():
 		w.Warn(fmt.Sprintf("context of %s tokens exceeded the window's usable %s; truncated to %s tokens by dropping %d messages",
-			formatCount(before), formatCount(w.HardLimit), formatCount(after), dropped))
+			formatCount(before), formatCount(w.HardLimit()), formatCount(after), dropped))
 	case byMessages:
 		w.Warn(fmt.Sprintf("context of %d messages was over max_messages %d; truncated to %d messages (%s tokens) by dropping %d messages",
 			len(w.Entries)+dropped, t.cfg.MaxMessages, len(w.Entries), formatCount(after), dropped))
@@ -273,8 +273,8 @@ func failureNote(w *policies.Work, drop []bool) (*agentstate.Message, int) {
 		len(covers), secOpenErrors, strings.Join(lines, "\n"))
 	m := agentstate.Message{ID: freeID(w, noteID(covers)), Role: agentstate.RoleUser, Kind: agentstate.KindSummary, Parts: []agentstate.Part{agentstate.TextPart(text)}, CoversMessageIDs: covers}
 	n := 0
-	if w.Counter != nil {
-		n, _ = w.Counter.CountMessage(&m)
+	if w.Counter() != nil {
+		n, _ = w.Counter().CountMessage(&m)
 	}
 	return &m, n
 }
@@ -386,7 +386,7 @@ func irreducible(w *policies.Work, protected []bool, preamble, protectedTokens, 
 	}
 	return &agentstate.IrreducibleError{
 		NeededTokens:    preamble + protectedTokens,
-		AvailableTokens: w.HardLimit,
+		AvailableTokens: w.HardLimit(),
 		Detail:          "what must be kept exceeds the usable window (tokens: " + strings.Join(parts, ", ") + ")",
 	}
 }

@@ -34,9 +34,9 @@ func (d decider) Apply(_ context.Context, w *policies.Work) error {
 	if !v.Fire {
 		return nil
 	}
-	if !policies.AtCompactionPoint(w.Entries, w.State) {
+	if !policies.AtCompactionPoint(w.Entries, w.State()) {
 		w.Warn(fmt.Sprintf("compaction deferred: %s, but execution %q is in the middle of a tool loop; it compacts at the next user message or at the end of the execution",
-			v.Reason, w.State.Execution.ID))
+			v.Reason, w.State().Execution.ID))
 		return nil
 	}
 	if w.CompactionRequested {

@@ -156,7 +156,8 @@ func TestDecide(t *testing.T) {
 			}
 			// Triggers read ctxc's own count of the view: the preamble makes
 			// it the budget's used count.
-			w := &policies.Work{State: &agentstate.State{Execution: tc.exec}, Budget: tc.budget, Entries: tc.entries}
+			w, _ := policies.NewWork(policies.Input{State: &agentstate.State{Execution: tc.exec}})
+			w.Budget, w.Entries = tc.budget, tc.entries
 			w.SystemTokens = tc.budget.Used - w.MessageTokens()
 			if err := p.Apply(context.Background(), w); err != nil {
 				t.Fatal(err)
@@ -174,7 +175,8 @@ func TestCompactRPCKeepsItsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &policies.Work{State: &agentstate.State{}, Budget: &agentstate.Budget{Used: 10, SoftThreshold: 80}, CompactionRequested: true, DecisionReason: "Compact RPC"}
+	w, _ := policies.NewWork(policies.Input{State: &agentstate.State{}})
+	w.Budget, w.CompactionRequested, w.DecisionReason = &agentstate.Budget{Used: 10, SoftThreshold: 80}, true, "Compact RPC"
 	if err := p.Apply(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +187,7 @@ func TestCompactRPCKeepsItsRequest(t *testing.T) {
 
 func TestNoBudgetIsAnError(t *testing.T) {
 	p, _ := NewHeadroomFactory().Create(NewHeadroomFactory().CreateDefaultConfig())
-	if err := p.Apply(context.Background(), &policies.Work{State: &agentstate.State{}}); err == nil {
+	if w, _ := policies.NewWork(policies.Input{State: &agentstate.State{}}); p.Apply(context.Background(), w) == nil {
 		t.Error("Apply without a budget: got nil error")
 	}
 }

@@ -16,8 +16,8 @@ type estimate struct{}
 // model the registry lacks rest on its provider's defaults, and the report
 // says so.
 func (estimate) Apply(_ context.Context, w *policies.Work) error {
-	if w.Model.Assumption != "" && !slices.Contains(w.Warnings, w.Model.Assumption) {
-		w.Warn(w.Model.Assumption)
+	if w.Model().Assumption != "" && !slices.Contains(w.Warnings, w.Model().Assumption) {
+		w.Warn(w.Model().Assumption)
 	}
 	return Estimate(w)
 }
@@ -26,12 +26,12 @@ func (estimate) Apply(_ context.Context, w *policies.Work) error {
 // Tokens, Provenance and Counted) and the preamble (w.SystemTokens,
 // w.ToolTokens).
 func Estimate(w *policies.Work) error {
-	if w.Counter == nil {
+	if w.Counter() == nil {
 		return errors.New("estimate: no token counter resolved for the model")
 	}
-	tokens.CountEntries(w.Counter, w.Entries, runtime.GOMAXPROCS(0))
-	if w.State != nil {
-		w.SystemTokens, w.ToolTokens = w.Counter.CountPreamble(&w.State.Context)
+	tokens.CountEntries(w.Counter(), w.Entries, runtime.GOMAXPROCS(0))
+	if w.State() != nil {
+		w.SystemTokens, w.ToolTokens = w.Counter().CountPreamble(&w.State().Context)
 	} else {
 		w.SystemTokens, w.ToolTokens = 0, 0
 	}

@@ -38,7 +38,7 @@ func TestEstimatePolicy(t *testing.T) {
 	}
 	tools := []agentstate.ToolDefinition{{Name: "search", ParametersJSON: `{"type":"object"}`}}
 	state := &agentstate.State{Context: agentstate.Context{Messages: log, SystemPrompt: "Be brief.", Tools: tools}}
-	w := &policies.Work{State: state, Counter: c, Entries: agentstate.EntriesFromLog(log)}
+	w, _ := policies.NewWork(policies.Input{State: state, Counter: c})
 	w.Entries[1].Counted, w.Entries[1].Tokens = true, 7 // already counted: kept
 	if err := p.Apply(t.Context(), w); err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestEstimatePolicy(t *testing.T) {
 	if n0 == 0 || sys == 0 || tl == 0 || p0 != agentstate.ProvenanceExact {
 		t.Errorf("gpt-4o's counter gave %d/%v for a message, %d for the system prompt, %d for tools", n0, p0, sys, tl)
 	}
-	if err := p.Apply(t.Context(), &policies.Work{State: state}); err == nil {
+	if w, _ := policies.NewWork(policies.Input{State: state}); p.Apply(t.Context(), w) == nil {
 		t.Error("Apply without counter succeeded")
 	}
 }

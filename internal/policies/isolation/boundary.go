@@ -29,8 +29,8 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 	entries := w.Entries
 	n := len(entries)
 	runningID := ""
-	if w.State != nil && w.State.Execution.Running() {
-		runningID = w.State.Execution.ID
+	if w.State() != nil && w.State().Execution.Running() {
+		runningID = w.State().Execution.ID
 	}
 	unresolved := make(map[int]bool)
 	for _, i := range policies.UnresolvedFailures(entries) {
@@ -196,10 +196,10 @@ func (r *traceRecord) text(w *policies.Work, maxCalls int, outputs *diagnose.Cac
 }
 
 func countText(w *policies.Work, s string) int {
-	if w.Counter == nil {
+	if w.Counter() == nil {
 		return (len(s) + 3) / 4
 	}
-	return w.Counter.CountText(s)
+	return w.Counter().CountText(s)
 }
 
 func tokens(n int) string {

@@ -29,7 +29,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"boundary", "boundary", func(w *policies.Work) { Boundary(w, &BoundaryConfig{MaxRecordCalls: 50}, nil) }},
 		{"boundary", "boundary_finished", func(w *policies.Work) {
-			w.State.Execution.Status = agentstate.ExecutionCompleted
+			w.State().Execution.Status = agentstate.ExecutionCompleted
 			Boundary(w, &BoundaryConfig{MaxRecordCalls: 2}, nil)
 		}},
 		{"masking", "masking", func(w *policies.Work) { MaskObservations(w, maskCfg, MaskRun{}) }},

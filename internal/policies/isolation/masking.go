@@ -64,8 +64,8 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 	}
 	protected := recentOutputs(w, cfg, alreadyMasked)
 	runningID := ""
-	if w.State != nil && w.State.Execution.Running() {
-		runningID = w.State.Execution.ID
+	if w.State() != nil && w.State().Execution.Running() {
+		runningID = w.State().Execution.ID
 	}
 	unresolved := policies.StaysVisible(entries)
 	exempt := make(map[string]bool, len(cfg.ExemptTools))
@@ -90,8 +90,8 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 			continue
 		}
 		before := e.Tokens
-		if !e.Counted && w.Counter != nil {
-			before, _ = w.Counter.CountMessage(m)
+		if !e.Counted && w.Counter() != nil {
+			before, _ = w.Counter().CountMessage(m)
 		}
 		c := maskCandidate{i: i, before: before}
 		if before <= 2*bound {
@@ -106,7 +106,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		}
 		cands = append(cands, c)
 	}
-	if len(cands) == 0 || (saving < cfg.MinPrunableTokens && w.Pass != policies.PassIntake) {
+	if len(cands) == 0 || (saving < cfg.MinPrunableTokens && w.Pass() != policies.PassIntake) {
 		return 0
 	}
 	used, cleared := 0, 0
@@ -129,8 +129,8 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		e.Message.Parts = c.parts
 		w.Touch(c.i)
 		e.Tokens = c.after
-		if w.Counter != nil {
-			e.Tokens, e.Provenance = w.Counter.CountMessage(&e.Message)
+		if w.Counter() != nil {
+			e.Tokens, e.Provenance = w.Counter().CountMessage(&e.Message)
 			e.Counted = true
 		}
 		used -= c.before - e.Tokens
@@ -237,8 +237,8 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *agentstate.Entry, exemp
 		return c, false
 	}
 	c.before = e.Tokens
-	if !e.Counted && w.Counter != nil {
-		c.before, _ = w.Counter.CountMessage(m)
+	if !e.Counted && w.Counter() != nil {
+		c.before, _ = w.Counter().CountMessage(m)
 	}
 	probe := *m
 	probe.Parts = c.parts
@@ -254,11 +254,11 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *agentstate.Entry, exemp
 // logResult finds the content of a tool result in the request's log. Only
 // changed entries need it, so a linear scan (from the newest) is enough.
 func logResult(w *policies.Work, messageID, callID string) (string, bool) {
-	if w.State == nil || messageID == "" {
+	if w.State() == nil || messageID == "" {
 		return "", false
 	}
-	for i := len(w.State.Context.Messages) - 1; i >= 0; i-- {
-		m := &w.State.Context.Messages[i]
+	for i := len(w.State().Context.Messages) - 1; i >= 0; i-- {
+		m := &w.State().Context.Messages[i]
 		if m.ID != messageID {
 			continue
 		}
@@ -273,14 +273,14 @@ func logResult(w *policies.Work, messageID, callID string) (string, bool) {
 }
 
 func countMessage(w *policies.Work, m *agentstate.Message) int {
-	if w.Counter == nil {
+	if w.Counter() == nil {
 		n := 0
 		for _, p := range m.Parts {
 			n += len(p.ToolResult.Content) + len(p.Text)
 		}
 		return (n+3)/4 + 3
 	}
-	t, _ := w.Counter.CountMessage(m)
+	t, _ := w.Counter().CountMessage(m)
 	return t
 }
 

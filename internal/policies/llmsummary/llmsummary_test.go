@@ -66,8 +66,8 @@ func newPolicy(t *testing.T, deps llmsummary.Deps, settings string) policies.Pol
 // work loads a testdata state ready for compaction, as the runner leaves it.
 func work(t *testing.T, name string) *policies.Work {
 	st := statetest.LoadJSON(t, filepath.Join("testdata", name+".json"))
-	w := statetest.Work(st)
-	w.RecentTurns, w.CompactionTarget, w.CompactionRequested = 1, 100, true
+	w := statetest.Work(st, statetest.RecentTurns(1))
+	w.CompactionTarget, w.CompactionRequested = 100, true
 	return w
 }
 
@@ -96,8 +96,8 @@ func TestGolden(t *testing.T) {
 			if err := apply(newPolicy(t, llmsummary.Deps{Client: s.client, Cache: s.cache, Prices: prices}, ""), w); err != nil {
 				t.Fatal(err)
 			}
-			if w.Degraded {
-				t.Fatalf("degraded: %s", w.DegradedReason)
+			if w.Notes().Degraded {
+				t.Fatalf("degraded: %s", w.Notes().DegradedReason)
 			}
 			got := s.srv.Received()
 			if len(got) != 1 {
@@ -155,8 +155,8 @@ func TestOutcomes(t *testing.T) {
 			if s.srv.Calls() != tc.wantCalls {
 				t.Errorf("%d calls, want %d", s.srv.Calls(), tc.wantCalls)
 			}
-			if (tc.wantDegraded == "") == w.Degraded || !strings.Contains(w.DegradedReason, tc.wantDegraded) {
-				t.Errorf("degraded %v %q, want %q", w.Degraded, w.DegradedReason, tc.wantDegraded)
+			if (tc.wantDegraded == "") == w.Notes().Degraded || !strings.Contains(w.Notes().DegradedReason, tc.wantDegraded) {
+				t.Errorf("degraded %v %q, want %q", w.Notes().Degraded, w.Notes().DegradedReason, tc.wantDegraded)
 			}
 			text := summaryText(w)
 			if gotLLM := strings.Contains(text, "written by ctxc with mini"); gotLLM != tc.wantLLMText || text == "" {
@@ -212,14 +212,14 @@ func TestLargeInputIsChunkedAndFolded(t *testing.T) {
 		return llmtest.Reply{Content: fmt.Sprintf("## Goal\npart %d", strings.Count(r.User, "[m"))}
 	})
 	st := statetest.Generate(newRand(), largeOptions())
-	w := statetest.Work(st)
-	w.RecentTurns, w.CompactionTarget, w.CompactionRequested = 1, 100, true
+	w := statetest.Work(st, statetest.RecentTurns(1))
+	w.CompactionTarget, w.CompactionRequested = 100, true
 	if err := apply(newPolicy(t, llmsummary.Deps{Client: s.client, Prices: prices}, "{max_summary_tokens: 200}"), w); err != nil {
 		t.Fatal(err)
 	}
 	got := s.srv.Received()
-	if len(got) < 2 || w.Degraded {
-		t.Fatalf("%d calls, degraded %q: want several chunks", len(got), w.DegradedReason)
+	if len(got) < 2 || w.Notes().Degraded {
+		t.Fatalf("%d calls, degraded %q: want several chunks", len(got), w.Notes().DegradedReason)
 	}
 	for i, r := range got {
 		if i > 0 && !strings.Contains(r.User, "<previous_summary>\n## Goal\npart") {

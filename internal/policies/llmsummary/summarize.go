@@ -176,7 +176,7 @@ func (r *requestSummarizer) verify(ctx context.Context, req compaction.SummaryRe
 			}
 		}
 	}
-	counter := r.w.Counter
+	counter := r.w.Counter()
 	room := req.BudgetTokens - counter.CountText(text) - counter.CountText(keptHeading) - 8
 	var b strings.Builder
 	for _, item := range add {
@@ -211,7 +211,7 @@ func verified(text string) (appended bool, missing int) {
 // fold summarizes the entries in chunks that fit the model's window, each
 // call merging the summary so far (an iterative summary update).
 func (r *requestSummarizer) fold(ctx context.Context, client llm.Completer, entries []string, previous, earlier string, budgetTokens, messages int) (string, error) {
-	counter := r.w.Counter
+	counter := r.w.Counter()
 	system := systemPrompt(budgetTokens)
 	// The previous summary is at most budgetTokens when written by this policy;
 	// reserve that much besides the answer.

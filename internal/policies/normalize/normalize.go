@@ -89,8 +89,8 @@ func (n *pass) warnOrphans() {
 func toolUnitsWellFormed(w *policies.Work) bool {
 	entries := w.Entries
 	running := ""
-	if w.State != nil && w.State.Execution.Running() {
-		running = w.State.Execution.ID
+	if w.State() != nil && w.State().Execution.Running() {
+		running = w.State().Execution.ID
 	}
 	type call struct {
 		id       string
@@ -301,7 +301,7 @@ func (n *pass) rebuildToolUnits() {
 	}
 	out := make([]agentstate.Entry, 0, len(in)+4)
 	var touched []int
-	running := w.State != nil && w.State.Execution.Running()
+	running := w.State() != nil && w.State().Execution.Running()
 	for i := range in {
 		if in[i].Message.Role == agentstate.RoleTool {
 			continue
@@ -318,7 +318,7 @@ func (n *pass) rebuildToolUnits() {
 			}
 		}
 		head := &in[i].Message
-		if running && head.ExecutionID == w.State.Execution.ID {
+		if running && head.ExecutionID == w.State().Execution.ID {
 			continue
 		}
 		for _, p := range head.Parts {

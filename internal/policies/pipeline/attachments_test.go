@@ -16,7 +16,7 @@ import (
 type placePolicy struct{}
 
 func (placePolicy) Apply(_ context.Context, w *policies.Work) error {
-	for _, a := range w.Attachments {
+	for _, a := range w.Attachments() {
 		w.Entries = append(w.Entries, agentstate.Entry{Message: agentstate.Message{ID: "att-" + a.ID, Role: agentstate.RoleUser, Kind: agentstate.KindEvent, Pinned: true,
 			Parts: []agentstate.Part{agentstate.TextPart(a.Content)}}})
 		w.Touch(len(w.Entries) - 1)

@@ -79,20 +79,20 @@ func (p *fakePolicy) Apply(_ context.Context, w *policies.Work) error {
 	}
 	switch p.stage {
 	case policies.StageEstimate:
-		sys, tools := w.Counter.CountPreamble(&w.State.Context)
+		sys, tools := w.Counter().CountPreamble(&w.State().Context)
 		w.SystemTokens, w.ToolTokens = sys, tools
 		for i := range w.Entries {
 			e := &w.Entries[i]
-			e.Tokens, e.Provenance = w.Counter.CountMessage(&e.Message)
+			e.Tokens, e.Provenance = w.Counter().CountMessage(&e.Message)
 			e.Counted = true
 		}
 	case policies.StageBudget:
 		used := w.UsedTokens()
-		reserved := w.Model.MaxOutputTokens
+		reserved := w.Model().MaxOutputTokens
 		w.Budget = &agentstate.Budget{
-			ContextWindow: w.Model.ContextWindow, Used: used, ReservedOutput: reserved,
-			SoftThreshold: (w.Model.ContextWindow - reserved) * 8 / 10,
-			Remaining:     max(0, w.Model.ContextWindow-used-reserved),
+			ContextWindow: w.Model().ContextWindow, Used: used, ReservedOutput: reserved,
+			SoftThreshold: (w.Model().ContextWindow - reserved) * 8 / 10,
+			Remaining:     max(0, w.Model().ContextWindow-used-reserved),
 		}
 	case policies.StageDecide:
 		if p.cfg.Request {

@@ -56,7 +56,7 @@ type viewIndex struct {
 
 // index indexes w's view; it returns an id held by two entries, if any.
 func (x *viewIndex) index(w *policies.Work) (dup string) {
-	log := w.State.Context.Messages
+	log := w.State().Context.Messages
 	if len(x.stamp) < len(log) {
 		x.stamp, x.at, x.build = make([]uint32, len(log)), make([]int32, len(log)), 0
 	}
@@ -173,7 +173,7 @@ func (c *checker) unchanged(w *policies.Work) bool {
 
 func newChecker(w *policies.Work) *checker {
 	c := &checker{pinned: map[string]agentstate.Message{}, failures: map[string]agentstate.Message{}, hints: map[string]int32{},
-		reasoning: w.Options.View != agentstate.ViewConversation}
+		reasoning: w.Options().View != agentstate.ViewConversation}
 	if i := policies.FirstTask(w.Entries); i >= 0 {
 		c.firstTask, c.hasFirst = w.Entries[i].Message, true
 		c.hints[c.firstTask.ID] = w.Entries[i].LogPos
@@ -197,7 +197,7 @@ func (c *checker) beginCompaction(w *policies.Work) {
 	}
 	c.gen++
 	c.recent = nil
-	start := policies.RecentStart(w.Entries, w.RecentTurns)
+	start := policies.RecentStart(w.Entries, w.RecentTurns())
 	for i := start; i < len(w.Entries); i++ {
 		c.recent = append(c.recent, w.Entries[i].Message)
 	}
@@ -205,10 +205,10 @@ func (c *checker) beginCompaction(w *policies.Work) {
 		c.hints[c.recent[0].ID] = w.Entries[start].LogPos
 	}
 	c.running = nil
-	if w.State.Execution.Running() && !w.HardLimitExceeded {
+	if w.State().Execution.Running() && !w.HardLimitExceeded() {
 		c.running = map[string]agentstate.Message{}
 		for i := range w.Entries {
-			if m := w.Entries[i].Message; m.ExecutionID != "" && m.ExecutionID == w.State.Execution.ID {
+			if m := w.Entries[i].Message; m.ExecutionID != "" && m.ExecutionID == w.State().Execution.ID {
 				c.running[m.ID] = m
 				c.hints[m.ID] = w.Entries[i].LogPos
 			}
@@ -273,10 +273,10 @@ func (c *checker) check(w *policies.Work, s *step) error {
 		if len(c.recent) > 0 {
 			start, ok := find(c.recent[0].ID)
 			if !ok || start+len(c.recent) > len(w.Entries) {
-				return fail("the recency window (latest %d turns) was not kept", w.RecentTurns)
+				return fail("the recency window (latest %d turns) was not kept", w.RecentTurns())
 			}
 			for k := range c.recent {
-				if !sameMessage(&w.Entries[start+k].Message, &c.recent[k]) && !(w.HardLimitExceeded && policies.ShrunkFrom(&w.Entries[start+k].Message, &c.recent[k])) {
+				if !sameMessage(&w.Entries[start+k].Message, &c.recent[k]) && !(w.HardLimitExceeded() && policies.ShrunkFrom(&w.Entries[start+k].Message, &c.recent[k])) {
 					return fail("the recency window is not verbatim and contiguous at message %q", c.recent[k].ID)
 				}
 			}
@@ -314,8 +314,8 @@ func namedFailures(w *policies.Work, failures map[string]agentstate.Message) map
 // every call outside the running execution has a result.
 func checkToolUnits(w *policies.Work) error {
 	running := ""
-	if w.State.Execution.Running() {
-		running = w.State.Execution.ID
+	if w.State().Execution.Running() {
+		running = w.State().Execution.ID
 	}
 	type call struct {
 		id       string

@@ -9,7 +9,7 @@ import (
 // the first output index that differs from the log.
 func (r *runner) report() policies.Report {
 	w := r.w
-	log := w.State.Context.Messages
+	log := w.State().Context.Messages
 	shown := shownEntries{entries: w.Entries}
 	msgs := make([]policies.MessageReport, 0, len(log))
 	for k := range log {
@@ -70,10 +70,10 @@ func (r *runner) compactionReport() policies.CompactionReport {
 // appends, may show differently).
 func prefixes(w *policies.Work) (verbatim, stable int) {
 	offset := 0
-	if w.State.Context.SystemPrompt != "" {
+	if w.State().Context.SystemPrompt != "" {
 		offset = 1
 	}
-	log := w.State.Context.Messages
+	log := w.State().Context.Messages
 	verbatim, stable = -1, -1
 	for i := range w.Entries {
 		e := &w.Entries[i]

@@ -69,7 +69,7 @@ func (r *Result) Messages() []agentstate.Message { return r.MessagesFrom(0) }
 func (r *Result) MessagesFrom(skip int) []agentstate.Message {
 	entries := r.Work.Entries
 	out := make([]agentstate.Message, 0, max(0, len(entries)+1-skip))
-	if sp := r.Work.State.Context.SystemPrompt; sp != "" {
+	if sp := r.Work.State().Context.SystemPrompt; sp != "" {
 		if skip == 0 {
 			out = append(out, agentstate.Message{ID: SystemMessageID, Role: agentstate.RoleSystem, Parts: []agentstate.Part{agentstate.TextPart(sp)}})
 		} else {
@@ -92,20 +92,13 @@ func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &policies.Work{
-		State:       req.State,
-		Options:     req.Options,
-		Model:       info,
-		Counter:     counter,
-		Entries:     agentstate.EntriesFromLog(req.State.Context.Messages),
-		RecentTurns: p.info.RecentTurns,
-		Attachments: req.Attachments,
-	}
+	w, ctl := policies.NewWork(policies.Input{State: req.State, Options: req.Options, Model: info, Counter: counter,
+		Attachments: req.Attachments, RecentTurns: p.info.RecentTurns})
 	if req.Force {
 		w.CompactionRequested = true
 		w.DecisionReason = "Compact RPC"
 	}
-	r := &runner{c: c, p: p, w: w, seg: req.Segment, scope: req.CacheScope}
+	r := &runner{c: c, p: p, w: w, ctl: ctl, seg: req.Segment, scope: req.CacheScope}
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
@@ -116,6 +109,7 @@ type runner struct {
 	c   *Catalog
 	p   *profile
 	w   *policies.Work
+	ctl *policies.Control // sets what stages only read; takes each step's notes
 	seg Segment
 	// scope partitions the schedule cache (Request.CacheScope).
 	scope string
@@ -225,11 +219,11 @@ func (r *runner) afterBudget() {
 	if b == nil {
 		return
 	}
-	r.w.HardLimit = max(b.ContextWindow-b.ReservedOutput, 0)
-	r.w.HardLimitExceeded = b.Used > r.w.HardLimit
+	r.ctl.SetHardLimit(max(b.ContextWindow-b.ReservedOutput, 0))
+	r.ctl.SetHardLimitExceeded(b.Used > r.w.HardLimit())
 	if t := r.p.trigger; t != nil {
 		v := t.Evaluate(policies.Measure{Used: r.w.UsedTokens(), Messages: len(r.w.Entries), Budget: *b})
-		b.ShouldCompact = v.Fire || r.w.HardLimitExceeded
+		b.ShouldCompact = v.Fire || r.w.HardLimitExceeded()
 	}
 	if r.budgetBefore == nil {
 		before := *b
@@ -264,11 +258,12 @@ func (r *runner) step(ctx context.Context, s *step) error {
 		attribute.String("ctxc.policy", s.typ),
 	}
 	if r.point > 0 {
-		attrs = append(attrs, attribute.Int("ctxc.compaction_point", r.point), attribute.Bool("ctxc.intake", w.Pass == policies.PassIntake))
+		attrs = append(attrs, attribute.Int("ctxc.compaction_point", r.point), attribute.Bool("ctxc.intake", w.Pass() == policies.PassIntake))
 	}
 	ctx, span := r.c.tracer.Start(ctx, "ctxc.stage."+info.Name, trace.WithAttributes(attrs...))
 	defer span.End()
-	msgsIn, tokIn, touches := len(w.Entries), r.tokens(), w.Touches
+	msgsIn, tokIn := len(w.Entries), r.tokens()
+	r.ctl.TakeNotes() // what was noted outside a step is no step's
 	start := time.Now()
 	var untouched []entryPrint
 	if s.tailDependent {
@@ -300,13 +295,13 @@ func (r *runner) step(ctx context.Context, s *step) error {
 		}
 	}
 	elapsed := time.Since(start)
+	notes := r.ctl.TakeNotes()
 	rep := policies.StageReport{
 		Stage: info.Name, Policy: s.typ, DurationMicros: uint64(elapsed.Microseconds()),
 		MessagesIn: msgsIn, MessagesOut: len(w.Entries), TokensIn: tokIn, TokensOut: r.tokens(),
-		MessagesAffected: w.Touches - touches + abs(msgsIn-len(w.Entries)), Degraded: w.Degraded, DegradedReason: w.DegradedReason,
-		CompactionPoint: r.point, Detail: w.Detail,
+		MessagesAffected: notes.Touches + abs(msgsIn-len(w.Entries)), Degraded: notes.Degraded, DegradedReason: notes.DegradedReason,
+		CompactionPoint: r.point, Detail: notes.Detail,
 	}
-	w.Degraded, w.DegradedReason, w.Detail = false, "", ""
 	span.SetAttributes(
 		attribute.Int("ctxc.messages_in", rep.MessagesIn),
 		attribute.Int("ctxc.messages_out", rep.MessagesOut),
@@ -376,7 +371,7 @@ func (r *runner) recount() {
 	for i := range w.Entries {
 		e := &w.Entries[i]
 		if !e.Counted {
-			e.Tokens, e.Provenance = w.Counter.CountMessage(&e.Message)
+			e.Tokens, e.Provenance = w.Counter().CountMessage(&e.Message)
 			e.Counted = true
 		}
 	}

@@ -186,12 +186,13 @@ func (r *runner) scheduleKeys(full []agentstate.Entry, points []int) []scheduleK
 	hw.str(r.scope)
 	hw.str(r.p.fingerprint)
 	hw.num(int(r.seg))
-	m := &w.Model
+	model := w.Model()
+	m := &model
 	hw.str(m.Name)
 	hw.str(m.Provider)
 	hw.num(m.ContextWindow)
 	hw.num(m.MaxOutputTokens)
-	hw.str(w.Counter.Name())
+	hw.str(w.Counter().Name())
 	b := w.Budget
 	hw.num(b.ContextWindow)
 	hw.num(b.ReservedOutput)
@@ -199,11 +200,12 @@ func (r *runner) scheduleKeys(full []agentstate.Entry, points []int) []scheduleK
 	hw.num(b.SoftThreshold)
 	hw.num(b.MinHeadroom)
 	hw.str(b.Counter)
-	hw.num(w.HardLimit)
-	hw.num(w.RecentTurns)
+	hw.num(w.HardLimit())
+	hw.num(w.RecentTurns())
 	hw.num(w.SystemTokens)
 	hw.num(w.ToolTokens)
-	o := &w.Options
+	opts := w.Options()
+	o := &opts
 	hw.num(int(o.View))
 	hw.optU32(o.ReservedOutputTokens)
 	hw.optU32(o.MaxContextTokens)
@@ -217,7 +219,7 @@ func (r *runner) scheduleKeys(full []agentstate.Entry, points []int) []scheduleK
 	hw.num(o.MaxReplyBytes)
 	hw.bool(o.Goal != nil)
 	hw.str(o.Goal.Text())
-	st := w.State
+	st := w.State()
 	hw.str(st.Context.SystemPrompt)
 	hw.str(st.Context.ResponseFormat)
 	hw.num(len(st.Context.Tools))
@@ -564,7 +566,8 @@ func (r *runner) beginCache(chain []step, full []agentstate.Entry, points []int)
 	r.compaction.Points = append(r.compaction.Points, snap.points...)
 	r.stages = append(r.stages, snap.stages...)
 	if snap.compactedAny {
-		w.HardLimitExceeded, w.CompactionTarget = snap.hardLimitExceeded, snap.compactionTarget
+		r.ctl.SetHardLimitExceeded(snap.hardLimitExceeded)
+		w.CompactionTarget = snap.compactionTarget
 	}
 	r.compacted = r.compacted || snap.compacted
 	return sr, snap
@@ -590,7 +593,7 @@ func (r *runner) save(sr *scheduleRun, i int, view []agentstate.Entry, used, int
 		appended: cloneMessages(appended), repairs: exactCopy(repairs), warnings: exactCopy(warnings),
 		points: exactCopy(r.compaction.Points), stages: exactCopy(r.stages[sr.stages:]),
 		compacted: r.compacted, compactedAny: compactedAny,
-		hardLimitExceeded: w.HardLimitExceeded, compactionTarget: w.CompactionTarget,
+		hardLimitExceeded: w.HardLimitExceeded(), compactionTarget: w.CompactionTarget,
 	}
 	s.measure()
 	sr.cache.put(sr.keys[i], s)

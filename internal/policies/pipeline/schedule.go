@@ -43,21 +43,21 @@ func (r *runner) verdict(used, messages int) policies.Verdict {
 	b := *w.Budget
 	b.Used = used
 	b.Remaining = max(b.ContextWindow-used-b.ReservedOutput, 0)
-	over := w.HardLimit > 0 && used > w.HardLimit
-	fit := int(float64(w.HardLimit) * r.p.info.FitTargetRatio)
+	over := w.HardLimit() > 0 && used > w.HardLimit()
+	fit := int(float64(w.HardLimit()) * r.p.info.FitTargetRatio)
 	if r.trigger == nil {
-		v := policies.Verdict{Fire: over, Point: w.HardLimit + 1, Target: fit}
+		v := policies.Verdict{Fire: over, Point: w.HardLimit() + 1, Target: fit}
 		if over {
-			v.Reason = fmt.Sprintf("used %s tokens, over the usable window of %s", count(used), count(w.HardLimit))
+			v.Reason = fmt.Sprintf("used %s tokens, over the usable window of %s", count(used), count(w.HardLimit()))
 		}
 		return v
 	}
 	v := r.trigger.Evaluate(policies.Measure{Used: used, Messages: messages, Budget: b})
 	if over && !v.Fire {
 		v.Fire = true
-		v.Reason = fmt.Sprintf("used %s tokens, over the usable window of %s", count(used), count(w.HardLimit))
+		v.Reason = fmt.Sprintf("used %s tokens, over the usable window of %s", count(used), count(w.HardLimit()))
 	}
-	if v.Target <= 0 || (w.HardLimit > 0 && v.Target > w.HardLimit) {
+	if v.Target <= 0 || (w.HardLimit() > 0 && v.Target > w.HardLimit()) {
 		v.Target = fit
 	}
 	return v
@@ -82,7 +82,7 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 		// whole view does not fire has nothing to do at any point: the view
 		// is the log, and only the last point's recency window matters.
 		if len(points) > 0 {
-			intakeFrom = recentEntry(full[:points[len(points)-1]], w.RecentTurns)
+			intakeFrom = recentEntry(full[:points[len(points)-1]], w.RecentTurns())
 		}
 		return r.finish(ctx, chain, intakeFrom)
 	}
@@ -117,7 +117,7 @@ func (r *runner) schedule(ctx context.Context, chain []step) error {
 			view = w.Entries
 			used = w.UsedTokens()
 		}
-		intakeFrom = recentEntry(view, w.RecentTurns)
+		intakeFrom = recentEntry(view, w.RecentTurns())
 	}
 	if ctx.Err() == nil {
 		r.save(cached, len(points)-1, view, used, intakeFrom, pos, compactedAny)
@@ -155,7 +155,7 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 		}
 	}
 	v := r.verdict(w.UsedTokens(), len(w.Entries))
-	atPoint := policies.AtCompactionPoint(w.Entries, w.State)
+	atPoint := policies.AtCompactionPoint(w.Entries, w.State())
 	fired := w.CompactionRequested // the decide step fired, at a compaction point
 	if r.decide == nil {
 		fired = v.Fire && atPoint
@@ -164,10 +164,10 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	stable := atPoint
 	// By ctxc's own count, like every decision of the schedule; a count
 	// anchored on provider usage only reports.
-	w.HardLimitExceeded = w.HardLimit > 0 && w.UsedTokens() > w.HardLimit
-	if w.HardLimitExceeded {
+	r.ctl.SetHardLimitExceeded(w.HardLimit() > 0 && w.UsedTokens() > w.HardLimit())
+	if w.HardLimitExceeded() {
 		w.Warn(fmt.Sprintf("context of %d tokens exceeds the usable window of %d tokens (window %d minus %d reserved for output); compacting to fit",
-			w.UsedTokens(), w.HardLimit, w.Budget.ContextWindow, w.Budget.ReservedOutput))
+			w.UsedTokens(), w.HardLimit(), w.Budget.ContextWindow, w.Budget.ReservedOutput))
 	}
 	switch {
 	case fired:
@@ -181,10 +181,10 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 				v.Target = w.Budget.SoftThreshold * 3 / 4
 			}
 		}
-	case w.HardLimitExceeded:
+	case w.HardLimitExceeded():
 		// A fit in the middle of a turn: later compiles do not repeat it.
 		stable = false
-		v.Target = min(v.Target, w.HardLimit)
+		v.Target = min(v.Target, w.HardLimit())
 	case forced:
 		if len(r.compaction.Points) == 0 {
 			r.compaction.Forced = true
@@ -210,10 +210,10 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	if err := r.remeasure(ctx); err != nil {
 		return err
 	}
-	if sends && w.HardLimit > 0 && w.UsedTokens() > w.HardLimit {
+	if sends && w.HardLimit() > 0 && w.UsedTokens() > w.HardLimit() {
 		return &agentstate.IrreducibleError{
 			NeededTokens:    w.UsedTokens(),
-			AvailableTokens: w.HardLimit,
+			AvailableTokens: w.HardLimit(),
 			Detail:          fmt.Sprintf("profile %q compacted as far as its policies allow and still does not fit", r.p.info.Name),
 		}
 	}
@@ -244,9 +244,9 @@ func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict
 	defer func() { r.point = 0 }()
 	reports := len(r.stages)
 	// By ctxc's own count, as at every other point, so the decision repeats.
-	w.HardLimitExceeded = w.HardLimit > 0 && before > w.HardLimit
-	w.AtEnd = final
-	defer func() { w.AtEnd = false }()
+	r.ctl.SetHardLimitExceeded(w.HardLimit() > 0 && before > w.HardLimit())
+	r.ctl.SetAtEnd(final)
+	defer r.ctl.SetAtEnd(false)
 	r.checks.beginCompaction(w)
 	var untouched []entryPrint
 	if !stable {
@@ -254,15 +254,16 @@ func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict
 	}
 
 	changed, intake := false, false
-	if v.Point > 0 && intakeFrom < recentEntry(w.Entries, w.RecentTurns) {
-		w.Pass, w.ScopeStart, w.CompactionTarget = policies.PassIntake, intakeFrom, v.Point-1
+	if v.Point > 0 && intakeFrom < recentEntry(w.Entries, w.RecentTurns()) {
+		r.ctl.SetPass(policies.PassIntake, intakeFrom)
+		w.CompactionTarget = v.Point - 1
 		ch, err := r.runChain(ctx, chain, passIntake, final)
-		w.Pass, w.ScopeStart = policies.PassEvent, 0
+		r.ctl.SetPass(policies.PassEvent, 0)
 		if err != nil {
 			return err
 		}
 		changed = ch
-		intake = !r.verdict(w.UsedTokens(), len(w.Entries)).Fire && !(w.HardLimit > 0 && w.UsedTokens() > w.HardLimit)
+		intake = !r.verdict(w.UsedTokens(), len(w.Entries)).Fire && !(w.HardLimit() > 0 && w.UsedTokens() > w.HardLimit())
 	}
 	if !intake {
 		w.CompactionTarget = v.Target

@@ -84,12 +84,11 @@ func TestPlaceAttachments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := statetest.Work(session())
-			w.RecentTurns = 1
+			w := statetest.Work(session(), statetest.RecentTurns(1), func(in *policies.Input) {
+				in.Attachments, in.Options.Goal = []agentstate.Attachment{tt.attachment}, tt.goal
+			})
 			statetest.Recount(w)
 			w.Budget = &agentstate.Budget{ContextWindow: 128000, Used: w.UsedTokens(), SoftThreshold: w.UsedTokens() + tt.budget}
-			w.Attachments = []agentstate.Attachment{tt.attachment}
-			w.Options.Goal = tt.goal
 			before := toolContent(w)
 			if err := p.Apply(context.Background(), w); err != nil {
 				t.Fatal(err)
@@ -98,8 +97,8 @@ func TestPlaceAttachments(t *testing.T) {
 			if diff := cmp.Diff(tt.wantIDs, ids(w)); diff != "" {
 				t.Errorf("view (-want +got):\n%s", diff)
 			}
-			if toolContent(w) != before || w.Degraded || w.PlanningUsed {
-				t.Errorf("tool result changed %v, degraded %q, planning used %v", toolContent(w) != before, w.DegradedReason, w.PlanningUsed)
+			if toolContent(w) != before || w.Notes().Degraded || w.PlanningUsed {
+				t.Errorf("tool result changed %v, degraded %q, planning used %v", toolContent(w) != before, w.Notes().DegradedReason, w.PlanningUsed)
 			}
 			if len(w.Artifacts) != 1 || w.Artifacts[0].ArtifactID != tt.attachment.ID || w.Artifacts[0].Strategy != tt.wantUsage {
 				t.Errorf("artifacts %+v, want %s for %s alone", w.Artifacts, tt.wantUsage, tt.attachment.ID)

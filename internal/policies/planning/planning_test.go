@@ -56,9 +56,7 @@ func session() *agentstate.State {
 
 // work is the Work the plan stage gets: budget set, recency window of one turn.
 func work(budgetTokens int) *policies.Work {
-	w := statetest.Work(session())
-	w.RecentTurns = 1
-	w.Attachments = []agentstate.Attachment{{ID: "runbook", Title: "Export runbook", Source: "https://wiki/runbook", Content: "If the export fails, check the disk quota of /var/data first."}}
+	w := statetest.Work(session(), statetest.RecentTurns(1), statetest.Attachments(agentstate.Attachment{ID: "runbook", Title: "Export runbook", Source: "https://wiki/runbook", Content: "If the export fails, check the disk quota of /var/data first."}))
 	w.Budget = &agentstate.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: budgetTokens, Remaining: 128000 - w.UsedTokens() - 4096}
 	return w
 }
@@ -154,8 +152,8 @@ func TestPlanOutcomes(t *testing.T) {
 			if s.srv.Calls() != tc.wantCalls || w.PlanningUsed != tc.wantPlanned {
 				t.Errorf("calls %d planning used %v, want %d %v", s.srv.Calls(), w.PlanningUsed, tc.wantCalls, tc.wantPlanned)
 			}
-			if (tc.wantDegraded == "") == w.Degraded || !strings.Contains(w.DegradedReason, tc.wantDegraded) {
-				t.Errorf("degraded %v %q, want %q", w.Degraded, w.DegradedReason, tc.wantDegraded)
+			if (tc.wantDegraded == "") == w.Notes().Degraded || !strings.Contains(w.Notes().DegradedReason, tc.wantDegraded) {
+				t.Errorf("degraded %v %q, want %q", w.Notes().Degraded, w.Notes().DegradedReason, tc.wantDegraded)
 			}
 			// Planned or not, the log is extracted (it does not fit 2000
 			// tokens) with the error line, the runbook sits before the question.
@@ -216,8 +214,8 @@ func TestSecondIdenticalCompileMakesNoCall(t *testing.T) {
 		if err := p.Apply(context.Background(), w); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(toolContent(w), "The export failed: "+needle) || w.Degraded {
-			t.Fatalf("run %d: content %q degraded %q", i, toolContent(w), w.DegradedReason)
+		if !strings.Contains(toolContent(w), "The export failed: "+needle) || w.Notes().Degraded {
+			t.Fatalf("run %d: content %q degraded %q", i, toolContent(w), w.Notes().DegradedReason)
 		}
 		reports = append(reports, fmt.Sprintf("calls %d cache %+v usage %d artifacts %v/%v", s.srv.Calls(), w.Cache, len(w.ModelUsage), w.Artifacts[0].Strategy, w.Artifacts[0].CacheHit))
 	}
@@ -242,7 +240,7 @@ func TestBreakerOpens(t *testing.T) {
 		if err := p.Apply(context.Background(), w); err != nil {
 			t.Fatal(err)
 		}
-		reasons = append(reasons, w.DegradedReason)
+		reasons = append(reasons, w.Notes().DegradedReason)
 	}
 	if s.srv.Calls() != 4 {
 		t.Errorf("%d calls, want 4 (breaker_failures)", s.srv.Calls())
@@ -258,15 +256,14 @@ func TestNoPlanningWhenItFits(t *testing.T) {
 	s := newSetup(t, llmtest.Reply{Content: goodPlan})
 	st := session()
 	st.Context.Messages[2].Parts[0].ToolResult.Content = "short log"
-	w := statetest.Work(st)
-	w.RecentTurns = 2 // the tool result is protected: only the attachment is an artifact
+	// Two recent turns: the tool result is protected, only the attachment is an artifact.
+	w := statetest.Work(st, statetest.RecentTurns(2), statetest.Attachments(agentstate.Attachment{Content: "small doc"}))
 	w.Budget = &agentstate.Budget{ContextWindow: 128000, SoftThreshold: 50000}
-	w.Attachments = []agentstate.Attachment{{Content: "small doc"}}
 	if err := newPolicy(t, planning.Deps{Planner: s.client}, true).Apply(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
-	if s.srv.Calls() != 0 || w.Degraded || w.PlanningUsed || toolContent(w) != "short log" {
-		t.Errorf("calls %d degraded %q planned %v content %q", s.srv.Calls(), w.DegradedReason, w.PlanningUsed, toolContent(w))
+	if s.srv.Calls() != 0 || w.Notes().Degraded || w.PlanningUsed || toolContent(w) != "short log" {
+		t.Errorf("calls %d degraded %q planned %v content %q", s.srv.Calls(), w.Notes().DegradedReason, w.PlanningUsed, toolContent(w))
 	}
 	if diff := cmp.Diff([]string{"m1", "m2", "m3", "m4", planning.AttachmentsMessageID, "m5"}, ids(w)); diff != "" {
 		t.Errorf("view (-want +got):\n%s", diff)
@@ -300,8 +297,7 @@ func TestPlannerPromptIsBoundedByMaxPromptChars(t *testing.T) {
 		agentstate.Message{ID: "a-end", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{agentstate.TextPart("Collected.")}},
 		agentstate.Message{ID: "u2", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(question)}})
 	w := statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: msgs}, Model: agentstate.ModelSpec{Name: "target"},
-		Execution: agentstate.Execution{ID: "e2", Status: agentstate.ExecutionRunning}})
-	w.RecentTurns = 1
+		Execution: agentstate.Execution{ID: "e2", Status: agentstate.ExecutionRunning}}, statetest.RecentTurns(1))
 	w.Budget = &agentstate.Budget{ContextWindow: 128000, Used: w.UsedTokens(), ReservedOutput: 4096, SoftThreshold: 8000, Remaining: 128000 - w.UsedTokens() - 4096}
 
 	largest := `{"artifacts":[{"artifact_id":"tool:c119","strategy":"summarize","priority":1,"relevance_rationale":"largest","summarization_focus":"errors"}],"reasoning":"r"}`

@@ -48,8 +48,8 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 		return nil
 	}
 	budget := p.budget(w, arts)
-	question, goal := latestQuestion(w), w.Options.Goal.Text()
-	in := PlanningInput{Artifacts: len(arts), AvailableTokens: budget.available, PrimaryInputPerMTok: w.Model.InputPricePerMTok}
+	question, goal := latestQuestion(w), w.Options().Goal.Text()
+	in := PlanningInput{Artifacts: len(arts), AvailableTokens: budget.available, PrimaryInputPerMTok: w.Model().InputPricePerMTok}
 	known := map[string]bool{}
 	for _, a := range arts {
 		known[a.ID] = true
@@ -105,14 +105,14 @@ func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 	// otherwise compacting older material makes room, and the running
 	// execution stays verbatim. Pinned messages and open failures never change.
 	widen := false
-	if w.HardLimitExceeded {
+	if w.HardLimitExceeded() {
 		kept := w.SystemTokens + w.ToolTokens
 		for i := range w.Entries {
 			if protected[i] {
 				kept += w.Entries[i].Tokens
 			}
 		}
-		widen = kept > w.HardLimit
+		widen = kept > w.HardLimit()
 	}
 	var arts []*Artifact
 	for i := range w.Entries {
@@ -131,12 +131,12 @@ func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 			}
 			arts = append(arts, &Artifact{
 				ID: "tool:" + r.ToolCallID, Type: "tool_result", Source: m.ID + ":" + r.Name,
-				Size: len(r.Content), Tokens: w.Counter.CountText(r.Content), Time: m.CreateTime,
+				Size: len(r.Content), Tokens: w.Counter().CountText(r.Content), Time: m.CreateTime,
 				Content: r.Content, Historical: i < latest, entry: i, part: j,
 			})
 		}
 	}
-	for k, a := range w.Attachments {
+	for k, a := range w.Attachments() {
 		if a.Content == "" {
 			continue
 		}
@@ -149,7 +149,7 @@ func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 			typ = "document"
 		}
 		arts = append(arts, &Artifact{
-			ID: id, Type: typ, Source: a.Source, Size: len(a.Content), Tokens: w.Counter.CountText(a.Content),
+			ID: id, Type: typ, Source: a.Source, Size: len(a.Content), Tokens: w.Counter().CountText(a.Content),
 			Content: a.Content, entry: -1, part: k, title: a.Title,
 		})
 	}
@@ -163,7 +163,7 @@ func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 // budget is what the artifacts may use together: the soft threshold (else
 // the hard window) less everything in the view that is not an artifact.
 func (p policy) budget(w *policies.Work, arts []*Artifact) budgetView {
-	limit := w.HardLimit
+	limit := w.HardLimit()
 	v := budgetView{used: w.UsedTokens()}
 	if b := w.Budget; b != nil {
 		v.window, v.remaining, v.reservedOutput = b.ContextWindow, b.Remaining, b.ReservedOutput
@@ -178,7 +178,7 @@ func (p policy) budget(w *policies.Work, arts []*Artifact) budgetView {
 		}
 	}
 	// The attachments message's framing is a few tokens per attachment.
-	v.available = max(limit-(v.used-inView)-8*len(w.Attachments), 0)
+	v.available = max(limit-(v.used-inView)-8*len(w.Attachments()), 0)
 	return v
 }
 
@@ -339,7 +339,7 @@ func (p policy) execute(ctx context.Context, w *policies.Work, plan Plan, arts [
 		case StrategyExclude:
 			o = exclude(a, d.Rationale)
 		}
-		remaining = max(remaining-w.Counter.CountText(o.content), 0)
+		remaining = max(remaining-w.Counter().CountText(o.content), 0)
 		out[a.ID] = o
 	}
 	return out, nil
@@ -347,7 +347,7 @@ func (p policy) execute(ctx context.Context, w *policies.Work, plan Plan, arts [
 
 func (p policy) extract(w *policies.Work, a *Artifact, query string, budget int, why string) outcome {
 	if budget >= minUsefulTokens {
-		if text := Extract(a.Content, query, p.cfg.ChunkChars, budget, w.Counter); text != "" {
+		if text := Extract(a.Content, query, p.cfg.ChunkChars, budget, w.Counter()); text != "" {
 			return outcome{strategy: StrategyExtract, content: text, reason: why}
 		}
 	}
@@ -390,7 +390,7 @@ func (p policy) summarize(ctx context.Context, w *policies.Work, a *Artifact, fo
 		if strings.TrimSpace(resp.Text) == "" {
 			return "", fmt.Errorf("empty summary")
 		}
-		if n := w.Counter.CountText(text); n > budget+minUsefulTokens {
+		if n := w.Counter().CountText(text); n > budget+minUsefulTokens {
 			return "", fmt.Errorf("rejected a %d-token summary over its budget of %d", n, budget)
 		}
 		return text, nil

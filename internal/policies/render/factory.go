@@ -23,10 +23,12 @@ func NewFactory() policies.Factory {
 type renderer struct{}
 
 func (renderer) Apply(_ context.Context, w *policies.Work) error {
-	if w.Options.Render == agentstate.RenderNone {
+	if w.Options().Render == agentstate.RenderNone {
 		return nil
 	}
-	body, omitted, err := providers.RenderWork(w)
+	opts := w.Options()
+	body, omitted, err := providers.Render(opts.Render, providers.Input{State: w.State(), Model: w.Model(), Budget: w.Budget,
+		View: w.Entries, MaxReplyBytes: opts.MaxReplyBytes})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 // reasoningWork is a view with what some providers cannot take: reasoning
 // parts (not OpenAI) and a response format (not Anthropic).
-func reasoningWork() *policies.Work {
+func reasoningWork(set ...statetest.Set) *policies.Work {
 	st := &agentstate.State{
 		SchemaVersion: agentstate.CurrentSchemaVersion,
 		Model:         agentstate.ModelSpec{Name: "claude-opus-4-1"},
@@ -30,7 +30,7 @@ func reasoningWork() *policies.Work {
 			},
 		},
 	}
-	return statetest.Work(st)
+	return statetest.Work(st, set...)
 }
 
 func TestPolicy(t *testing.T) {
@@ -56,8 +56,7 @@ func TestPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := reasoningWork()
-			w.Options.Render = tt.format
+			w := reasoningWork(statetest.Render(tt.format))
 			if err := p.Apply(t.Context(), w); err != nil {
 				t.Fatal(err)
 			}
@@ -80,8 +79,7 @@ func TestPolicyReturnsTheRenderError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := statetest.Work(&agentstate.State{Model: agentstate.ModelSpec{Name: "m"}})
-	w.Options.Render = agentstate.RenderAnthropic
+	w := statetest.Work(&agentstate.State{Model: agentstate.ModelSpec{Name: "m"}}, statetest.Render(agentstate.RenderAnthropic))
 	var invalid *agentstate.InvalidArgumentError
 	if err := p.Apply(t.Context(), w); err == nil || !errors.As(err, &invalid) || invalid.Violations[0].Field != "options.render" {
 		t.Fatalf("err = %v, want an InvalidArgumentError on options.render", err)

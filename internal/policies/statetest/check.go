@@ -77,7 +77,7 @@ func Check(w *policies.Work) []string {
 }
 
 func inRunning(w *policies.Work, m *agentstate.Message) bool {
-	return w.State != nil && w.State.Execution.Running() && m.ExecutionID == w.State.Execution.ID
+	return w.State() != nil && w.State().Execution.Running() && m.ExecutionID == w.State().Execution.ID
 }
 
 // CheckPreserved reports, one line each, where a view w made from st breaks the

@@ -21,8 +21,8 @@ type projector struct{ view agentstate.View }
 
 func (p projector) Apply(_ context.Context, w *policies.Work) error {
 	view := p.view
-	if w.Options.View != agentstate.ViewUnspecified {
-		view = w.Options.View
+	if w.Options().View != agentstate.ViewUnspecified {
+		view = w.Options().View
 	}
 	Project(w, view)
 	return nil

@@ -51,10 +51,10 @@ func mustStay(w *policies.Work, claim []int) []bool {
 	if first := policies.FirstTask(w.Entries); first >= 0 {
 		stay[first] = true
 	}
-	running := w.State != nil && w.State.Execution.Running()
+	running := w.State() != nil && w.State().Execution.Running()
 	for i := range w.Entries {
 		m := &w.Entries[i].Message
-		if m.Pinned || (running && m.ExecutionID != "" && m.ExecutionID == w.State.Execution.ID) {
+		if m.Pinned || (running && m.ExecutionID != "" && m.ExecutionID == w.State().Execution.ID) {
 			stay[i] = true
 		}
 	}
@@ -157,7 +157,7 @@ func applySummaries(w *policies.Work) {
 }
 
 func conversation(w *policies.Work) {
-	running := w.State != nil && w.State.Execution.Running()
+	running := w.State() != nil && w.State().Execution.Running()
 	keepUnit := make([]bool, len(w.Entries))
 	for _, u := range policies.Units(w.Entries) {
 		pinned := false
@@ -177,7 +177,7 @@ func conversation(w *policies.Work) {
 		case keepUnit[i], m.Role == agentstate.RoleUser, m.Role == agentstate.RoleSystem,
 			m.Kind == agentstate.KindSummary, m.Kind == agentstate.KindEvent:
 		case m.Role == agentstate.RoleAssistant && !m.HasToolCalls() && (m.Mask != nil || strings.TrimSpace(m.Text()) != ""):
-			if m.Pinned || (running && m.ExecutionID == w.State.Execution.ID) {
+			if m.Pinned || (running && m.ExecutionID == w.State().Execution.ID) {
 				break
 			}
 			parts := make([]agentstate.Part, 0, len(m.Parts))

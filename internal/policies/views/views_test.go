@@ -131,8 +131,7 @@ func TestOptionsOverrideConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := statetest.Work(st)
-		w.Options.View = tt.option
+		w := statetest.Work(st, func(in *policies.Input) { in.Options.View = tt.option })
 		if err := p.Apply(context.Background(), w); err != nil {
 			t.Fatal(err)
 		}
