@@ -44,6 +44,9 @@ type Config struct {
 	SummaryCache SummaryCache
 	// StateRefs is the store of states calls name by reference (*stateref.Store).
 	StateRefs StateRefs
+	// ScheduleCache is the compaction schedule's progress kept across
+	// stateless compiles (*pipeline.ScheduleCache).
+	ScheduleCache ScheduleCache
 	// HelperModels are the configured helper-model clients.
 	HelperModels []HelperModel
 	// ProxyEndpoints are the proxy's configured upstreams, each with the

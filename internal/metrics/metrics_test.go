@@ -18,6 +18,7 @@ import (
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/llm"
 	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )
@@ -342,8 +343,9 @@ func TestExemplars(t *testing.T) {
 // when scraped.
 func TestServices(t *testing.T) {
 	_, reg := newMetrics(t, Config{
-		TokenCache:   fakeTokenCache{Hits: 90, Misses: 10, Entries: 10, Capacity: 200_000},
-		SummaryCache: fakeSummaryCache{Hits: 3, Misses: 4, Errors: 2},
+		TokenCache:    fakeTokenCache{Hits: 90, Misses: 10, Entries: 10, Capacity: 200_000},
+		SummaryCache:  fakeSummaryCache{Hits: 3, Misses: 4, Errors: 2},
+		ScheduleCache: fakeScheduleCache{Hits: 8, Misses: 2, Evictions: 1, Entries: 3, Bytes: 4096},
 		HelperModels: []HelperModel{
 			{Task: "planner", Client: fakeClient{model: "gpt-4o-mini", stats: llm.Stats{Calls: 5, Failures: 1, Retries: 2}}},
 			{Task: "summarizer", Client: fakeClient{model: "llama3.2", stats: llm.Stats{Calls: 7, Failures: 7}, open: true}},
@@ -367,6 +369,19 @@ ctxc_summary_cache_lookups_total{backend="redis",result="miss"} 4
 # HELP ctxc_summary_cache_errors_total Summary cache backend failures (each also a miss), by backend.
 # TYPE ctxc_summary_cache_errors_total counter
 ctxc_summary_cache_errors_total{backend="redis"} 2
+# HELP ctxc_schedule_cache_lookups_total Schedule cache lookups of stateless compiles that replay compaction points, by result (hit: resumed where an earlier compile of the log stood; miss: replayed from the start).
+# TYPE ctxc_schedule_cache_lookups_total counter
+ctxc_schedule_cache_lookups_total{result="hit"} 8
+ctxc_schedule_cache_lookups_total{result="miss"} 2
+# HELP ctxc_schedule_cache_bytes Bytes of compaction-schedule progress the schedule cache holds (at most schedule_cache_bytes).
+# TYPE ctxc_schedule_cache_bytes gauge
+ctxc_schedule_cache_bytes 4096
+# HELP ctxc_schedule_cache_entries Snapshots of compaction-schedule progress the schedule cache holds.
+# TYPE ctxc_schedule_cache_entries gauge
+ctxc_schedule_cache_entries 3
+# HELP ctxc_schedule_cache_evictions_total Snapshots the schedule cache dropped, least recently used first, to stay within schedule_cache_bytes.
+# TYPE ctxc_schedule_cache_evictions_total counter
+ctxc_schedule_cache_evictions_total 1
 # HELP ctxc_helper_model_calls_total Helper-model calls (each with its retries), by task and model.
 # TYPE ctxc_helper_model_calls_total counter
 ctxc_helper_model_calls_total{model="gpt-4o-mini",task="planner"} 5
@@ -384,13 +399,14 @@ ctxc_helper_model_retries_total{model="llama3.2",task="summarizer"} 0
 ctxc_helper_model_breaker_open{model="gpt-4o-mini",task="planner"} 0
 ctxc_helper_model_breaker_open{model="llama3.2",task="summarizer"} 1
 `), "ctxc_token_cache_lookups_total", "ctxc_token_cache_entries", "ctxc_token_cache_capacity", "ctxc_summary_cache_lookups_total",
-		"ctxc_summary_cache_errors_total", "ctxc_helper_model_calls_total", "ctxc_helper_model_failures_total",
+		"ctxc_summary_cache_errors_total", "ctxc_schedule_cache_lookups_total", "ctxc_schedule_cache_bytes", "ctxc_schedule_cache_entries",
+		"ctxc_schedule_cache_evictions_total", "ctxc_helper_model_calls_total", "ctxc_helper_model_failures_total",
 		"ctxc_helper_model_retries_total", "ctxc_helper_model_breaker_open"); err != nil {
 		t.Error(err)
 	}
 	// Without the services, their metrics are not exposed at all.
 	_, bare := newMetrics(t, Config{})
-	if n, err := testutil.GatherAndCount(bare, "ctxc_token_cache_lookups_total", "ctxc_summary_cache_lookups_total", "ctxc_helper_model_calls_total"); err != nil || n != 0 {
+	if n, err := testutil.GatherAndCount(bare, "ctxc_token_cache_lookups_total", "ctxc_summary_cache_lookups_total", "ctxc_schedule_cache_lookups_total", "ctxc_helper_model_calls_total"); err != nil || n != 0 {
 		t.Errorf("without services: %d series, %v", n, err)
 	}
 }
@@ -481,3 +497,8 @@ ctxc_proxy_compactions_total{upstream="anthropic"} 1
 		}
 	}
 }
+
+// fakeScheduleCache reports fixed counts.
+type fakeScheduleCache pipeline.ScheduleCacheStats
+
+func (f fakeScheduleCache) Stats() pipeline.ScheduleCacheStats { return pipeline.ScheduleCacheStats(f) }

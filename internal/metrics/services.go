@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/contextcompiler/ctxc/internal/llm"
+	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )
@@ -33,6 +34,11 @@ type StateRefStats struct {
 	Bytes                       int64
 }
 
+// ScheduleCache is the schedule cache's view metrics reads.
+type ScheduleCache interface {
+	Stats() pipeline.ScheduleCacheStats
+}
+
 // HelperModel is one configured helper-model client.
 type HelperModel struct {
 	// Task is what the client is configured for: "planner" or "summarizer"
@@ -57,6 +63,7 @@ type services struct {
 	tokenLookups, tokenEntries, tokenCapacity                     *prometheus.Desc
 	summaryLookups, summaryErrors                                 *prometheus.Desc
 	refLookups, refBytes, refEntries, refDropped                  *prometheus.Desc
+	scheduleLookups, scheduleBytes, scheduleEntries, scheduleOut  *prometheus.Desc
 	helperCalls, helperFailures, helperRetries, helperBreakerOpen *prometheus.Desc
 }
 
@@ -77,6 +84,12 @@ func newServices(cfg Config) *services {
 		refEntries: prometheus.NewDesc("ctxc_state_ref_entries", "States kept in memory for references.", nil, nil),
 		refDropped: prometheus.NewDesc("ctxc_state_ref_dropped_writes_total",
 			"Whole states not written to Redis because the writes waiting passed their bound (their references resolve on this replica only).", nil, nil),
+		scheduleLookups: prometheus.NewDesc("ctxc_schedule_cache_lookups_total",
+			"Schedule cache lookups of stateless compiles that replay compaction points, by result (hit: resumed where an earlier compile of the log stood; miss: replayed from the start).", []string{"result"}, nil),
+		scheduleBytes:   prometheus.NewDesc("ctxc_schedule_cache_bytes", "Bytes of compaction-schedule progress the schedule cache holds (at most schedule_cache_bytes).", nil, nil),
+		scheduleEntries: prometheus.NewDesc("ctxc_schedule_cache_entries", "Snapshots of compaction-schedule progress the schedule cache holds.", nil, nil),
+		scheduleOut: prometheus.NewDesc("ctxc_schedule_cache_evictions_total",
+			"Snapshots the schedule cache dropped, least recently used first, to stay within schedule_cache_bytes.", nil, nil),
 		helperCalls: prometheus.NewDesc("ctxc_helper_model_calls_total",
 			"Helper-model calls (each with its retries), by task and model.", []string{"task", "model"}, nil),
 		helperFailures: prometheus.NewDesc("ctxc_helper_model_failures_total",
@@ -103,6 +116,12 @@ func (s *services) Describe(ch chan<- *prometheus.Desc) {
 		ch <- s.refBytes
 		ch <- s.refEntries
 		ch <- s.refDropped
+	}
+	if s.cfg.ScheduleCache != nil {
+		ch <- s.scheduleLookups
+		ch <- s.scheduleBytes
+		ch <- s.scheduleEntries
+		ch <- s.scheduleOut
 	}
 	if len(s.cfg.HelperModels) > 0 {
 		ch <- s.helperCalls
@@ -133,6 +152,14 @@ func (s *services) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(s.refBytes, prometheus.GaugeValue, float64(st.Bytes))
 		ch <- prometheus.MustNewConstMetric(s.refEntries, prometheus.GaugeValue, float64(st.Entries))
 		ch <- prometheus.MustNewConstMetric(s.refDropped, prometheus.CounterValue, float64(st.DroppedWrites))
+	}
+	if c := s.cfg.ScheduleCache; c != nil {
+		st := c.Stats()
+		ch <- prometheus.MustNewConstMetric(s.scheduleLookups, prometheus.CounterValue, float64(st.Hits), "hit")
+		ch <- prometheus.MustNewConstMetric(s.scheduleLookups, prometheus.CounterValue, float64(st.Misses), "miss")
+		ch <- prometheus.MustNewConstMetric(s.scheduleBytes, prometheus.GaugeValue, float64(st.Bytes))
+		ch <- prometheus.MustNewConstMetric(s.scheduleEntries, prometheus.GaugeValue, float64(st.Entries))
+		ch <- prometheus.MustNewConstMetric(s.scheduleOut, prometheus.CounterValue, float64(st.Evictions))
 	}
 	for _, h := range s.cfg.HelperModels {
 		st, model := h.Client.Stats(), h.Client.Model()
