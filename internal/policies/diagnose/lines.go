@@ -78,7 +78,7 @@ func statusLine(t, rest string) (Finding, bool) {
 	if jsonErrorBody.MatchString(rest) {
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
-	if statusPhrase.MatchString(rest) && !codeLike(rest) {
+	if saysStatus(rest) && !codeLike(rest) {
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
 	if m := toolLine.FindStringSubmatch(rest); m != nil && !notTools[m[1]] && errorScore(m[2]) >= 2 && !codeLike(m[2]) {
@@ -141,7 +141,7 @@ func errorScore(line string) int {
 			return 0
 		}
 	}
-	if statusPhrase.MatchString(line) {
+	if saysStatus(line) {
 		return 3
 	}
 	ws := strings.FieldsFunc(line, func(r rune) bool { return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'') })
@@ -173,6 +173,21 @@ func errorScore(line string) int {
 		}
 	}
 	return score
+}
+
+// saysStatus reports whether s holds a statusPhrase. Every one has a code
+// of three digits and one of its words, which most lines lack; a line with
+// other than ASCII goes to the expression, whose case folding knows more
+// letters than containsFold does.
+func saysStatus(s string) bool {
+	if !hasDigits(s, 3) {
+		return false
+	}
+	if isASCII(s) && !containsFold(s, "http") && !containsFold(s, "status") && !containsFold(s, "returned") &&
+		!containsFold(s, "response code") && !containsFold(s, "exit ") {
+		return false
+	}
+	return statusPhrase.MatchString(s)
 }
 
 // statusPhrase is an error status in words: "HTTP 503", "status code 429",
