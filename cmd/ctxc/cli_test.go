@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"log/slog"
+	"github.com/contextcompiler/ctxc/internal/components"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"go.opentelemetry.io/otel/trace/noop"
-
-	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
 // runCLI runs the program with args and the environment env and returns its
@@ -107,7 +104,7 @@ profiles:
   - profiles[0] (mine): stages: a compact policy needs estimate and budget policies before it
   - default_profile: "nope" is not a profile (known: budget-aware, llm-assisted, mine, policy-driven, pragmatic)
 `
-	reg, err := components(policyDeps{})
+	reg, err := components.Registry(components.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,29 +132,5 @@ func TestUnknownModelHintLeadsToModelRegistry(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "compile", "--config", "../../examples/profiles.yaml", state)
 	if code != exitOK || !strings.Contains(out, `"contextWindowTokenCount": 32768`) || !strings.Contains(out, `"counter": "cl100k_base*1.10"`) {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-}
-
-// TestProfilesNeedNoTokenizers: listing profiles builds the catalog without
-// loading a tokenizer (they take most of a second); counting loads them.
-func TestProfilesNeedNoTokenizers(t *testing.T) {
-	eng, err := newEngine(defaultConfig(), noop.NewTracerProvider(), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.close()
-	svc, err := eng.service(newLogger(new(strings.Builder), defaultConfig()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := svc.ListProfiles(context.Background(), &ctxcv1.ListProfilesRequest{})
-	if err != nil || len(resp.GetProfiles()) != 4 {
-		t.Fatalf("ListProfiles: %v %v", resp, err)
-	}
-	if eng.tokens.svc != nil {
-		t.Error("listing profiles loaded the tokenizers")
-	}
-	if _, err := svc.CountTokens(context.Background(), &ctxcv1.CountTokensRequest{Counter: &ctxcv1.CountTokensRequest_Encoding{Encoding: "cl100k_base"}, Texts: []string{"hi"}}); err != nil || eng.tokens.svc == nil {
-		t.Errorf("CountTokens: %v; tokenizers loaded: %v", err, eng.tokens.svc != nil)
 	}
 }

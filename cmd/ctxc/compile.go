@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 
-	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -29,12 +28,12 @@ func runCompile(ctx context.Context, args []string, io stdio, lookupEnv func(str
 		fs.Usage()
 		return exitUsage
 	}
-	cfg, eng, err := setUp(fs, cf, lookupEnv, noop.NewTracerProvider(), io.err)
+	_, eng, err := setUp(fs, cf, lookupEnv, io.err)
 	if err != nil {
 		printProblems(io.err, "invalid configuration", err)
 		return exitError
 	}
-	defer eng.close()
+	defer eng.Close()
 	req, err := readCompileRequest(fs.Arg(0), io.in)
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc compile: %v\n", err)
@@ -43,7 +42,7 @@ func runCompile(ctx context.Context, args []string, io stdio, lookupEnv func(str
 	if *profile != "" {
 		req.Profile = *profile
 	}
-	svc, err := eng.service(newLogger(io.err, cfg))
+	svc, err := eng.Service()
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc compile: %v\n", err)
 		return exitError

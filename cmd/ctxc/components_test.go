@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/contextcompiler/ctxc/internal/components"
 	"log/slog"
 	"math/rand"
 	"os"
@@ -100,7 +101,7 @@ func cappedProfiles(t *testing.T, maxTokens int) []pipeline.ProfileSpec {
 // the application layer, the server and the API need no change.
 func TestAddingAPolicy(t *testing.T) {
 	const capTokens = 1000
-	withExample := append(factories(policyDeps{}), maxTokensFactory{}) // the one line
+	withExample := append(components.Factories(components.Deps{}), maxTokensFactory{}) // the one line
 	reg, err := policies.NewRegistry(withExample...)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestAddingAPolicy(t *testing.T) {
 		!strings.Contains(err.Error(), "stages[3] (max_tokens): settings: max_tokens must be positive, got 0") {
 		t.Errorf("a bad setting: err = %v, want the policy's own Validate message", err)
 	}
-	without, err := components(policyDeps{})
+	without, err := components.Registry(components.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,12 +198,12 @@ func TestReadmeShowsAddingAPolicy(t *testing.T) {
 	if strings.TrimSpace(added) != "maxtokens.NewFactory()," {
 		t.Errorf("the excerpt ends with %q, want the example's factory", added)
 	}
-	source, err := os.ReadFile("components.go")
+	source, err := os.ReadFile("../../internal/components/components.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if existing := strings.Join(excerpt[:len(excerpt)-1], "\n") + "\n"; !strings.Contains(string(source), existing) {
-		t.Errorf("components.go does not hold the README's excerpt:\n%s", existing)
+		t.Errorf("internal/components/components.go does not hold the README's excerpt:\n%s", existing)
 	}
 
 	var cfg struct {
@@ -211,7 +212,7 @@ func TestReadmeShowsAddingAPolicy(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(strings.Join(block("yaml"), "\n")), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := policies.NewRegistry(append(factories(policyDeps{}), maxTokensFactory{})...)
+	reg, err := policies.NewRegistry(append(components.Factories(components.Deps{}), maxTokensFactory{})...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"github.com/contextcompiler/ctxc/embed"
 	"io"
 	"log/slog"
 	"os"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
@@ -32,7 +32,7 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-func loadConfig(t *testing.T, args []string, env map[string]string) (Config, error) {
+func loadConfig(t *testing.T, args []string, env map[string]string) (embed.Config, error) {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -56,31 +56,31 @@ max_message_bytes: 2048
 		name string
 		args []string
 		env  map[string]string
-		want func(c *Config)
+		want func(c *embed.Config)
 	}{
-		{"defaults", nil, nil, func(c *Config) {}},
-		{"file over defaults", []string{"--config", file}, nil, func(c *Config) {
+		{"defaults", nil, nil, func(c *embed.Config) {}},
+		{"file over defaults", []string{"--config", file}, nil, func(c *embed.Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
 			c.HTTPListen = "127.0.0.1:8080"
 		}},
-		{"file from CTXC_CONFIG", nil, map[string]string{"CTXC_CONFIG": file}, func(c *Config) {
+		{"file from CTXC_CONFIG", nil, map[string]string{"CTXC_CONFIG": file}, func(c *embed.Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
 			c.HTTPListen = "127.0.0.1:8080"
 		}},
-		{"environment over file", []string{"--config", file}, map[string]string{"CTXC_LISTEN": "unix:///tmp/ctxc.sock", "CTXC_REFLECTION": "true"}, func(c *Config) {
+		{"environment over file", []string{"--config", file}, map[string]string{"CTXC_LISTEN": "unix:///tmp/ctxc.sock", "CTXC_REFLECTION": "true"}, func(c *embed.Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "unix:///tmp/ctxc.sock", "debug", 3*time.Second, true, 2048, file
 			c.HTTPListen = "127.0.0.1:8080"
 		}},
 		{"flags over environment", []string{"--config", file, "--listen", "127.0.0.1:9", "--reflection=false", "--log-format", "json"},
-			map[string]string{"CTXC_LISTEN": "127.0.0.1:8", "CTXC_REFLECTION": "true", "CTXC_METRICS_LISTEN": "127.0.0.1:9090"}, func(c *Config) {
+			map[string]string{"CTXC_LISTEN": "127.0.0.1:8", "CTXC_REFLECTION": "true", "CTXC_METRICS_LISTEN": "127.0.0.1:9090"}, func(c *embed.Config) {
 				c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:9", "debug", 3*time.Second, false, 2048, file
 				c.LogFormat, c.MetricsListen, c.HTTPListen = "json", "127.0.0.1:9090", "127.0.0.1:8080"
 			}},
-		{"http listener: flag over environment over file", []string{"--config", file, "--http-listen", "127.0.0.1:8082"}, map[string]string{"CTXC_HTTP_LISTEN": "127.0.0.1:8081"}, func(c *Config) {
+		{"http listener: flag over environment over file", []string{"--config", file, "--http-listen", "127.0.0.1:8082"}, map[string]string{"CTXC_HTTP_LISTEN": "127.0.0.1:8081"}, func(c *embed.Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
 			c.HTTPListen = "127.0.0.1:8082"
 		}},
-		{"http listener from the environment", nil, map[string]string{"CTXC_HTTP_LISTEN": "0.0.0.0:8081"}, func(c *Config) {
+		{"http listener from the environment", nil, map[string]string{"CTXC_HTTP_LISTEN": "0.0.0.0:8081"}, func(c *embed.Config) {
 			c.HTTPListen = "0.0.0.0:8081"
 		}},
 	}
@@ -276,7 +276,7 @@ proxy:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := defaultProxyConfig()
+	want := defaultConfig().Proxy
 	want.AnthropicUpstream, want.OpenAIUpstream, want.Profiles = "https://api.anthropic.com", "https://api.openai.com", map[string]string{"anthropic": "policy-driven"}
 	want.Timeout, want.MaxContextTokens, want.OnCompileError = 20*time.Minute, 32000, "refuse"
 	if diff := cmp.Diff(want, cfg.Proxy); diff != "" {
@@ -308,11 +308,6 @@ proxy:
 		t.Errorf("problems (-want +got):\n%s\nfull error:\n%v", diff, err)
 	}
 
-	unknown := Config{Proxy: ProxyConfig{Profile: "fastest", Profiles: map[string]string{"openai": "cheapest"}}}
-	err = unknown.checkProxyProfiles(func(name string) bool { return name == "pragmatic" })
-	if err == nil || !strings.Contains(err.Error(), `proxy.profile: no profile "fastest"`) || !strings.Contains(err.Error(), `proxy.profiles.openai: no profile "cheapest"`) {
-		t.Errorf("unknown proxy profiles: %v", err)
-	}
 }
 
 // TestReadmeProxyConfigLoads: the README's proxy configuration is a valid
@@ -329,12 +324,13 @@ func TestReadmeProxyConfigLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Proxy.upstreams()) != 4 || cfg.Proxy.Profiles["anthropic"] != "policy-driven" {
+	if p := cfg.Proxy; p.OpenAIUpstream == "" || p.AnthropicUpstream == "" || p.GeminiUpstream == "" || p.OllamaUpstream == "" || p.Profiles["anthropic"] != "policy-driven" {
 		t.Errorf("proxy %+v", cfg.Proxy)
 	}
-	eng, err := newEngine(cfg, noop.NewTracerProvider(), slog.New(slog.DiscardHandler))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	eng, err := embed.NewEngine(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.close()
+	eng.Close()
 }

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/contextcompiler/ctxc/embed"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/eval"
 	"github.com/contextcompiler/ctxc/internal/eval/realistic"
@@ -154,18 +154,19 @@ func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (stri
 		printProblems(io.err, "invalid configuration", err)
 		return nil, "", nil, false
 	}
-	eng, err := newEngine(cfg, noop.NewTracerProvider(), newLogger(io.err, cfg))
+	cfg.Logger = cfg.NewLogger(io.err)
+	eng, err := embed.NewEngine(&cfg)
 	if err != nil {
 		printProblems(io.err, "cannot build the profiles", err)
 		return nil, "", nil, false
 	}
-	local, err := eng.service(newLogger(io.err, cfg))
+	local, err := eng.Service()
 	if err != nil {
-		eng.close()
+		eng.Close()
 		fmt.Fprintf(io.err, "ctxc eval: %v\n", err)
 		return nil, "", nil, false
 	}
-	return local, "in process", eng.close, true
+	return local, "in process", eng.Close, true
 }
 
 // evalGenerate writes a generated session, with step usage and sizes

@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/contextcompiler/ctxc/embed"
 	"log/slog"
 	"net"
 	"os"
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
@@ -37,12 +37,14 @@ func exampleSessionOptions(count func(string) int) synth.Options {
 // testService is the in-process service `ctxc eval` measures by default.
 func testService(t *testing.T) eval.Service {
 	t.Helper()
-	eng, err := newEngine(defaultConfig(), noop.NewTracerProvider(), slog.New(slog.DiscardHandler))
+	cfg := defaultConfig()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	eng, err := embed.NewEngine(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(eng.close)
-	svc, err := eng.service(newLogger(&bytes.Buffer{}, defaultConfig()))
+	t.Cleanup(eng.Close)
+	svc, err := eng.Service()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,11 +11,32 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/embed"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/llm"
 	"github.com/contextcompiler/ctxc/internal/server"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )
+
+// exposureProblems are the problems embed.Check finds in cfg that refuse to
+// serve in the open (the ones only `ctxc serve` reports), each one line.
+func exposureProblems(t *testing.T, cfg embed.Config) []string {
+	t.Helper()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	err := embed.Check(&cfg)
+	if err == nil {
+		return nil
+	}
+	var problems []string
+	for _, line := range problemLines(err) {
+		if strings.Contains(line, "refusing to serve on") {
+			problems = append(problems, line)
+		} else {
+			t.Errorf("another problem: %s", line)
+		}
+	}
+	return problems
+}
 
 func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {
 	tokens := writeFile(t, "tokens", "agent 0123456789abcdef\n")
@@ -42,12 +64,9 @@ func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, p := range cfg.validateExposure() {
-				key, _, _ := strings.Cut(p.Error(), ":")
+			for _, p := range exposureProblems(t, cfg) {
+				key, _, _ := strings.Cut(p, ":")
 				got = append(got, key)
-				if !strings.Contains(p.Error(), "refusing to serve on") || strings.Contains(p.Error(), "\n") {
-					t.Errorf("%q is not one clear line", p)
-				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("refused (-want +got):\n%s", diff)
@@ -159,35 +178,14 @@ func TestReadmeSharedServiceConfigLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if problems := cfg.validateExposure(); len(problems) != 0 || cfg.TLSClientCA == "" || cfg.DrainDelay == 0 || cfg.Reflection {
+	if problems := exposureProblems(t, cfg); len(problems) != 0 || cfg.TLSClientCA == "" || cfg.DrainDelay == 0 || cfg.Reflection {
 		t.Errorf("exposure %v; config %+v", problems, cfg)
 	}
 }
 
-func TestInspectorOnlyOnLoopbackUnlessAsked(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		want bool
-	}{
-		{"no HTTP port", nil, false},
-		{"loopback", []string{"--http-listen", "127.0.0.1:2"}, true},
-		{"localhost", []string{"--http-listen", "localhost:2"}, true},
-		{"loopback, off", []string{"--http-listen", "[::1]:2", "--http-ui", "off"}, false},
-		{"every interface", []string{"--http-listen", ":2", "--insecure"}, false},
-		{"every interface, on", []string{"--http-listen", ":2", "--insecure", "--http-ui", "on"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := loadConfig(t, tt.args, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := cfg.inspectorEnabled(); got != tt.want {
-				t.Errorf("inspectorEnabled() = %v, want %v", got, tt.want)
-			}
-		})
-	}
+// TestHTTPUIValues: http_ui's values (which ports
+// serve the page is embed's TestInspectorOnlyOnLoopbackUnlessAsked).
+func TestHTTPUIValues(t *testing.T) {
 	for _, bad := range [][]string{{"--http-ui", "yes", "--http-listen", "127.0.0.1:2"}, {"--http-ui", "on"}} {
 		if _, err := loadConfig(t, bad, nil); err == nil || !strings.Contains(err.Error(), "http_ui: ") {
 			t.Errorf("%q: %v, want an http_ui problem", bad, err)

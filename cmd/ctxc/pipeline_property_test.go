@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/contextcompiler/ctxc/internal/components"
 	"math/rand"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ func (r windowResolver) Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo
 // catalog was most of the property test's time.
 func propertyCatalog(t testing.TB, window int, profiles []pipeline.ProfileSpec, outputs *diagnose.Cache) *pipeline.Catalog {
 	t.Helper()
-	reg, err := components(policyDeps{outputs: outputs})
+	reg, err := components.Registry(components.Deps{Outputs: outputs})
 	if err != nil {
 		t.Fatal(err)
 	}

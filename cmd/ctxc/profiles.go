@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.opentelemetry.io/otel/trace/noop"
-
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
@@ -19,13 +17,13 @@ func runProfiles(ctx context.Context, args []string, io stdio, lookupEnv func(st
 	if code, done := parseFlags(fs, io, args); done {
 		return code
 	}
-	cfg, eng, err := setUp(fs, cf, lookupEnv, noop.NewTracerProvider(), io.err)
+	_, eng, err := setUp(fs, cf, lookupEnv, io.err)
 	if err != nil {
 		printProblems(io.err, "invalid configuration", err)
 		return exitError
 	}
-	defer eng.close()
-	svc, err := eng.service(newLogger(io.err, cfg))
+	defer eng.Close()
+	svc, err := eng.Service()
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc profiles: %v\n", err)
 		return exitError

@@ -8,30 +8,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"runtime"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/adapter"
-
-	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/compiler"
-	"github.com/contextcompiler/ctxc/internal/llm"
-	"github.com/contextcompiler/ctxc/internal/metrics"
-	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
-	"github.com/contextcompiler/ctxc/internal/policies/planning"
-	"github.com/contextcompiler/ctxc/internal/summarycache"
-	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
 // version (the VERSION file's release) and commit are set at build time:
-// -ldflags "-X main.version=0.1.0 -X main.commit=7a22a11".
+// -ldflags "-X main.version=0.1.0 -X main.commit=7a22a11". The server reports
+// version (embed.Config.Version).
 var version, commit = "dev", ""
 
 // Exit codes.
@@ -199,136 +185,6 @@ func runVersion(_ context.Context, args []string, io stdio, _ func(string) (stri
 	}
 	fmt.Fprintf(io.out, "ctxc %s%s %s %s/%s\n", version, built, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitOK
-}
-
-func newLogger(w io.Writer, cfg Config) *slog.Logger {
-	level, _ := parseLevel(cfg.LogLevel) // validated with the config
-	opts := &slog.HandlerOptions{Level: level}
-	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
-}
-
-// engine is what every command that runs profiles needs: the token service
-// (tokenizers and model registry) and the catalog of built profiles.
-type engine struct {
-	tokens  *lazyTokens
-	catalog *pipeline.Catalog
-	cache   *summarycache.Cache
-	// refs keeps the states calls name by reference.
-	refs *stateref.Store
-	// helpers are the helper-model clients, for metrics.
-	helpers []metrics.HelperModel
-	// observer, when set, is told how every pipeline run ended (metrics).
-	observer compiler.RunObserver
-	// maxMessageBytes is the transport's message limit, which the service
-	// also applies to what a request expands to.
-	maxMessageBytes int
-	// proxyEndpoints are the proxy's configured upstreams and their
-	// endpoints, for metrics.
-	proxyEndpoints map[string][]string
-}
-
-// newEngine checks the model registry, builds the helper model clients and
-// the summary cache, and builds every profile. It goes on past a problem as
-// far as it can, so that one run reports every problem of every part; the
-// tokenizers load on first use.
-func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, error) {
-	var problems []error
-	tok := &lazyTokens{cfg: tokens.ServiceConfig{CacheEntries: cfg.TokenCacheEntries, Models: cfg.ModelRegistry}}
-	if err := tok.cfg.Validate(); err != nil {
-		problems = append(problems, fmt.Errorf("model_registry: %w", err))
-	}
-	deps, err := newPolicyDeps(cfg, tp, tok, log)
-	if err != nil {
-		problems = append(problems, err)
-	}
-	reg, err := components(deps)
-	if err != nil {
-		deps.cache.Close()
-		return nil, errors.Join(append(problems, err)...)
-	}
-	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles, Source: cfg.Path,
-		AttachmentPolicy: planning.PlacementType, ScheduleCache: pipeline.NewScheduleCache(cfg.ScheduleCacheBytes)})
-	if err != nil {
-		// Its problems name their place: profiles[i] (name), default_profile.
-		problems = append(problems, err)
-	} else if err := cfg.checkProxyProfiles(func(name string) bool { _, err := cat.Profile(name); return err == nil }); err != nil {
-		problems = append(problems, err)
-	}
-	if len(problems) > 0 {
-		deps.cache.Close()
-		return nil, errors.Join(problems...)
-	}
-	// The summary cache's Redis, when it has one, is the state refs' too.
-	refs, err := stateref.New(cfg.StateRefs, stateref.Redis{Client: deps.cache.RedisClient(), Timeout: cfg.SummaryCache.RedisTimeout}, log)
-	if err != nil { // validated with the config
-		deps.cache.Close()
-		return nil, fmt.Errorf("state_refs: %w", err)
-	}
-	return &engine{tokens: tok, catalog: cat, cache: deps.cache, refs: refs, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes,
-		proxyEndpoints: proxyEndpoints(cfg.Proxy)}, nil
-}
-
-// newPolicyDeps builds what the LLM-assisted policies need: the helper model
-// clients (none when not configured: the policies then fall back to their
-// deterministic forms), the summary cache, and prices from the model registry.
-// It reports every problem but always returns a usable cache (the in-memory
-// default when summary_cache is wrong), so that the profiles can be checked.
-func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens, log *slog.Logger) (policyDeps, error) {
-	deps := policyDeps{outputs: diagnose.NewCache()}
-	var problems []error
-	breakers := llm.NewBreakers() // shared, so models on one endpoint share its breaker
-	for _, m := range []struct {
-		task string
-		cfg  *llm.Config
-		dest *llm.Completer
-	}{{"planner", cfg.Models.Planner, &deps.planner}, {"summarizer", cfg.Models.Summarizer, &deps.summarizer}} {
-		if m.cfg == nil {
-			continue
-		}
-		client, err := llm.New(*m.cfg, llm.Options{TracerProvider: tp, Breakers: breakers, Logger: log})
-		if err != nil {
-			problems = append(problems, fmt.Errorf("models.%s: %w", m.task, err))
-			continue
-		}
-		*m.dest = client
-		deps.helpers = append(deps.helpers, metrics.HelperModel{Task: m.task, Client: client})
-	}
-	cache, err := summarycache.New(cfg.SummaryCache, log)
-	if err != nil {
-		problems = append(problems, fmt.Errorf("summary_cache: %w", err))
-		cache, _ = summarycache.New(summarycache.DefaultConfig(), log)
-	}
-	deps.cache = cache
-	deps.prices = func(model string) (float64, float64, bool) {
-		info, _, err := tok.Resolve(agentstate.ModelSpec{Name: model})
-		if err != nil || (info.InputPricePerMTok == 0 && info.OutputPricePerMTok == 0) {
-			return 0, 0, false
-		}
-		return info.InputPricePerMTok, info.OutputPricePerMTok, true
-	}
-	return deps, errors.Join(problems...)
-}
-
-// close releases what the engine holds open (the Redis connection).
-func (e *engine) close() {
-	e.refs.Close()
-	if e.cache != nil {
-		e.cache.Close()
-	}
-}
-
-// service is the gRPC service over the use cases over the engine.
-func (e *engine) service(log *slog.Logger) (*adapter.Service, error) {
-	limits := compiler.DefaultLimits()
-	limits.MaxMessageBytes = e.maxMessageBytes
-	app, err := compiler.New(compiler.Config{Catalog: e.catalog, Counters: e.tokens, Limits: limits, Logger: log, Attachments: e.cache, Observer: e.observer})
-	if err != nil {
-		return nil, err
-	}
-	return adapter.New(adapter.Config{Compiler: app, Logger: log, StateRefs: e.refs})
 }
 
 // printJSON prints a message as indented protojson with stable white space

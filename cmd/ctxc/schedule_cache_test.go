@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/contextcompiler/ctxc/internal/components"
 	"math/rand"
 	"testing"
 
@@ -29,7 +30,7 @@ func (r specResolver) Resolve(spec agentstate.ModelSpec) (agentstate.ModelInfo, 
 // cachedCatalog builds every policy for window, with a schedule cache.
 func cachedCatalog(t testing.TB, window int, cache *pipeline.ScheduleCache, outputs *diagnose.Cache) *pipeline.Catalog {
 	t.Helper()
-	reg, err := components(policyDeps{outputs: outputs})
+	reg, err := components.Registry(components.Deps{Outputs: outputs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,55 +28,58 @@ import (
 )
 
 // Limits bound what the gRPC server accepts and how long it works on it.
-// Each has a flag, a CTXC_* variable and a YAML key (docs/running-safely.md);
-// DefaultLimits are safe for a sidecar on loopback.
+// Each has a flag, a CTXC_* variable and a YAML key (docs/running-safely.md):
+// the yaml tags are the keys of the config file, which embeds Limits
+// (embed.Config). DefaultLimits are safe for a sidecar on loopback.
 type Limits struct {
 	// MaxConcurrentCalls bounds the API calls being received or worked on.
 	// It is checked when a call's headers arrive, before its message is
 	// read, so it also bounds the memory of requests being received (at most
 	// this many times max_message_bytes); a call over it is refused at once.
-	MaxConcurrentCalls int
+	MaxConcurrentCalls int `yaml:"max_concurrent_calls"`
 	// MaxInflightBytes bounds the summed size of the requests being worked
 	// on; a call that would pass it waits up to MaxQueueWait in arrival
 	// order, then is refused. At least the message limit, so every request
 	// that may be sent fits alone.
-	MaxInflightBytes int64
+	MaxInflightBytes int64 `yaml:"max_inflight_bytes"`
 	// MaxQueueWait is how long a call may wait for room under MaxInflightBytes
 	// (or under MaxUnreadBytesPerConnection).
-	MaxQueueWait time.Duration
+	MaxQueueWait time.Duration `yaml:"max_queue_wait"`
 	// MaxUnreadBytesPerConnection bounds the reply bytes queued on one
 	// connection that its client has not read yet; past it, the
 	// connection's next call waits up to MaxQueueWait for the client to
 	// read, then is refused (0: no bound). Unread replies hold their bytes
 	// of MaxInflightBytes until written, so a client that never reads holds
 	// at most this much of it per connection.
-	MaxUnreadBytesPerConnection int64
+	MaxUnreadBytesPerConnection int64 `yaml:"max_unread_bytes_per_connection"`
 	// MaxConcurrentStreams bounds the calls in flight on one connection
 	// (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; clients queue the rest).
-	MaxConcurrentStreams int
+	MaxConcurrentStreams int `yaml:"max_concurrent_streams"`
 	// MaxConnections bounds open gRPC connections. When all are taken, a
 	// newcomer takes the slot of the oldest connection that has made no
 	// authenticated API call (connslots.go); if there is none, it waits.
-	MaxConnections int
+	MaxConnections int `yaml:"max_connections"`
 	// MaxConnectionsPerAddress bounds the open connections of one remote IP
 	// address (0: no bound); more are closed as they are accepted, so that
 	// one client cannot take every slot of MaxConnections.
-	MaxConnectionsPerAddress int
+	MaxConnectionsPerAddress int `yaml:"max_connections_per_address"`
 	// DefaultCallTimeout is the deadline of a call that sets none;
 	// MaxCallTimeout caps the deadline a client sets.
-	DefaultCallTimeout, MaxCallTimeout time.Duration
+	DefaultCallTimeout time.Duration `yaml:"default_call_timeout"`
+	MaxCallTimeout     time.Duration `yaml:"max_call_timeout"`
 	// HandshakeTimeout bounds a new connection's TLS and HTTP/2 handshake.
-	HandshakeTimeout time.Duration
+	HandshakeTimeout time.Duration `yaml:"handshake_timeout"`
 	// KeepaliveMinTime is the shortest interval between client pings; a
 	// client pinging more often is sent GOAWAY ("too_many_pings").
-	KeepaliveMinTime time.Duration
+	KeepaliveMinTime time.Duration `yaml:"keepalive_min_time"`
 	// MaxConnectionIdle closes a connection without calls for this long;
 	// MaxConnectionAge closes any connection after this long (clients
 	// reconnect, which spreads them over replicas), letting its calls run
 	// for up to MaxCallTimeout more. 0 means no limit.
-	MaxConnectionIdle, MaxConnectionAge time.Duration
+	MaxConnectionIdle time.Duration `yaml:"max_connection_idle"`
+	MaxConnectionAge  time.Duration `yaml:"max_connection_age"`
 	// MaxHeaderBytes bounds a call's header list (metadata).
-	MaxHeaderBytes int
+	MaxHeaderBytes int `yaml:"max_header_bytes"`
 }
 
 // DefaultLimits are the limits of a server that sets none.

@@ -86,16 +86,21 @@ type Proxy interface {
 	Serves(r *http.Request) bool
 }
 
-// HTTPLimits bound the HTTP server's connections.
+// HTTPLimits bound the HTTP server's connections. The yaml tags are the
+// keys of the config file, which embeds HTTPLimits (embed.Config).
 type HTTPLimits struct {
 	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout the
 	// whole request with its body (a client trickling a body is cut off),
 	// WriteTimeout the request from the end of its headers to the end of the
 	// answer (so it must exceed the longest call), IdleTimeout a kept-alive
 	// connection waiting for its next request.
-	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
-	// MaxHeaderBytes bounds a request's header.
-	MaxHeaderBytes int
+	ReadHeaderTimeout time.Duration `yaml:"http_read_header_timeout"`
+	ReadTimeout       time.Duration `yaml:"http_read_timeout"`
+	WriteTimeout      time.Duration `yaml:"http_write_timeout"`
+	IdleTimeout       time.Duration `yaml:"http_idle_timeout"`
+	// MaxHeaderBytes bounds a request's header. It has no key of its own:
+	// the config's max_header_bytes (Limits.MaxHeaderBytes) sets it.
+	MaxHeaderBytes int `yaml:"-"`
 }
 
 // DefaultHTTPLimits are the HTTP limits of a gateway that sets none.

@@ -1,8 +1,10 @@
-package main
+// Package components is the one explicit list of every policy this build can
+// put in a profile (docs/ARCHITECTURE.md, "Adding a policy"). Package embed
+// builds the service's registry from it; nothing registers itself.
+package components
 
 import (
 	"github.com/contextcompiler/ctxc/internal/llm"
-	"github.com/contextcompiler/ctxc/internal/metrics"
 	"github.com/contextcompiler/ctxc/internal/policies"
 	"github.com/contextcompiler/ctxc/internal/policies/accounting"
 	"github.com/contextcompiler/ctxc/internal/policies/budget"
@@ -19,26 +21,26 @@ import (
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 )
 
-// policyDeps are the shared parts some policies are built with.
-type policyDeps struct {
-	planner, summarizer llm.Completer // nil when not configured
-	cache               *summarycache.Cache
-	prices              accounting.PriceLookup
-	helpers             []metrics.HelperModel // the clients above, for metrics
-	// outputs remembers what was read of tool outputs across the policies
+// Deps are the shared parts some policies are built with; the zero value
+// builds every policy in its deterministic form.
+type Deps struct {
+	Planner, Summarizer llm.Completer // nil when not configured
+	Cache               *summarycache.Cache
+	Prices              accounting.PriceLookup
+	// Outputs remembers what was read of tool outputs across the policies
 	// that read them (nil: each its own).
-	outputs *diagnose.Cache
+	Outputs *diagnose.Cache
 }
 
-// components is the registry of every policy this build can put in a profile.
-func components(deps policyDeps) (*policies.Registry, error) {
-	return policies.NewRegistry(factories(deps)...)
+// Registry is the registry of every policy this build can put in a profile.
+func Registry(deps Deps) (*policies.Registry, error) {
+	return policies.NewRegistry(Factories(deps)...)
 }
 
-// factories is the one list of every policy this build can put in a profile,
+// Factories is the one list of every policy this build can put in a profile,
 // by stage in stage order. Adding a policy means adding its factory here;
 // nothing registers itself (docs/ARCHITECTURE.md, "Adding a policy").
-func factories(deps policyDeps) []policies.Factory {
+func Factories(deps Deps) []policies.Factory {
 	return []policies.Factory{
 		// normalize
 		normalize.NewFactory(),
@@ -46,14 +48,14 @@ func factories(deps policyDeps) []policies.Factory {
 		views.NewFactory(),
 		// isolate
 		isolation.NewTransparentFactory(),
-		isolation.NewBoundaryFactory(isolation.Deps{Outputs: deps.outputs}),
-		isolation.NewObservationMaskingFactory(isolation.Deps{Outputs: deps.outputs}),
+		isolation.NewBoundaryFactory(isolation.Deps{Outputs: deps.Outputs}),
+		isolation.NewObservationMaskingFactory(isolation.Deps{Outputs: deps.Outputs}),
 		// estimate
 		estimate.NewFactory(),
 		// budget
 		budget.NewFactory(),
 		// plan
-		planning.NewFactory(planning.Deps{Planner: deps.planner, Summarizer: deps.summarizer, Cache: deps.cache, Prices: deps.prices}),
+		planning.NewFactory(planning.Deps{Planner: deps.Planner, Summarizer: deps.Summarizer, Cache: deps.Cache, Prices: deps.Prices}),
 		planning.NewPlacementFactory(),
 		// decide
 		decide.NewThresholdFactory(),
@@ -63,10 +65,10 @@ func factories(deps policyDeps) []policies.Factory {
 		// compact, cheap first; repair runs after any transform that changed the view
 		compaction.NewClampFactory(),
 		compaction.NewDedupeFactory(),
-		compaction.NewMaskObservationsFactory(compaction.Deps{Outputs: deps.outputs}),
+		compaction.NewMaskObservationsFactory(compaction.Deps{Outputs: deps.Outputs}),
 		compaction.NewDropLowImportanceFactory(),
-		compaction.NewSummarizeFactory(compaction.Deps{Outputs: deps.outputs}),
-		llmsummary.NewFactory(llmsummary.Deps{Client: deps.summarizer, Cache: deps.cache, Prices: deps.prices, Outputs: deps.outputs}),
+		compaction.NewSummarizeFactory(compaction.Deps{Outputs: deps.Outputs}),
+		llmsummary.NewFactory(llmsummary.Deps{Client: deps.Summarizer, Cache: deps.Cache, Prices: deps.Prices, Outputs: deps.Outputs}),
 		compaction.NewTruncateFactory(),
 		normalize.NewRepairFactory(),
 		// render

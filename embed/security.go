@@ -1,4 +1,4 @@
-package main
+package embed
 
 import (
 	"fmt"
@@ -41,7 +41,8 @@ func (c *Config) validateSecurity() []error {
 }
 
 // validateExposure refuses a non-loopback address with neither TLS nor
-// authentication, unless insecure is set.
+// authentication, unless insecure is set. Only a server is refused for it
+// (Start, Check): the offline commands listen on nothing.
 func (c *Config) validateExposure() []error {
 	if c.TLSCert != "" || c.AuthTokenFile != "" || c.Insecure {
 		return nil
@@ -103,18 +104,18 @@ func (c *Config) validateLimits() []error {
 	bad := func(key, format string, args ...any) {
 		problems = append(problems, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
 	}
-	atLeast := func(key string, v, low int) {
+	atLeast := func(key string, v, low int64) {
 		if v < low {
 			bad(key, "%d must be at least %d", v, low)
 		}
 	}
-	atLeast("max_concurrent_calls", c.MaxConcurrentCalls, 1)
-	atLeast("max_concurrent_streams", c.MaxConcurrentStreams, 1)
-	atLeast("max_connections", c.MaxConnections, 1)
-	atLeast("max_connections_per_address", c.MaxConnectionsPerAddress, 0)
+	atLeast("max_concurrent_calls", int64(c.MaxConcurrentCalls), 1)
+	atLeast("max_concurrent_streams", int64(c.MaxConcurrentStreams), 1)
+	atLeast("max_connections", int64(c.MaxConnections), 1)
+	atLeast("max_connections_per_address", int64(c.MaxConnectionsPerAddress), 0)
 	atLeast("max_unread_bytes_per_connection", c.MaxUnreadBytesPerConnection, 0)
-	atLeast("max_header_bytes", c.MaxHeaderBytes, 4096)
-	if c.MaxInflightBytes < c.MaxMessageBytes {
+	atLeast("max_header_bytes", int64(c.Limits.MaxHeaderBytes), 4096)
+	if c.MaxInflightBytes < int64(c.MaxMessageBytes) {
 		bad("max_inflight_bytes", "%d must be at least max_message_bytes (%d), so that every request fits alone", c.MaxInflightBytes, c.MaxMessageBytes)
 	}
 	for _, d := range []struct {
@@ -129,10 +130,10 @@ func (c *Config) validateLimits() []error {
 		{"keepalive_min_time", c.KeepaliveMinTime, true},
 		{"max_connection_idle", c.MaxConnectionIdle, true},
 		{"max_connection_age", c.MaxConnectionAge, true},
-		{"http_read_header_timeout", c.HTTPReadHeaderTimeout, false},
-		{"http_read_timeout", c.HTTPReadTimeout, false},
-		{"http_write_timeout", c.HTTPWriteTimeout, false},
-		{"http_idle_timeout", c.HTTPIdleTimeout, false},
+		{"http_read_header_timeout", c.HTTPLimits.ReadHeaderTimeout, false},
+		{"http_read_timeout", c.HTTPLimits.ReadTimeout, false},
+		{"http_write_timeout", c.HTTPLimits.WriteTimeout, false},
+		{"http_idle_timeout", c.HTTPLimits.IdleTimeout, false},
 		{"drain_delay", c.DrainDelay, true},
 	} {
 		switch {
@@ -145,11 +146,11 @@ func (c *Config) validateLimits() []error {
 	if c.DefaultCallTimeout > c.MaxCallTimeout {
 		bad("default_call_timeout", "%s is longer than max_call_timeout (%s)", c.DefaultCallTimeout, c.MaxCallTimeout)
 	}
-	if c.HTTPListen != "" && c.HTTPWriteTimeout <= c.MaxCallTimeout {
-		bad("http_write_timeout", "%s must be longer than max_call_timeout (%s), or HTTP calls the server lets run would be cut off", c.HTTPWriteTimeout, c.MaxCallTimeout)
+	if c.HTTPListen != "" && c.HTTPLimits.WriteTimeout <= c.MaxCallTimeout {
+		bad("http_write_timeout", "%s must be longer than max_call_timeout (%s), or HTTP calls the server lets run would be cut off", c.HTTPLimits.WriteTimeout, c.MaxCallTimeout)
 	}
-	if c.HTTPReadHeaderTimeout > c.HTTPReadTimeout {
-		bad("http_read_header_timeout", "%s is longer than http_read_timeout (%s)", c.HTTPReadHeaderTimeout, c.HTTPReadTimeout)
+	if c.HTTPLimits.ReadHeaderTimeout > c.HTTPLimits.ReadTimeout {
+		bad("http_read_header_timeout", "%s is longer than http_read_timeout (%s)", c.HTTPLimits.ReadHeaderTimeout, c.HTTPLimits.ReadTimeout)
 	}
 	for _, o := range c.HTTPCORSOrigins {
 		if o == "*" {

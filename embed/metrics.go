@@ -1,4 +1,4 @@
-package main
+package embed
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,7 +21,7 @@ func (e *engine) metrics(reg prometheus.Registerer) (*metrics.Metrics, error) {
 	for _, m := range ctxcv1.ContextCompilerService_ServiceDesc.Methods {
 		methods = append(methods, m.MethodName)
 	}
-	return metrics.New(reg, metrics.Config{Version: version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
+	return metrics.New(reg, metrics.Config{Version: e.version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
 		TokenCache: tok, SummaryCache: e.cache, StateRefs: stateRefStats{e.refs}, HelperModels: e.helpers, ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
 }
 
