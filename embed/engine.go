@@ -82,6 +82,8 @@ type engine struct {
 	cache   *summarycache.Cache
 	// refs keeps the states calls name by reference.
 	refs *stateref.Store
+	// schedules is the schedule cache (nil when schedule_cache_bytes is 0).
+	schedules *pipeline.ScheduleCache
 	// helpers are the helper-model clients, for metrics.
 	helpers []metrics.HelperModel
 	// observer, when set, is told how every pipeline run ended (metrics).
@@ -122,8 +124,9 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 		deps.Cache.Close()
 		return nil, errors.Join(append(problems, err)...)
 	}
+	schedules := pipeline.NewScheduleCache(cfg.ScheduleCacheBytes)
 	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles, Source: cfg.Path,
-		AttachmentPolicy: planning.PlacementType, ScheduleCache: pipeline.NewScheduleCache(cfg.ScheduleCacheBytes)})
+		AttachmentPolicy: planning.PlacementType, ScheduleCache: schedules})
 	if err != nil {
 		// Its problems name their place: profiles[i] (name), default_profile.
 		problems = append(problems, err)
@@ -140,7 +143,7 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 		deps.Cache.Close()
 		return nil, fmt.Errorf("state_refs: %w", err)
 	}
-	return &engine{tokens: tok, catalog: cat, cache: deps.Cache, refs: refs, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes,
+	return &engine{tokens: tok, catalog: cat, cache: deps.Cache, refs: refs, schedules: schedules, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes,
 		proxyEndpoints: proxyEndpoints(cfg.Proxy), version: cmp.Or(cfg.Version, "dev")}, nil
 }
 

@@ -21,8 +21,13 @@ func (e *engine) metrics(reg prometheus.Registerer) (*metrics.Metrics, error) {
 	for _, m := range ctxcv1.ContextCompilerService_ServiceDesc.Methods {
 		methods = append(methods, m.MethodName)
 	}
+	var schedules metrics.ScheduleCache // none when schedule_cache_bytes is 0: no series
+	if e.schedules != nil {
+		schedules = e.schedules
+	}
 	return metrics.New(reg, metrics.Config{Version: e.version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
-		TokenCache: tok, SummaryCache: e.cache, StateRefs: stateRefStats{e.refs}, HelperModels: e.helpers, ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
+		TokenCache: tok, SummaryCache: e.cache, StateRefs: stateRefStats{e.refs}, ScheduleCache: schedules, HelperModels: e.helpers,
+		ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
 }
 
 // proxyEndpoints are the configured upstreams with their endpoints' names.
