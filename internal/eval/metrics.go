@@ -67,6 +67,9 @@ type Row struct {
 	// Compile latency over every compile, in milliseconds.
 	LatencyMeanMillis *float64 `json:"latency_mean_ms"`
 	LatencyP95Millis  *float64 `json:"latency_p95_ms"`
+	// RouteMeanMillis is the mean over compiles of the Route calls that led
+	// to each (Compile.RouteMicros).
+	RouteMeanMillis *float64 `json:"route_mean_ms"`
 }
 
 // SampleViolation is a violation with where it happened.
@@ -90,6 +93,7 @@ func aggregate(profile string, window uint32, sessions []string, all []Compile) 
 	row := Row{Profile: profile, Window: window, Sessions: len(sessions)}
 	var valid, factsSum, factsN, usedSum, usedN, pressSum float64
 	var latencies []float64
+	var routed float64
 	last := map[string]*Compile{}
 	for i := range all {
 		c := &all[i]
@@ -98,6 +102,7 @@ func aggregate(profile string, window uint32, sessions []string, all []Compile) 
 		}
 		row.Compiles++
 		latencies = append(latencies, float64(c.LatencyMicros)/1000)
+		routed += float64(c.RouteMicros) / 1000
 		if !c.OK() {
 			row.Failed++
 			if row.FailedCodes == nil {
@@ -159,6 +164,7 @@ func aggregate(profile string, window uint32, sessions []string, all []Compile) 
 			sum += l
 		}
 		row.LatencyMeanMillis = ratio(sum, float64(len(latencies)))
+		row.RouteMeanMillis = ratio(routed, float64(len(latencies)))
 		sort.Float64s(latencies)
 		p95 := latencies[int(math.Ceil(0.95*float64(len(latencies))))-1]
 		row.LatencyP95Millis = &p95

@@ -231,6 +231,8 @@ type replay struct {
 
 	state *ctxcv1.AgentState
 	turn  int
+	// routed is the time the Route calls since the last compile took.
+	routed time.Duration
 	seen  map[string]bool // facts whose text was sent so far
 	prev  *compiled       // the previous successful compile
 }
@@ -282,7 +284,9 @@ func (r *replay) run(ctx context.Context) ([]Compile, error) {
 		// window the runtime compiles with.
 		window := r.window
 		req.Options = &ctxcv1.CompileOptions{MaxContextTokenCount: &window}
+		start := r.opts.Now()
 		resp, err := r.svc.Route(ctx, req)
+		r.routed += r.opts.Now().Sub(start)
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: Route with profile %s: %w", r.session.Name, l.Number, routeProfile, err)
 		}
@@ -317,6 +321,11 @@ type Compile struct {
 	Code          string `json:"code,omitempty"`
 	Error         string `json:"error,omitempty"`
 	LatencyMicros int64  `json:"latency_micros"`
+	// RouteMicros is what the Route calls that led to this compile from the
+	// previous one took: with LatencyMicros, a turn's cost to a runtime
+	// that routes (Route records compaction there, a stateless compile
+	// replays it).
+	RouteMicros int64 `json:"route_micros"`
 	// What follows is set only when the compile succeeded.
 	Messages   int         `json:"messages"`
 	Violations []Violation `json:"violations,omitempty"`
@@ -379,6 +388,7 @@ func (r *replay) compile(ctx context.Context, line int, afterStep bool) (Compile
 	start := r.opts.Now()
 	resp, err := r.svc.Compile(ctx, &ctxcv1.CompileRequest{State: r.state, Profile: r.profile, Options: opts})
 	rec.LatencyMicros = r.opts.Now().Sub(start).Microseconds()
+	rec.RouteMicros, r.routed = r.routed.Microseconds(), 0
 	if err != nil {
 		st := status.Convert(err)
 		rec.Code, rec.Error = st.Code().String(), st.Message()
