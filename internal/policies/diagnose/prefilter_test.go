@@ -11,6 +11,9 @@ import (
 // expression it guards matches: the checks may only skip work.
 func checkPrefilters(t *testing.T, line string) {
 	t.Helper()
+	if !mayBeContext(line) && contextLine.MatchString(line) {
+		t.Errorf("mayBeContext(%q) is false; contextLine matches", line)
+	}
 	if !hasLocation(line) && locPrefix.MatchString(line) {
 		t.Errorf("hasLocation(%q) is false; locPrefix matches", line)
 	}
@@ -27,7 +30,8 @@ func checkPrefilters(t *testing.T, line string) {
 
 // prefilterSeeds match each guarded expression, and come close to it.
 var prefilterSeeds = []string{
-	"main.go:12:3: undefined: x", "x.ts(3,4): error TS2304", "a.c:[1,2] warn", "Makefile:12: *** missing separator",
+	"main.go:12:3: undefined: x", "# example.com/pkg", "In file included from a.h:1,", "   from b.c:3:", "x.c: In function 'main':",
+	"x.cc: At global scope:", "x.ts(3,4): error TS2304", "a.c:[1,2] warn", "Makefile:12: *** missing separator",
 	"exit status 2", "Process exited with code 1", "RETURN CODE: 3", "make: *** [all] Error 2", "FAIL\tpkg\t0.01s",
 	"tar: Exiting with failure status due to previous errors", "✖ 3 problems (3 errors, 0 warnings)", "compilation terminated.",
 	"2025-04-29T14:00:40Z WARN [w-1] slow", "level=error msg=boom", "[ERROR] x", "HTTP/1.1 503 Service Unavailable",

@@ -428,7 +428,7 @@ func diagnostic(t, rest string, sev Severity) (Finding, bool) {
 	if !hasLocation(rest) {
 		return Finding{}, false // locPrefix cannot match it, nor any part of it
 	}
-	if contextLine.MatchString(rest) {
+	if mayBeContext(rest) && contextLine.MatchString(rest) {
 		return Finding{}, false
 	}
 	m := locPrefix.FindStringSubmatch(rest)
@@ -595,6 +595,13 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// mayBeContext reports whether s starts or holds what every alternative of
+// contextLine does.
+func mayBeContext(s string) bool {
+	return strings.HasPrefix(s, "# ") || strings.HasPrefix(s, "In file included from ") ||
+		strings.HasPrefix(strings.TrimLeft(s, "\t\n\f\r "), "from ") || strings.Contains(s, ": In ") || strings.Contains(s, ": At ")
 }
 
 // mayBeEnvelope reports whether t holds a word every alternative of
