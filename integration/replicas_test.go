@@ -3,10 +3,12 @@ package integration
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,15 +76,64 @@ func (rs *replicaSet) handled(t *testing.T, method string) []float64 {
 	return out
 }
 
-// freeAddr is a loopback address with a port free at the time of the call.
+// freeAddr is a loopback address with a port free at the time of the call,
+// for a process that binds it later (a replica, nginx, the sidecar agent).
+// The port is below the kernel's ephemeral range, so no listener on port 0
+// and no outgoing connection of the tests running in parallel (or of any
+// other process) can take it before that process binds it, and none is
+// handed out twice in a run.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	freePorts.Lock()
+	defer freePorts.Unlock()
+	low := ephemeralLow()
+	if low < freePortsFrom+1000 {
+		// No room below the ephemeral range: a port free now, as the kernel picks it.
+		l, err := net.Listen("tcp", ":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return "127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	for range 1000 {
+		port := freePortsFrom + rand.IntN(low-freePortsFrom)
+		if freePorts.given[port] {
+			continue
+		}
+		// Free on every address: the sidecar agent binds 0.0.0.0.
+		l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		freePorts.given[port] = true
+		return "127.0.0.1:" + strconv.Itoa(port)
+	}
+	t.Fatalf("no free port in [%d, %d)", freePortsFrom, low)
+	return ""
+}
+
+// freePortsFrom is the lowest port freeAddr hands out.
+const freePortsFrom = 20000
+
+var freePorts = struct {
+	sync.Mutex
+	given map[int]bool
+}{given: map[int]bool{}}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// ip_local_port_range; 32768, its default, where that cannot be read).
+func ephemeralLow() int {
+	low := 32768
+	if data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(data)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				low = n
+			}
+		}
+	}
+	return low
 }
 
 // readServiceConfig returns the README's service config.
