@@ -52,6 +52,7 @@ func checkCompiled(t *testing.T, req *ctxcv1.CompileRequest, resp *ctxcv1.Compil
 
 // TestAPI drives one server with the Go client and grpcurl.
 func TestAPI(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	ctx := context.Background()
 	client := s.client()
@@ -320,6 +321,7 @@ func badInput(t *testing.T, client ctxcv1.ContextCompilerServiceClient) {
 // TestCustomProfileFromConfig serves examples/profiles.yaml and uses its
 // profile through grpcurl; reflection is turned off by flag at the same time.
 func TestCustomProfileFromConfig(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--config", "examples/profiles.yaml", "--reflection=false")
 	ctx := context.Background()
 	resp, err := s.client().ListProfiles(ctx, &ctxcv1.ListProfilesRequest{})
@@ -377,6 +379,7 @@ func TestCustomProfileFromConfig(t *testing.T) {
 
 // TestInvalidConfigListsEveryProblem starts the server with several bad settings.
 func TestInvalidConfigListsEveryProblem(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ctxcBinary, "serve", "--listen", "nonsense", "--log-level", "loud", "--max-message-bytes", "5")
@@ -394,6 +397,7 @@ func TestInvalidConfigListsEveryProblem(t *testing.T) {
 
 // TestUnixSocket serves on a Unix socket and probes it with ctxc health.
 func TestUnixSocket(t *testing.T) {
+	t.Parallel()
 	sock := filepath.Join(t.TempDir(), "ctxc.sock")
 	s := startServer(t, "--listen", "unix://"+sock)
 	if s.addr != "unix://"+sock {

@@ -29,6 +29,7 @@ func newGoClient(t *testing.T, s *server) *client.Client {
 // TestGoClient drives the Go client package against the binary: every call,
 // a tool-using state built with its helpers, and its reading of errors.
 func TestGoClient(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	c := newGoClient(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -111,6 +112,7 @@ func TestGoClient(t *testing.T) {
 // TestGoClientSession runs a Route session kept as a blob, resumed from the
 // persisted blob halfway, with the Go client's Session.
 func TestGoClientSession(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	c := newGoClient(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -135,6 +135,7 @@ func TestIdleGRPCConnectionsAreClosed(t *testing.T) {
 // and answered 200, any Host was served, and HTTP calls were logged with the
 // gateway's loopback address.
 func TestHTTPBrowserRulesAndClientAddress(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--http-listen", "127.0.0.1:0", "--http-allowed-hosts", "127.0.0.1,localhost", "--http-trusted-proxies", "127.0.0.1")
 	url := "http://" + s.httpAddr(t) + rpcPath("ListProfiles")
 	send := func(header map[string]string) int {
@@ -173,6 +174,7 @@ func TestHTTPBrowserRulesAndClientAddress(t *testing.T) {
 // TestUndecodableRequestsAreInvalidArgument: malformed protobuf and invalid
 // UTF-8 once answered INTERNAL (HTTP 500).
 func TestUndecodableRequestsAreInvalidArgument(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--http-listen", "127.0.0.1:0")
 	notUTF8 := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("caf\xe9"))
 	for name, body := range map[string][]byte{"bad wire format": {0x0a, 0xff, 0xff, 0xff}, "invalid UTF-8": notUTF8} {

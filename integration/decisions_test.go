@@ -16,6 +16,7 @@ import (
 // (reached at used == threshold), below it when too little headroom remains,
 // and for a trigger that counts messages; Budget and Compile say the same.
 func TestBudgetAndTriggerAgree(t *testing.T) {
+	t.Parallel()
 	config := writeConfig(t, `
 profiles:
   - name: headroom
@@ -103,6 +104,7 @@ profiles:
 // or more, and drops what scores less only outside the newest 10 messages;
 // policy-driven shows those settings.
 func TestImportanceDefaults(t *testing.T) {
+	t.Parallel()
 	config := writeConfig(t, `
 profiles:
   - name: importance

@@ -43,6 +43,7 @@ func promtool(t *testing.T, dir string, args ...string) {
 // unit tests: each alert fires on the series that should page and stays
 // quiet on those that should not.
 func TestAlertRulesWithPromtool(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(repoRoot, "deploy", "prometheus")
 	promtool(t, dir, "check", "rules", filepath.Base(rulesFile))
 	promtool(t, dir, "check", "config", filepath.Base(prometheusFile))
@@ -148,6 +149,7 @@ func promqlNames(expr string) []string {
 }
 
 func TestPromQLNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		expr string
 		want []string
@@ -468,6 +470,7 @@ var comparison = regexp.MustCompile(`([<>]=?|==|!=)\s*([0-9.e+]+)\s*$`)
 // of its name, which its runbook_url points to, quoting its threshold and
 // its duration as the rules file has them.
 func TestReadmeRunbooks(t *testing.T) {
+	t.Parallel()
 	for _, r := range alertRules(t) {
 		section := readmeSection(t, "#### "+r.Alert)
 		if want := "docs/metrics.md#" + strings.ToLower(r.Alert); !strings.HasSuffix(r.Annotations["runbook_url"], want) {

@@ -215,6 +215,7 @@ func formatJSON(t *testing.T, m *ctxcv1.CompileRequest) []byte {
 }
 
 func TestGeneratedExamplesAreUpToDate(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(repoRoot, "examples", "coding-agent.json")
 	want := codingAgentRequest()
 	if *update {

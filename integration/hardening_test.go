@@ -32,6 +32,7 @@ import (
 // peak memory far below what the expansion would need, and the server must go
 // on serving.
 func TestTemplateAmplificationRefused(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	req := &ctxcv1.CompileRequest{
 		State: &ctxcv1.AgentState{
@@ -109,6 +110,7 @@ func overloaded(err error) bool {
 // took 1.3 GB. With 64 MiB of requests worked on at once, the rest wait
 // their turn or are refused with a retry hint, and memory stays bounded.
 func TestLargeRequestsStayUnderInflightBytes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("moves 320 MiB of requests")
 	}
@@ -263,6 +265,7 @@ func compactDegraded(t *testing.T, s *server, ctx context.Context, tag string) (
 // max_reply_bytes, the call leaves a share of the deadline to the
 // deterministic fallback, and the reason names the failure only.
 func TestHelperModelFailuresFallBack(t *testing.T) {
+	t.Parallel()
 	fake := llmtest.NewServer(t)
 	s := startServer(t, "--config", llmConfig(t, fake.URL, "30s", 0, ""))
 	host := strings.TrimPrefix(strings.TrimSuffix(fake.URL, "/v1"), "http://")
@@ -311,6 +314,7 @@ func TestHelperModelFailuresFallBack(t *testing.T) {
 // TestAPIKeyNeverSentInPlainText: a key for an http:// endpoint that is not
 // loopback stops start-up.
 func TestAPIKeyNeverSentInPlainText(t *testing.T) {
+	t.Parallel()
 	config := filepath.Join(t.TempDir(), "ctxc.yaml")
 	if err := os.WriteFile(config, []byte("models:\n  planner:\n    model: m\n    base_url: http://10.9.8.7:8000/v1\n    api_key_env: CTXC_TEST_KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -327,6 +331,7 @@ func TestAPIKeyNeverSentInPlainText(t *testing.T) {
 // summary lookup into a model call (6 calls before, 401 after). Summaries
 // already made are served from the in-process cache in front of Redis.
 func TestRedisOutageDoesNotMultiplyModelCalls(t *testing.T) {
+	t.Parallel()
 	redis := redistest.Start(t)
 	fake := llmtest.NewServer(t)
 	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Content: "## Goal\nFix TestReserveStock."} })

@@ -82,6 +82,7 @@ func rpcPath(method string) string { return "/ctxc.v1.ContextCompilerService/" +
 // TestHTTPGatewayAnswersLikeGRPC calls every RPC over HTTP/JSON and over gRPC
 // with the same request: the answers must be the same.
 func TestHTTPGatewayAnswersLikeGRPC(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--config", "examples/profiles.yaml", "--http-listen", "127.0.0.1:0")
 	addr := s.httpAddr(t)
 	client := s.client()
@@ -195,6 +196,7 @@ func parseHTTPError(t *testing.T, httpStatus int, body []byte) httpError {
 
 // TestHTTPGatewayErrors checks the HTTP status and JSON status of bad requests.
 func TestHTTPGatewayErrors(t *testing.T) {
+	t.Parallel()
 	const limit = 1 << 20
 	s := startServer(t, "--http-listen", "127.0.0.1:0", "--max-message-bytes", "1048576")
 	addr := s.httpAddr(t)
@@ -252,6 +254,7 @@ func TestHTTPGatewayErrors(t *testing.T) {
 // TestHTTPGatewayHealth checks GET /healthz, over a gateway that reaches the
 // gRPC server through a Unix socket.
 func TestHTTPGatewayHealth(t *testing.T) {
+	t.Parallel()
 	for _, listen := range []string{"127.0.0.1:0", "unix://" + filepath.Join(t.TempDir(), "ctxc.sock")} {
 		t.Run(listen, func(t *testing.T) {
 			s := startServer(t, "--listen", listen, "--http-listen", "127.0.0.1:0")
@@ -275,6 +278,7 @@ func TestHTTPGatewayHealth(t *testing.T) {
 // TestHTTPGatewayStopsWithGRPC checks SIGTERM: the HTTP port shuts down first,
 // then the gRPC server, and the process exits 0.
 func TestHTTPGatewayStopsWithGRPC(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--http-listen", "127.0.0.1:0")
 	if err := s.stop(t); err != nil {
 		t.Fatalf("exit: %v\n%s", err, s.logs)

@@ -372,6 +372,7 @@ func checkSide(t *testing.T, side string, got domSide, want *ctxcv1.CompileRespo
 // `ctxc eval --json` run; the page must make no request outside the server
 // and report no error (a CSP violation among them).
 func TestInspectorInBrowser(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--config", "examples/profiles.yaml", "--http-listen", "127.0.0.1:0")
 	origin := "http://" + s.httpAddr(t)
 	b := newBrowser(t, nil)
@@ -566,6 +567,7 @@ func longState(n int) string {
 // HTTP Basic password, which a browser asks for), and its API calls carry it
 // to the gRPC server's check.
 func TestInspectorBehindTokens(t *testing.T) {
+	t.Parallel()
 	const token = "0123456789abcdef0123"
 	tokens := filepath.Join(t.TempDir(), "tokens")
 	if err := os.WriteFile(tokens, []byte("inspector-user "+token+"\n"), 0o600); err != nil {
@@ -613,6 +615,7 @@ func TestInspectorBehindTokens(t *testing.T) {
 // TestInspectorOnlyWhereAsked: the page is served on a loopback
 // HTTP port unless turned off, and not on another address unless turned on.
 func TestInspectorOnlyWhereAsked(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -16,6 +16,7 @@ import (
 // without a model call, and an endpoint that fails makes the request fall back
 // to the deterministic summary, degraded, instead of failing.
 func TestLLMSummariesThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	fake := llmtest.NewServer(t)
 	fake.Script(func(llmtest.Received) llmtest.Reply {
 		return llmtest.Reply{Content: "## Goal\nFix TestReserveStock.\n## Decisions\n- Lock only the SKU's row.", InputTokens: 900, OutputTokens: 30}
@@ -100,6 +101,7 @@ func summaryText(st *ctxcv1.AgentState) string {
 // extract is chosen with BM25 and placed in the context, and the report says
 // what happened to the artifact and what the planner cost.
 func TestLLMPlanningThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	fake := llmtest.NewServer(t)
 	fake.Script(func(llmtest.Received) llmtest.Reply {
 		return llmtest.Reply{InputTokens: 1200, OutputTokens: 60, Content: `{"artifacts":[{"artifact_id":"runbook","strategy":"rag_extract","priority":1,

@@ -24,6 +24,7 @@ const loadCeiling = 256 << 20
 // asserts that no call fails and the server's memory stays under
 // loadCeiling.
 func TestBoundedLoad(t *testing.T) {
+	t.Parallel()
 	duration := 10 * time.Second
 	if v := os.Getenv("CTXC_LOAD_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)

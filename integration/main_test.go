@@ -7,12 +7,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,7 +43,32 @@ func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
 }
 
+// defaultParallel is how many of this package's parallel tests run at once
+// unless -parallel is given. Go's default is GOMAXPROCS, but a test here
+// spends most of its time waiting on another process (a server's timeout or
+// drain delay, a helper model's deadline, Chromium, nginx): with two cores
+// two at a time would leave the machine idle.
+//
+// Every test here starts its own server (its own process, on a port the
+// kernel picks, with its files in t.TempDir), so most run in parallel. The
+// tests without t.Parallel run first, one at a time: those whose bounds are
+// on time under load (TestAbandonedCallsStopWorking,
+// TestLargeCountTokensDoNotStarveSmallCalls,
+// TestOneClientCannotTakeEveryConnection), TestReadmeCommands (the README's
+// fixed ports), and the tests of the npm clients (TestProxyClaudeCode,
+// TestProxyWithTheOfficialSDKs).
+const defaultParallel = 8
+
 func testMain(m *testing.M) int {
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		if err := flag.Set("test.parallel", strconv.Itoa(defaultParallel)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	_, file, _, _ := runtime.Caller(0)
 	repoRoot = filepath.Dir(filepath.Dir(file))
 	dir, err := os.MkdirTemp("", "ctxc-integration-")

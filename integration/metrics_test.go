@@ -27,6 +27,7 @@ import (
 // metric moves by what the responses say. It then checks the dashboard, the
 // alert rules and the README's metrics table against what was exposed.
 func TestMetricsThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	fake := llmtest.NewServer(t)
 	fake.Script(func(llmtest.Received) llmtest.Reply {
 		return llmtest.Reply{Content: "## Goal\nFix TestReserveStock.\n## Decisions\n- Lock only the SKU's row.", InputTokens: 900, OutputTokens: 30}
@@ -313,6 +314,7 @@ func degradedBy(rep *ctxcv1.CompileReport, policy string) bool {
 // the trace of a call that landed in them (the caller's trace, continued by
 // the server); with tracing off, none does.
 func TestMetricsExemplars(t *testing.T) {
+	t.Parallel()
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 	compile := func(t *testing.T, s *server) string {
 		t.Helper()
@@ -354,6 +356,7 @@ func TestMetricsExemplars(t *testing.T) {
 // a second call refused for max_concurrent_calls; once the first call ends,
 // nothing is in flight.
 func TestAdmissionMetricsThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	fake := llmtest.NewServer(t)
 	fake.Script(func(llmtest.Received) llmtest.Reply { return llmtest.Reply{Delay: time.Minute} })
 	s := startServer(t, "--config", llmConfig(t, fake.URL, "1m", 0, ""), "--metrics-listen", "127.0.0.1:0", "--max-concurrent-calls", "1")

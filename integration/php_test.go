@@ -10,6 +10,7 @@ import (
 // TestPHPClient runs the PHP example, plain HTTP/JSON, against the real
 // server's HTTP port: a compile, a Route session and a bad request.
 func TestPHPClient(t *testing.T) {
+	t.Parallel()
 	php := needProgram(t, "php", "make deps")
 	s := startServer(t, "--http-listen", "127.0.0.1:0")
 	cmd := exec.Command(php, filepath.Join(repoRoot, "examples", "clients", "php", "compile.php"), "http://"+s.httpAddr(t))

@@ -16,6 +16,7 @@ import (
 // names every profile ListProfiles reports as built in, with its stages in
 // order, and each has a description.
 func TestReadmeBuiltinProfilesTable(t *testing.T) {
+	t.Parallel()
 	doc, err := docset.Read(repoRoot)
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +71,7 @@ func TestReadmeBuiltinProfilesTable(t *testing.T) {
 // degraded, and the call succeeds; with a summarizer configured the summary
 // is the model's.
 func TestLLMAssistedProfile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// Boundary isolation alone brings the example under 600 tokens: this
 	// window still makes its trigger fire.

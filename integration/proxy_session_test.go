@@ -155,6 +155,7 @@ const sessionWindow = 28000
 //
 // Every forwarded body passes its provider's validator.
 func TestProxyGrowingSession(t *testing.T) {
+	t.Parallel()
 	up := newScriptedUpstream(t, nil)
 	s, base := startProxyServer(t, map[string]string{"openai": up.URL, "anthropic": up.URL, "gemini": up.URL, "ollama": up.URL})
 	msgs, ends, facts := growingSession(sessionTurns)
@@ -414,6 +415,7 @@ func withoutCacheControl(t *testing.T, raw json.RawMessage) string {
 // OpenAI, Anthropic and Gemini's alt=sse, NDJSON for Ollama) reaches the
 // client as the upstream wrote it.
 func TestProxyStreamsEveryFormat(t *testing.T) {
+	t.Parallel()
 	up := newScriptedUpstream(t, func(upstreamRequest) modelTurn {
 		return modelTurn{Text: "Streaming works.", Calls: []agentstate.ToolCall{{Name: "read_file", ArgumentsJSON: `{"path":"a.go"}`}}}
 	})

@@ -14,6 +14,7 @@ import (
 // provider's request body and checks where each puts the system prompt, the
 // tool calls and their results.
 func TestRenderedForEveryProvider(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	for _, tt := range []struct {
 		format ctxcv1.RenderFormat
@@ -85,6 +86,7 @@ func hasRole(msgs []any, role string) bool {
 // TestProviderInputAndTemplates: a runtime sends the OpenAI body it already
 // has, with a templated system prompt; a missing variable names itself.
 func TestProviderInputAndTemplates(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	body := `{"model":"gpt-4o","messages":[
 		{"role":"system","content":"You help {{user}} with {{topic}}."},
@@ -129,6 +131,7 @@ func TestProviderInputAndTemplates(t *testing.T) {
 // A context the provider would refuse is bad input naming options.render, not
 // an internal error: nothing to send, or a tool name outside its rules.
 func TestNotRenderableIsInvalidArgument(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	empty := &ctxcv1.CompileRequest{State: &ctxcv1.AgentState{Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "Be brief."}},
 		Options: &ctxcv1.CompileOptions{Render: ctxcv1.RenderFormat_RENDER_FORMAT_ANTHROPIC}}

@@ -282,6 +282,7 @@ func (n *nginx) errorLog() string {
 // others; killing a replica under load loses no call of a client with the
 // README's service config; the restarted replica takes calls again.
 func TestReplicasBehaveAsOneService(t *testing.T) {
+	t.Parallel()
 	redis := redistest.Start(t)
 	fake := llmtest.NewServer(t)
 	fake.Script(func(llmtest.Received) llmtest.Reply {

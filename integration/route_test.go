@@ -41,6 +41,7 @@ func logOf(st *ctxcv1.AgentState) []logEntry {
 // through Route and Compile over gRPC, checking the log, the tags and the
 // execution boundaries after every call.
 func TestCodingAgentSessionOverRoute(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	client := s.client()
 	ctx := context.Background()
@@ -183,6 +184,7 @@ func TestCodingAgentSessionOverRoute(t *testing.T) {
 // TestRouteWithStateBlobs runs a short session through the opaque blob form,
 // and checks the blob errors and the version and provider lock.
 func TestRouteWithStateBlobs(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	client := s.client()
 	ctx := context.Background()
@@ -261,6 +263,7 @@ func TestRouteWithStateBlobs(t *testing.T) {
 // final answer of an execution triggers compaction of the returned state; the
 // log keeps every message and gains a summary that says what it covers.
 func TestRouteCompactsWhenAnExecutionEnds(t *testing.T) {
+	t.Parallel()
 	config := writeConfig(t, `
 profiles:
   - name: session
@@ -323,6 +326,7 @@ profiles:
 // prompt, the first task and the newest turn is RESOURCE_EXHAUSTED with the
 // numbers, not a loop and not a context that breaks the invariants.
 func TestIrreducibleContextIsRefusedInOneCall(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	req := readExample(t, "coding-agent.json")
 	window := uint32(400)
@@ -343,6 +347,7 @@ func TestIrreducibleContextIsRefusedInOneCall(t *testing.T) {
 // execution that ends with an error does not compact unless the profile says
 // so; and the Compact RPC may force compaction, saying it did.
 func TestRouteCompactsOnlyWhenTheTriggerFires(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	client := s.client()
 	ctx := context.Background()
@@ -409,6 +414,7 @@ func TestRouteCompactsOnlyWhenTheTriggerFires(t *testing.T) {
 // an error and its trigger fired at a compaction point; the same stages without it (budget-aware)
 // do not compact after the error.
 func TestRouteCompactsAfterAnErrorOnlyWhenConfigured(t *testing.T) {
+	t.Parallel()
 	config := writeConfig(t, `
 profiles:
   - name: after-errors

@@ -133,6 +133,7 @@ func httpsClient(cfg *tls.Config) *http.Client {
 }
 
 func TestTLSWithReload(t *testing.T) {
+	t.Parallel()
 	ca := newTestCA(t, "ctxc-test-ca")
 	certFile, keyFile := ca.issue(t, "ctxc-1", true)
 	s := launch(t, launchOptions{args: []string{"--tls-cert", certFile, "--tls-key", keyFile, "--http-listen", "127.0.0.1:0"},
@@ -188,6 +189,7 @@ func TestTLSWithReload(t *testing.T) {
 }
 
 func TestMutualTLS(t *testing.T) {
+	t.Parallel()
 	ca := newTestCA(t, "ctxc-test-ca")
 	clients := newTestCA(t, "ctxc-clients-ca")
 	certFile, keyFile := ca.issue(t, "ctxc", true)
@@ -245,6 +247,7 @@ func TestMutualTLS(t *testing.T) {
 }
 
 func TestBearerTokens(t *testing.T) {
+	t.Parallel()
 	tokens := filepath.Join(t.TempDir(), "tokens")
 	if err := os.WriteFile(tokens, []byte("# callers\nagent-php 0123456789abcdef0123\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -310,6 +313,7 @@ func TestBearerTokens(t *testing.T) {
 }
 
 func TestRefusesToServeInTheOpen(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(ctxcBinary, "serve", "--listen", "0.0.0.0:0").CombinedOutput()
 	if err == nil {
 		t.Fatalf("served on 0.0.0.0 without TLS or tokens:\n%s", out)

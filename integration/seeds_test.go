@@ -20,6 +20,7 @@ import (
 // items 1, 2, 4, 5, 8 and 10): every answer places what the request carried
 // or says why not.
 func TestSeedPromises(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "--config", "examples/profiles.yaml")
 	client := s.client()
 	ctx := context.Background()

@@ -20,6 +20,7 @@ import (
 // python3-grpcio and the Python package) reaching it there. The agent is
 // ready once ctxc answers, and a turn comes back compiled, in OpenAI's format.
 func TestSidecarAgentExample(t *testing.T) {
+	t.Parallel()
 	python := needProgram(t, "/usr/bin/python3", "make deps")
 	socket := "unix://" + filepath.Join(t.TempDir(), "ctxc.sock")
 	launch(t, launchOptions{args: []string{"--listen", socket}, noListen: true})
@@ -102,6 +103,7 @@ func TestSidecarAgentExample(t *testing.T) {
 // clients to copy is the one the multi-replica test uses, and its nginx
 // configuration holds the location blocks the test runs nginx with.
 func TestReadmeDeploying(t *testing.T) {
+	t.Parallel()
 	r := readReadme(t)
 	var serviceConfig, nginxConf []string
 	for _, b := range r.blocks {

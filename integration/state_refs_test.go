@@ -49,6 +49,7 @@ func turnMessages(i int) []*ctxcv1.Message {
 // gets what the whole state gets; after Redis is flushed the client sends
 // the whole state again by itself, and the caller sees no error.
 func TestStateRefsAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	redisServer := redistest.Start(t)
 	cfg := filepath.Join(t.TempDir(), "ctxc.yaml")
 	if err := os.WriteFile(cfg, []byte("summary_cache:\n  redis_url: "+redisServer.URL+"\n"), 0o600); err != nil {

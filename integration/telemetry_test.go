@@ -74,6 +74,7 @@ func (g grpcCollector) Export(_ context.Context, req *coltracepb.ExportTraceServ
 // standard OTEL_* variables set and checks that the pipeline's spans reach a
 // collector over both OTLP protocols.
 func TestOTLPExportFromStandardVariables(t *testing.T) {
+	t.Parallel()
 	for _, protocol := range []string{"http/protobuf", "grpc"} {
 		t.Run(protocol, func(t *testing.T) {
 			c := &collector{}

@@ -13,6 +13,7 @@ import (
 // prints (built by `make build`, as TestMain builds it), what each client
 // package says it is, and the Helm chart's appVersion.
 func TestOneVersionEverywhere(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot, "VERSION"))
 	if err != nil {
 		t.Fatal(err)
