@@ -413,6 +413,11 @@ func TestAbandonedCallsStopWorking(t *testing.T) {
 	// What is under way when the deadline passes ends within a second; the
 	// two seconds after that must be all but idle.
 	time.Sleep(time.Second)
+	select {
+	case <-s.exited: // rather than a missing /proc entry, say how it ended
+		t.Fatalf("the server exited after its callers had gone: %v\n%s", s.exitErr, s.logs)
+	default:
+	}
 	before := cpuSeconds(t, pid)
 	time.Sleep(2 * time.Second)
 	if used := cpuSeconds(t, pid) - before; used > 0.3 {
