@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -98,12 +99,26 @@ bump to v1.14.2 and 2.0.0-rc.1, see OPS-1423; UTF-8 and SHA-256 are no tickets; 
 
 func TestCollapse(t *testing.T) {
 	for in, want := range map[string]string{
-		"  a\n\tb   c ": "a b c",
-		"":              "",
-		"x":             "x",
+		"  a\n\tb   c ":                "a b c",
+		"":                             "",
+		"x":                            "x",
+		"a\u00a0b\u2003\u2003c\u0085d": "a b c d",
+		"\xffa \xfe":                   "\xffa \xfe",
 	} {
 		if got := collapse(in); got != want {
 			t.Errorf("collapse(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzCollapse: collapse is the words of strings.Fields joined by one space.
+func FuzzCollapse(f *testing.F) {
+	for _, s := range []string{"  a\n\tb   c ", "a\u00a0b\u2003c", "\xffa \xfe", "\u0085x\v\fy"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapse(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("collapse(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

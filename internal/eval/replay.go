@@ -233,8 +233,8 @@ type replay struct {
 	turn  int
 	// routed is the time the Route calls since the last compile took.
 	routed time.Duration
-	seen  map[string]bool // facts whose text was sent so far
-	prev  *compiled       // the previous successful compile
+	seen   map[string]bool // facts whose text was sent so far
+	prev   *compiled       // the previous successful compile
 }
 
 // compiled is what the next compile's prefix is compared with.

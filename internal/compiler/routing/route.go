@@ -48,9 +48,38 @@ type call struct {
 	executionID string
 	name        string
 	// madeBy and answeredBy name the calling and answering messages, for error text.
-	madeBy     string
-	answeredBy string
+	madeBy     place
+	answeredBy place
 }
+
+// place names where an id or a call was met, for error text. It is
+// written out only when a request is refused: naming every message of a
+// long log on every Route call cost a Sprintf each.
+type place struct {
+	text   string // a field path of the request, or what made an id
+	logIdx int    // where in the log, for a log message
+	logID  string // the log message's id
+	inLog  bool
+	byID   bool // name the log message by its id, not its index
+}
+
+// logPlace is the log message at i; byID names it by its id, else by index.
+func logPlace(i int, id string, byID bool) place {
+	return place{logIdx: i, logID: id, inLog: true, byID: byID}
+}
+
+func (p place) String() string {
+	switch {
+	case !p.inLog:
+		return p.text
+	case p.byID:
+		return fmt.Sprintf("message %q", p.logID)
+	}
+	return fmt.Sprintf("the log (message %d)", p.logIdx)
+}
+
+// known reports whether p names a place (the zero place names none).
+func (p place) known() bool { return p.inLog || p.text != "" }
 
 // router holds the indexes of one Route call.
 type router struct {
@@ -59,29 +88,29 @@ type router struct {
 	log  []agentstate.Message
 	// ids maps every message id of the log, and each explicit id of the input
 	// once checked, to where it is used.
-	ids        map[string]string
+	ids        map[string]place
 	calls      map[string]*call
 	violations []agentstate.FieldViolation
 }
 
 func newRouter(st *agentstate.State, opts Options) *router {
 	log := st.Context.Messages
-	r := &router{st: st, opts: opts, log: log, ids: make(map[string]string, len(log)), calls: make(map[string]*call)}
+	r := &router{st: st, opts: opts, log: log, ids: make(map[string]place, len(log)), calls: make(map[string]*call)}
 	for i := range log {
 		m := &log[i]
 		if m.ID != "" {
-			r.ids[m.ID] = fmt.Sprintf("the log (message %d)", i)
+			r.ids[m.ID] = logPlace(i, m.ID, false)
 		}
 		for j := range m.Parts {
 			p := &m.Parts[j]
 			switch p.Kind {
 			case agentstate.PartToolCall:
 				if _, seen := r.calls[p.ToolCall.ID]; !seen && p.ToolCall.ID != "" {
-					r.calls[p.ToolCall.ID] = &call{executionID: m.ExecutionID, name: p.ToolCall.Name, madeBy: fmt.Sprintf("message %q", m.ID)}
+					r.calls[p.ToolCall.ID] = &call{executionID: m.ExecutionID, name: p.ToolCall.Name, madeBy: logPlace(i, m.ID, true)}
 				}
 			case agentstate.PartToolResult:
-				if c := r.calls[p.ToolResult.ToolCallID]; c != nil && c.answeredBy == "" {
-					c.answeredBy = fmt.Sprintf("message %q", m.ID)
+				if c := r.calls[p.ToolResult.ToolCallID]; c != nil && !c.answeredBy.known() {
+					c.answeredBy = logPlace(i, m.ID, true)
 				}
 			}
 		}
@@ -397,7 +426,7 @@ func (r *router) registerCalls(path string, m *agentstate.Message, executionID s
 			r.violate(field+".id", fmt.Sprintf("call id %q is already used by %s", id, c.madeBy))
 			continue
 		}
-		r.calls[id] = &call{executionID: executionID, name: p.ToolCall.Name, madeBy: path}
+		r.calls[id] = &call{executionID: executionID, name: p.ToolCall.Name, madeBy: place{text: path}}
 	}
 }
 
@@ -420,10 +449,10 @@ func (r *router) answerCalls(path string, m *agentstate.Message, executionID str
 			r.violate(field, fmt.Sprintf("no call with id %q was made in execution %q", id, executionID))
 		case c.executionID != executionID:
 			r.violate(field, fmt.Sprintf("call %q belongs to execution %q, not to the running execution %q", id, c.executionID, executionID))
-		case c.answeredBy != "":
+		case c.answeredBy.known():
 			r.violate(field, fmt.Sprintf("call %q already has a result in %s", id, c.answeredBy))
 		default:
-			c.answeredBy = path
+			c.answeredBy = place{text: path}
 			if p.ToolResult.Name == "" {
 				p.ToolResult.Name = c.name
 			}
@@ -445,7 +474,7 @@ func (r *router) checkIDs(input string, msgs []agentstate.Message, from int) {
 			r.violate(path+".id", fmt.Sprintf("id %q is already used by %s", id, where))
 			continue
 		}
-		r.ids[id] = path
+		r.ids[id] = place{text: path}
 	}
 }
 
@@ -486,10 +515,10 @@ func (r *router) checkParts(path string, m *agentstate.Message) {
 // and reserves it.
 func (r *router) fresh(candidate string) string {
 	id := candidate
-	for k := 2; r.ids[id] != ""; k++ {
+	for k := 2; r.ids[id].known(); k++ {
 		id = candidate + "-" + strconv.Itoa(k)
 	}
-	r.ids[id] = "a generated id"
+	r.ids[id] = place{text: "a generated id"}
 	return id
 }
 
