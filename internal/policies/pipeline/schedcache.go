@@ -261,6 +261,7 @@ const generatedIDPrefix = "ctxc-"
 type hasher struct {
 	h   *xxh3.Hasher
 	buf []byte
+	met map[*agentstate.Message]int // log messages hashed, by order met (logMessage)
 }
 
 // inlineBytes is the longest string copied into the buffer; longer ones are
@@ -281,7 +282,8 @@ func (x *hasher) sum() scheduleKey {
 }
 
 func (x *hasher) num(n int) {
-	x.buf = binary.LittleEndian.AppendUint64(x.buf, uint64(n))
+	// A varint is prefix-free, so values stay apart, and most take a byte.
+	x.buf = binary.AppendUvarint(x.buf, uint64(n))
 	if len(x.buf) >= 4096 {
 		x.flush()
 	}
@@ -344,18 +346,35 @@ func (x *hasher) entry(w *policies.Work, e *agentstate.Entry, running string) {
 		m, ok := w.LogMessage(e.SourceID)
 		x.bool(ok)
 		if ok {
-			x.message(m)
+			x.logMessage(m)
 		}
 	}
 	for _, id := range e.Message.CoversMessageIDs {
 		m, ok := w.LogMessage(id)
 		x.bool(ok)
 		if ok {
-			x.message(m)
+			x.logMessage(m)
 		}
 		d, ok := w.Disposition(id)
 		x.record(d, ok)
 	}
+}
+
+// logMessage hashes a message of the state's log in full the first time
+// the chain meets it, and by the order it was met after that: summaries
+// merged again and again cover the same messages, and hashing them anew for
+// each made the key quadratic in the log.
+func (x *hasher) logMessage(m *agentstate.Message) {
+	if n, ok := x.met[m]; ok {
+		x.num(n)
+		return
+	}
+	if x.met == nil {
+		x.met = make(map[*agentstate.Message]int)
+	}
+	x.met[m] = len(x.met) + 1
+	x.num(0)
+	x.message(m)
 }
 
 func (x *hasher) record(d policies.MessageReport, ok bool) {
@@ -406,22 +425,43 @@ func (x *hasher) message(m *agentstate.Message) {
 	}
 	x.num(len(m.Parts))
 	for i := range m.Parts {
-		p := &m.Parts[i]
-		x.num(int(p.Kind))
-		x.str(p.Text)
-		x.str(p.ToolCall.ID)
-		x.str(p.ToolCall.Name)
-		x.str(p.ToolCall.ArgumentsJSON)
-		x.str(p.ToolResult.ToolCallID)
-		x.str(p.ToolResult.Name)
-		x.str(p.ToolResult.Content)
-		x.bool(p.ToolResult.IsError)
-		x.num(int(p.Image.Source))
-		x.str(p.Image.URL)
-		x.bytes(p.Image.Data)
-		x.str(p.Image.MediaType)
-		x.str(p.Reasoning.Text)
-		x.bytes(p.Reasoning.Signature)
+		x.part(&m.Parts[i])
+	}
+}
+
+// part hashes a part: its kind and a mask of the fields it sets, then only
+// those. A part sets two or three of its fifteen fields; writing every one
+// was half of hashing a long log.
+func (x *hasher) part(p *agentstate.Part) {
+	strs := [...]string{p.Text, p.ToolCall.ID, p.ToolCall.Name, p.ToolCall.ArgumentsJSON, p.ToolResult.ToolCallID,
+		p.ToolResult.Name, p.ToolResult.Content, p.Image.URL, p.Image.MediaType, p.Reasoning.Text}
+	blobs := [...][]byte{p.Image.Data, p.Reasoning.Signature}
+	var mask uint
+	for j, s := range strs {
+		if s != "" {
+			mask |= 1 << j
+		}
+	}
+	for j, b := range blobs {
+		if len(b) > 0 {
+			mask |= 1 << (len(strs) + j)
+		}
+	}
+	if p.ToolResult.IsError {
+		mask |= 1 << (len(strs) + len(blobs))
+	}
+	x.num(int(p.Kind))
+	x.num(int(p.Image.Source))
+	x.num(int(mask))
+	for j, s := range strs {
+		if mask&(1<<j) != 0 {
+			x.str(s)
+		}
+	}
+	for j, b := range blobs {
+		if mask&(1<<(len(strs)+j)) != 0 {
+			x.bytes(b)
+		}
 	}
 }
 
