@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/contextcompiler/ctxc/internal/adapter"
+	"github.com/contextcompiler/ctxc/internal/components"
 
 	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
@@ -23,18 +24,8 @@ import (
 	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/budget"
-	"github.com/contextcompiler/ctxc/internal/policies/compaction"
-	"github.com/contextcompiler/ctxc/internal/policies/decide"
 	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
-	"github.com/contextcompiler/ctxc/internal/policies/estimate"
-	"github.com/contextcompiler/ctxc/internal/policies/isolation"
-	"github.com/contextcompiler/ctxc/internal/policies/llmsummary"
-	"github.com/contextcompiler/ctxc/internal/policies/normalize"
 	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
-	"github.com/contextcompiler/ctxc/internal/policies/planning"
-	"github.com/contextcompiler/ctxc/internal/policies/render"
-	"github.com/contextcompiler/ctxc/internal/policies/views"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )
 
@@ -53,40 +44,19 @@ const (
 	smallWindow = 128_000
 )
 
-// benchRegistry lists the factories the built-in profiles use (the full list
-// is components() in cmd/ctxc, which a test of this package cannot import).
+// benchRegistry is the service's registry (the one list in
+// internal/components), its policies in their deterministic forms and
+// sharing one tool-output cache, as serve builds them.
 func benchRegistry(b testing.TB) *policies.Registry {
-	outputs := diagnose.NewCache() // shared, as cmd/ctxc shares it
-	reg, err := policies.NewRegistry(
-		normalize.NewFactory(),
-		views.NewFactory(),
-		isolation.NewObservationMaskingFactory(isolation.Deps{Outputs: outputs}),
-		isolation.NewTransparentFactory(),
-		isolation.NewBoundaryFactory(isolation.Deps{Outputs: outputs}),
-		estimate.NewFactory(),
-		budget.NewFactory(),
-		planning.NewFactory(planning.Deps{}), // no planner: the deterministic plan
-		decide.NewThresholdFactory(),
-		decide.NewMessageCountFactory(),
-		decide.NewCompositeFactory(),
-		compaction.NewClampFactory(),
-		compaction.NewDedupeFactory(),
-		compaction.NewMaskObservationsFactory(compaction.Deps{Outputs: outputs}),
-		compaction.NewDropLowImportanceFactory(),
-		compaction.NewSummarizeFactory(compaction.Deps{Outputs: outputs}),
-		llmsummary.NewFactory(llmsummary.Deps{Outputs: outputs}), // no summarizer: the deterministic summary
-		compaction.NewTruncateFactory(),
-		normalize.NewRepairFactory(),
-		render.NewFactory(),
-	)
+	reg, err := components.Registry(components.Deps{Outputs: diagnose.NewCache()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return reg
 }
 
-// TestBenchRegistryBuildsTheBuiltinProfiles keeps the benchmarks' policy list
-// in step with the built-in profiles: benchmarks do not run in `make test`.
+// TestBenchRegistryBuildsTheBuiltinProfiles: the benchmarks' registry builds
+// the built-in profiles (benchmarks do not run in `make test`).
 func TestBenchRegistryBuildsTheBuiltinProfiles(t *testing.T) {
 	tok, err := tokens.NewService(tokens.DefaultServiceConfig())
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/zeebo/xxh3"
 
@@ -307,15 +308,8 @@ func (x *hasher) str(s string) {
 	_, _ = x.h.WriteString(s)
 }
 
-func (x *hasher) bytes(b []byte) {
-	x.num(len(b))
-	if len(b) <= inlineBytes {
-		x.buf = append(x.buf, b...)
-		return
-	}
-	x.flush()
-	_, _ = x.h.Write(b)
-}
+// bytes hashes b as str does its string (read, never kept).
+func (x *hasher) bytes(b []byte) { x.str(unsafe.String(unsafe.SliceData(b), len(b))) }
 
 func (x *hasher) optU32(p *uint32) {
 	if p == nil {
