@@ -42,12 +42,13 @@ func (d *decoder) compileRequest(ctx context.Context, req *ctxcv1.CompileRequest
 	opts := d.options("options", req.GetOptions())
 	opts.Goal = d.goal("goal", req.GetGoal())
 	out := compiler.CompileRequest{
-		Request:           compiler.Request{Source: src, Profile: req.GetProfile(), Options: opts, Scope: callerScope(ctx)},
-		Attachments:       d.attachments("attachments", req.GetAttachments()),
-		Input:             d.providerInput(req.GetInputFormat(), req.GetInputJson()),
-		TemplateVariables: req.GetOptions().GetTemplateVariables(),
-		OmitStablePrefix:  req.GetOmitStablePrefix(),
-		RenderIntoInput:   req.GetOptions().GetRenderIntoInput(),
+		Request:                 compiler.Request{Source: src, Profile: req.GetProfile(), Options: opts, Scope: callerScope(ctx)},
+		Attachments:             d.attachments("attachments", req.GetAttachments()),
+		Input:                   d.providerInput(req.GetInputFormat(), req.GetInputJson()),
+		TemplateVariables:       req.GetOptions().GetTemplateVariables(),
+		OmitStablePrefix:        req.GetOmitStablePrefix(),
+		OmitStablePrefixReports: req.GetOmitStablePrefixReports(),
+		RenderIntoInput:         req.GetOptions().GetRenderIntoInput(),
 	}
 	if len(out.TemplateVariables) > 0 {
 		out.RequestBytes = proto.Size(req) // only templates need it, and a long log costs a walk

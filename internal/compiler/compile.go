@@ -51,6 +51,9 @@ type CompileRequest struct {
 	// OmitStablePrefix asks to leave out of the result the leading messages
 	// the caller holds byte for byte.
 	OmitStablePrefix bool
+	// OmitStablePrefixReports asks, with OmitStablePrefix, to leave out of
+	// the report's per-message entries those of the log messages left out.
+	OmitStablePrefixReports bool
 	// RenderIntoInput asks for Rendered to be Input's body with its
 	// conversation replaced by the compiled one (providers.Splice), in
 	// Input's format: what a proxy forwards; "" when the compile left every
@@ -73,8 +76,12 @@ type CompileResult struct {
 	// OmittedMessages is how many leading messages were left out because the
 	// caller asked and holds them (OmitStablePrefix).
 	OmittedMessages int
-	Budget          *agentstate.Budget
-	Report          *policies.Report
+	// OmittedMessageReports is how many leading entries of Report.Messages
+	// were left out (OmitStablePrefixReports): those of the log messages in
+	// the omitted prefix.
+	OmittedMessageReports int
+	Budget                *agentstate.Budget
+	Report                *policies.Report
 	// Rendered is the provider body Options.Render asked for, or "",
 	// whatever the profile's stages.
 	Rendered string
@@ -158,10 +165,26 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	if !req.RenderIntoInput { // the rendered body holds them
 		messages = res.MessagesFrom(omitted)
 	}
+	reports := 0
+	if req.OmitStablePrefixReports {
+		reports = omittedLogMessages(omitted, res)
+		res.Report.Messages = res.Report.Messages[reports:]
+	}
 	return &CompileResult{
-		Messages: messages, OmittedMessages: omitted,
+		Messages: messages, OmittedMessages: omitted, OmittedMessageReports: reports,
 		Budget: res.Work.Budget, Report: &res.Report, Rendered: res.Work.Rendered, HistoryDiscarded: in.discarded,
 	}, nil
+}
+
+// omittedLogMessages is how many log messages the omitted prefix of the
+// compiled messages holds: all of it but the system prompt. The prefix is
+// verbatim, so they are the log's first ones, in order, and so are the
+// first entries of the report.
+func omittedLogMessages(omitted int, res *pipeline.Result) int {
+	if omitted > 0 && res.Work.State().Context.SystemPrompt != "" {
+		omitted--
+	}
+	return min(omitted, len(res.Report.Messages))
 }
 
 // compileInput applies what only Compile carries to a loaded state: a
@@ -267,6 +290,10 @@ func checkRenderIntoInput(req *CompileRequest) error {
 // hold the log it would rebuild the context from.
 func checkOmitStablePrefix(req *CompileRequest) error {
 	if !req.OmitStablePrefix {
+		if req.OmitStablePrefixReports {
+			return &agentstate.InvalidArgumentError{Reason: agentstate.ReasonInvalidState,
+				Violations: []agentstate.FieldViolation{{Field: "omit_stable_prefix_reports", Description: "only with omit_stable_prefix: the reports it leaves out are those of the messages omit_stable_prefix leaves out"}}}
+		}
 		return nil
 	}
 	var description string

@@ -640,8 +640,10 @@ func (g *agentGen) answer() string {
 // loopback gRPC through the production transport: a whole 20-message state
 // (the bar: by reference at 2,000 messages ≤ 1.5x of it, issue 29), a call
 // naming a 2,000-message state by reference with one turn (two messages)
-// appended, and the same 2,000-message state sent whole. Bytes per call are
-// reported for each.
+// appended, the same with the stable prefix's reports left out too
+// (omit_stable_prefix_reports: a response that does not grow with the log),
+// and the same 2,000-message state sent whole. Bytes per call are reported
+// for each.
 func BenchmarkStateRefs(b *testing.B) {
 	svc, _ := newRefsService(b, stateref.DefaultConfig())
 	tr := NewTransport(svc, TransportConfig{Logger: slog.New(slog.DiscardHandler)})
@@ -670,13 +672,22 @@ func BenchmarkStateRefs(b *testing.B) {
 	}
 	smallReq := &ctxcv1.CompileRequest{State: small}
 	byRefReq := &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: appended, OmitStablePrefix: true}
+	leanReq := &ctxcv1.CompileRequest{BaseStateRef: first.GetStateRef(), AppendedMessages: appended, OmitStablePrefix: true, OmitStablePrefixReports: true}
 	wholeReq := &ctxcv1.CompileRequest{State: large}
-	for _, req := range []*ctxcv1.CompileRequest{smallReq, byRefReq, wholeReq} { // warm every count
-		if _, err := c.Compile(context.Background(), req); err != nil {
+	var byRefBytes, leanBytes int
+	for _, req := range []*ctxcv1.CompileRequest{smallReq, byRefReq, leanReq, wholeReq} { // warm every count
+		resp, err := c.Compile(context.Background(), req)
+		if err != nil {
 			b.Fatal(err)
 		}
+		switch req {
+		case byRefReq:
+			byRefBytes = proto.Size(resp)
+		case leanReq:
+			leanBytes = proto.Size(resp)
+		}
 	}
-	var smallT, refT, wholeT time.Duration
+	var smallT, refT, leanT, wholeT time.Duration
 	timed := func(d *time.Duration, req *ctxcv1.CompileRequest) func() {
 		return func() {
 			start := time.Now()
@@ -686,13 +697,16 @@ func BenchmarkStateRefs(b *testing.B) {
 			*d += time.Since(start)
 		}
 	}
-	calls := []func(){timed(&smallT, smallReq), timed(&refT, byRefReq), timed(&wholeT, wholeReq)}
+	calls := []func(){timed(&smallT, smallReq), timed(&refT, byRefReq), timed(&leanT, leanReq), timed(&wholeT, wholeReq)}
 	for i := 0; b.Loop(); i++ {
 		for j := range calls {
 			calls[(i+j)%len(calls)]()
 		}
 	}
 	b.ReportMetric(float64(refT)/float64(smallT), "ref2000/whole20")
+	b.ReportMetric(float64(leanT)/float64(smallT), "ref2000-lean/whole20")
+	b.ReportMetric(float64(byRefBytes), "ref-response-bytes")
+	b.ReportMetric(float64(leanBytes), "ref-lean-response-bytes")
 	b.ReportMetric(float64(wholeT)/float64(smallT), "whole2000/whole20")
 	b.ReportMetric(float64(refT)/float64(wholeT), "ref2000/whole2000")
 	b.ReportMetric(float64(proto.Size(byRefReq)), "ref-request-bytes")

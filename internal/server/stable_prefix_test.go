@@ -103,6 +103,7 @@ func TestOmitStablePrefixRebuildsTheFullContext(t *testing.T) {
 				if diff := cmp.Diff(full.GetMessages(), callerContext(omitReq, part), protocmp.Transform()); diff != "" {
 					t.Errorf("%s: rebuilt context differs from the full one (-full +rebuilt):\n%s", label, diff)
 				}
+				checkOmittedReports(t, label, svc, omitReq, full, part)
 				whole := int(part.GetOmittedMessageCount()) == len(full.GetMessages())
 				part.Messages, part.OmittedMessageCount, full.Messages = nil, 0, nil
 				if diff := cmp.Diff(full, part, protocmp.Transform(), protocmp.IgnoreFields(&ctxcv1.StageReport{}, "duration_micros")); diff != "" {
@@ -123,6 +124,39 @@ func TestOmitStablePrefixRebuildsTheFullContext(t *testing.T) {
 		t.Errorf("%d calls left the whole context out, %d part of it: the states do not exercise both", omittedAll, omittedPart)
 	}
 	t.Logf("%d calls left the whole context out, %d part of it; %d states rejected", omittedAll, omittedPart, rejected)
+}
+
+// checkOmittedReports: with omit_stable_prefix_reports too, the report
+// leaves out exactly the entries of the log messages the response left out,
+// each of a message kept unchanged, and the rest of the response is the same.
+func checkOmittedReports(t *testing.T, label string, svc *adapter.Service, omitReq *ctxcv1.CompileRequest, full, part *ctxcv1.CompileResponse) {
+	t.Helper()
+	req := proto.CloneOf(omitReq)
+	req.OmitStablePrefixReports = true
+	got, err := svc.Compile(t.Context(), req)
+	if err != nil {
+		t.Fatalf("%s: with omit_stable_prefix_reports: %v", label, err)
+	}
+	k := int(part.GetOmittedMessageCount())
+	if k > 0 && omitReq.GetState().GetContext().GetSystemPrompt() != "" {
+		k--
+	}
+	if int(got.GetReport().GetOmittedMessageReportCount()) != k {
+		t.Errorf("%s: %d reports left out; the response left out %d log messages", label, got.GetReport().GetOmittedMessageReportCount(), k)
+		return
+	}
+	all := full.GetReport().GetMessages()
+	for i, r := range all[:k] {
+		if m := omitReq.GetState().GetContext().GetMessages()[i]; r.GetMessageId() != m.GetId() || r.GetDisposition() != ctxcv1.Disposition_DISPOSITION_KEPT {
+			t.Errorf("%s: report %d left out is %v, not message %q kept", label, i, r, m.GetId())
+		}
+	}
+	want := proto.CloneOf(part)
+	want.Report.Messages = all[k:]
+	want.Report.OmittedMessageReportCount = uint32(k)
+	if diff := cmp.Diff(want, got, protocmp.Transform(), protocmp.IgnoreFields(&ctxcv1.StageReport{}, "duration_micros")); diff != "" {
+		t.Errorf("%s: with omit_stable_prefix_reports, the response differs from the one without, less the reports left out (-want +got):\n%s", label, diff)
+	}
 }
 
 func TestOmitStablePrefixLeavesOutNothingTheCallerDoesNotHold(t *testing.T) {
@@ -161,4 +195,6 @@ func TestOmitStablePrefixNeedsTheCallersState(t *testing.T) {
 	_, err = h.client.Compile(t.Context(), &ctxcv1.CompileRequest{State: requestState(), OmitStablePrefix: true,
 		InputFormat: ctxcv1.InputFormat_INPUT_FORMAT_OPENAI, InputJson: `{"messages":[{"role":"user","content":"hi"}]}`})
 	wantStatus(t, err, codes.InvalidArgument, "INVALID_STATE", "omit_stable_prefix")
+	_, err = h.client.Compile(t.Context(), &ctxcv1.CompileRequest{State: requestState(), OmitStablePrefixReports: true})
+	wantStatus(t, err, codes.InvalidArgument, "INVALID_STATE", "omit_stable_prefix_reports")
 }

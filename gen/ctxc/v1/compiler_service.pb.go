@@ -655,8 +655,15 @@ type CompileRequest struct {
 	// The messages appended to the referenced state's log since its reference
 	// was given, oldest first. Only with base_state_ref.
 	AppendedMessages []*Message `protobuf:"bytes,13,rep,name=appended_messages,json=appendedMessages,proto3" json:"appended_messages,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// With omit_stable_prefix: leave out of CompileReport.messages too the
+	// entries of the log messages that omit_stable_prefix left out (each kept
+	// unchanged), so that the response's size follows what the call appended
+	// and changed rather than the length of the log (with base_state_ref, the
+	// request's does too). CompileReport.omitted_message_report_count says how
+	// many. INVALID_ARGUMENT without omit_stable_prefix.
+	OmitStablePrefixReports bool `protobuf:"varint,14,opt,name=omit_stable_prefix_reports,json=omitStablePrefixReports,proto3" json:"omit_stable_prefix_reports,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
 }
 
 func (x *CompileRequest) Reset() {
@@ -778,6 +785,13 @@ func (x *CompileRequest) GetAppendedMessages() []*Message {
 		return x.AppendedMessages
 	}
 	return nil
+}
+
+func (x *CompileRequest) GetOmitStablePrefixReports() bool {
+	if x != nil {
+		return x.OmitStablePrefixReports
+	}
+	return false
 }
 
 // ContextGoal says what the agent is trying to achieve in this call.
@@ -1529,9 +1543,14 @@ type CompileReport struct {
 	// What compaction did: the levels it works between and each compaction
 	// point that changed the context. Unset when the profile has no compaction
 	// policies.
-	Compaction    *CompactionReport `protobuf:"bytes,13,opt,name=compaction,proto3" json:"compaction,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Compaction *CompactionReport `protobuf:"bytes,13,opt,name=compaction,proto3" json:"compaction,omitempty"`
+	// How many leading entries of messages were left out because the request
+	// set omit_stable_prefix_reports: messages[0] is then the entry of log
+	// message omitted_message_report_count (0-based), and the entries left out
+	// are of messages kept unchanged.
+	OmittedMessageReportCount uint32 `protobuf:"varint,14,opt,name=omitted_message_report_count,json=omittedMessageReportCount,proto3" json:"omitted_message_report_count,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *CompileReport) Reset() {
@@ -1653,6 +1672,13 @@ func (x *CompileReport) GetCompaction() *CompactionReport {
 		return x.Compaction
 	}
 	return nil
+}
+
+func (x *CompileReport) GetOmittedMessageReportCount() uint32 {
+	if x != nil {
+		return x.OmittedMessageReportCount
+	}
+	return 0
 }
 
 // CompactionReport describes the compaction schedule of a call. Compaction
@@ -3534,7 +3560,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12'\n" +
-	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\xc2\x04\n" +
+	"\x0fattachment_type\x18\x05 \x01(\tR\x0eattachmentType\"\xff\x04\n" +
 	"\x0eCompileRequest\x12)\n" +
 	"\x05state\x18\x01 \x01(\v2\x13.ctxc.v1.AgentStateR\x05state\x12\x18\n" +
 	"\aprofile\x18\x02 \x01(\tR\aprofile\x121\n" +
@@ -3551,7 +3577,8 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	" \x01(\bR\x10omitStablePrefix\x12(\n" +
 	"\x04goal\x18\v \x01(\v2\x14.ctxc.v1.ContextGoalR\x04goal\x12$\n" +
 	"\x0ebase_state_ref\x18\f \x01(\tR\fbaseStateRef\x12=\n" +
-	"\x11appended_messages\x18\r \x03(\v2\x10.ctxc.v1.MessageR\x10appendedMessages\"Z\n" +
+	"\x11appended_messages\x18\r \x03(\v2\x10.ctxc.v1.MessageR\x10appendedMessages\x12;\n" +
+	"\x1aomit_stable_prefix_reports\x18\x0e \x01(\bR\x17omitStablePrefixReports\"Z\n" +
 	"\vContextGoal\x12 \n" +
 	"\vdescription\x18\x01 \x01(\tR\vdescription\x12)\n" +
 	"\x10success_criteria\x18\x02 \x03(\tR\x0fsuccessCriteria\"\xb7\x02\n" +
@@ -3617,7 +3644,7 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x02 \x01(\tR\tmessageId\x12\x16\n" +
-	"\x06detail\x18\x03 \x01(\tR\x06detail\"\xbd\x04\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail\"\xfe\x04\n" +
 	"\rCompileReport\x12\x18\n" +
 	"\aprofile\x18\x01 \x01(\tR\aprofile\x12,\n" +
 	"\x06stages\x18\x02 \x03(\v2\x14.ctxc.v1.StageReportR\x06stages\x122\n" +
@@ -3635,7 +3662,8 @@ const file_ctxc_v1_compiler_service_proto_rawDesc = "" +
 	"\x0etotal_cost_usd\x18\f \x01(\x01R\ftotalCostUsd\x129\n" +
 	"\n" +
 	"compaction\x18\r \x01(\v2\x19.ctxc.v1.CompactionReportR\n" +
-	"compaction\"\x8f\x02\n" +
+	"compaction\x12?\n" +
+	"\x1comitted_message_report_count\x18\x0e \x01(\rR\x19omittedMessageReportCount\"\x8f\x02\n" +
 	"\x10CompactionReport\x12.\n" +
 	"\x13trigger_token_count\x18\x01 \x01(\rR\x11triggerTokenCount\x12,\n" +
 	"\x12target_token_count\x18\x02 \x01(\rR\x10targetTokenCount\x12.\n" +

@@ -206,7 +206,7 @@ class CompileOptions(_message.Message):
     def __init__(self, view: _Optional[_Union[View, str]] = ..., reserved_output_token_count: _Optional[int] = ..., soft_threshold_ratio: _Optional[float] = ..., max_context_token_count: _Optional[int] = ..., render: _Optional[_Union[RenderFormat, str]] = ..., template_variables: _Optional[_Mapping[str, str]] = ..., render_into_input: bool = ...) -> None: ...
 
 class CompileReport(_message.Message):
-    __slots__ = ["artifacts", "cache", "compacted", "compaction", "first_changed_index", "messages", "model_usage", "planning_used", "profile", "repairs", "stages", "total_cost_usd", "warnings"]
+    __slots__ = ["artifacts", "cache", "compacted", "compaction", "first_changed_index", "messages", "model_usage", "omitted_message_report_count", "planning_used", "profile", "repairs", "stages", "total_cost_usd", "warnings"]
     ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     CACHE_FIELD_NUMBER: _ClassVar[int]
     COMPACTED_FIELD_NUMBER: _ClassVar[int]
@@ -214,6 +214,7 @@ class CompileReport(_message.Message):
     FIRST_CHANGED_INDEX_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     MODEL_USAGE_FIELD_NUMBER: _ClassVar[int]
+    OMITTED_MESSAGE_REPORT_COUNT_FIELD_NUMBER: _ClassVar[int]
     PLANNING_USED_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     REPAIRS_FIELD_NUMBER: _ClassVar[int]
@@ -227,16 +228,17 @@ class CompileReport(_message.Message):
     first_changed_index: int
     messages: _containers.RepeatedCompositeFieldContainer[MessageReport]
     model_usage: _containers.RepeatedCompositeFieldContainer[ModelUsage]
+    omitted_message_report_count: int
     planning_used: bool
     profile: str
     repairs: _containers.RepeatedCompositeFieldContainer[Repair]
     stages: _containers.RepeatedCompositeFieldContainer[StageReport]
     total_cost_usd: float
     warnings: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, profile: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[StageReport, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[MessageReport, _Mapping]]] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., first_changed_index: _Optional[int] = ..., compacted: bool = ..., planning_used: bool = ..., artifacts: _Optional[_Iterable[_Union[ArtifactUsage, _Mapping]]] = ..., model_usage: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., cache: _Optional[_Union[CacheStats, _Mapping]] = ..., total_cost_usd: _Optional[float] = ..., compaction: _Optional[_Union[CompactionReport, _Mapping]] = ...) -> None: ...
+    def __init__(self, profile: _Optional[str] = ..., stages: _Optional[_Iterable[_Union[StageReport, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[MessageReport, _Mapping]]] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., first_changed_index: _Optional[int] = ..., compacted: bool = ..., planning_used: bool = ..., artifacts: _Optional[_Iterable[_Union[ArtifactUsage, _Mapping]]] = ..., model_usage: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., cache: _Optional[_Union[CacheStats, _Mapping]] = ..., total_cost_usd: _Optional[float] = ..., compaction: _Optional[_Union[CompactionReport, _Mapping]] = ..., omitted_message_report_count: _Optional[int] = ...) -> None: ...
 
 class CompileRequest(_message.Message):
-    __slots__ = ["appended_messages", "attachments", "base_state_ref", "goal", "input_format", "input_json", "model", "omit_stable_prefix", "options", "profile", "reset_history", "state", "state_blob"]
+    __slots__ = ["appended_messages", "attachments", "base_state_ref", "goal", "input_format", "input_json", "model", "omit_stable_prefix", "omit_stable_prefix_reports", "options", "profile", "reset_history", "state", "state_blob"]
     APPENDED_MESSAGES_FIELD_NUMBER: _ClassVar[int]
     ATTACHMENTS_FIELD_NUMBER: _ClassVar[int]
     BASE_STATE_REF_FIELD_NUMBER: _ClassVar[int]
@@ -245,6 +247,7 @@ class CompileRequest(_message.Message):
     INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     OMIT_STABLE_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    OMIT_STABLE_PREFIX_REPORTS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     RESET_HISTORY_FIELD_NUMBER: _ClassVar[int]
@@ -258,12 +261,13 @@ class CompileRequest(_message.Message):
     input_json: str
     model: _agent_state_pb2.ModelSpec
     omit_stable_prefix: bool
+    omit_stable_prefix_reports: bool
     options: CompileOptions
     profile: str
     reset_history: bool
     state: _agent_state_pb2.AgentState
     state_blob: bytes
-    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., input_format: _Optional[_Union[InputFormat, str]] = ..., input_json: _Optional[str] = ..., attachments: _Optional[_Iterable[_Union[Attachment, _Mapping]]] = ..., omit_stable_prefix: bool = ..., goal: _Optional[_Union[ContextGoal, _Mapping]] = ..., base_state_ref: _Optional[str] = ..., appended_messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[_agent_state_pb2.AgentState, _Mapping]] = ..., profile: _Optional[str] = ..., options: _Optional[_Union[CompileOptions, _Mapping]] = ..., state_blob: _Optional[bytes] = ..., model: _Optional[_Union[_agent_state_pb2.ModelSpec, _Mapping]] = ..., reset_history: bool = ..., input_format: _Optional[_Union[InputFormat, str]] = ..., input_json: _Optional[str] = ..., attachments: _Optional[_Iterable[_Union[Attachment, _Mapping]]] = ..., omit_stable_prefix: bool = ..., goal: _Optional[_Union[ContextGoal, _Mapping]] = ..., base_state_ref: _Optional[str] = ..., appended_messages: _Optional[_Iterable[_Union[_agent_state_pb2.Message, _Mapping]]] = ..., omit_stable_prefix_reports: bool = ...) -> None: ...
 
 class CompileResponse(_message.Message):
     __slots__ = ["budget", "history_discarded", "messages", "omitted_message_count", "rendered", "report", "state_ref"]
