@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
-	"github.com/contextcompiler/ctxc/internal/components"
 	"math/rand"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/internal/components"
+
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/trace/noop"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/contextcompiler/ctxc/internal/adapter"
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/policies"
 	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
@@ -75,8 +79,9 @@ func compiledOf(res *pipeline.Result) compiled {
 
 // TestScheduleCacheCompilesAsAFullReplay compiles generated sessions turn by
 // turn under every built-in profile, with the schedule cache and without, and
-// wants the same messages, rendered body and report; and that the cache was
-// used, by every profile whose compaction is replayable.
+// wants the same messages, rendered body and report, the state given left as
+// it was; and that the cache was used, by every profile whose compaction is
+// replayable.
 func TestScheduleCacheCompilesAsAFullReplay(t *testing.T) {
 	builtin, err := pipeline.BuiltinProfiles()
 	if err != nil {
@@ -100,8 +105,15 @@ func TestScheduleCacheCompilesAsAFullReplay(t *testing.T) {
 			for k, st := range sessions {
 				for i, prefix := range turnPrefixes(st) {
 					req := pipeline.Request{Profile: spec.Name, State: prefix, Options: render}
+					given := proto.CloneOf(adapter.StateToProto(prefix))
 					want, wantErr := plain.Run(context.Background(), req)
 					got, gotErr := cached.Run(context.Background(), req)
+					// Compiles read their state and never change it: a
+					// server shares a decoded log among the calls that name
+					// it by reference.
+					if diff := cmp.Diff(given, adapter.StateToProto(prefix), protocmp.Transform()); diff != "" {
+						t.Fatalf("session %d, compile %d: the compile changed the state it was given (-given +after):\n%s", k, i, diff)
+					}
 					if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {
 						t.Fatalf("session %d, compile %d: error %v, want %v", k, i, gotErr, wantErr)
 					}

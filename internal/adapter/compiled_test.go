@@ -14,8 +14,8 @@ import (
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
 
-// decodedLog decodes a valid state's log.
-func decodedLog(t *testing.T, in *ctxcv1.AgentState) []agentstate.Message {
+// decodeLog decodes a valid state's log.
+func decodeLog(t *testing.T, in *ctxcv1.AgentState) []agentstate.Message {
 	t.Helper()
 	st, err := decodeState(in)
 	if err != nil {
@@ -47,7 +47,7 @@ func checkCompiled(t *testing.T, msgs []agentstate.Message, log []*ctxcv1.Messag
 func TestCompiledReusesUnchangedLogMessages(t *testing.T) {
 	for i, st := range everyFieldStates() {
 		log := st.GetContext().GetMessages()
-		msgs := decodedLog(t, st)
+		msgs := decodeLog(t, st)
 		views := map[string][]agentstate.Message{
 			"as is":    msgs,
 			"reversed": {msgs[6], msgs[5], msgs[4], msgs[3], msgs[2], msgs[1], msgs[0]},
@@ -161,7 +161,7 @@ func TestCompiledConvertsChangedMessages(t *testing.T) {
 		log := st.GetContext().GetMessages()
 		for name, change := range changes {
 			for i := range log {
-				msgs := decodedLog(t, st)
+				msgs := decodeLog(t, st)
 				m := &msgs[i]
 				m.Parts = append([]agentstate.Part(nil), m.Parts...) // the change must not reach the other copies
 				if !change(m) {
@@ -183,7 +183,7 @@ func TestCompiledConvertsMessagesWithUnknownFields(t *testing.T) {
 		for _, where := range []string{"message", "part", "inner", "usage", "mask", "create_time"} {
 			st := everyFieldState()
 			log := st.GetContext().GetMessages()
-			msgs := decodedLog(t, st)
+			msgs := decodeLog(t, st)
 			pm := log[i]
 			var target proto.Message
 			switch where {

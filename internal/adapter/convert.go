@@ -48,6 +48,10 @@ type decoder struct {
 	log  *slog.Logger
 	// call is the request's call by reference, nil for a state sent whole.
 	call *refCall
+	// decoded is the state's log as decoded, kept with the state so that a
+	// call naming it by reference decodes only what it appends; nil when
+	// the log was not valid.
+	decoded *decodedLog
 	// given is the state as the caller gave it (whole, from its blob, or
 	// resolved), with its reference and size when its bytes gave them.
 	given     *ctxcv1.AgentState
@@ -166,29 +170,57 @@ func (d *decoder) messages(path string, in []*ctxcv1.Message) []agentstate.Messa
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]agentstate.Message, len(in))
-	seen := make(map[string]int, len(in))
+	var base *decodedLog
+	if d.call != nil {
+		base, _ = d.call.base.Decoded.(*decodedLog)
+	}
+	if !base.extends(in) {
+		base = nil
+	}
+	from := 0
+	if base != nil {
+		from = len(base.messages)
+	}
+	tail := in[from:]
+	out := make([]agentstate.Message, len(tail))
+	seen := make(map[string]int, len(tail))
 	total := 0
-	for _, m := range in {
+	for _, m := range tail {
 		total += len(m.GetParts())
 	}
 	// One allocation for every message's parts; each message gets a slice
 	// capped at its own length, so a policy that appends copies first.
 	d.parts = make([]agentstate.Part, total)
-	for i, m := range in {
+	violations, longest := len(d.violations), d.longestPiece
+	d.longestPiece = 0
+	for j, m := range tail {
+		i := from + j
 		at := elemPath{list: path, index: i, part: -1}
 		if id := m.GetId(); id == "" {
 			if !d.idsOptional {
 				d.violate(at.field(".id"), "required")
 			}
-		} else if j, dup := seen[id]; dup {
-			d.violate(at.field(".id"), fmt.Sprintf("duplicate id %q (also %s[%d].id)", id, path, j))
+		} else if k, dup := base.id(id); dup {
+			d.violate(at.field(".id"), fmt.Sprintf("duplicate id %q (also %s[%d].id)", id, path, k))
+		} else if k, dup := seen[id]; dup {
+			d.violate(at.field(".id"), fmt.Sprintf("duplicate id %q (also %s[%d].id)", id, path, k))
 		} else {
 			seen[id] = i
 		}
-		out[i] = d.message(at, m)
+		out[j] = d.message(at, m)
 	}
-	return out
+	tailLongest := d.longestPiece
+	d.longestPiece = max(longest, tailLongest)
+	if len(d.violations) > violations || d.idsOptional {
+		return out // the call fails, or its log is not a state's: nothing to keep
+	}
+	if base == nil {
+		d.decoded = newDecodedLog(in, out, seen, total, tailLongest)
+		return out
+	}
+	d.decoded = base.extend(in, out, seen, total, tailLongest)
+	d.longestPiece = max(d.longestPiece, d.decoded.longest)
+	return d.decoded.messages
 }
 
 func (d *decoder) message(path elemPath, in *ctxcv1.Message) agentstate.Message {

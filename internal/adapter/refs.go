@@ -134,6 +134,7 @@ func (s *Service) keepGiven(ctx context.Context, d *decoder) string {
 	caller, _ := CallerFromContext(ctx)
 	if c := d.call; c != nil {
 		s.refs.PutAppended(ctx, caller, c.ref, c.base, c.baseRef, c.overlay, d.given)
+		s.rememberDecoded(caller, c.ref, d)
 		return c.ref
 	}
 	ref, size := d.givenRef, d.givenSize
@@ -144,7 +145,17 @@ func (s *Service) keepGiven(ctx context.Context, d *decoder) string {
 		}
 	}
 	s.refs.PutWhole(ctx, caller, ref, d.given, stateref.Charge(d.given, size))
+	s.rememberDecoded(caller, ref, d)
 	return ref
+}
+
+// rememberDecoded keeps the given state's log as the call decoded it
+// beside the state, when it decoded that log as it was given (not a
+// history it discarded).
+func (s *Service) rememberDecoded(caller, ref string, d *decoder) {
+	if l := d.decoded; l != nil && len(l.from) == len(d.given.GetContext().GetMessages()) && l.extends(d.given.GetContext().GetMessages()) {
+		s.refs.Remember(caller, ref, l, l.bytes)
+	}
 }
 
 // encodedRef is the reference of st by its deterministic encoding, with the

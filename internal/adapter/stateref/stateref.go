@@ -33,9 +33,10 @@ type Config struct {
 	TTL time.Duration `yaml:"ttl" json:"ttl"`
 	// MaxBytes bounds the memory of the states kept for references: their
 	// size on the wire and MessageOverheadBytes a message, about what their
-	// decoded form holds. The least recently used go first, and states
-	// never named by a call go before those that were. 0 keeps no
-	// references: responses carry no state_ref. Default 64 MiB.
+	// decoded form holds, and what a caller keeps beside them (Remember).
+	// The least recently used go first, and states never named by a call
+	// go before those that were. 0 keeps no references: responses carry no
+	// state_ref. Default 64 MiB.
 	MaxBytes int64 `yaml:"max_bytes" json:"max_bytes"`
 	// KeyPrefix starts every Redis key. Default "ctxc:state:".
 	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
@@ -129,6 +130,12 @@ func (g *segment) add(k string, e *entry) {
 	}
 	g.lru.Add(k, e)
 	g.bytes += e.size
+	g.evictPast()
+}
+
+// evictPast evicts the least recently used entries until the segment
+// holds no more than its max.
+func (g *segment) evictPast() {
 	for g.bytes > g.max {
 		_, old, ok := g.lru.RemoveOldest()
 		if !ok {
@@ -149,6 +156,7 @@ func (g *segment) remove(k string) (*entry, bool) {
 
 type entry struct {
 	state   *ctxcv1.AgentState
+	decoded any
 	size    int64
 	depth   int // entries in Redis since the last whole state
 	expires time.Time
@@ -321,8 +329,11 @@ func Extend(base *ctxcv1.AgentState, o Overlay) *ctxcv1.AgentState {
 type Resolved struct {
 	State *ctxcv1.AgentState
 	// Size is what keeping the state costs in memory (Charge).
-	Size  int64
-	depth int
+	Size int64
+	// Decoded is what the caller kept beside the state (Remember), nil
+	// when nothing was or the state was read from Redis.
+	Decoded any
+	depth   int
 }
 
 // Get returns the state caller was given ref for: from memory, else from
@@ -370,7 +381,34 @@ func (s *Store) memory(caller, ref string) (Resolved, bool) {
 		return Resolved{}, false
 	}
 	e.expires = now.Add(s.cfg.TTL)
-	return Resolved{State: e.state, Size: e.size, depth: e.depth}, true
+	return Resolved{State: e.state, Size: e.size, Decoded: e.decoded, depth: e.depth}, true
+}
+
+// Remember keeps decoded beside the state caller was given ref for, if
+// memory holds it and nothing is kept beside it yet: what the caller made
+// of the state (its log decoded), so that a call naming it reads it back
+// instead of making it again. bytes is what keeping it costs; it counts
+// against MaxBytes with the state.
+func (s *Store) Remember(caller, ref string, decoded any, bytes int64) {
+	if !s.Enabled() || decoded == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(caller, ref)
+	for _, g := range []*segment{&s.protected, &s.probation} {
+		e, ok := g.lru.Peek(k)
+		if !ok {
+			continue
+		}
+		if e.decoded != nil || e.size+bytes > g.max {
+			return
+		}
+		e.decoded, e.size = decoded, e.size+bytes
+		g.bytes += bytes
+		g.evictPast()
+		return
+	}
 }
 
 // holds says whether memory holds ref for caller, without using it.

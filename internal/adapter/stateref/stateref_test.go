@@ -148,3 +148,46 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("got %v, want %q", err, want)
 	}
 }
+
+// What a caller keeps beside a state (Remember) comes back with it, is
+// counted in the store's bytes, is kept once, only for a state memory
+// holds, and goes when the bound needs its room.
+func TestRememberKeepsBesideAState(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t, Config{TTL: time.Hour, MaxBytes: 4000, KeyPrefix: "k:"}, "")
+	st := &ctxcv1.AgentState{Context: &ctxcv1.AgentContext{Messages: []*ctxcv1.Message{message(0)}}}
+	s.PutWhole(ctx, "alice", "r1", st, 100) // probation: a quarter of 4000
+	s.Remember("alice", "r1", "decoded", 50)
+	s.Remember("alice", "r1", "again", 60)
+	s.Remember("alice", "unknown", "nothing", 10)
+	s.Remember("bob", "r1", "not bob's", 10)
+	if got := s.Stats().Bytes; got != 150 {
+		t.Fatalf("store bytes %d, want the state's 100 and 50 kept beside it", got)
+	}
+	r, ok, _ := s.Get(ctx, "alice", "r1")
+	if !ok || r.Decoded != "decoded" || r.Size != 150 {
+		t.Fatalf("got %v, %v (size %d), want what was remembered first, size 150", ok, r.Decoded, r.Size)
+	}
+	if _, ok, _ := s.Get(ctx, "bob", "r1"); ok {
+		t.Fatal("another caller resolved the reference")
+	}
+	// Named, r1 is protected now. A companion that could never fit beside
+	// its state in its segment is not kept; one that fits makes room.
+	s.PutWhole(ctx, "alice", "r2", st, 100)
+	s.Remember("alice", "r2", "too large", 950) // probation holds 1000
+	if r, ok, _ := s.Get(ctx, "alice", "r2"); !ok || r.Decoded != nil {
+		t.Fatalf("got %v, %v; want the state held without what could not fit beside it", ok, r.Decoded)
+	}
+	s.PutWhole(ctx, "alice", "r3", st, 100)
+	s.PutWhole(ctx, "alice", "r4", st, 100)
+	s.Remember("alice", "r4", "decoded", 850)
+	if _, ok, _ := s.Get(ctx, "alice", "r3"); ok {
+		t.Fatal("the least recently used state was kept past the bound")
+	}
+	if r, ok, _ := s.Get(ctx, "alice", "r4"); !ok || r.Decoded != "decoded" {
+		t.Fatalf("got %v, %v; want r4 with what was remembered", ok, r.Decoded)
+	}
+	if got := s.Stats().Bytes; got > 4000 {
+		t.Fatalf("store bytes %d, over its bound", got)
+	}
+}
