@@ -6,8 +6,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/zeebo/xxh3"
-
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
 
@@ -16,20 +14,22 @@ import (
 // are cached by (encoding, content hash), so counters of different models
 // that share an encoding share cached counts.
 type counter struct {
-	enc    *encoder // nil for the chars estimator
-	cache  *countCache
-	seed   maphash.Seed
-	xseed  uint64 // xxh3's seed, from seed
-	exact  bool
-	factor float64 // calibration; 1 when exact
-	image  int     // tokens per image
-	name   string
+	enc   *encoder // nil for the chars estimator
+	cache *countCache
+	seed  maphash.Seed
+	xseed uint64 // xxh3's seed, from seed
+	// digests are the digests of long strings under xseed, kept by identity.
+	digests *digestMemo
+	exact   bool
+	factor  float64 // calibration; 1 when exact
+	image   int     // tokens per image
+	name    string
 }
 
 var _ agentstate.TokenCounter = (*counter)(nil)
 
 func newCounter(s *Service, estimator, encoding string, factor float64, provider string) *counter {
-	c := &counter{cache: s.cache, seed: s.seed, xseed: s.xseed, image: imageTokens(provider), factor: 1}
+	c := &counter{cache: s.cache, seed: s.seed, xseed: s.xseed, digests: s.digests, image: imageTokens(provider), factor: 1}
 	switch estimator {
 	case EstimatorExact:
 		c.enc, c.exact, c.name = s.encoders[encoding], true, encoding
@@ -234,14 +234,15 @@ func (c *counter) contentKey(m *agentstate.Message) cacheKey {
 }
 
 // writeString adds s as its length and its xxh3 hash: the content of every
-// message is hashed on every compile, and xxh3 hashes a log about twice as
-// fast as maphash (BenchmarkContentKey). Its seed is derived from the
+// message is hashed on every compile (a long string once, while the memo
+// holds it), and xxh3 hashes a log about twice as fast as maphash
+// (BenchmarkContentKey). Its seed is derived from the
 // service's random maphash seed, so a client cannot aim a collision at
 // another client's content.
 func (c *counter) writeString(h *maphash.Hash, s string) {
 	var n [16]byte
 	binary.LittleEndian.PutUint64(n[:8], uint64(len(s)))
-	binary.LittleEndian.PutUint64(n[8:], xxh3.HashStringSeed(s, c.xseed))
+	binary.LittleEndian.PutUint64(n[8:], c.digests.digest(s, c.xseed))
 	h.Write(n[:])
 }
 

@@ -1,0 +1,95 @@
+package tokens
+
+import (
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zeebo/xxh3"
+)
+
+// The memo answers every string's own digest: the same string again, an
+// equal string elsewhere in memory, and strings that start at the same
+// address with other lengths (prefixes of one another).
+func TestDigestMemoAnswersEachStringsOwnDigest(t *testing.T) {
+	m := newDigestMemo()
+	const seed = 42
+	r := rand.New(rand.NewPCG(1, 2))
+	long := make([]byte, 8<<10)
+	for i := range long {
+		long[i] = byte('a' + r.IntN(26))
+	}
+	whole := string(long)
+	check := func(label, s string) {
+		t.Helper()
+		if got, want := m.digest(s, seed), xxh3.HashStringSeed(s, seed); got != want {
+			t.Fatalf("%s (%d bytes): digest %x, want %x", label, len(s), got, want)
+		}
+	}
+	for range 3 { // kept the first time, answered from the memo after
+		for _, n := range []int{100, 255, 256, 300, 1000, 4096, len(whole)} {
+			check("prefix", whole[:n])
+			check("suffix", whole[len(whole)-n:])
+			check("copy", strings.Clone(whole[:n]))
+		}
+	}
+	kept := 0
+	for i := range m.shards {
+		kept += len(m.shards[i].cur)
+	}
+	if kept == 0 {
+		t.Fatal("the memo kept nothing")
+	}
+}
+
+// A shard keeps at most two generations of digestShardBytes, so the memo
+// keeps alive at most twice digestMemoBytes of strings, and a string
+// longer than a shard's generation is not kept.
+func TestDigestMemoStaysInItsBound(t *testing.T) {
+	m := newDigestMemo()
+	for i := range 4000 {
+		s := strings.Repeat(string(rune('a'+i%26)), 300+i%5000)
+		m.digest(s, 1)
+	}
+	m.digest(strings.Repeat("x", digestShardBytes+1), 1)
+	total := 0
+	for i := range m.shards {
+		sh := &m.shards[i]
+		if sh.curBytes > digestShardBytes {
+			t.Fatalf("shard %d: %d bytes in its newer generation, over %d", i, sh.curBytes, digestShardBytes)
+		}
+		for _, g := range []map[uintptr]digestEntry{sh.cur, sh.old} {
+			for _, e := range g {
+				total += len(e.s)
+				if len(e.s) > digestShardBytes {
+					t.Fatalf("a string of %d bytes was kept", len(e.s))
+				}
+			}
+		}
+	}
+	if total > 2*digestMemoBytes {
+		t.Fatalf("the memo keeps %d bytes of strings alive, over %d", total, 2*digestMemoBytes)
+	}
+}
+
+func TestDigestMemoIsSafeForConcurrentUse(t *testing.T) {
+	m := newDigestMemo()
+	strs := make([]string, 64)
+	for i := range strs {
+		strs[i] = strings.Repeat(string(rune('A'+i%26)), 256+i*37)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				s := strs[(g*13+i)%len(strs)]
+				if got, want := m.digest(s, 7), xxh3.HashStringSeed(s, 7); got != want {
+					t.Errorf("digest %x, want %x", got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
