@@ -234,3 +234,54 @@ func maphashContentKey(c *counter, m *agentstate.Message) cacheKey {
 	}
 	return cacheKey(h.Sum64())
 }
+
+// BenchmarkDigestMemo hashes a 2,000-message log as contentKey does:
+// without the digest memo, with it on the same strings every time (a call
+// by reference, whose log is shared), and with it on new strings every
+// time (stateless calls, more of them than the memo holds): what the memo
+// saves the first and costs the second.
+func BenchmarkDigestMemo(b *testing.B) {
+	c := freshGPT4oCounter(b)
+	msgs := agentState(b, 2000).Context.Messages
+	size := 0
+	for i := range msgs {
+		size += contentBytes(&msgs[i])
+	}
+	var copies [][]agentstate.Message
+	for range 16 { // 16 logs of 2.7 MB: more than the memo holds
+		cp := make([]agentstate.Message, len(msgs))
+		for i, m := range msgs {
+			m.Parts = append([]agentstate.Part(nil), m.Parts...)
+			for k := range m.Parts {
+				m.Parts[k].Text = strings.Clone(m.Parts[k].Text)
+				m.Parts[k].ToolResult.Content = strings.Clone(m.Parts[k].ToolResult.Content)
+				m.Parts[k].ToolCall.ArgumentsJSON = strings.Clone(m.Parts[k].ToolCall.ArgumentsJSON)
+			}
+			cp[i] = m
+		}
+		copies = append(copies, cp)
+	}
+	var sink cacheKey
+	run := func(name string, memo *digestMemo, rotate bool) {
+		b.Run(name, func(b *testing.B) {
+			c2 := *c
+			c2.digests = memo
+			b.SetBytes(int64(size))
+			n := 0
+			for b.Loop() {
+				log := copies[0]
+				if rotate {
+					log = copies[n%len(copies)]
+					n++
+				}
+				for i := range log {
+					sink ^= c2.contentKey(&log[i])
+				}
+			}
+		})
+	}
+	run("off", nil, true)
+	run("hits", newDigestMemo(), false)
+	run("misses", newDigestMemo(), true)
+	_ = sink
+}

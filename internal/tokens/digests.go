@@ -16,29 +16,31 @@ import (
 // every digest here instead of hashing the whole log again on every turn
 // (docs/ARCHITECTURE.md, "Calls by reference").
 //
-// It holds two generations of at most digestMemoBytes of string bytes
-// each: when the newer one fills up, the older one is dropped, with the
-// strings only it kept alive.
+// Each shard is a direct-mapped table of digestSlots entries, so keeping
+// one costs a store, not a map insert: a stateless call, whose strings are
+// new every time, pays little for a memo it does not use. A shard holds at
+// most digestShardBytes of strings; one that would pass it starts empty.
 type digestMemo struct {
 	shards [digestShards]digestShard
 }
 
 const (
-	// digestMemoBytes bounds one generation of a shard set: the memo keeps
-	// alive at most twice this many bytes of strings it hashed (32 MiB).
-	digestMemoBytes = 16 << 20
+	// digestMemoBytes bounds the strings the memo keeps alive.
+	digestMemoBytes = 32 << 20
 	// digestMinBytes: a shorter string is hashed as fast as it is looked up.
 	digestMinBytes = 256
 	digestShards   = 16
-	// digestShardBytes bounds a generation of one shard; a longer string
+	// digestSlots is a shard's table size (a power of two).
+	digestSlots = 2048
+	// digestShardBytes bounds the strings one shard keeps; a longer string
 	// is not kept.
 	digestShardBytes = digestMemoBytes / digestShards
 )
 
 type digestShard struct {
-	mu       sync.Mutex
-	cur, old map[uintptr]digestEntry
-	curBytes int
+	mu    sync.Mutex
+	slots [digestSlots]digestEntry
+	bytes int
 }
 
 type digestEntry struct {
@@ -55,34 +57,25 @@ func (m *digestMemo) digest(s string, seed uint64) uint64 {
 		return xxh3.HashStringSeed(s, seed)
 	}
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	sh := &m.shards[(p>>8)%digestShards]
+	// Strings this long are at least 256 bytes apart: the bits above those
+	// pick the shard and the slot.
+	x := uint64(p>>8) * 0x9e3779b97f4a7c15
+	sh := &m.shards[x>>60]
+	e := &sh.slots[(x>>40)&(digestSlots-1)]
 	sh.mu.Lock()
-	e, ok := sh.cur[p]
-	if !ok {
-		if e, ok = sh.old[p]; ok && len(e.s) == len(s) {
-			sh.add(p, e)
-		}
+	if len(e.s) == len(s) && unsafe.StringData(e.s) == unsafe.StringData(s) {
+		h := e.h
+		sh.mu.Unlock()
+		return h
 	}
 	sh.mu.Unlock()
-	if ok && len(e.s) == len(s) {
-		return e.h
-	}
 	h := xxh3.HashStringSeed(s, seed)
 	sh.mu.Lock()
-	sh.add(p, digestEntry{s: s, h: h})
+	if sh.bytes-len(e.s)+len(s) > digestShardBytes {
+		sh.slots, sh.bytes = [digestSlots]digestEntry{}, 0
+	}
+	sh.bytes += len(s) - len(e.s)
+	*e = digestEntry{s: s, h: h}
 	sh.mu.Unlock()
 	return h
-}
-
-// add keeps e under p in the newer generation, starting a new one when it
-// is full.
-func (sh *digestShard) add(p uintptr, e digestEntry) {
-	if sh.cur == nil || sh.curBytes+len(e.s) > digestShardBytes {
-		sh.old, sh.cur, sh.curBytes = sh.cur, make(map[uintptr]digestEntry), 0
-	}
-	if old, ok := sh.cur[p]; ok {
-		sh.curBytes -= len(old.s)
-	}
-	sh.cur[p] = e
-	sh.curBytes += len(e.s)
 }

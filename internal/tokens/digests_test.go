@@ -36,40 +36,48 @@ func TestDigestMemoAnswersEachStringsOwnDigest(t *testing.T) {
 	}
 	kept := 0
 	for i := range m.shards {
-		kept += len(m.shards[i].cur)
+		for _, e := range m.shards[i].slots {
+			if e.s != "" {
+				kept++
+			}
+		}
 	}
 	if kept == 0 {
 		t.Fatal("the memo kept nothing")
 	}
 }
 
-// A shard keeps at most two generations of digestShardBytes, so the memo
-// keeps alive at most twice digestMemoBytes of strings, and a string
-// longer than a shard's generation is not kept.
+// A shard keeps at most digestShardBytes of strings, so the memo keeps
+// alive at most digestMemoBytes, and a string longer than a shard's bound
+// is not kept.
 func TestDigestMemoStaysInItsBound(t *testing.T) {
 	m := newDigestMemo()
-	for i := range 4000 {
-		s := strings.Repeat(string(rune('a'+i%26)), 300+i%5000)
-		m.digest(s, 1)
+	var strs []string
+	for i := range 40000 {
+		strs = append(strs, strings.Repeat(string(rune('a'+i%26)), 300+i%20000))
+		m.digest(strs[i], 1)
 	}
 	m.digest(strings.Repeat("x", digestShardBytes+1), 1)
 	total := 0
 	for i := range m.shards {
 		sh := &m.shards[i]
-		if sh.curBytes > digestShardBytes {
-			t.Fatalf("shard %d: %d bytes in its newer generation, over %d", i, sh.curBytes, digestShardBytes)
-		}
-		for _, g := range []map[uintptr]digestEntry{sh.cur, sh.old} {
-			for _, e := range g {
-				total += len(e.s)
-				if len(e.s) > digestShardBytes {
-					t.Fatalf("a string of %d bytes was kept", len(e.s))
-				}
+		held := 0
+		for _, e := range sh.slots {
+			held += len(e.s)
+			if len(e.s) > digestShardBytes {
+				t.Fatalf("a string of %d bytes was kept", len(e.s))
 			}
 		}
+		if held != sh.bytes || held > digestShardBytes {
+			t.Fatalf("shard %d holds %d bytes (counted %d), bound %d", i, held, sh.bytes, digestShardBytes)
+		}
+		total += held
 	}
-	if total > 2*digestMemoBytes {
-		t.Fatalf("the memo keeps %d bytes of strings alive, over %d", total, 2*digestMemoBytes)
+	if total > digestMemoBytes {
+		t.Fatalf("the memo keeps %d bytes of strings alive, over %d", total, digestMemoBytes)
+	}
+	if total < digestMemoBytes/4 {
+		t.Fatalf("the memo keeps only %d bytes of %d strings: it hardly remembers", total, len(strs))
 	}
 }
 
