@@ -25,6 +25,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/adapter"
 	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/policies/compaction"
@@ -228,6 +229,10 @@ func readmeQuotes() []readmeQuote {
 		}},
 		{"`state_refs.max_bytes` of states in memory, default # MiB, counted as their size on the wire plus # bytes a message", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{int(stateref.DefaultConfig().MaxBytes >> 20), stateref.MessageOverheadBytes}
+		}},
+		{"at about # bytes a message and # a part", func(t *testing.T, a *readmeAnswers) []any {
+			about := func(n int64) int { return int((n + 5) / 10 * 10) }
+			return []any{about(adapter.DecodedBytesPerMessage), about(adapter.DecodedBytesPerPart)}
 		}},
 		{"budgets the chat in a #-token window with # tokens reserved for output, counted by `cl100k_base*1.10`.", func(t *testing.T, a *readmeAnswers) []any {
 			b := a.budget(t, `name: "acme-coder"`).GetBudget()

@@ -69,12 +69,13 @@ func (l *decodedLog) id(id string) (int, bool) {
 	return l.ids.get(id)
 }
 
-// decodedBytesPerMessage and decodedBytesPerPart are what a decoded log
-// holds per message (its Message and its entry in the id index) and per
-// part, beyond the strings it shares with the state it was decoded from.
-var (
-	decodedBytesPerMessage = int64(unsafe.Sizeof(agentstate.Message{})) + 64
-	decodedBytesPerPart    = int64(unsafe.Sizeof(agentstate.Part{}))
+// DecodedBytesPerMessage and DecodedBytesPerPart are what a decoded log
+// kept beside a state holds per message (its Message and its entry in the
+// id index) and per part, beyond the strings it shares with the state it
+// was decoded from: what it is charged against state_refs.max_bytes.
+const (
+	DecodedBytesPerMessage = int64(unsafe.Sizeof(agentstate.Message{})) + 64
+	DecodedBytesPerPart    = int64(unsafe.Sizeof(agentstate.Part{}))
 )
 
 // newDecodedLog keeps a log decoded whole; ids maps every message's id to
@@ -82,7 +83,7 @@ var (
 func newDecodedLog(from []*ctxcv1.Message, msgs []agentstate.Message, ids map[string]int, parts, longest int) *decodedLog {
 	msgs = msgs[:len(msgs):len(msgs)]
 	return &decodedLog{from: from, messages: msgs, backing: &logBacking{msgs: msgs}, ids: &idIndex{own: ids},
-		longest: longest, bytes: int64(len(msgs))*decodedBytesPerMessage + int64(parts)*decodedBytesPerPart}
+		longest: longest, bytes: int64(len(msgs))*DecodedBytesPerMessage + int64(parts)*DecodedBytesPerPart}
 }
 
 // extends says whether in is l's log followed by appended messages.
@@ -103,7 +104,7 @@ func (l *decodedLog) extends(in []*ctxcv1.Message) bool {
 func (l *decodedLog) extend(from []*ctxcv1.Message, tail []agentstate.Message, own map[string]int, parts, longest int) *decodedLog {
 	n, k := len(l.messages), len(tail)
 	out := &decodedLog{from: from, longest: max(l.longest, longest),
-		bytes: l.bytes + int64(k)*decodedBytesPerMessage + int64(parts)*decodedBytesPerPart}
+		bytes: l.bytes + int64(k)*DecodedBytesPerMessage + int64(parts)*DecodedBytesPerPart}
 	b := l.backing
 	b.mu.Lock()
 	switch {
