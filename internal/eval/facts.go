@@ -18,23 +18,37 @@ func collapse(s string) string {
 	// slice on every compile.
 	var b strings.Builder
 	b.Grow(len(s))
-	word, gap := false, false
+	start := -1 // where the word being read began
 	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			gap = word
-		} else {
-			if gap {
+		space, w := asciiSpace[s[i]], 1
+		if s[i] >= utf8.RuneSelf {
+			var r rune
+			r, w = utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+		}
+		switch {
+		case space && start >= 0:
+			if b.Len() > 0 {
 				b.WriteByte(' ')
-				gap = false
 			}
-			b.WriteString(s[i : i+w])
-			word = true
+			b.WriteString(s[start:i])
+			start = -1
+		case !space && start < 0:
+			start = i
 		}
 		i += w
 	}
+	if start >= 0 {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s[start:])
+	}
 	return b.String()
 }
+
+// asciiSpace are the ASCII bytes unicode.IsSpace calls space.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // messageText is every piece of text a message shows the model: text,
 // reasoning, tool calls (name and arguments) and tool results, one per line.

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
@@ -365,16 +366,31 @@ func uncompacted(st *ctxcv1.AgentState) *ctxcv1.AgentState {
 	if !recorded {
 		return st
 	}
-	out := proto.Clone(st).(*ctxcv1.AgentState)
-	kept := out.Context.Messages[:0]
-	for _, m := range out.Context.Messages {
-		if m.GetKind() == ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY {
-			continue
+	// Every field but the log shared with st, which is only read: a deep
+	// copy of a 200-turn log on every compile was a tenth of a replay.
+	out, c := &ctxcv1.AgentState{}, &ctxcv1.AgentContext{}
+	st.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		out.ProtoReflect().Set(fd, v)
+		return true
+	})
+	messages := c.ProtoReflect().Descriptor().Fields().ByName("messages")
+	st.GetContext().ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd != messages {
+			c.ProtoReflect().Set(fd, v)
 		}
-		m.Mask = nil
-		kept = append(kept, m)
+		return true
+	})
+	for _, m := range st.GetContext().GetMessages() {
+		switch {
+		case m.GetKind() == ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY:
+			continue
+		case m.GetMask() != nil:
+			m = proto.CloneOf(m)
+			m.Mask = nil
+		}
+		c.Messages = append(c.Messages, m)
 	}
-	out.Context.Messages = kept
+	out.Context = c
 	return out
 }
 

@@ -8,6 +8,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
 func loadTiny(t *testing.T) *Session {
@@ -253,5 +257,35 @@ func TestRunNeedsProfilesAndWindows(t *testing.T) {
 		if _, err := Run(context.Background(), &fakeService{compile: identity}, []*Session{loadTiny(t)}, opts); err == nil {
 			t.Errorf("%+v: no error", opts)
 		}
+	}
+}
+
+// uncompacted is the state without the summaries and masks compaction
+// recorded, every other field as it was, and leaves the state it reads.
+func TestUncompacted(t *testing.T) {
+	text := func(s string) []*ctxcv1.Part { return []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: s}}} }
+	st := &ctxcv1.AgentState{SchemaVersion: 1, AgentId: "a", Model: &ctxcv1.ModelSpec{Name: "gpt-4o"},
+		Execution: &ctxcv1.Execution{Id: "e1", StepIndex: 2},
+		Context: &ctxcv1.AgentContext{SystemPrompt: "sys", ResponseFormat: "{}", Metadata: map[string]string{"k": "v"},
+			Tools: []*ctxcv1.ToolDefinition{{Name: "run"}},
+			Messages: []*ctxcv1.Message{
+				{Id: "u1", Role: ctxcv1.Role_ROLE_USER, Parts: text("hi")},
+				{Id: "t1", Role: ctxcv1.Role_ROLE_USER, Parts: text("long output"), Mask: &ctxcv1.Mask{Reason: "old", Placeholder: "[masked]"}, Pinned: true},
+				{Id: "ctxc-s1", Role: ctxcv1.Role_ROLE_USER, Kind: ctxcv1.MessageKind_MESSAGE_KIND_SUMMARY, Parts: text("summary")},
+				{Id: "a1", Role: ctxcv1.Role_ROLE_ASSISTANT, Parts: text("done")},
+			}}}
+	given := proto.CloneOf(st)
+	want := proto.CloneOf(st)
+	want.Context.Messages = []*ctxcv1.Message{want.Context.Messages[0], want.Context.Messages[1], want.Context.Messages[3]}
+	want.Context.Messages[1].Mask = nil
+	if diff := cmp.Diff(want, uncompacted(st), protocmp.Transform()); diff != "" {
+		t.Errorf("uncompacted (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(given, st, protocmp.Transform()); diff != "" {
+		t.Errorf("the state read changed (-given +after):\n%s", diff)
+	}
+	plain := &ctxcv1.AgentState{Context: &ctxcv1.AgentContext{Messages: given.Context.Messages[:1]}}
+	if uncompacted(plain) != plain {
+		t.Error("a state with nothing compacted is not returned as it is")
 	}
 }
