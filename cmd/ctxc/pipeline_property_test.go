@@ -43,6 +43,29 @@ func propertyCatalog(t testing.TB, window int, profiles []pipeline.ProfileSpec, 
 	return c
 }
 
+// windowedCatalog is propertyCatalog with each run's window taken from its
+// state's model (withWindow).
+func windowedCatalog(t testing.TB, profiles []pipeline.ProfileSpec, outputs *diagnose.Cache) *pipeline.Catalog {
+	t.Helper()
+	reg, err := components.Registry(components.Deps{Outputs: outputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pipeline.NewCatalog(reg, specResolver{windowResolver{output: 256}}, noop.NewTracerProvider(), pipeline.Config{Profiles: profiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// withWindow is st with its model's window set to window.
+func withWindow(st *agentstate.State, window int) *agentstate.State {
+	out := *st
+	w := uint32(window)
+	out.Model.ContextWindowTokens = &w
+	return &out
+}
+
 // isolationProfiles put each isolation policy in front of the full compaction chain.
 func isolationProfiles(t testing.TB) []pipeline.ProfileSpec {
 	t.Helper()
@@ -144,6 +167,9 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 	}
 	irreducible, compacted := 0, 0
 	outputs := diagnose.NewCache()
+	// One catalog; each run's window is its state's model window (a
+	// catalog per window rebuilt the profiles 1,200 times).
+	c := windowedCatalog(t, profiles, outputs)
 	for seed := range states {
 		r := rand.New(rand.NewSource(int64(seed)*7919 + 1))
 		opts := statetest.DefaultOptions()
@@ -153,7 +179,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 		size := fullSize(st)
 		for _, ratio := range []float64{1.5, 0.7, 0.35} {
 			window := int(float64(size)*ratio) + 256
-			c := propertyCatalog(t, window, profiles, outputs)
+			st := withWindow(st, window)
 			// budget-aware cannot fit what it must keep verbatim, or only by cutting
 			// its protected outputs (it runs
 			// before llm-assisted, which may then shrink the running
