@@ -175,17 +175,25 @@ func BenchmarkBudget(b *testing.B) {
 	})
 }
 
-// BenchmarkContentKey hashes every message of a 2,000-message log as the
-// warm path does for its cache lookups (contentKey, each string's xxh3 fed
-// to maphash) beside the same keys with each string streamed through
-// maphash alone; both read the same bytes.
-func BenchmarkContentKey(b *testing.B) {
+// keyedLog is a fresh gpt-4o counter and a 2,000-message log with its
+// content's size, for the content key benchmarks.
+func keyedLog(b *testing.B) (*counter, []agentstate.Message, int) {
 	c := freshGPT4oCounter(b)
 	msgs := agentState(b, 2000).Context.Messages
 	size := 0
 	for i := range msgs {
 		size += contentBytes(&msgs[i])
 	}
+	return c, msgs, size
+}
+
+// BenchmarkContentKey hashes every message of a 2,000-message log as the
+// warm path does for its cache lookups (contentKey, each string's xxh3 fed
+// to maphash) beside the same keys with each string streamed through
+// maphash alone; both read the same bytes.
+func BenchmarkContentKey(b *testing.B) {
+	c, msgs, size := keyedLog(b)
+	c.digests = nil // the hash functions alone: BenchmarkDigestMemo measures the memo
 	var sink cacheKey
 	b.Run("xxh3", func(b *testing.B) {
 		b.SetBytes(int64(size))
@@ -241,12 +249,7 @@ func maphashContentKey(c *counter, m *agentstate.Message) cacheKey {
 // time (stateless calls, more of them than the memo holds): what the memo
 // saves the first and costs the second.
 func BenchmarkDigestMemo(b *testing.B) {
-	c := freshGPT4oCounter(b)
-	msgs := agentState(b, 2000).Context.Messages
-	size := 0
-	for i := range msgs {
-		size += contentBytes(&msgs[i])
-	}
+	c, msgs, size := keyedLog(b)
 	var copies [][]agentstate.Message
 	for range 16 { // 16 logs of 2.7 MB: more than the memo holds
 		cp := make([]agentstate.Message, len(msgs))
