@@ -243,11 +243,11 @@ func maphashContentKey(c *counter, m *agentstate.Message) cacheKey {
 	return cacheKey(h.Sum64())
 }
 
-// BenchmarkDigestMemo hashes a 2,000-message log as contentKey does:
-// without the digest memo, with it on the same strings every time (a call
-// by reference, whose log is shared), and with it on new strings every
-// time (stateless calls, more of them than the memo holds): what the memo
-// saves the first and costs the second.
+// BenchmarkDigestMemo hashes a 2,000-message log as contentKey does,
+// without the digest memo and with it: on the same strings every time (a
+// call by reference, whose log is shared), and on new strings every time
+// (stateless calls, more of them than the memo holds): what the memo saves
+// the first and costs the second.
 func BenchmarkDigestMemo(b *testing.B) {
 	c, msgs, size := keyedLog(b)
 	var copies [][]agentstate.Message
@@ -283,8 +283,9 @@ func BenchmarkDigestMemo(b *testing.B) {
 			}
 		})
 	}
-	run("off", nil, true)
-	run("hits", newDigestMemo(), false)
-	run("misses", newDigestMemo(), true)
+	run("shared/off", nil, false)
+	run("shared/memo", newDigestMemo(), false)
+	run("new-strings/off", nil, true)
+	run("new-strings/memo", newDigestMemo(), true)
 	_ = sink
 }
