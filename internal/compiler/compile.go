@@ -126,7 +126,8 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 		return nil, err
 	}
 	res, err := s.catalog.Run(ctx, pipeline.Request{Profile: req.Profile, State: st, Options: options,
-		Segment: pipeline.SegmentCompile, Attachments: attachments, CacheScope: req.Scope})
+		Segment: pipeline.SegmentCompile, Attachments: attachments, CacheScope: req.Scope,
+		ReportFromVerbatim: req.OmitStablePrefixReports && omitsStablePrefix(&req, st, in)})
 	s.observe(ctx, compiledRun(UseCaseCompile, req.Profile, res, err))
 	if err != nil {
 		return nil, err
@@ -165,26 +166,10 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	if !req.RenderIntoInput { // the rendered body holds them
 		messages = res.MessagesFrom(omitted)
 	}
-	reports := 0
-	if req.OmitStablePrefixReports {
-		reports = omittedLogMessages(omitted, res)
-		res.Report.Messages = res.Report.Messages[reports:]
-	}
 	return &CompileResult{
-		Messages: messages, OmittedMessages: omitted, OmittedMessageReports: reports,
+		Messages: messages, OmittedMessages: omitted, OmittedMessageReports: res.Report.OmittedMessageReports,
 		Budget: res.Work.Budget, Report: &res.Report, Rendered: res.Work.Rendered, HistoryDiscarded: in.discarded,
 	}, nil
-}
-
-// omittedLogMessages is how many log messages the omitted prefix of the
-// compiled messages holds: all of it but the system prompt. The prefix is
-// verbatim, so they are the log's first ones, in order, and so are the
-// first entries of the report.
-func omittedLogMessages(omitted int, res *pipeline.Result) int {
-	if omitted > 0 && res.Work.State().Context.SystemPrompt != "" {
-		omitted--
-	}
-	return min(omitted, len(res.Report.Messages))
 }
 
 // compileInput applies what only Compile carries to a loaded state: a
@@ -315,11 +300,18 @@ func checkOmitStablePrefix(req *CompileRequest) error {
 // template variables, or a discarded history, is not what the caller holds,
 // so then nothing is left out.
 func stablePrefix(req *CompileRequest, res *pipeline.Result, in loaded) int {
-	if !req.OmitStablePrefix || in.discarded || req.Source.State == nil ||
-		res.Work.State().Context.SystemPrompt != req.Source.State.Context.SystemPrompt {
+	if !omitsStablePrefix(req, res.Work.State(), in) {
 		return 0
 	}
 	return res.Report.VerbatimPrefix
+}
+
+// omitsStablePrefix says whether a compile of st leaves its verbatim
+// prefix out (stablePrefix): known before it runs, so that the run need not
+// report on the messages left out (OmitStablePrefixReports).
+func omitsStablePrefix(req *CompileRequest, st *agentstate.State, in loaded) bool {
+	return req.OmitStablePrefix && !in.discarded && req.Source.State != nil &&
+		st.Context.SystemPrompt == req.Source.State.Context.SystemPrompt
 }
 
 // BudgetResult is what Budget produced.

@@ -155,13 +155,16 @@ type Report struct {
 	// included) are the log's own messages, unchanged: what omit_stable_prefix
 	// may leave out.
 	VerbatimPrefix int
-	Compacted      bool
-	Compaction     CompactionReport
-	PlanningUsed   bool
-	Artifacts      []ArtifactUsage
-	ModelUsage     []ModelUsage
-	Cache          CacheStats
-	TotalCostUSD   float64
+	// OmittedMessageReports is how many leading log messages Messages
+	// leaves out (Request.ReportFromVerbatim): those of the verbatim prefix.
+	OmittedMessageReports int
+	Compacted             bool
+	Compaction            CompactionReport
+	PlanningUsed          bool
+	Artifacts             []ArtifactUsage
+	ModelUsage            []ModelUsage
+	Cache                 CacheStats
+	TotalCostUSD          float64
 }
 
 // Input is what a run is asked to compile: the request, the resolved model

@@ -10,9 +10,20 @@ import (
 func (r *runner) report() policies.Report {
 	w := r.w
 	log := w.State().Context.Messages
-	shown := shownEntries{entries: w.Entries}
-	msgs := make([]policies.MessageReport, 0, len(log))
-	for k := range log {
+	verbatim, stable := prefixes(w)
+	// The log messages of the verbatim prefix are the first entries, in
+	// order and unchanged: a report that leaves them out starts after them.
+	from := 0
+	if r.reportFromVerbatim {
+		from = verbatim
+		if w.State().Context.SystemPrompt != "" {
+			from--
+		}
+		from = min(max(from, 0), len(log))
+	}
+	shown := shownEntries{entries: w.Entries, next: from}
+	msgs := make([]policies.MessageReport, 0, len(log)-from)
+	for k := from; k < len(log); k++ {
 		m := &log[k]
 		i, ok := shown.find(m.ID)
 		if d, disposed := w.DispositionAt(k); disposed {
@@ -31,26 +42,26 @@ func (r *runner) report() policies.Report {
 			msgs = append(msgs, policies.MessageReport{MessageID: m.ID, Disposition: policies.DispositionKept, Tokens: w.Entries[i].Tokens, Provenance: w.Entries[i].Provenance})
 		}
 	}
-	verbatim, stable := prefixes(w)
 	cost := 0.0
 	for _, u := range w.ModelUsage {
 		cost += u.CostUSD
 	}
 	return policies.Report{
-		PlanningUsed:      w.PlanningUsed,
-		Artifacts:         w.Artifacts,
-		ModelUsage:        w.ModelUsage,
-		Cache:             w.Cache,
-		TotalCostUSD:      cost,
-		Profile:           r.p.info.Name,
-		Stages:            r.stages,
-		Messages:          msgs,
-		Repairs:           w.Repairs,
-		Warnings:          w.Warnings,
-		FirstChangedIndex: stable,
-		VerbatimPrefix:    verbatim,
-		Compacted:         r.compacted,
-		Compaction:        r.compactionReport(),
+		PlanningUsed:          w.PlanningUsed,
+		Artifacts:             w.Artifacts,
+		ModelUsage:            w.ModelUsage,
+		Cache:                 w.Cache,
+		TotalCostUSD:          cost,
+		Profile:               r.p.info.Name,
+		Stages:                r.stages,
+		Messages:              msgs,
+		OmittedMessageReports: from,
+		Repairs:               w.Repairs,
+		Warnings:              w.Warnings,
+		FirstChangedIndex:     stable,
+		VerbatimPrefix:        verbatim,
+		Compacted:             r.compacted,
+		Compaction:            r.compactionReport(),
 	}
 }
 

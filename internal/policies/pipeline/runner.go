@@ -45,6 +45,10 @@ type Request struct {
 	// CacheScope partitions the schedule cache: a run reuses only what runs
 	// of the same scope stored (the authenticated caller).
 	CacheScope string
+	// ReportFromVerbatim leaves out of Report.Messages the entries of the log
+	// messages in the verbatim prefix (Report.OmittedMessageReports says how
+	// many): the caller holds those messages and asked not to be told of them.
+	ReportFromVerbatim bool
 }
 
 // Result is what a run produced.
@@ -98,7 +102,7 @@ func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
 		w.CompactionRequested = true
 		w.DecisionReason = "Compact RPC"
 	}
-	r := &runner{c: c, p: p, w: w, ctl: ctl, seg: req.Segment, scope: req.CacheScope}
+	r := &runner{c: c, p: p, w: w, ctl: ctl, seg: req.Segment, scope: req.CacheScope, reportFromVerbatim: req.ReportFromVerbatim}
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
@@ -113,6 +117,8 @@ type runner struct {
 	seg Segment
 	// scope partitions the schedule cache (Request.CacheScope).
 	scope string
+	// reportFromVerbatim is Request.ReportFromVerbatim.
+	reportFromVerbatim bool
 
 	stages       []policies.StageReport
 	counted      bool // the estimate stage has run: entries are counted after every step
