@@ -105,8 +105,8 @@ func TestCollapse(t *testing.T) {
 		"a\u00a0b\u2003\u2003c\u0085d": "a b c d",
 		"\xffa \xfe":                   "\xffa \xfe",
 	} {
-		if got := collapse(in); got != want {
-			t.Errorf("collapse(%q) = %q, want %q", in, got, want)
+		if got := Collapse(in); got != want {
+			t.Errorf("Collapse(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -117,8 +117,8 @@ func FuzzCollapse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := collapse(s), strings.Join(strings.Fields(s), " "); got != want {
-			t.Errorf("collapse(%q) = %q, want %q", s, got, want)
+		if got, want := Collapse(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("Collapse(%q) = %q, want %q", s, got, want)
 		}
 	})
 }

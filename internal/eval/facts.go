@@ -10,9 +10,10 @@ import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
-// collapse replaces every run of white space by one space and trims the ends,
-// so that facts match however a compiler rewraps text.
-func collapse(s string) string {
+// Collapse replaces every run of white space by one space and trims the
+// ends, so that facts match however a compiler rewraps text: it is
+// strings.Join(strings.Fields(s), " ").
+func Collapse(s string) string {
 	// strings.Join(strings.Fields(s), " ") in one pass: a compiled
 	// context of a 128K window is some 100,000 words, which Fields put in a
 	// slice on every compile.
@@ -80,7 +81,7 @@ func contextText(msgs []*ctxcv1.Message) string {
 		b.WriteString(messageText(m))
 		b.WriteByte('\n')
 	}
-	return collapse(b.String())
+	return Collapse(b.String())
 }
 
 // keptFacts returns the ids of the due facts that text, a contextText, does
@@ -93,7 +94,7 @@ func keptFacts(facts []Fact, seen map[string]bool, turn int, text string) (due i
 			continue
 		}
 		due++
-		if !strings.Contains(text, collapse(f.Text)) {
+		if !strings.Contains(text, Collapse(f.Text)) {
 			missing = append(missing, f.ID)
 		}
 	}
@@ -155,9 +156,9 @@ func identifiers(text string) []string {
 
 // observe marks the facts whose text occurs in texts as seen.
 func observe(facts []Fact, seen map[string]bool, texts ...string) {
-	all := collapse(strings.Join(texts, "\n"))
+	all := Collapse(strings.Join(texts, "\n"))
 	for _, f := range facts {
-		if !seen[f.ID] && strings.Contains(all, collapse(f.Text)) {
+		if !seen[f.ID] && strings.Contains(all, Collapse(f.Text)) {
 			seen[f.ID] = true
 		}
 	}
@@ -311,7 +312,7 @@ func requirements(text string) []string {
 	})
 	var out []string
 	for _, sentence := range sentenceEnd.Split(text, -1) {
-		sentence = strings.TrimRight(collapse(sentence), ".!?;:")
+		sentence = strings.TrimRight(Collapse(sentence), ".!?;:")
 		if len(sentence) < 8 || len(sentence) > maxFactLine {
 			continue
 		}

@@ -349,9 +349,9 @@ func (s *Session) checkFacts() error {
 	for i := range s.Lines {
 		texts = append(texts, inputTexts(&s.Lines[i])...)
 	}
-	text := collapse(strings.Join(texts, "\n"))
+	text := Collapse(strings.Join(texts, "\n"))
 	for i, f := range s.Header.Facts {
-		if !strings.Contains(text, collapse(f.Text)) {
+		if !strings.Contains(text, Collapse(f.Text)) {
 			return lineErr(1, fmt.Sprintf("session.facts[%d].text", i), "%q occurs in no message of the session", f.Text)
 		}
 	}

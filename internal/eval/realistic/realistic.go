@@ -214,8 +214,6 @@ var bashTool = &ctxcv1.ToolDefinition{Name: "bash", Description: "Run a shell co
 
 func (g *gen) count(s string) int { return g.opts.Count(s) }
 
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // userTurn writes a user message: a request, and often a constraint, a note
 // or a remark with it, or a failure the user pasted.
 func (g *gen) userTurn() {
@@ -441,7 +439,7 @@ func (g *gen) emit(req *ctxcv1.RouteRequest) {
 				t = c.ToolResult.GetContent()
 			}
 			g.total += g.count(t) + 4
-			g.logText.WriteString(" " + collapse(t))
+			g.logText.WriteString(" " + eval.Collapse(t))
 		}
 	}
 	g.lines = append(g.lines, eval.Line{Route: req, Number: len(g.lines) + 2})
