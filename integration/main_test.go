@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,8 +68,14 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 	}
-	_, file, _, _ := runtime.Caller(0)
-	repoRoot = filepath.Dir(filepath.Dir(file))
+	// go test runs a package's tests in its directory (and -trimpath, as
+	// make test builds them, leaves no source paths to ask runtime.Caller).
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	repoRoot = filepath.Dir(wd)
 	dir, err := os.MkdirTemp("", "ctxc-integration-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
