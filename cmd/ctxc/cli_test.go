@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"github.com/contextcompiler/ctxc/internal/components"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/contextcompiler/ctxc/internal/components"
 )
 
 // runCLI runs the program with args and the environment env and returns its

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/contextcompiler/ctxc/internal/components"
 	"log/slog"
 	"math/rand"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
+	"github.com/contextcompiler/ctxc/internal/components"
 	"github.com/contextcompiler/ctxc/internal/policies"
 	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
 	"github.com/contextcompiler/ctxc/internal/policies/statetest"

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"github.com/contextcompiler/ctxc/embed"
 	"io"
 	"log/slog"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/contextcompiler/ctxc/embed"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/contextcompiler/ctxc/embed"
 	"log/slog"
 	"net"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/contextcompiler/ctxc/embed"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/eval"
 	"github.com/contextcompiler/ctxc/internal/eval/synth"

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/contextcompiler/ctxc/internal/components"
 	"math/rand"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/internal/components"
 	"github.com/contextcompiler/ctxc/internal/policies"
 	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
 	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
