@@ -503,11 +503,12 @@ func budgetToProto(b *agentstate.Budget) *ctxcv1.TokenBudget {
 
 func reportToProto(r *policies.Report) *ctxcv1.CompileReport {
 	out := &ctxcv1.CompileReport{
-		Profile:           r.Profile,
-		Messages:          messageReportsToProto(r.Messages),
-		Warnings:          r.Warnings,
-		FirstChangedIndex: u32(r.FirstChangedIndex),
-		Compacted:         r.Compacted,
+		Profile:                   r.Profile,
+		Messages:                  messageReportsToProto(r.Messages),
+		Warnings:                  r.Warnings,
+		FirstChangedIndex:         u32(r.FirstChangedIndex),
+		Compacted:                 r.Compacted,
+		OmittedMessageReportCount: u32(r.OmittedMessageReports),
 	}
 	if len(r.Stages) > 0 {
 		out.Stages = make([]*ctxcv1.StageReport, len(r.Stages))

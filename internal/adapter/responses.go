@@ -12,7 +12,7 @@ import (
 // compileResponse encodes a Compile's result; messages unchanged from the
 // request's log are answered with the request's own (compiledToProto).
 func compileResponse(req *ctxcv1.CompileRequest, res *compiler.CompileResult) *ctxcv1.CompileResponse {
-	resp := &ctxcv1.CompileResponse{
+	return &ctxcv1.CompileResponse{
 		Messages:            compiledToProto(res.Messages, req.GetState().GetContext().GetMessages()),
 		Budget:              budgetToProto(res.Budget),
 		Report:              reportToProto(res.Report),
@@ -20,8 +20,6 @@ func compileResponse(req *ctxcv1.CompileRequest, res *compiler.CompileResult) *c
 		Rendered:            res.Rendered,
 		OmittedMessageCount: u32(res.OmittedMessages),
 	}
-	resp.Report.OmittedMessageReportCount = u32(res.OmittedMessageReports)
-	return resp
 }
 
 // routeResponse encodes a Route's result with the state as a message, or as

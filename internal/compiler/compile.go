@@ -76,12 +76,8 @@ type CompileResult struct {
 	// OmittedMessages is how many leading messages were left out because the
 	// caller asked and holds them (OmitStablePrefix).
 	OmittedMessages int
-	// OmittedMessageReports is how many leading entries of Report.Messages
-	// were left out (OmitStablePrefixReports): those of the log messages in
-	// the omitted prefix.
-	OmittedMessageReports int
-	Budget                *agentstate.Budget
-	Report                *policies.Report
+	Budget          *agentstate.Budget
+	Report          *policies.Report
 	// Rendered is the provider body Options.Render asked for, or "",
 	// whatever the profile's stages.
 	Rendered string
@@ -167,7 +163,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 		messages = res.MessagesFrom(omitted)
 	}
 	return &CompileResult{
-		Messages: messages, OmittedMessages: omitted, OmittedMessageReports: res.Report.OmittedMessageReports,
+		Messages: messages, OmittedMessages: omitted,
 		Budget: res.Work.Budget, Report: &res.Report, Rendered: res.Work.Rendered, HistoryDiscarded: in.discarded,
 	}, nil
 }
