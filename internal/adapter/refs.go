@@ -150,10 +150,11 @@ func (s *Service) keepGiven(ctx context.Context, d *decoder) string {
 }
 
 // rememberDecoded keeps the given state's log as the call decoded it
-// beside the state, when it decoded that log as it was given (not a
-// history it discarded).
+// beside the state, when it decoded that very log (not a history it
+// discarded): the same slice, so no message needs comparing.
 func (s *Service) rememberDecoded(caller, ref string, d *decoder) {
-	if l := d.decoded; l != nil && len(l.from) == len(d.given.GetContext().GetMessages()) && l.extends(d.given.GetContext().GetMessages()) {
+	l, given := d.decoded, d.given.GetContext().GetMessages()
+	if l != nil && len(given) > 0 && len(l.from) == len(given) && &l.from[0] == &given[0] {
 		s.refs.Remember(caller, ref, l, l.bytes)
 	}
 }
