@@ -70,11 +70,11 @@ func (l *decodedLog) id(id string) (int, bool) {
 }
 
 // DecodedBytesPerMessage and DecodedBytesPerPart are what a decoded log
-// kept beside a state holds per message (its Message and its entry in the
-// id index) and per part, beyond the strings it shares with the state it
+// kept beside a state holds per message (its Message, its count memo and its
+// entry in the id index) and per part, beyond the strings it shares with the state it
 // was decoded from: what it is charged against state_refs.max_bytes.
 const (
-	DecodedBytesPerMessage = int64(unsafe.Sizeof(agentstate.Message{})) + 64
+	DecodedBytesPerMessage = int64(unsafe.Sizeof(agentstate.Message{})+unsafe.Sizeof(agentstate.CountMemo{})) + 64
 	DecodedBytesPerPart    = int64(unsafe.Sizeof(agentstate.Part{}))
 )
 
@@ -111,7 +111,7 @@ func (l *decodedLog) extend(from []*ctxcv1.Message, tail []agentstate.Message, o
 	case len(b.msgs) == n:
 		b.msgs = append(b.msgs, tail...)
 		out.messages, out.backing = b.msgs[:n+k:n+k], b
-	case len(b.msgs) >= n+k && reflect.DeepEqual(b.msgs[n:n+k], tail):
+	case len(b.msgs) >= n+k && sameDecoded(b.msgs[n:n+k], tail):
 		// The same messages appended again (a retried call).
 		out.messages, out.backing = b.msgs[:n+k:n+k], b
 	}
@@ -134,4 +134,21 @@ func (l *decodedLog) extend(from []*ctxcv1.Message, tail []agentstate.Message, o
 	}
 	out.ids = &idIndex{own: all}
 	return out
+}
+
+// sameDecoded is reflect.DeepEqual on two decodings of messages, but for
+// their count memos: each decoding makes its own, and they hold counts, not
+// content.
+func sameDecoded(a, b []agentstate.Message) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.Counts, y.Counts = nil, nil
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
 }

@@ -116,6 +116,9 @@ type Message struct {
 	CoversMessageIDs []string
 	// Mask, when set, makes compiles show Mask.Placeholder instead of the content.
 	Mask *Mask
+	// Counts, when set, remembers the token counts of Parts (CountMemo): set
+	// on the messages of a log the server keeps decoded.
+	Counts *CountMemo
 }
 
 // Mask records that compiles show a placeholder instead of a message's content.

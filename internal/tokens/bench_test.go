@@ -193,7 +193,6 @@ func keyedLog(b *testing.B) (*counter, []agentstate.Message, int) {
 // maphash alone; both read the same bytes.
 func BenchmarkContentKey(b *testing.B) {
 	c, msgs, size := keyedLog(b)
-	c.digests = nil // the hash functions alone: BenchmarkDigestMemo measures the memo
 	var sink cacheKey
 	b.Run("xxh3", func(b *testing.B) {
 		b.SetBytes(int64(size))
@@ -243,49 +242,39 @@ func maphashContentKey(c *counter, m *agentstate.Message) cacheKey {
 	return cacheKey(h.Sum64())
 }
 
-// BenchmarkDigestMemo hashes a 2,000-message log as contentKey does,
-// without the digest memo and with it: on the same strings every time (a
-// call by reference, whose log is shared), and on new strings every time
-// (stateless calls, more of them than the memo holds): what the memo saves
-// the first and costs the second.
-func BenchmarkDigestMemo(b *testing.B) {
+// BenchmarkCountMemo counts a warm 2,000-message log as the estimate stage
+// does (CountCached), its messages found in the count cache by their
+// content's key and, side by side, the same log with count memos (a log the
+// server keeps decoded for calls by reference): what the memo saves a call
+// by reference on every turn.
+func BenchmarkCountMemo(b *testing.B) {
 	c, msgs, size := keyedLog(b)
-	var copies [][]agentstate.Message
-	for range 16 { // 16 logs of 2.7 MB: more than the memo holds
-		cp := make([]agentstate.Message, len(msgs))
-		for i, m := range msgs {
-			m.Parts = append([]agentstate.Part(nil), m.Parts...)
-			for k := range m.Parts {
-				m.Parts[k].Text = strings.Clone(m.Parts[k].Text)
-				m.Parts[k].ToolResult.Content = strings.Clone(m.Parts[k].ToolResult.Content)
-				m.Parts[k].ToolCall.ArgumentsJSON = strings.Clone(m.Parts[k].ToolCall.ArgumentsJSON)
-			}
-			cp[i] = m
-		}
-		copies = append(copies, cp)
+	memoized := make([]agentstate.Message, len(msgs))
+	for i, m := range msgs {
+		m.Parts = append([]agentstate.Part(nil), m.Parts...)
+		memoized[i] = m
 	}
-	var sink cacheKey
-	run := func(name string, memo *digestMemo, rotate bool) {
+	agentstate.MemoizeCounts(memoized)
+	for _, log := range [][]agentstate.Message{msgs, memoized} { // warm the cache and the memos
+		CountEntries(c, agentstate.EntriesFromLog(log), 1)
+	}
+	run := func(name string, log []agentstate.Message) {
+		entries := agentstate.EntriesFromLog(log)
 		b.Run(name, func(b *testing.B) {
-			c2 := *c
-			c2.digests = memo
 			b.SetBytes(int64(size))
-			n := 0
 			for b.Loop() {
-				log := copies[0]
-				if rotate {
-					log = copies[n%len(copies)]
-					n++
+				for i := range entries {
+					entries[i].Counted = false
 				}
-				for i := range log {
-					sink ^= c2.contentKey(&log[i])
+				c.CountCached(entries)
+			}
+			for i := range entries {
+				if !entries[i].Counted {
+					b.Fatalf("entry %d not counted warm", i)
 				}
 			}
 		})
 	}
-	run("shared/off", nil, false)
-	run("shared/memo", newDigestMemo(), false)
-	run("new-strings/off", nil, true)
-	run("new-strings/memo", newDigestMemo(), true)
-	_ = sink
+	run("cache", msgs)
+	run("memo", memoized)
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 )
 
@@ -14,22 +16,20 @@ import (
 // are cached by (encoding, content hash), so counters of different models
 // that share an encoding share cached counts.
 type counter struct {
-	enc   *encoder // nil for the chars estimator
-	cache *countCache
-	seed  maphash.Seed
-	xseed uint64 // xxh3's seed, from seed
-	// digests are the digests of long strings under xseed, kept by identity.
-	digests *digestMemo
-	exact   bool
-	factor  float64 // calibration; 1 when exact
-	image   int     // tokens per image
-	name    string
+	enc    *encoder // nil for the chars estimator
+	cache  *countCache
+	seed   maphash.Seed
+	xseed  uint64 // xxh3's seed, from seed
+	exact  bool
+	factor float64 // calibration; 1 when exact
+	image  int     // tokens per image
+	name   string
 }
 
 var _ agentstate.TokenCounter = (*counter)(nil)
 
 func newCounter(s *Service, estimator, encoding string, factor float64, provider string) *counter {
-	c := &counter{cache: s.cache, seed: s.seed, xseed: s.xseed, digests: s.digests, image: imageTokens(provider), factor: 1}
+	c := &counter{cache: s.cache, seed: s.seed, xseed: s.xseed, image: imageTokens(provider), factor: 1}
 	switch estimator {
 	case EstimatorExact:
 		c.enc, c.exact, c.name = s.encoders[encoding], true, encoding
@@ -115,8 +115,10 @@ func (c *counter) CountMessage(m *agentstate.Message) (int, agentstate.Provenanc
 // the CPU of splitting them among workers (the shards' lock words stay in
 // one core's cache), and only what must be tokenized is worth splitting.
 // CountMessage hashes a miss again; tokenizing it costs far more.
+// A message whose memo (agentstate.CountMemo) holds its count is counted
+// from it, without hashing its content.
 func (c *counter) CountCached(entries []agentstate.Entry) {
-	if c.enc == nil || c.cache == nil {
+	if c.enc == nil {
 		return
 	}
 	for i := range entries {
@@ -124,8 +126,15 @@ func (c *counter) CountCached(entries []agentstate.Entry) {
 		if e.Counted || e.Message.Mask != nil {
 			continue
 		}
-		if raw, ok := c.cache.get(c.contentKey(&e.Message)); ok {
-			e.Tokens, e.Provenance = c.framed(&e.Message, raw)
+		m := &e.Message
+		raw, ok := m.Counts.Raw(m.Parts, c.enc.id)
+		if !ok && c.cache != nil {
+			if raw, ok = c.cache.get(c.contentKey(m)); ok {
+				m.Counts.Remember(m.Parts, c.enc.id, raw)
+			}
+		}
+		if ok {
+			e.Tokens, e.Provenance = c.framed(m, raw)
 			e.Counted = true
 		}
 	}
@@ -157,6 +166,16 @@ func (c *counter) rawContent(m *agentstate.Message) int {
 	if c.enc == nil {
 		return (contentBytes(m) + 3) / 4
 	}
+	if n, ok := m.Counts.Raw(m.Parts, c.enc.id); ok {
+		return n
+	}
+	n := c.cachedContent(m)
+	m.Counts.Remember(m.Parts, c.enc.id, n)
+	return n
+}
+
+// cachedContent is rawContent through the count cache.
+func (c *counter) cachedContent(m *agentstate.Message) int {
 	if c.cache == nil {
 		return c.tokenizeContent(m)
 	}
@@ -234,15 +253,14 @@ func (c *counter) contentKey(m *agentstate.Message) cacheKey {
 }
 
 // writeString adds s as its length and its xxh3 hash: the content of every
-// message is hashed on every compile (a long string once, while the memo
-// holds it), and xxh3 hashes a log about twice as fast as maphash
+// message without a count memo is hashed on every compile, and xxh3 hashes a log about twice as fast as maphash
 // (BenchmarkContentKey). Its seed is derived from the
 // service's random maphash seed, so a client cannot aim a collision at
 // another client's content.
 func (c *counter) writeString(h *maphash.Hash, s string) {
 	var n [16]byte
 	binary.LittleEndian.PutUint64(n[:8], uint64(len(s)))
-	binary.LittleEndian.PutUint64(n[8:], c.digests.digest(s, c.xseed))
+	binary.LittleEndian.PutUint64(n[8:], xxh3.HashStringSeed(s, c.xseed))
 	h.Write(n[:])
 }
 

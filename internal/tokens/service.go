@@ -60,7 +60,6 @@ type Service struct {
 	cache    *countCache
 	seed     maphash.Seed
 	xseed    uint64
-	digests  *digestMemo
 	registry *registry
 }
 
@@ -84,7 +83,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	}
 	seed := maphash.MakeSeed()
 	return &Service{encoders: encoders, cache: newCountCache(cfg.CacheEntries), seed: seed,
-		xseed: maphash.String(seed, "xxh3 seed"), digests: newDigestMemo(), registry: reg}, nil
+		xseed: maphash.String(seed, "xxh3 seed"), registry: reg}, nil
 }
 
 // Preload builds every encoding's table now, rather than on first use: a

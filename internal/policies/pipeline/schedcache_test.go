@@ -92,7 +92,9 @@ func TestMessageHashCoversEveryField(t *testing.T) {
 				return
 			}
 			for i := 0; i < v.NumField(); i++ {
-				walk(v.Field(i), path+"."+v.Type().Field(i).Name)
+				if f := path + "." + v.Type().Field(i).Name; f != "Message.Counts" { // a cache of the parts' counts, not content
+					walk(v.Field(i), f)
+				}
 			}
 		case reflect.Pointer:
 			v.Set(reflect.New(v.Type().Elem()))
