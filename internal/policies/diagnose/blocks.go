@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -87,9 +86,9 @@ var libraryMarkers = []string{
 // Go panics: "panic: msg" or "fatal error: msg" at the start of a line, then
 // goroutine traces (function line, then "\t/path/file.go:12 +0x1d").
 var (
-	goPanicStart = regexp.MustCompile(`^(?:panic: |fatal error: )`)
-	goroutineHdr = regexp.MustCompile(`^goroutine \d+ \[[^\]]+\]:$`)
-	goFrameFile  = regexp.MustCompile(`^\s+\S+\.(?:go|s):\d+(?: \+0x[0-9a-f]+)?$`)
+	goPanicStart = later(`^(?:panic: |fatal error: )`)
+	goroutineHdr = later(`^goroutine \d+ \[[^\]]+\]:$`)
+	goFrameFile  = later(`^\s+\S+\.(?:go|s):\d+(?: \+0x[0-9a-f]+)?$`)
 )
 
 func (r *reader) goPanic(i int) int {
@@ -166,7 +165,7 @@ func goProjectFunc(fn string) bool {
 // goRace: "WARNING: DATA RACE", the racing accesses with their frames, up to
 // "==================". Kept: the warning and each of the first two
 // accesses' innermost project frame.
-var goRaceAccess = regexp.MustCompile(`^(?:Previous )?(?:[Rr]ead|[Ww]rite|[Aa]tomic \w+)(?: of size \d+)? at 0x[0-9a-f]+ by (?:goroutine \d+|main goroutine):$`)
+var goRaceAccess = later(`^(?:Previous )?(?:[Rr]ead|[Ww]rite|[Aa]tomic \w+)(?: of size \d+)? at 0x[0-9a-f]+ by (?:goroutine \d+|main goroutine):$`)
 
 func (r *reader) goRace(i int) int {
 	if r.trim(i) != "WARNING: DATA RACE" {
@@ -212,9 +211,9 @@ func (r *reader) goRace(i int) int {
 // Go tests: "--- FAIL: TestX (0.00s)", with what the test logged indented
 // below it, or above it between "=== RUN   TestX" and the verdict (-v).
 var (
-	goTestFail = regexp.MustCompile(`^(\s*)--- FAIL: (\S+) \([\d.]+m?s\)$`)
-	goTestRun  = regexp.MustCompile(`^=== (?:RUN|CONT|PAUSE|NAME)\s+(\S+)$`)
-	goTestLog  = regexp.MustCompile(`^\s+\S+\.go:\d+: \S`)
+	goTestFail = later(`^(\s*)--- FAIL: (\S+) \([\d.]+m?s\)$`)
+	goTestRun  = later(`^=== (?:RUN|CONT|PAUSE|NAME)\s+(\S+)$`)
+	goTestLog  = later(`^\s+\S+\.go:\d+: \S`)
 )
 
 // goTestLine reads a line of a Go test run that belongs to a test's log.
@@ -281,7 +280,7 @@ func (r *reader) goTestFailure(i int) int {
 
 // Rust: "thread 'main' panicked at src/main.rs:4:5:" and the message on the
 // next lines (an assertion's left and right), or the older one-line form.
-var rustPanicRe = regexp.MustCompile(`^thread '[^']*'(?: \(\d+\))? panicked at .+`)
+var rustPanicRe = later(`^thread '[^']*'(?: \(\d+\))? panicked at .+`)
 
 func (r *reader) rustPanic(i int) int {
 	if !strings.HasPrefix(r.trim(i), "thread '") {
@@ -327,13 +326,13 @@ done:
 	return j - i
 }
 
-var rustFrame = regexp.MustCompile(`^\d+: \S+`)
+var rustFrame = later(`^\d+: \S+`)
 
 // rustc and cargo: "error[E0308]: mismatched types" with its " --> path"
 // location a few lines below.
 var (
-	rustHeadline = regexp.MustCompile(`^(error|warning)(\[[A-Z]+\d+\])?: (.+)$`)
-	rustArrow    = regexp.MustCompile(`^\s*--> (\S+:\d+:\d+)$`)
+	rustHeadline = later(`^(error|warning)(\[[A-Z]+\d+\])?: (.+)$`)
+	rustArrow    = later(`^\s*--> (\S+:\d+:\d+)$`)
 )
 
 func (r *reader) rustDiagnostic(i int) int {
@@ -368,8 +367,8 @@ func (r *reader) rustDiagnostic(i int) int {
 // Sanitizers: "==123==ERROR: AddressSanitizer: heap-buffer-overflow …",
 // numbered frames, "SUMMARY: AddressSanitizer: … file.c:12:5 in main".
 var (
-	sanitizerStart = regexp.MustCompile(`^==\d+==\s*ERROR: \w*Sanitizer: .+|^WARNING: \w*Sanitizer: .+|^\S+:\d+:\d+: runtime error: .+`)
-	sanitizerFrame = regexp.MustCompile(`^#\d+ 0x[0-9a-f]+ in (\S+) (\S+)`)
+	sanitizerStart = later(`^==\d+==\s*ERROR: \w*Sanitizer: .+|^WARNING: \w*Sanitizer: .+|^\S+:\d+:\d+: runtime error: .+`)
+	sanitizerFrame = later(`^#\d+ 0x[0-9a-f]+ in (\S+) (\S+)`)
 )
 
 func (r *reader) sanitizer(i int) int {
@@ -418,12 +417,12 @@ done:
 	return j - i
 }
 
-var sanitizerAccess = regexp.MustCompile(`^(?:READ|WRITE) of size \d+ at 0x[0-9a-f]+`)
+var sanitizerAccess = later(`^(?:READ|WRITE) of size \d+ at 0x[0-9a-f]+`)
 
 // valgrind: "==123== Invalid read of size 4" and its "at"/"by" frames.
 var (
-	valgrindStart = regexp.MustCompile(`^==\d+== (Invalid (?:read|write|free\(\)|free\(\) / delete / delete\[\] / realloc\(\)) .*|Conditional jump or move depends on uninitialised value.*|Use of uninitialised value.*|Syscall param .*|Mismatched free.*|Process terminating with default action of signal.*|\d[\d,]* (?:\(.*\) )?bytes in [\d,]+ blocks are (?:definitely|possibly) lost.*|Source and destination overlap.*)$`)
-	valgrindFrame = regexp.MustCompile(`^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: .+\((\S+?):\d+\)$`)
+	valgrindStart = later(`^==\d+== (Invalid (?:read|write|free\(\)|free\(\) / delete / delete\[\] / realloc\(\)) .*|Conditional jump or move depends on uninitialised value.*|Use of uninitialised value.*|Syscall param .*|Mismatched free.*|Process terminating with default action of signal.*|\d[\d,]* (?:\(.*\) )?bytes in [\d,]+ blocks are (?:definitely|possibly) lost.*|Source and destination overlap.*)$`)
+	valgrindFrame = later(`^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: .+\((\S+?):\d+\)$`)
 )
 
 func (r *reader) valgrind(i int) int {
@@ -468,9 +467,9 @@ func (r *reader) valgrind(i int) int {
 // JavaScript, C#), with "Caused by:" chains. Kept: the headline and the
 // innermost frame of the project's code.
 var (
-	atFrame   = regexp.MustCompile(`^\s+at\s+\S`)
-	javaFrame = regexp.MustCompile(`^at (?:[\w$]+/)?([\w$.<>]+)\(([^)]*)\)$`)
-	jsFrame   = regexp.MustCompile(`^at (?:async )?(?:(.+?) \((.+)\)|(\S+))(?: \{)?$`)
+	atFrame   = later(`^\s+at\s+\S`)
+	javaFrame = later(`^at (?:[\w$]+/)?([\w$.<>]+)\(([^)]*)\)$`)
+	jsFrame   = later(`^at (?:async )?(?:(.+?) \((.+)\)|(\S+))(?: \{)?$`)
 )
 
 func (r *reader) stackTrace(i int) int {
@@ -541,9 +540,9 @@ func (r *reader) stackTrace(i int) int {
 	return j - i
 }
 
-var toolVersion = regexp.MustCompile(`^[A-Z][\w.-]*: v?\d+\.\d+(?:\.\d+)?$`)
+var toolVersion = later(`^[A-Z][\w.-]*: v?\d+\.\d+(?:\.\d+)?$`)
 
-var locOnly = regexp.MustCompile(`^(?:file://)?\S+\.\w+:\d+$`)
+var locOnly = later(`^(?:file://)?\S+\.\w+:\d+$`)
 
 // projectFrame reports whether an "at" frame is the project's code.
 func projectFrame(frame string) bool {
@@ -569,10 +568,10 @@ func projectFrame(frame string) bool {
 // the location "tests/test_x.py:12: AssertionError"; its summary line
 // "FAILED tests/test_x.py::test_name - AssertionError: …" comes later.
 var (
-	pytestHeader   = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
-	pytestLocation = regexp.MustCompile(`^(\S+\.py):(\d+): (\S.*)$`)
-	pytestSummary  = regexp.MustCompile(`^(FAILED|ERROR) (\S+)(?: - (.+))?$`)
-	sectionEnd     = regexp.MustCompile(`^(?:={3,}|-{3,} (?:Captured|generated))`)
+	pytestHeader   = later(`^_{3,} (.+?) _{3,}$`)
+	pytestLocation = later(`^(\S+\.py):(\d+): (\S.*)$`)
+	pytestSummary  = later(`^(FAILED|ERROR) (\S+)(?: - (.+))?$`)
+	sectionEnd     = later(`^(?:={3,}|-{3,} (?:Captured|generated))`)
 )
 
 func (r *reader) pytestSection(i int) int {
@@ -724,10 +723,10 @@ func (r *reader) jestFailure(i int) int {
 	return j - i
 }
 
-var jestCodeFrame = regexp.MustCompile(`^>?\s*\d+ \|`)
+var jestCodeFrame = later(`^>?\s*\d+ \|`)
 
 // Vitest: " FAIL  src/x.test.ts > suite > test", the error, "❯ file:line:col".
-var vitestFail = regexp.MustCompile(`^FAIL\s+\S+\.\w+ > .+`)
+var vitestFail = later(`^FAIL\s+\S+\.\w+ > .+`)
 
 func (r *reader) vitestFailure(i int) int {
 	if !strings.HasPrefix(r.trim(i), "FAIL") {
@@ -760,7 +759,7 @@ func (r *reader) vitestFailure(i int) int {
 
 // TAP (node --test, prove): "not ok 3 - name" and its YAML block with the
 // error and the location.
-var tapNotOK = regexp.MustCompile(`^not ok \d+ - (.+?)(?: # .*)?$`)
+var tapNotOK = later(`^not ok \d+ - (.+?)(?: # .*)?$`)
 
 func (r *reader) tapFailure(i int) int {
 	if !strings.HasPrefix(r.trim(i), "not ok ") {
@@ -823,8 +822,8 @@ func (r *reader) tapFailure(i int) int {
 // node --test's spec reporter: "✖ name (1.2ms)" with the error indented
 // below; its closing "✖ failing tests:" list repeats them.
 var (
-	specFail     = regexp.MustCompile(`^✖ (.+?)(?: \([\d.]+m?s\))?$`)
-	problemCount = regexp.MustCompile(`^✖ \d+ problems? `) // ESLint's closing count
+	specFail     = later(`^✖ (.+?)(?: \([\d.]+m?s\))?$`)
+	problemCount = later(`^✖ \d+ problems? `) // ESLint's closing count
 )
 
 func (r *reader) specFailure(i int) int {
@@ -895,8 +894,8 @@ func (r *reader) specFailure(i int) int {
 // PHPUnit and JUnit 4: "1) CalcTest::testAdd" or "1) testAdd(com.x.CalcTest)",
 // the message, and for PHPUnit the location "/path/CalcTest.php:12".
 var (
-	numberedTest = regexp.MustCompile(`^\d+\) (?:[\w\\]+::\w+.*|\w+\([\w.$]+\))$`)
-	phpLocation  = regexp.MustCompile(`^\S+\.php:\d+$`)
+	numberedTest = later(`^\d+\) (?:[\w\\]+::\w+.*|\w+\([\w.$]+\))$`)
+	phpLocation  = later(`^\S+\.php:\d+$`)
 )
 
 func (r *reader) phpunitFailure(i int) int {
@@ -972,16 +971,16 @@ func (r *reader) grpcurlError(i int) int {
 	return j - i
 }
 
-var detailItem = regexp.MustCompile(`^\d+\)\s+\{$`)
+var detailItem = later(`^\d+\)\s+\{$`)
 
 // Terraform: "Error: Summary", then where ("on main.tf line 4, in …:"), the
 // source line and the values involved, then an explanation; in colour inside
 // a box whose lines start with "│". Kept: the summary, where, the source
 // line, the values and the explanation's first line.
 var (
-	tfHeadline = regexp.MustCompile(`^(?:│\s*)?(Error|Warning): (.+)$`)
-	tfOn       = regexp.MustCompile(`^on (\S+) line (\d+)`)
-	tfSource   = regexp.MustCompile(`^\d+: `)
+	tfHeadline = later(`^(?:│\s*)?(Error|Warning): (.+)$`)
+	tfOn       = later(`^on (\S+) line (\d+)`)
+	tfSource   = later(`^\d+: `)
 )
 
 func (r *reader) terraformError(i int) int {
@@ -1051,8 +1050,8 @@ func (r *reader) terraformError(i int) int {
 // PostgreSQL: "ERROR:  relation \"x\" does not exist" (psql may prefix the
 // script and line), then LINE, DETAIL, HINT, CONTEXT lines.
 var (
-	pgError  = regexp.MustCompile(`^(?:psql:\S+?:\d+: )?(?:ERROR|FATAL|PANIC):  ?\S.*`)
-	pgDetail = regexp.MustCompile(`^(?:LINE \d+: |DETAIL:  |HINT:  |CONTEXT:  |LOCATION:  |QUERY:  |\s+\^$)`)
+	pgError  = later(`^(?:psql:\S+?:\d+: )?(?:ERROR|FATAL|PANIC):  ?\S.*`)
+	pgDetail = later(`^(?:LINE \d+: |DETAIL:  |HINT:  |CONTEXT:  |LOCATION:  |QUERY:  |\s+\^$)`)
 )
 
 func (r *reader) sqlError(i int) int {
@@ -1091,8 +1090,8 @@ func (r *reader) sqlError(i int) int {
 // indented, "  12:5  error  'x' is not defined  no-undef". Each is kept with
 // its file in front.
 var (
-	eslintProblem = regexp.MustCompile(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}(\S+))?$`)
-	pathOnly      = regexp.MustCompile(`^(?:[A-Za-z]:)?(?:[\w@+~.\-]*[/\\])+[\w@+~.\-]+\.\w{1,12}$`)
+	eslintProblem = later(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.+?)(?:\s{2,}(\S+))?$`)
+	pathOnly      = later(`^(?:[A-Za-z]:)?(?:[\w@+~.\-]*[/\\])+[\w@+~.\-]+\.\w{1,12}$`)
 )
 
 func (r *reader) eslintFile(i int) int {
@@ -1148,7 +1147,7 @@ func (r *reader) pythonSyntaxError(i int) int {
 
 // A failure mark before a test's name ("✗ rejects empty input", "✕ adds",
 // "× parses dates 3ms"): the test, and the message and frame indented below.
-var markedFail = regexp.MustCompile(`^(?:[✗✕×✘]|\(fail\)) \S.*`)
+var markedFail = later(`^(?:[✗✕×✘]|\(fail\)) \S.*`)
 
 func (r *reader) markedFailure(i int) int {
 	if !mayBeMarked(r.trim(i)) {
@@ -1179,9 +1178,9 @@ func (r *reader) markedFailure(i int) int {
 // say what went wrong (an error message, the fields it names, an HTML
 // page's heading).
 var (
-	httpErrStatus = regexp.MustCompile(`^(?:< )?HTTP/[\d.]+ [45]\d\d\b`)
-	httpAdvice    = regexp.MustCompile(`^(?:< )?(?i:retry-after|www-authenticate|x-ratelimit-reset|ratelimit-reset|location|x-error|x-request-id|grpc-status|grpc-message):`)
-	httpNextResp  = regexp.MustCompile(`^(?:< )?HTTP/[\d.]+ \d{3}\b|^\* Connection .* left intact|^\* Closing connection`)
+	httpErrStatus = later(`^(?:< )?HTTP/[\d.]+ [45]\d\d\b`)
+	httpAdvice    = later(`^(?:< )?(?i:retry-after|www-authenticate|x-ratelimit-reset|ratelimit-reset|location|x-error|x-request-id|grpc-status|grpc-message):`)
+	httpNextResp  = later(`^(?:< )?HTTP/[\d.]+ \d{3}\b|^\* Connection .* left intact|^\* Closing connection`)
 )
 
 func (r *reader) httpResponse(i int) int {
@@ -1217,9 +1216,9 @@ func (r *reader) httpResponse(i int) int {
 
 // jsonErrorKey is a line of an error body printed as JSON: the keys an API
 // names its error with.
-var jsonErrorKey = regexp.MustCompile(`^"(?:message|error|error_description|detail|details|title|reason|description|field|code|errorMessage|msg|hint|cause)"\s*:\s*(?:"[^"]|[0-9])`)
+var jsonErrorKey = later(`^"(?:message|error|error_description|detail|details|title|reason|description|field|code|errorMessage|msg|hint|cause)"\s*:\s*(?:"[^"]|[0-9])`)
 
-var htmlText = regexp.MustCompile(`<[^>]+>`)
+var htmlText = later(`<[^>]+>`)
 
 // bodyErrorLine reports whether a line of a response body says what went
 // wrong: a JSON error key, a one-line JSON error, an HTML line with an error
@@ -1275,10 +1274,10 @@ func (r *reader) goImports(i int) int {
 // npm prints an error as a run of "npm error" lines: one finding, by the
 // lines that say what could not be had or resolved.
 var (
-	npmCode    = regexp.MustCompile(`^npm (?:ERR!|error) code E[A-Z0-9]+$`)
-	npmLine    = regexp.MustCompile(`^npm (?:ERR!|error|WARN|warn)(?: |$)`)
-	npmTelling = regexp.MustCompile(`(?:^(?:E[A-Z0-9]+|\d{3})\s+\S|^Found: |^peer |^Missing: |^Invalid: |Could not resolve|No matching|notarget|Missing script|not in this registry|could not be found|Invalid|Cannot|ENOENT|EACCES|ENOTEMPTY|EEXIST|gyp|Unsupported|is not|must|missing|Conflicting)`)
-	npmGeneric = regexp.MustCompile(`^npm (?:ERR!|error)(?:\s*$| {2,}| (?:code |errno |A complete log|For a full report|/\S+\.(?:log|txt)$|Fix the upstream|While resolving|node_modules/|path |command |signal |syscall |Lifecycle script|Failed at|This is probably|Exit status|Test failed|Note that you|tarball, folder|404\s*$|Run "npm help|Usage:|Options:|aliases:|\[-|npm \w+$|Clean install|\S+@\S+ \S+: ))`)
+	npmCode    = later(`^npm (?:ERR!|error) code E[A-Z0-9]+$`)
+	npmLine    = later(`^npm (?:ERR!|error|WARN|warn)(?: |$)`)
+	npmTelling = later(`(?:^(?:E[A-Z0-9]+|\d{3})\s+\S|^Found: |^peer |^Missing: |^Invalid: |Could not resolve|No matching|notarget|Missing script|not in this registry|could not be found|Invalid|Cannot|ENOENT|EACCES|ENOTEMPTY|EEXIST|gyp|Unsupported|is not|must|missing|Conflicting)`)
+	npmGeneric = later(`^npm (?:ERR!|error)(?:\s*$| {2,}| (?:code |errno |A complete log|For a full report|/\S+\.(?:log|txt)$|Fix the upstream|While resolving|node_modules/|path |command |signal |syscall |Lifecycle script|Failed at|This is probably|Exit status|Test failed|Note that you|tarball, folder|404\s*$|Run "npm help|Usage:|Options:|aliases:|\[-|npm \w+$|Clean install|\S+@\S+ \S+: ))`)
 )
 
 func (r *reader) npmBlock(i int) int {
@@ -1325,7 +1324,7 @@ func (r *reader) npmBlock(i int) int {
 }
 
 // rustfmt --check: "Diff in /path/src/lib.rs:46:" a hunk.
-var rustfmtDiff = regexp.MustCompile(`^Diff in (\S+?):(\d+):$`)
+var rustfmtDiff = later(`^Diff in (\S+?):(\d+):$`)
 
 func (r *reader) rustfmtDiff(i int) int {
 	if !strings.HasPrefix(r.trim(i), "Diff in ") {
@@ -1348,7 +1347,7 @@ func diffLine(n string) bool {
 
 // sqlite3: "Parse error near line 7: near "LIMT": syntax error", the
 // statement and a caret line ("error here ---^") below it.
-var sqliteError = regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`)
+var sqliteError = later(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`)
 
 func (r *reader) sqliteError(i int) int {
 	if !strings.HasPrefix(r.trim(i), "Parse error") && !strings.HasPrefix(r.trim(i), "Runtime error") {
@@ -1373,8 +1372,8 @@ func (r *reader) sqliteError(i int) int {
 // and what it could not find ("symbol:   method getPrise()", "location: class
 // Catalog"); Maven prints the same with "[ERROR] " in front.
 var (
-	javacHeadline = regexp.MustCompile(`^(?:\[(?:ERROR|WARNING)\] )?\S+\.java:(?:\d+|\[\d+,\d+\]):? (?:(?:error|warning): )?\S.*$`)
-	javacDetail   = regexp.MustCompile(`^(?:\[(?:ERROR|WARNING)\]\s+)?(?:symbol|location|required|found|reason):\s+\S.*$`)
+	javacHeadline = later(`^(?:\[(?:ERROR|WARNING)\] )?\S+\.java:(?:\d+|\[\d+,\d+\]):? (?:(?:error|warning): )?\S.*$`)
+	javacDetail   = later(`^(?:\[(?:ERROR|WARNING)\]\s+)?(?:symbol|location|required|found|reason):\s+\S.*$`)
 )
 
 func (r *reader) javacDiagnostic(i int) int {
@@ -1431,7 +1430,7 @@ func mavenSeverity(t string) Severity {
 
 // JUnit 5's console launcher lists each failure as "JUnit Jupiter:Class:
 // method()", its source, then "=> exception: message" and frames.
-var junitFailure = regexp.MustCompile(`^JUnit (?:Jupiter|Vintage|Platform Suite):\S.*`)
+var junitFailure = later(`^JUnit (?:Jupiter|Vintage|Platform Suite):\S.*`)
 
 func (r *reader) junitConsoleFailure(i int) int {
 	if !strings.HasPrefix(r.trim(i), "JUnit ") {
@@ -1466,7 +1465,7 @@ func (r *reader) junitConsoleFailure(i int) int {
 	return j - i
 }
 
-var bareJavaFrame = regexp.MustCompile(`^[\w$.<>]+\([\w$.]+:\d+\)$`)
+var bareJavaFrame = later(`^[\w$.<>]+\([\w$.]+:\d+\)$`)
 
 // Gradle: "* What went wrong:" and the failure on the next lines.
 func (r *reader) gradleFailure(i int) int {
@@ -1493,9 +1492,9 @@ func (r *reader) gradleFailure(i int) int {
 // "Next", then "thrown in … on line N". Kept: the headline, the first two
 // frames, and each "Next" exception.
 var (
-	phpUncaught = regexp.MustCompile(`^(?:PHP )?Fatal error:\s+Uncaught .+`)
-	phpFrame    = regexp.MustCompile(`^#\d+ (\S+?)\(\d+\): .+`)
-	phpNext     = regexp.MustCompile(`^Next \S+: .+`)
+	phpUncaught = later(`^(?:PHP )?Fatal error:\s+Uncaught .+`)
+	phpFrame    = later(`^#\d+ (\S+?)\(\d+\): .+`)
+	phpNext     = later(`^Next \S+: .+`)
 )
 
 func (r *reader) phpUncaught(i int) int {
@@ -1534,7 +1533,7 @@ done:
 
 // Composer (Symfony Console) prints an exception in a box: "In
 // CurlDownloader.php line 365:" and the message, wrapped, indented below.
-var consoleException = regexp.MustCompile(`^In \S+ line \d+:$`)
+var consoleException = later(`^In \S+ line \d+:$`)
 
 func (r *reader) consoleException(i int) int {
 	if !strings.HasPrefix(r.trim(i), "In ") {

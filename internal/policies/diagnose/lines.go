@@ -11,9 +11,9 @@ import (
 // Status lines: what a client, server, database, installer or shell says
 // when a command could not do its work.
 var (
-	httpStatus = regexp.MustCompile(`^(?:< )?HTTP/[\d.]+ (\d{3})\b`)
+	httpStatus = later(`^(?:< )?HTTP/[\d.]+ (\d{3})\b`)
 	// statusAny is statusRes in one expression: one pass over a line.
-	statusAny = func() *regexp.Regexp {
+	statusAny = laterFunc(func() *regexp.Regexp {
 		var srcs []string
 		for _, re := range statusRes {
 			// Each alternative is anchored at the line's start ("^a|^b"
@@ -23,45 +23,45 @@ var (
 			}
 		}
 		return regexp.MustCompile("^(?:" + strings.Join(srcs, "|") + ")")
-	}()
-	statusRes = []*regexp.Regexp{
-		regexp.MustCompile(`^curl: \(\d+\) .+`),
-		regexp.MustCompile(`^wget: .+|^ERROR \d{3}: .+`),
-		regexp.MustCompile(`^Error from server(?: \(\w+\))?: .+`),
-		regexp.MustCompile(`^The connection to the server .+ was refused.*`),
-		regexp.MustCompile(`^Unable to connect to the server: .+`),
-		regexp.MustCompile(`^error: (?:unable to|the server|error validating|error parsing|resource mapping|no objects|unknown|failed|couldn't|you must|the path|invalid|no matches|Unexpected).+`),
-		regexp.MustCompile(`^SUMMARY: \w+Sanitizer: .+`),
-		regexp.MustCompile(`^ESLint found too many warnings .*`),
-		regexp.MustCompile(`^<(?:title|h1|h2)>.*\b[45]\d\d\b.*</(?:title|h1|h2)>|^<head><title>.*\b[45]\d\d\b.*`), // an error page
-		regexp.MustCompile(`^(?:docker: )?Cannot connect to the Docker daemon .+`),
-		regexp.MustCompile(`^[45]\d\d\s+https?://\S+$`),                       // curl -w '%{http_code} %{url}'
-		regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`), // sqlite3
-		regexp.MustCompile(`^(?:docker: )?Error response from daemon: .+`),
-		regexp.MustCompile(`^ERROR: failed to (?:solve|build|read|receive).*`),
-		regexp.MustCompile(`^Failed to dial target host .+|^Error invoking method .+|^Failed to (?:list|compute|process|resolve|parse) .+`),
-		regexp.MustCompile(`^(?:ERROR|error) \d+ \([\w]{5}\)(?: at line \d+)?: .+`), // MySQL / MariaDB
-		regexp.MustCompile(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`),       // sqlite3
-		regexp.MustCompile(`^Error: (?:near line \d+: |in prepare, |stepping, ).+`), // sqlite3
-		regexp.MustCompile(`^CONFLICT \([\w/ -]+\): .+`),                            // git
-		regexp.MustCompile(`^! \[(?:rejected|remote rejected)\] .+`),
-		regexp.MustCompile(`^(?:fatal|error|warning): .+`),
-		regexp.MustCompile(`^npm (?:ERR!|error) .+`),
-		regexp.MustCompile(`^(?:yarn|pnpm) ERR.* .+|^ERR_PNPM_\w+ .+`),
-		regexp.MustCompile(`^ERROR: (?:Could not|No matching|Cannot|Invalid|Package|Failed|Exception|pip|Command|Double requirement|Ignored|Requirement|ResolutionImpossible|Directory|File).*`),
-		regexp.MustCompile(`^(?:error: externally-managed-environment|× .+)$`),
-		regexp.MustCompile(`^(?:Your requirements could not be resolved|Could not find package|\[\w+\\[\w\\]+Exception\]).*`), // composer
-		regexp.MustCompile(`^(?:-?bash|sh|zsh|dash|/bin/(?:ba)?sh|[\w./-]+\.sh)(?:: line \d+)?: .+`),
-		regexp.MustCompile(`^[\w./-]+: (?:command not found|Permission denied|No such file or directory|not found|cannot execute.*|Is a directory|Operation not permitted)$`),
-		regexp.MustCompile(`^make(?:\[\d+\])?: \*\*\* .+`),
-		regexp.MustCompile(`^(?:\S+: )*(?:undefined reference to|multiple definition of|cannot find -l)\S*.+`), // the linker
-		regexp.MustCompile(`^(?:\S+: )?(?:Segmentation fault|Bus error|Aborted|Killed|Illegal instruction|Floating point exception)(?: \(core dumped\))?$`),
-		regexp.MustCompile(`^signal: (?:killed|segmentation fault|aborted).*`),
-		regexp.MustCompile(`^OCI runtime .+|^Error: (?:failed|cannot|unable|no such|unknown|invalid|the|could not|Could not).+`),
-		regexp.MustCompile(`^(?:ERROR|FATAL|CRITICAL|Error|Fatal|error|fatal)\s*(?:\[[\w.-]+\])?:\s+\S.+`),
-		regexp.MustCompile(`^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated|Catchable fatal error):\s+.+`),
-		regexp.MustCompile(`^Exception: .+`),
-		regexp.MustCompile(`^(?:exit status|exit code|Exit code:?|exited with code) (?:129|13\d|14\d|15\d)$`),
+	})
+	statusRes = []*pattern{
+		later(`^curl: \(\d+\) .+`),
+		later(`^wget: .+|^ERROR \d{3}: .+`),
+		later(`^Error from server(?: \(\w+\))?: .+`),
+		later(`^The connection to the server .+ was refused.*`),
+		later(`^Unable to connect to the server: .+`),
+		later(`^error: (?:unable to|the server|error validating|error parsing|resource mapping|no objects|unknown|failed|couldn't|you must|the path|invalid|no matches|Unexpected).+`),
+		later(`^SUMMARY: \w+Sanitizer: .+`),
+		later(`^ESLint found too many warnings .*`),
+		later(`^<(?:title|h1|h2)>.*\b[45]\d\d\b.*</(?:title|h1|h2)>|^<head><title>.*\b[45]\d\d\b.*`), // an error page
+		later(`^(?:docker: )?Cannot connect to the Docker daemon .+`),
+		later(`^[45]\d\d\s+https?://\S+$`),                       // curl -w '%{http_code} %{url}'
+		later(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`), // sqlite3
+		later(`^(?:docker: )?Error response from daemon: .+`),
+		later(`^ERROR: failed to (?:solve|build|read|receive).*`),
+		later(`^Failed to dial target host .+|^Error invoking method .+|^Failed to (?:list|compute|process|resolve|parse) .+`),
+		later(`^(?:ERROR|error) \d+ \([\w]{5}\)(?: at line \d+)?: .+`), // MySQL / MariaDB
+		later(`^(?:Parse|Runtime) error(?: near line \d+)?: .+`),       // sqlite3
+		later(`^Error: (?:near line \d+: |in prepare, |stepping, ).+`), // sqlite3
+		later(`^CONFLICT \([\w/ -]+\): .+`),                            // git
+		later(`^! \[(?:rejected|remote rejected)\] .+`),
+		later(`^(?:fatal|error|warning): .+`),
+		later(`^npm (?:ERR!|error) .+`),
+		later(`^(?:yarn|pnpm) ERR.* .+|^ERR_PNPM_\w+ .+`),
+		later(`^ERROR: (?:Could not|No matching|Cannot|Invalid|Package|Failed|Exception|pip|Command|Double requirement|Ignored|Requirement|ResolutionImpossible|Directory|File).*`),
+		later(`^(?:error: externally-managed-environment|× .+)$`),
+		later(`^(?:Your requirements could not be resolved|Could not find package|\[\w+\\[\w\\]+Exception\]).*`), // composer
+		later(`^(?:-?bash|sh|zsh|dash|/bin/(?:ba)?sh|[\w./-]+\.sh)(?:: line \d+)?: .+`),
+		later(`^[\w./-]+: (?:command not found|Permission denied|No such file or directory|not found|cannot execute.*|Is a directory|Operation not permitted)$`),
+		later(`^make(?:\[\d+\])?: \*\*\* .+`),
+		later(`^(?:\S+: )*(?:undefined reference to|multiple definition of|cannot find -l)\S*.+`), // the linker
+		later(`^(?:\S+: )?(?:Segmentation fault|Bus error|Aborted|Killed|Illegal instruction|Floating point exception)(?: \(core dumped\))?$`),
+		later(`^signal: (?:killed|segmentation fault|aborted).*`),
+		later(`^OCI runtime .+|^Error: (?:failed|cannot|unable|no such|unknown|invalid|the|could not|Could not).+`),
+		later(`^(?:ERROR|FATAL|CRITICAL|Error|Fatal|error|fatal)\s*(?:\[[\w.-]+\])?:\s+\S.+`),
+		later(`^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated|Catchable fatal error):\s+.+`),
+		later(`^Exception: .+`),
+		later(`^(?:exit status|exit code|Exit code:?|exited with code) (?:129|13\d|14\d|15\d)$`),
 	}
 )
 
@@ -99,10 +99,10 @@ func statusLine(t, rest string) (Finding, bool) {
 
 // jsonErrorBody is an API's error body on one line: {"error": {"code": …,
 // "message": …}}.
-var jsonErrorBody = regexp.MustCompile(`^\{\s*"(?:error|errors|err|fault)"\s*:\s*[{"\[].*\}$`)
+var jsonErrorBody = later(`^\{\s*"(?:error|errors|err|fault)"\s*:\s*[{"\[].*\}$`)
 
 // toolLine is a line a program starts with its own name.
-var toolLine = regexp.MustCompile(`^([a-z][\w+.-]{1,20}): (\S.*)$`)
+var toolLine = later(`^([a-z][\w+.-]{1,20}): (\S.*)$`)
 
 // notTools open lines like a program's name but label a value.
 var notTools = map[string]bool{"left": true, "right": true, "expected": true, "actual": true, "got": true, "want": true,
@@ -112,7 +112,7 @@ var notTools = map[string]bool{"left": true, "right": true, "expected": true, "a
 	"warning": true, "error": true, "fatal": true, "see": true, "at": true, "in": true, "from": true, "to": true, "and": true}
 
 // Exception headlines: a typed error and its message.
-var exceptionRe = regexp.MustCompile(`^(?:Exception in thread "[^"]*" |Caused by: |Uncaught |\[cause\]: |=> |E\s+)?(?:[A-Za-z_$][\w$]*[.:]{1,2})*(?:[A-Z][\w$]*)?(?:Error|Exception|Throwable|Failure|Failed|Panic|Fault|Interrupt|Exit|Warning)(?: \[[A-Z_0-9]+\])?(?::(?:\s.*)?)?$`)
+var exceptionRe = later(`^(?:Exception in thread "[^"]*" |Caused by: |Uncaught |\[cause\]: |=> |E\s+)?(?:[A-Za-z_$][\w$]*[.:]{1,2})*(?:[A-Z][\w$]*)?(?:Error|Exception|Throwable|Failure|Failed|Panic|Fault|Interrupt|Exit|Warning)(?: \[[A-Z_0-9]+\])?(?::(?:\s.*)?)?$`)
 
 // exceptionLine reports whether a line is an exception's headline
 // ("KeyError: 'sku'", "java.lang.IllegalStateException: closed",
@@ -192,7 +192,7 @@ func saysStatus(s string) bool {
 
 // statusPhrase is an error status in words: "HTTP 503", "status code 429",
 // "returned 404", "exit status 137".
-var statusPhrase = regexp.MustCompile(`(?i)\b(?:HTTP(?:/[\d.]+)?|status(?: code)?|returned|response code)[ :=]+[45]\d\d\b|\bexit (?:status|code) (?:1[2-5]\d)\b`)
+var statusPhrase = later(`(?i)\b(?:HTTP(?:/[\d.]+)?|status(?: code)?|returned|response code)[ :=]+[45]\d\d\b|\bexit (?:status|code) (?:1[2-5]\d)\b`)
 
 var (
 	errorStems   = []string{"error", "fail", "panic", "exception", "denied", "refused", "timeout", "fatal", "crash", "killed", "unavailable", "unreachable", "forbidden", "unauthorized", "exceeded", "overflow", "segfault", "abort", "deadlock", "traceback", "violat", "corrupt"}

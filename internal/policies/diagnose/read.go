@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -52,7 +51,7 @@ func prepare(output string) []string {
 	return lines
 }
 
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+var ansi = later(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
 
 type reader struct {
 	lines []string
@@ -337,12 +336,12 @@ func (r *reader) firstLine() int {
 
 // envelopes: lines that only say that a run failed, or how it ended.
 var (
-	exitStatus   = regexp.MustCompile(`^(?i:\[?(?:exit status|exit code|exited with code|process exited with code|process completed with exit code|command exited with code|return code|returncode)[:=]?\s*(-?\d+)\]?)\.?$`)
-	envelopeRes  = regexp.MustCompile(`^(?:FAIL|FAILED|FAILURES!+|ERRORS!+|BUILD FAILED|BUILD FAILURE|\[build failed\]|Tests failed\.?|FAIL\s+\S+\s+(?:\[(?:build failed|setup failed|no test files)\]|[\d.]+s)|FAILED \((?:failures|errors)=\d+(?:, (?:failures|errors|skipped)=\d+)*\)|make(?:\[\d+\])?: \*\*\* (?:\[[^\]]*\] )?Error \d+|error: could not compile .*|error: aborting due to .*|error: test failed, to rerun pass .*|Some tests failed\.?|npm (?:ERR!|error) (?:code 1|errno \d+|A complete log of this run.*|Lifecycle script .* failed.*|command failed|command sh -c .*|path .*|Test failed\.\s.*)|Error: Process completed with exit code \d+\.?|Tests run: \d+,\s+Failures: \d+.*|Test Suites: \d+ failed.*|Tests:\s+\d+ failed.*|Test Files\s+\d+ failed.*|Tests\s+\d+ failed.*|[#ℹ] fail [1-9]\d*|# fail [1-9]\d*|=+ .*\b\d+ (?:failed|errors?)\b.* =+|\d+ failed(?:, \d+ \w+)* in [\d.]+s|test result: FAILED\..*|ERROR SUMMARY: [1-9]\d* errors? .*|==\d+== ERROR SUMMARY: [1-9]\d* errors? .*|Found \d+ errors? in \d+ files?.*|Found \d+ errors?\..*|✖ \d+ problems? .*|\d+ errors? generated\.|\d+ errors?|\d+ errors? and \d+ warnings?.*|compilation terminated\.|collect2: error: ld returned \d+ exit status|Error: Command failed.*|\S+:\d+:\d+: too many errors|clang(?:-\d+)?: error: linker command failed with exit code \d+.*|npm (?:ERR!|error) code \w+|tar: Child returned status \d+|tar: Error is not recoverable: exiting now|tar: Exiting with failure status due to previous errors)$`)
-	exitNonZero  = regexp.MustCompile(`[1-9]`)
-	mavenPrefix  = regexp.MustCompile(`^\[(ERROR|WARNING)\]\s+(.+)$`)
-	mavenTest    = regexp.MustCompile(`^\s*[\w$.]+\.\w+(?::\d+)?(?: [»>] \w+)?\s+.+$`)
-	mavenNoiseRe = regexp.MustCompile(`^(?:-> \[Help \d+\]|Re-run Maven .*|For more information about the errors.*|To see the full stack trace.*|Failed to execute goal .*|COMPILATION ERROR :?|Failures:|Errors:|Please refer to .*|See dump files? .*|\[Help \d+\] .*|There are test failures\..*|Crashed tests:|BUILD FAILURE|\s*|After correcting the problems.*|mvn <args> -rf .*)$`)
+	exitStatus   = later(`^(?i:\[?(?:exit status|exit code|exited with code|process exited with code|process completed with exit code|command exited with code|return code|returncode)[:=]?\s*(-?\d+)\]?)\.?$`)
+	envelopeRes  = later(`^(?:FAIL|FAILED|FAILURES!+|ERRORS!+|BUILD FAILED|BUILD FAILURE|\[build failed\]|Tests failed\.?|FAIL\s+\S+\s+(?:\[(?:build failed|setup failed|no test files)\]|[\d.]+s)|FAILED \((?:failures|errors)=\d+(?:, (?:failures|errors|skipped)=\d+)*\)|make(?:\[\d+\])?: \*\*\* (?:\[[^\]]*\] )?Error \d+|error: could not compile .*|error: aborting due to .*|error: test failed, to rerun pass .*|Some tests failed\.?|npm (?:ERR!|error) (?:code 1|errno \d+|A complete log of this run.*|Lifecycle script .* failed.*|command failed|command sh -c .*|path .*|Test failed\.\s.*)|Error: Process completed with exit code \d+\.?|Tests run: \d+,\s+Failures: \d+.*|Test Suites: \d+ failed.*|Tests:\s+\d+ failed.*|Test Files\s+\d+ failed.*|Tests\s+\d+ failed.*|[#ℹ] fail [1-9]\d*|# fail [1-9]\d*|=+ .*\b\d+ (?:failed|errors?)\b.* =+|\d+ failed(?:, \d+ \w+)* in [\d.]+s|test result: FAILED\..*|ERROR SUMMARY: [1-9]\d* errors? .*|==\d+== ERROR SUMMARY: [1-9]\d* errors? .*|Found \d+ errors? in \d+ files?.*|Found \d+ errors?\..*|✖ \d+ problems? .*|\d+ errors? generated\.|\d+ errors?|\d+ errors? and \d+ warnings?.*|compilation terminated\.|collect2: error: ld returned \d+ exit status|Error: Command failed.*|\S+:\d+:\d+: too many errors|clang(?:-\d+)?: error: linker command failed with exit code \d+.*|npm (?:ERR!|error) code \w+|tar: Child returned status \d+|tar: Error is not recoverable: exiting now|tar: Exiting with failure status due to previous errors)$`)
+	exitNonZero  = later(`[1-9]`)
+	mavenPrefix  = later(`^\[(ERROR|WARNING)\]\s+(.+)$`)
+	mavenTest    = later(`^\s*[\w$.]+\.\w+(?::\d+)?(?: [»>] \w+)?\s+.+$`)
+	mavenNoiseRe = later(`^(?:-> \[Help \d+\]|Re-run Maven .*|For more information about the errors.*|To see the full stack trace.*|Failed to execute goal .*|COMPILATION ERROR :?|Failures:|Errors:|Please refer to .*|See dump files? .*|\[Help \d+\] .*|There are test failures\..*|Crashed tests:|BUILD FAILURE|\s*|After correcting the problems.*|mvn <args> -rf .*)$`)
 )
 
 // envelope reports whether a line only says how a run ended, and whether it
@@ -371,37 +370,37 @@ func mavenNoise(rest string) bool { return mavenNoiseRe.MatchString(rest) }
 // Source locations.
 var (
 	// path:line[:col]: message; path:line:col - message (tsc --pretty, pyright).
-	locPrefix = regexp.MustCompile(`^((?:[A-Za-z]:)?(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}|Makefile|Dockerfile|GNUmakefile|makefile|<stdin>|<string>)((?::\d+){1,2}|:\[\d+,\d+\]|\(\d+,\d+\))(?::\s*|\s+-\s+|\s+)(\S.*)$`)
+	locPrefix = later(`^((?:[A-Za-z]:)?(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}|Makefile|Dockerfile|GNUmakefile|makefile|<stdin>|<string>)((?::\d+){1,2}|:\[\d+,\d+\]|\(\d+,\d+\))(?::\s*|\s+-\s+|\s+)(\S.*)$`)
 	// A location anywhere in a line: to name where a finding was reported.
-	anyLoc   = regexp.MustCompile(`(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}(?::\d+){1,2}|(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}\(\d+,\d+\)|(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12} line \d+`)
-	severity = regexp.MustCompile(`^(?i:(fatal error|error|err|warning|warn|note|info|information|hint|help|remark|suggestion))(?:\[[\w-]+\])?(?:\s+[A-Z]{2,5}\d{3,5})?\s*:(?:\s+|$)`)
+	anyLoc   = later(`(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}(?::\d+){1,2}|(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12}\(\d+,\d+\)|(?:[\w@+~.\-]*[/\\])*[\w@+~.\-]*\w\.\w{1,12} line \d+`)
+	severity = later(`^(?i:(fatal error|error|err|warning|warn|note|info|information|hint|help|remark|suggestion))(?:\[[\w-]+\])?(?:\s+[A-Z]{2,5}\d{3,5})?\s*:(?:\s+|$)`)
 	// Go's package header ("# example.com/x/y"), gcc's context lines ("x.c:
 	// In function 'main':", "In file included from x.h:3,").
-	contextLine = regexp.MustCompile(`^(?:# \S+|In file included from .*|\s*from .*[:,]|.*: In (?:function|member function|constructor|destructor|instantiation of|lambda function) .*:|.*: At (?:top level|global scope):|.*: In (?:static )?member function .*)$`)
+	contextLine = later(`^(?:# \S+|In file included from .*|\s*from .*[:,]|.*: In (?:function|member function|constructor|destructor|instantiation of|lambda function) .*:|.*: At (?:top level|global scope):|.*: In (?:static )?member function .*)$`)
 )
 
 // unittestHeader opens a failure of Python's unittest: "FAIL: test_add
 // (test_calc.CalcTest.test_add)"; its traceback follows.
 // gitState lines say a repository is in a state that later work must
 // mind (a merge half done, a detached HEAD).
-var gitState = regexp.MustCompile(`^(?:You have unmerged paths\.|both (?:modified|added|deleted):\s+\S.*|You are in 'detached HEAD' state\..*|Unmerged paths:|interactive rebase in progress.*|You are currently (?:rebasing|bisecting|cherry-picking|reverting).*)$`)
+var gitState = later(`^(?:You have unmerged paths\.|both (?:modified|added|deleted):\s+\S.*|You are in 'detached HEAD' state\..*|Unmerged paths:|interactive rebase in progress.*|You are currently (?:rebasing|bisecting|cherry-picking|reverting).*)$`)
 
 // followUp lines add to the error before them: cargo's "required by
 // package …", "Caused by:" explanations.
-var followUp = regexp.MustCompile(`^(?:required by package .+|location searched: .+|perhaps you meant: .+|Caused by: .+|caused by: .+)$`)
+var followUp = later(`^(?:required by package .+|location searched: .+|perhaps you meant: .+|Caused by: .+|caused by: .+)$`)
 
 // pytestProgress is pytest -v's line for a test that failed:
 // "tests/test_x.py::test_y FAILED   [100%]".
-var pytestProgress = regexp.MustCompile(`^(\S+::\S+) (?:FAILED|ERROR)\s+\[\s*\d+%\]$`)
+var pytestProgress = later(`^(\S+::\S+) (?:FAILED|ERROR)\s+\[\s*\d+%\]$`)
 
 var (
-	unittestHeader  = regexp.MustCompile(`^(?:FAIL|ERROR): \S+ \(.+\)$`)
-	cargoTestFailed = regexp.MustCompile(`^test \S+ \.\.\. FAILED$`)
+	unittestHeader  = later(`^(?:FAIL|ERROR): \S+ \(.+\)$`)
+	cargoTestFailed = later(`^test \S+ \.\.\. FAILED$`)
 )
 
-var toolPrefix = regexp.MustCompile(`^(?:[a-z][\w.-]{0,15}|/usr/bin/\w+): `)
+var toolPrefix = later(`^(?:[a-z][\w.-]{0,15}|/usr/bin/\w+): `)
 
-var digits = regexp.MustCompile(`\d+`)
+var digits = later(`\d+`)
 
 // findingLocation is the first location any of a finding's lines names.
 func findingLocation(f Finding) string {
@@ -516,7 +515,7 @@ func codeLike(s string) bool {
 // logLine finds a log record's level: an upper-case level word standing
 // alone after a timestamp or a bracket ("2025-04-29T14:00:40Z WARN [w-1]
 // …", "[ERROR] …"), or a key=value level ("level=error").
-var logLine = regexp.MustCompile(`(?:^|\d[Z\d]?\s+|\[)(ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|PANIC)(?:\]\s+|\s+)\S|\blevel=(error|warn|warning|fatal|panic|crit)\b`)
+var logLine = later(`(?:^|\d[Z\d]?\s+|\[)(ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|PANIC)(?:\]\s+|\s+)\S|\blevel=(error|warn|warning|fatal|panic|crit)\b`)
 
 // logLevel is the severity of a log record's line, Plain for none.
 func logLevel(s string) Severity {
