@@ -417,3 +417,41 @@ func TestUnixSocket(t *testing.T) {
 		t.Errorf("socket file left behind: %v", err)
 	}
 }
+
+// TestHealthWait: `ctxc health --wait`, started before the server, answers
+// SERVING once the server is up, and gives up at --timeout when none comes.
+func TestHealthWait(t *testing.T) {
+	t.Parallel()
+	sock := filepath.Join(t.TempDir(), "ctxc.sock")
+	var out bytes.Buffer
+	probe := exec.Command(ctxcBinary, "health", "--wait", "--timeout", "60s", "--addr", "unix://"+sock)
+	probe.Stdout, probe.Stderr = &out, &out
+	if err := probe.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- probe.Wait() }()
+	select {
+	case err := <-exited:
+		t.Fatalf("ctxc health --wait returned before any server started: %v %s", err, out.String())
+	case <-time.After(300 * time.Millisecond):
+	}
+	s := startServer(t, "--listen", "unix://"+sock)
+	defer s.stop(t)
+	select {
+	case err := <-exited:
+		if err != nil || strings.TrimSpace(out.String()) != "SERVING" {
+			t.Fatalf("ctxc health --wait: %v %q, want SERVING", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		probe.Process.Kill()
+		t.Fatal("ctxc health --wait did not see the server serving")
+	}
+
+	missing := filepath.Join(t.TempDir(), "none.sock")
+	start := time.Now()
+	got, err := exec.Command(ctxcBinary, "health", "--wait", "--timeout", "400ms", "--addr", "unix://"+missing).CombinedOutput()
+	if err == nil || time.Since(start) < 400*time.Millisecond || !strings.Contains(string(got), "none.sock") {
+		t.Errorf("ctxc health --wait with no server: %v after %s, %q; want a failure naming the address after --timeout", err, time.Since(start), got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -18,12 +19,14 @@ import (
 )
 
 func runHealth(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
-	fs := newFlagSet(io, "health", "[--addr ADDRESS] [--service NAME] [--timeout DURATION] [--tls] [--tls-ca FILE] [--tls-client-cert FILE --tls-client-key FILE]",
+	fs := newFlagSet(io, "health", "[--addr ADDRESS] [--service NAME] [--timeout DURATION] [--wait] [--tls] [--tls-ca FILE] [--tls-client-cert FILE --tls-client-key FILE]",
 		"Ask a running server for its grpc.health.v1 status and print it. Exit 0 when SERVING,\n"+
-			"1 otherwise. Made for container health checks in images without a shell.")
+			"1 otherwise. Made for container health checks in images without a shell; with --wait,\n"+
+			"for scripts that start a server and wait until it serves.")
 	addr := fs.String("addr", defaultHealthAddr(lookupEnv), "server address: host:port or unix:///path (default from CTXC_LISTEN)")
 	service := fs.String("service", "", `service to check; "" is the whole server`)
 	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
+	wait := fs.Bool("wait", false, "keep asking until the answer is SERVING or --timeout passes, connecting again every few milliseconds while the server is not up")
 	env := func(k string) string { v, _ := lookupEnv(k); return v }
 	useTLS := fs.Bool("tls", env("CTXC_TLS_CERT") != "", "speak TLS (default true when CTXC_TLS_CERT is set); without --tls-ca the server's certificate is not verified, which suits a probe of the local server")
 	caFile := fs.String("tls-ca", "", "PEM CA certificates to verify the server's certificate with")
@@ -43,23 +46,44 @@ func runHealth(ctx context.Context, args []string, io stdio, lookupEnv func(stri
 		}
 		creds = c
 	}
-	conn, err := grpc.NewClient(server.DialTarget(*addr), grpc.WithTransportCredentials(creds))
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	if *wait {
+		// gRPC waits a second before it connects again by default: a server
+		// starting up is there within milliseconds.
+		opts = append(opts, grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: backoff.Config{BaseDelay: waitInterval, Multiplier: 1, MaxDelay: waitInterval}, MinConnectTimeout: *timeout}))
+	}
+	conn, err := grpc.NewClient(server.DialTarget(*addr), opts...)
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc health: %v\n", err)
 		return exitError
 	}
 	defer conn.Close()
-	resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: *service}, grpc.WaitForReady(true))
-	if err != nil {
-		fmt.Fprintf(io.err, "ctxc health: %s: %v\n", *addr, err)
-		return exitError
+	client := healthpb.NewHealthClient(conn)
+	for {
+		resp, err := client.Check(ctx, &healthpb.HealthCheckRequest{Service: *service}, grpc.WaitForReady(true))
+		if err != nil {
+			fmt.Fprintf(io.err, "ctxc health: %s: %v\n", *addr, err)
+			return exitError
+		}
+		if resp.GetStatus() == healthpb.HealthCheckResponse_SERVING || !*wait {
+			fmt.Fprintln(io.out, resp.GetStatus())
+			if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+				return exitError
+			}
+			return exitOK
+		}
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(io.err, "ctxc health: %s: %s after %s\n", *addr, resp.GetStatus(), *timeout)
+			return exitError
+		case <-time.After(waitInterval):
+		}
 	}
-	fmt.Fprintln(io.out, resp.GetStatus())
-	if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
-		return exitError
-	}
-	return exitOK
 }
+
+// waitInterval is how often --wait connects and asks again.
+const waitInterval = 2 * time.Millisecond
 
 // defaultHealthAddr is where a server started with the same environment
 // listens, with a wildcard host replaced by loopback.
