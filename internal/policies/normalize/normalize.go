@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/policies"
@@ -164,7 +165,7 @@ func (n *pass) dropped(e *agentstate.Entry, kind, detail string) {
 func emptyPart(p *agentstate.Part) bool {
 	switch p.Kind {
 	case agentstate.PartText:
-		return strings.TrimSpace(p.Text) == ""
+		return blank(p.Text)
 	case agentstate.PartReasoning:
 		return p.Reasoning.Text == "" && len(p.Reasoning.Signature) == 0
 	case agentstate.PartImage:
@@ -173,6 +174,16 @@ func emptyPart(p *agentstate.Part) bool {
 		return false
 	}
 	return true
+}
+
+// blank reports whether s is only white space. Nearly every text starts with
+// a printable ASCII byte, which settles it at once: every part of every
+// message is asked on every call.
+func blank(s string) bool {
+	if len(s) > 0 && s[0] > ' ' && s[0] < utf8.RuneSelf {
+		return false
+	}
+	return strings.TrimSpace(s) == ""
 }
 
 // keepParts replaces entry i's parts with those keep accepts, copying so the

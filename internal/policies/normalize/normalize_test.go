@@ -271,3 +271,16 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBlank: blank's shortcut for texts that open with printable ASCII
+// agrees with strings.TrimSpace on every string.
+func FuzzBlank(f *testing.F) {
+	for _, s := range []string{"", " ", "\t\n", "a", " a", "\x7f", "\u00a0", "\u0085x", "\u3000", "\v\f\r", "!", "~ ", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := blank(s), strings.TrimSpace(s) == ""; got != want {
+			t.Errorf("blank(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

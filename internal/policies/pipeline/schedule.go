@@ -346,7 +346,7 @@ func prints(entries []agentstate.Entry) []entryPrint {
 // the one printed, which ends the stable prefix there.
 func unsettleFrom(w *policies.Work, before []entryPrint) {
 	for i := range w.Entries {
-		if i >= len(before) || printOf(&w.Entries[i].Message) != before[i] {
+		if i >= len(before) || !before[i].of(&w.Entries[i].Message) {
 			w.Entries[i].Unsettled = true
 			return
 		}
