@@ -11,9 +11,9 @@ import "sync/atomic"
 //
 // A memo answers only for the parts it was made for (the same backing array
 // and length): a copy of the message given other parts, shortened or
-// rewritten, never reads it. Compiles never write into their input's parts
-// (docs/ARCHITECTURE.md, "Invariants"), so the same parts are the same
-// content. Calls by reference to one state share its messages and their
+// rewritten, never reads it. Compiles only read the state they are given
+// (docs/ARCHITECTURE.md, "Calls by reference"), so the same parts are the
+// same content. Calls by reference to one state share its messages and their
 // memos: a memo is safe for concurrent use.
 //
 // A memo is a cache, not part of the message's value: Equal says two memos
