@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -171,11 +172,18 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 	// catalog per window rebuilt the profiles 1,200 times).
 	c := windowedCatalog(t, profiles, outputs)
 	for seed := range states {
-		r := rand.New(rand.NewSource(int64(seed)*7919 + 1))
-		opts := statetest.DefaultOptions()
-		opts.Turns = 2 + r.Intn(8)
-		opts.Damage = []float64{0, 0, 0.1}[seed%3]
-		st := statetest.Generate(r, opts)
+		generate := func() *agentstate.State {
+			r := rand.New(rand.NewSource(int64(seed)*7919 + 1))
+			opts := statetest.DefaultOptions()
+			opts.Turns = 2 + r.Intn(8)
+			opts.Damage = []float64{0, 0, 0.1}[seed%3]
+			return statetest.Generate(r, opts)
+		}
+		// Runs only read the state they are given: calls by reference share
+		// a decoded log, and its count memos, between calls
+		// (docs/ARCHITECTURE.md, "Calls by reference"). The same state
+		// generated again is what every run must leave it as.
+		st, pristine := generate(), generate()
 		size := fullSize(st)
 		for _, ratio := range []float64{1.5, 0.7, 0.35} {
 			window := int(float64(size)*ratio) + 256
@@ -188,6 +196,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 			for _, name := range names {
 				label := fmt.Sprintf("seed %d window %d (%.2f of %d) profile %s", seed, window, ratio, size, name)
 				res, err := c.Run(t.Context(), pipeline.Request{Profile: name, State: st})
+				readOnly(t, label, st, pristine)
 				var irr *agentstate.IrreducibleError
 				if errors.As(err, &irr) {
 					cannotFit = cannotFit || name == "budget-aware"
@@ -215,6 +224,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 				// Compact, then compile the compacted state: the same invariants hold
 				// and the log keeps every message it had.
 				cres, err := c.Compact(t.Context(), pipeline.Request{Profile: name, State: st})
+				readOnly(t, label+" compact", st, pristine)
 				if errors.As(err, &irr) {
 					continue
 				}
@@ -245,6 +255,14 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 		t.Errorf("compacted %d runs, irreducible %d: the windows do not exercise compaction", compacted, irreducible)
 	}
 	t.Logf("compacted %d runs, %d irreducible", compacted, irreducible)
+}
+
+// readOnly fails the test when a run changed the log it was given.
+func readOnly(t *testing.T, label string, st, pristine *agentstate.State) {
+	t.Helper()
+	if !reflect.DeepEqual(st.Context, pristine.Context) {
+		t.Fatalf("%s: the run changed the state it was given", label)
+	}
 }
 
 // FuzzEveryProfile runs every profile on arbitrary states decoded from bytes:
