@@ -45,12 +45,15 @@ $(BIN)/protoc-gen-go-grpc:
 	GOBIN=$(BIN) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
 $(BIN)/protoc-gen-grpc-gateway:
 	GOBIN=$(BIN) $(GO) install github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway@$(PROTOC_GEN_GRPC_GATEWAY_VERSION)
+# grpcurl and helm are built from source (Debian has neither), once per
+# clone, as phases with their time (-v: each package as it compiles), since
+# on a cold build cache they take minutes.
 $(BIN)/grpcurl:
-	GOBIN=$(BIN) $(GO) install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
+	@$(PHASE) "grpcurl $(GRPCURL_VERSION) from source, for the README's commands" env GOBIN=$(BIN) $(GO) install -v github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
 # With the version helm's own Makefile stamps, so `helm version` names it;
 # the tests pass --kube-version (deploy/go.mod's k8s.io/api) themselves.
 $(BIN)/helm:
-	GOBIN=$(BIN) $(GO) install -ldflags '-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	@$(PHASE) "helm $(HELM_VERSION) from source, for the chart's checks" env GOBIN=$(BIN) $(GO) install -v -ldflags '-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 $(BIN)/cyclonedx-gomod:
 	GOBIN=$(BIN) $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
 
@@ -172,9 +175,10 @@ bench-clients: deps build
 
 # The first build names each package as it compiles it (-v): minutes on a
 # cold cache, which would otherwise pass in silence.
+# The first build is a phase with its time: it downloads and compiles every
+# module, minutes on a cold cache.
 build:
-	@test -x $(BIN)/ctxc || echo "building $(BIN)/ctxc: the first build downloads and compiles its modules, a few minutes on a cold cache"
-	CGO_ENABLED=0 $(GO) build $(if $(wildcard $(BIN)/ctxc),,-v) -trimpath -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ctxc ./cmd/ctxc
+	$(if $(wildcard $(BIN)/ctxc),,@$(PHASE) "build $(BIN)/ctxc (the first build downloads and compiles its modules)") env CGO_ENABLED=0 $(GO) build $(if $(wildcard $(BIN)/ctxc),,-v) -trimpath -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/ctxc ./cmd/ctxc
 
 run: build
 	$(BIN)/ctxc serve --listen $(ADDR)
