@@ -10,9 +10,11 @@ PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 # The same grpc-gateway version as go.mod, so generated code and runtime agree.
 PROTOC_GEN_GRPC_GATEWAY_VERSION := v2.31.0
-GRPCURL_VERSION := v1.9.4
-# helm renders and lints the chart (deploy/helm/ctxc); Debian has no helm.
-HELM_VERSION := v3.22.0
+# grpcurl (the README's commands) and helm (it renders and lints the chart,
+# deploy/helm/ctxc) are tools of go.mod and deploy/go.mod (Debian has
+# neither), pinned and checksummed there; the versions are read from them.
+GRPCURL_VERSION := $(shell awk '$$1 == "github.com/fullstorydev/grpcurl" { print $$2 }' go.mod)
+HELM_VERSION := $(shell awk '$$1 == "helm.sh/helm/v3" { print $$2 }' deploy/go.mod)
 # cyclonedx-gomod writes the release's software bill of materials (make dist).
 CYCLONEDX_GOMOD_VERSION := v1.10.0
 
@@ -45,15 +47,18 @@ $(BIN)/protoc-gen-go-grpc:
 	GOBIN=$(BIN) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
 $(BIN)/protoc-gen-grpc-gateway:
 	GOBIN=$(BIN) $(GO) install github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway@$(PROTOC_GEN_GRPC_GATEWAY_VERSION)
-# grpcurl and helm are built from source (Debian has neither), once per
-# clone, as phases with their time (-v: each package as it compiles), since
-# on a cold build cache they take minutes.
+# grpcurl and helm are built from source once per clone, as phases with
+# their time (-v: each package as it compiles): on a cold build cache they
+# take minutes. Each is built in the module whose tool it is, with the
+# settings of what is built beside it (grpcurl as the binary, helm as the
+# deploy/ tests), so the packages they share with it (gRPC and protobuf;
+# the Kubernetes API types) compile once: 85 -> 31 s and 154 -> 109 s on a
+# cold cache. Each is stamped with its version as its release builds are.
 $(BIN)/grpcurl:
-	@$(PHASE) "grpcurl $(GRPCURL_VERSION) from source, for the README's commands" env GOBIN=$(BIN) $(GO) install -v github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
-# With the version helm's own Makefile stamps, so `helm version` names it;
-# the tests pass --kube-version (deploy/go.mod's k8s.io/api) themselves.
+	@$(PHASE) "grpcurl $(GRPCURL_VERSION) from source, for the README's commands" env $(GOCHECK) build -v $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -ldflags '-X main.version=$(GRPCURL_VERSION)' -o $(BIN)/grpcurl github.com/fullstorydev/grpcurl/cmd/grpcurl
+# The tests pass --kube-version (deploy/go.mod's k8s.io/api) themselves.
 $(BIN)/helm:
-	@$(PHASE) "helm $(HELM_VERSION) from source, for the chart's checks" env GOBIN=$(BIN) $(GO) install -v -ldflags '-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	@$(PHASE) "helm $(HELM_VERSION) from source, for the chart's checks" sh -c "cd deploy && $(GO) build -v -ldflags '-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)' -o $(BIN)/helm helm.sh/helm/v3/cmd/helm"
 $(BIN)/cyclonedx-gomod:
 	GOBIN=$(BIN) $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
 
