@@ -126,8 +126,8 @@ proxy-clients:
 # The Helm chart and the sidecar manifests, checked without a cluster by the
 # deploy/ module (its own go.mod keeps the Kubernetes API types out of the
 # service's): helm lint, helm template, and strict decoding of every object.
-test-deploy: $(BIN)/helm
-	@$(PHASE) "deploy: the Helm chart and the sidecar manifests" sh -c 'cd deploy && CTXC_REQUIRE_TOOLS=1 CTXC_HELM=$(BIN)/helm $(GO) test -count=1 ./...'
+test-deploy: build $(BIN)/helm
+	@$(PHASE) "deploy: the Helm chart and the sidecar manifests" sh -c 'cd deploy && CTXC_REQUIRE_TOOLS=1 CTXC_HELM=$(BIN)/helm CTXC_BIN=$(BIN)/ctxc $(GO) test -count=1 ./...'
 
 # The client packages (clients/), each tested against a real `ctxc serve` of
 # ./bin/ctxc: npm (Node 20 with npm; Debian's protoc and the package's

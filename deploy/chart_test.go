@@ -492,9 +492,15 @@ var (
 	buildErr  error
 )
 
-// buildCtxc builds the ctxc binary of this repository once per test run.
+// buildCtxc returns the ctxc binary the pod runs: CTXC_BIN when set (make
+// test-deploy passes the ./bin/ctxc that make build made), else this
+// repository's, built once per test run with make build's settings, so that
+// a cold build cache compiles its modules once for both.
 func buildCtxc(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("CTXC_BIN"); bin != "" {
+		return bin
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "ctxc-deploy-")
 		if err != nil {
@@ -502,7 +508,8 @@ func buildCtxc(t *testing.T) string {
 			return
 		}
 		builtCtxc = filepath.Join(dir, "ctxc")
-		build := exec.Command("go", "build", "-o", builtCtxc, "./cmd/ctxc")
+		build := exec.Command("go", "build", "-trimpath", "-tags", "grpcnotrace", "-o", builtCtxc, "./cmd/ctxc")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		build.Dir = repoRoot
 		if out, err := build.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building ctxc: %v\n%s", err, out)
