@@ -214,7 +214,9 @@ func (d *decoder) messages(path string, in []*ctxcv1.Message) []agentstate.Messa
 	if len(d.violations) > violations || d.idsOptional {
 		return out // the call fails, or its log is not a state's: nothing to keep
 	}
-	agentstate.MemoizeCounts(out)
+	if d.refs.Enabled() { // only a log kept beside its state is counted again
+		agentstate.MemoizeCounts(out)
+	}
 	if base == nil {
 		d.decoded = newDecodedLog(in, out, seen, total, tailLongest)
 		return out
