@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/eval/corpus"
 	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
+	"github.com/contextcompiler/ctxc/internal/policies/facts"
 )
 
 // TestSummaryNamesEveryRecordedFailure is the checked property of a failed
@@ -89,4 +93,66 @@ func stripColours(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// TestSummaryKeepsWhatAUserPasted: a user who pastes what a command printed,
+// introduced by the command line, reports trouble; for every failed output
+// of the recorded corpus, a summary of that message keeps every line that
+// identifies the failure, as for a failed tool call. A source file of the
+// corpus's projects that the user pastes, introduced by its name, adds no
+// line, though its code uses error words.
+func TestSummaryKeepsWhatAUserPasted(t *testing.T) {
+	cases, err := corpus.All()
+	if err != nil {
+		t.Logf("malformed cases left out (corpus's own test names them): %v", err)
+	}
+	summarize := func(t *testing.T, text string) string {
+		t.Helper()
+		span := []agentstate.Message{{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart(text)}}}
+		out, err := DeterministicSummarizer{}.Summarize(context.Background(), SummaryRequest{Span: span, BudgetTokens: math.MaxInt32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	pasted := 0
+	for _, c := range cases {
+		if !c.Meta.Failed || !facts.IntroducesRun("`"+c.Meta.Command+"`:") || strings.Contains(c.Output, "```") {
+			continue
+		}
+		pasted++
+		t.Run(c.ID, func(t *testing.T) {
+			text := summarize(t, "The release is blocked.\n\n`"+c.Meta.Command+"` printed this:\n```\n"+c.Output+"\n```\nAny idea?")
+			got := collapse(text)
+			d := diagnose.Read(c.Output)
+			for _, want := range c.Meta.Identifying {
+				want = stripColours(want)
+				if strings.Contains(got, collapse(want)) || strings.Contains(got, collapse(diagnose.Elide(want, diagnose.DefaultLimits.Runes))) || groupedAt(d, want) {
+					continue
+				}
+				t.Errorf("identifying line not in the summary: %q\n%s", want, text)
+			}
+		})
+	}
+	if pasted < 100 {
+		t.Errorf("%d failed outputs pasted, want at least 100", pasted)
+	}
+
+	sources, _ := filepath.Glob("../../eval/corpus/testdata/projects/*/*/*.*")
+	read := 0
+	for _, path := range sources {
+		src, err := os.ReadFile(path)
+		if err != nil || strings.Contains(string(src), "```") || !slices.Contains([]string{".go", ".py", ".js", ".ts", ".php", ".java", ".c", ".rs"}, filepath.Ext(path)) {
+			continue
+		}
+		read++
+		name := filepath.Base(path)
+		text := summarize(t, "Here's `"+name+"`:\n```\n"+string(src)+"\n```")
+		if notes := summarySection(t, text, secUserNotes); len(notes) != 0 {
+			t.Errorf("%s pasted by name: user notes %q, want none", path, notes)
+		}
+	}
+	if read < 50 {
+		t.Errorf("%d source files pasted, want at least 50", read)
+	}
 }

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"slices"
 	"strings"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -61,10 +62,13 @@ type sentence struct {
 // failed) in full and in their shortest form, or its first line reporting
 // trouble.
 type outputLines struct {
-	failed    bool
-	errors    []string
-	headlines []string
-	observed  string
+	failed bool
+	// diagnostics: the errors are findings (diagnostics, exceptions, failed
+	// tests), not the lines an output without any holds last.
+	diagnostics bool
+	errors      []string
+	headlines   []string
+	observed    string
 }
 
 func memoKey(kind byte, s string) uint64 {
@@ -110,7 +114,7 @@ func (m *Memo) output(content string) outputLines {
 	} else {
 		d = diagnose.Read(content)
 	}
-	out := outputLines{failed: d.Failed, observed: d.Trouble()}
+	out := outputLines{failed: d.Failed, observed: d.Trouble(), diagnostics: len(d.Findings) > 0}
 	d.Failed = true
 	out.errors = d.Lines(diagnose.DefaultLimits)
 	out.headlines = d.Headlines(diagnose.DefaultLimits)
@@ -121,16 +125,31 @@ func (m *Memo) output(content string) outputLines {
 }
 
 // pastedErrors returns the lines that report errors in what a user pasted
-// (fenced or indented blocks).
+// (fenced or indented blocks), each line of a finding on its own (a long
+// finding joined on one line would be cut as one item). A block the user
+// introduced as the output of a command line ("I get this when I run `make
+// test`:"), or that says itself that it failed, is their report of trouble,
+// read as a failed output: the lines that identify its failure. Of another
+// block, the diagnostics that read as error lines, and no line of code (a
+// source file pasted uses error words: "class OutOfStock(Exception):").
 func (m *Memo) pastedErrors(text string) []string {
 	if !strings.Contains(text, "```") && !strings.Contains(text, "\n    ") && !strings.Contains(text, "\n\t") {
 		return nil
 	}
-	pasted := m.output(facts.Fenced(text))
 	var out []string
-	for _, line := range pasted.errors {
-		if pasted.failed || facts.ErrorLine(line) {
-			out = append(out, line)
+	for _, p := range facts.Pastes(text) {
+		pasted := m.output(p.Block)
+		reported := pasted.failed || facts.IntroducesRun(p.Lead)
+		code := !pasted.diagnostics && slices.ContainsFunc(strings.Split(p.Block, "\n"), diagnose.CodeLike)
+		for _, finding := range pasted.errors {
+			switch {
+			case reported:
+			case pasted.diagnostics && facts.ErrorLine(finding):
+			case !pasted.diagnostics && !code && facts.ErrorLine(finding):
+			default:
+				continue
+			}
+			out = append(out, strings.Split(finding, diagnose.LineSep)...)
 		}
 	}
 	return out

@@ -593,7 +593,7 @@ func (r *reader) pytestSection(i int) int {
 		if pytestHeader.MatchString(n) || sectionEnd.MatchString(n) {
 			break
 		}
-		if first == "" && n != "" && !startsWithSpace(r.lines[j]) && errorScore(n) >= 2 && !codeLike(n) && !strings.HasPrefix(n, "E ") && len(strings.Fields(n)) >= 3 {
+		if first == "" && n != "" && !startsWithSpace(r.lines[j]) && errorScore(n) >= 2 && !CodeLike(n) && !strings.HasPrefix(n, "E ") && len(strings.Fields(n)) >= 3 {
 			first = n // "ImportError while importing test module '…'."
 		}
 		// The first "E" line says what failed; those that follow and compare

@@ -78,14 +78,14 @@ func statusLine(t, rest string) (Finding, bool) {
 	if jsonErrorBody.MatchString(rest) {
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
-	if saysStatus(rest) && !codeLike(rest) {
+	if saysStatus(rest) && !CodeLike(rest) {
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
-	if m := toolLine.FindStringSubmatch(rest); m != nil && !notTools[m[1]] && errorScore(m[2]) >= 2 && !codeLike(m[2]) {
+	if m := toolLine.FindStringSubmatch(rest); m != nil && !notTools[m[1]] && errorScore(m[2]) >= 2 && !CodeLike(m[2]) {
 		// "gzip: stdin: not in gzip format": a tool saying why it stopped.
 		return Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t}, true
 	}
-	if !statusAny.MatchString(rest) || codeLike(rest) {
+	if !statusAny.MatchString(rest) || CodeLike(rest) {
 		return Finding{}, false
 	}
 	sev := Error

@@ -280,7 +280,7 @@ func (r *reader) line(i int) {
 	if !mayReport(rest) {
 		return // no word of trouble: nothing the expressions below could find
 	}
-	if l := logLevel(rest); l != Plain && !codeLike(rest) {
+	if l := logLevel(rest); l != Plain && !CodeLike(rest) {
 		// A program's log record: trouble it reports, not a failure of the
 		// command that printed it (the program went on).
 		r.add(Finding{Kind: Status, Severity: l, Lines: []string{t}, key: t, logged: true}, "")
@@ -295,10 +295,10 @@ func (r *reader) line(i int) {
 		return
 	}
 	s := errorScore(t)
-	if m := toolLine.FindStringSubmatch(t); m != nil && !notTools[m[1]] && s == 0 && !codeLike(m[2]) {
+	if m := toolLine.FindStringSubmatch(t); m != nil && !notTools[m[1]] && s == 0 && !CodeLike(m[2]) {
 		s = 1 // "gzip: stdin: not in gzip format": a program saying what it could not do
 	}
-	if s == 3 || s > 0 && !codeLike(t) {
+	if s == 3 || s > 0 && !CodeLike(t) {
 		r.fallback[s] = append(r.fallback[s], t)
 	}
 }
@@ -478,7 +478,7 @@ func diagnostic(t, rest string, sev Severity) (Finding, bool) {
 // (Go's `"os" imported and not used`) rather than a grep hit's source line
 // or a compiler's note (`can inline f`).
 func plainDiagnostic(msg string) bool {
-	if codeLike(msg) || strings.HasPrefix(msg, "in ") || strings.HasPrefix(msg, "can inline") || strings.HasPrefix(msg, "inlining call") ||
+	if CodeLike(msg) || strings.HasPrefix(msg, "in ") || strings.HasPrefix(msg, "can inline") || strings.HasPrefix(msg, "inlining call") ||
 		strings.Contains(msg, "escapes to heap") || strings.Contains(msg, "does not escape") ||
 		strings.HasPrefix(msg, "moved to heap") || strings.HasPrefix(msg, "leaking param") {
 		return false
@@ -486,9 +486,9 @@ func plainDiagnostic(msg string) bool {
 	return len(strings.Fields(msg)) >= 2
 }
 
-// codeLike reports whether a text reads as source code rather than a
+// CodeLike reports whether a text reads as source code rather than a
 // statement about it.
-func codeLike(s string) bool {
+func CodeLike(s string) bool {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return false

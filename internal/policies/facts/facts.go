@@ -58,9 +58,11 @@ func Sentences(text string) []string {
 		if fenced || trimmed == "" || strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
 			continue
 		}
+		lead := trimmed
 		trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, "-*•>"))
+		lead = lead[:len(lead)-len(trimmed)] // list markers, and emphasis opened before the first word
 		trimmed = trimListNumber(trimmed)
-		for _, s := range splitLine(trimmed) {
+		for _, s := range splitLine(trimmed, lead) {
 			if s = strings.TrimSpace(s); s != "" {
 				out = append(out, s)
 			}
@@ -107,22 +109,69 @@ func Paragraphs(text string) []string {
 	return out
 }
 
-// Fenced returns the contents of the fenced (```) and indented code blocks
-// of a text: logs and code a user pasted, which Sentences leaves out.
-func Fenced(text string) string {
+// Paste is a block of a text, fenced (```) or indented: a log or code a
+// user pasted, which Sentences leaves out.
+type Paste struct {
+	// Lead is the last line of text before the block, trimmed: what
+	// introduced it ("I get this when I run `make test`:"), "" for none.
+	Lead string
+	// Block is the block's lines, each ending in a newline.
+	Block string
+}
+
+// Pastes returns the pasted blocks of a text, in order.
+func Pastes(text string) []Paste {
+	var out []Paste
 	var b strings.Builder
-	fenced := false
+	lead, fenced, inBlock := "", false, false
+	flush := func() {
+		if inBlock {
+			out = append(out, Paste{Lead: lead, Block: b.String()})
+			b.Reset()
+			inBlock = false
+		}
+	}
 	for _, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			if fenced {
+				flush()
+			}
 			fenced = !fenced
+			inBlock = fenced
 			continue
 		}
 		if fenced || strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
+			inBlock = true
 			b.WriteString(line)
 			b.WriteByte('\n')
+			continue
+		}
+		if t := strings.TrimSpace(line); t != "" {
+			flush()
+			lead = t
 		}
 	}
-	return b.String()
+	flush()
+	return out
+}
+
+// IntroducesRun reports whether a paste's lead names a command line the
+// block is the output of: it ends with a colon and holds a code span with
+// arguments ("`docker build --check .` fails with:") or that runs a program
+// by its path ("`./scripts/release.sh`"). A file named ("Here's
+// `main.go`:") is neither.
+func IntroducesRun(lead string) bool {
+	if !strings.HasSuffix(lead, ":") {
+		return false
+	}
+	spans := strings.Split(lead, "`")
+	for i := 1; i < len(spans)-1; i += 2 {
+		span := strings.TrimSpace(spans[i])
+		if strings.Contains(span, " ") || strings.HasPrefix(span, "./") || strings.HasPrefix(span, "../") {
+			return true
+		}
+	}
+	return false
 }
 
 // trimListNumber removes a leading "1." or "2)" list marker.
@@ -139,7 +188,9 @@ func trimListNumber(s string) string {
 
 var abbreviations = []string{"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "Mr.", "Ms.", "Dr.", "No.", "fig."}
 
-func splitLine(line string) []string {
+// splitLine splits a line into sentences; lead is what was trimmed before
+// it (a list marker, or emphasis the first sentence opens).
+func splitLine(line, lead string) []string {
 	var out []string
 	start := 0
 	for i := 0; i < len(line); i++ {
@@ -148,7 +199,7 @@ func splitLine(line string) []string {
 			continue
 		}
 		j := i + 1
-		for j < len(line) && (line[j] == '"' || line[j] == '\'' || line[j] == ')' || line[j] == '*' || line[j] == '_' || line[j] == '`') {
+		for j < len(line) && (line[j] == '"' || line[j] == '\'' || line[j] == ')' || closesSpan(opened(lead, start)+line[start:i], line[i+1:j], line[j])) {
 			j++
 		}
 		if j >= len(line) || line[j] != ' ' {
@@ -176,6 +227,48 @@ func splitLine(line string) []string {
 		i = k - 1
 	}
 	return append(out, line[start:])
+}
+
+// closesSpan reports whether c, a "*", "_" or "`" after a sentence's last
+// ".", "!" or "?" (and the closers already taken past it), closes emphasis
+// or code that the sentence opened ("**Never deploy on Fridays.**"). One
+// that opens nothing is part of a word: the glob of "javax.* not jakarta.*"
+// ends no sentence.
+func closesSpan(sentence, taken string, c byte) bool {
+	if c != '*' && c != '_' && c != '`' {
+		return false
+	}
+	return strings.Count(taken, string(c)) < openers(sentence, c)
+}
+
+// openers counts the c that open a span in s: runs of c at the start of a
+// word ("**Never", "`go"), not those within one ("javax.*").
+func openers(s string, c byte) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] != c || (i > 0 && s[i-1] != ' ' && s[i-1] != '(') {
+			i++
+			continue
+		}
+		k := i
+		for k < len(s) && s[k] == c {
+			k++
+		}
+		if k < len(s) && s[k] != ' ' {
+			n += k - i
+		}
+		i = k
+	}
+	return n
+}
+
+// opened is what was trimmed before the sentence that starts at start: the
+// lead of the line's first sentence, nothing for the others.
+func opened(lead string, start int) string {
+	if start == 0 {
+		return lead
+	}
+	return ""
 }
 
 // lowerStart reports whether a sentence ending in c after before may be
@@ -865,14 +958,14 @@ func errorScore(line string) int {
 // is a statement, not source code a read or a grep showed ("if err != nil {",
 // an import of "errors").
 func Trouble(line string) bool {
-	if errorScore(line) < 2 || codeLike(line) {
+	if errorScore(line) < 2 || CodeLike(line) {
 		return false
 	}
 	return hasCode(line) || len(strings.Fields(line)) >= 3
 }
 
-// codeLike reports whether a line reads as source code.
-func codeLike(line string) bool {
+// CodeLike reports whether a line reads as source code.
+func CodeLike(line string) bool {
 	t := strings.TrimSpace(line)
 	for _, marker := range []string{"{", "}", ":=", "!=", "==", "=>", "->", "();", "//", "/*", "#include", "import ", "return ", "func ", "def ", "raise ", "throw ", "catch", "except "} {
 		if strings.Contains(t, marker) {

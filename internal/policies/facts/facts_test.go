@@ -19,6 +19,9 @@ func TestSentences(t *testing.T) {
 			[]string{"See pkg/feed.go.", "then run it.", "Could you write a guide?", "still python 2 compatible, sadly"}},
 		{"an ellipsis, an initialism or a one-letter word does not end one", "old config... actually no, it's the prefix. at 9 a.m. on monday, see fig. b. ok",
 			[]string{"old config... actually no, it's the prefix.", "at 9 a.m. on monday, see fig. b. ok"}},
+		{"a glob is part of its word; emphasis or code closed after the stop ends the sentence",
+			"we're on spring boot 2.7, not 3, so javax.* not jakarta.* Ok? **Never deploy on Fridays.** Then `x.` And so.\n**Tests must pass.** Then ask.",
+			[]string{"we're on spring boot 2.7, not 3, so javax.* not jakarta.* Ok?", "**Never deploy on Fridays.**", "Then `x.`", "And so.", "Tests must pass.**", "Then ask."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,6 +238,37 @@ func TestNarrates(t *testing.T) {
 	for _, tt := range tests {
 		if got := Narrates(tt.sentence); got != tt.want {
 			t.Errorf("Narrates(%q) = %v, want %v", tt.sentence, got, tt.want)
+		}
+	}
+}
+
+func TestPastes(t *testing.T) {
+	text := "It fails.\n\nI get this when I run `make test`:\n\n```\nFAIL x\n\nok y\n```\nand with go vet:\n    vet: bad\n\n    vet: worse\nthen\n```\nunclosed"
+	want := []Paste{
+		{Lead: "I get this when I run `make test`:", Block: "FAIL x\n\nok y\n"},
+		{Lead: "and with go vet:", Block: "    vet: bad\n    vet: worse\n"},
+		{Lead: "then", Block: "unclosed\n"},
+	}
+	if diff := cmp.Diff(want, Pastes(text)); diff != "" {
+		t.Errorf("Pastes (-want +got):\n%s", diff)
+	}
+}
+
+func TestIntroducesRun(t *testing.T) {
+	for _, tt := range []struct {
+		lead string
+		want bool
+	}{
+		{"I get this when I run `docker build --check .`:", true},
+		{"`./scripts/release.sh` prints:", true},
+		{"After `../bin/ctxc`:", true},
+		{"Here's `main.go`:", false},
+		{"I ran `make test` and it failed", false}, // no colon: not what introduces the block
+		{"The output:", false},
+		{"unbalanced `go test ./...:", false},
+	} {
+		if got := IntroducesRun(tt.lead); got != tt.want {
+			t.Errorf("IntroducesRun(%q) = %v, want %v", tt.lead, got, tt.want)
 		}
 	}
 }
