@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -297,6 +298,43 @@ func TestLongRecordedSessionKeepsFacts(t *testing.T) {
 		}
 		if got := *row.PrefixVsBound; got < 0.9 {
 			t.Errorf("%s: prompt-cache prefix %.3f of the append-only bound, want >= 0.9", row.Profile, got)
+		}
+	}
+}
+
+// TestNoCompileDropsASummaryWhole: over 120 recorded turns into 16K, a fact
+// a compile leaves out stays out, bar the few a later merge reads back from
+// a summary's shortened copy; a compile that lost the facts of a whole
+// summary and the next that showed them again (a newest turn larger than
+// the fifth the summaries leave it, and truncate dropping the merged summary
+// to fit) sent the model a context missing what it still had. Seed 42 lost
+// 75 facts at turn 71 that way under policy-driven.
+func TestNoCompileDropsASummaryWhole(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
+	if testing.Short() {
+		t.Skip("replays a 120-turn session")
+	}
+	s, err := realistic.Generate(realistic.Options{Seed: 42, Turns: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := eval.Run(context.Background(), testService(t), []*eval.Session{s}, eval.Options{
+		Profiles: []string{"policy-driven"}, Windows: []uint32{16_000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const back = 10 // facts a compile may miss and the next show again
+	for i := 1; i < len(res.Compiles); i++ {
+		prev, cur := res.Compiles[i-1], res.Compiles[i]
+		returned := 0
+		for _, id := range prev.Missing {
+			if !slices.Contains(cur.Missing, id) {
+				returned++
+			}
+		}
+		if returned > back {
+			t.Errorf("turn %d left out %d facts (of %d) that turn %d kept again", prev.Turn, returned, prev.FactsDue, cur.Turn)
 		}
 	}
 }

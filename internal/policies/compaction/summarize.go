@@ -95,16 +95,35 @@ type summaryPlan struct {
 
 // summaryBudget is what all summaries in the view may use together: their
 // share of the target, and above the target never more than four fifths of
-// the window, the rest being the newest turn's.
+// the window, the rest being the newest turn's. In the view a call compiles,
+// never more than the window leaves beside the preamble and what is
+// protected (a newest turn larger than a fifth): summaries that outgrow it
+// would be dropped whole by truncate, with every fact they hold but the
+// failures, where a merge within it leaves out only the lightest items.
 func (s summarize) summaryBudget(w *policies.Work) int {
 	budget := int(s.cfg.MaxSummaryRatio * float64(target(w)))
 	if w.HardLimit() > 0 {
 		budget = min(budget, max(target(w), w.HardLimit()*4/5))
+		if w.AtEnd() {
+			budget = min(budget, w.HardLimit()-w.SystemTokens-w.ToolTokens-protectedTokens(w))
+		}
 	}
 	if s.cfg.MaxSummaryTokens > 0 {
 		budget = min(budget, s.cfg.MaxSummaryTokens)
 	}
 	return max(budget, s.cfg.MinSummaryTokens)
+}
+
+// protectedTokens is what the entries protection keeps in place use,
+// summaries aside.
+func protectedTokens(w *policies.Work) int {
+	n := 0
+	for i, p := range policies.Protection(w) {
+		if p && w.Entries[i].Message.Kind != agentstate.KindSummary {
+			n += w.Entries[i].Tokens
+		}
+	}
+	return n
 }
 
 // plan picks the span: unprotected units from the oldest on, skipping

@@ -155,6 +155,10 @@ func TestSummaryBudget(t *testing.T) {
 		{"nor less than the target for it", 2, 0, 11000, 12000, 11000},
 		{"a fixed cap", 1.3, 2000, 7200, 12000, 2000},
 		{"however small the window, the least budget", 1, 0, 100, 200, 256},
+		// The compiled view: a newest turn of 4,000 tokens and a preamble of
+		// 500 leave the summaries 7,500, less than four fifths.
+		{"in the compiled view, what the newest turn leaves", 1.3, 0, 7200, 12000, 7500},
+		{"in the compiled view, room beside the newest turn: the share", 2, 0, 7200, 24000, 14400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +167,12 @@ func TestSummaryBudget(t *testing.T) {
 			w, ctl := policies.NewWork(policies.Input{})
 			w.CompactionTarget = tt.target
 			ctl.SetHardLimit(tt.limit)
+			if strings.HasPrefix(tt.name, "in the compiled view") {
+				// The protected newest turn (the first task too) and the preamble.
+				ctl.SetAtEnd(true)
+				w.SystemTokens, w.ToolTokens = 300, 200
+				w.Entries = []agentstate.Entry{{Message: agentstate.Message{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("Fix the build.")}}, Tokens: 4000, Counted: true}}
+			}
 			if got := (summarize{cfg: cfg}).summaryBudget(w); got != tt.want {
 				t.Errorf("summaryBudget = %d, want %d", got, tt.want)
 			}
