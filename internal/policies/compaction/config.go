@@ -128,7 +128,9 @@ type SummarizeConfig struct {
 	// and a fact kept is worth more than an old message kept verbatim. Above
 	// 1 a long session's facts may take more than the target (compaction then
 	// runs at each compaction point, stacking a summary each time), never more
-	// than four fifths of the window. In (0, 2]. Default 1.3.
+	// than four fifths of the window, nor, in the view a call compiles, more
+	// than the window leaves beside the preamble and the protected newest
+	// turn. In (0, 2]. Default 1.3.
 	MaxSummaryRatio float64 `yaml:"max_summary_ratio" json:"max_summary_ratio"`
 	// MaxSummaryTokens caps that budget; 0 sets no cap. Default 0.
 	MaxSummaryTokens int `yaml:"max_summary_tokens" json:"max_summary_tokens"`
