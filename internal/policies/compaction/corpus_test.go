@@ -44,23 +44,30 @@ func TestSummaryNamesEveryRecordedFailure(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := collapse(text)
-			if !strings.Contains(got, "[call c1]") {
+			if !strings.Contains(collapse(text), "[call c1]") {
 				t.Errorf("the failed call is not named by its id:\n%s", text)
 			}
-			d := diagnose.Read(c.Output)
-			for _, want := range c.Meta.Identifying {
-				want = stripColours(want)
-				// A line longer than the limit is kept elided (head and tail).
-				if strings.Contains(got, collapse(want)) || strings.Contains(got, collapse(diagnose.Elide(want, diagnose.DefaultLimits.Runes))) || groupedAt(d, want) {
-					continue
-				}
-				t.Errorf("identifying line not in the summary: %q\n%s", want, text)
-			}
+			checkIdentifies(t, text, c)
 		})
 	}
 	if failed < 100 {
 		t.Errorf("%d failed outputs in the corpus, want at least 100", failed)
+	}
+}
+
+// checkIdentifies fails t for each line that identifies c's failure and is
+// not in the summary text.
+func checkIdentifies(t *testing.T, text string, c corpus.Case) {
+	t.Helper()
+	got := collapse(text)
+	d := diagnose.Read(c.Output)
+	for _, want := range c.Meta.Identifying {
+		want = stripColours(want)
+		// A line longer than the limit is kept elided (head and tail).
+		if strings.Contains(got, collapse(want)) || strings.Contains(got, collapse(diagnose.Elide(want, diagnose.DefaultLimits.Runes))) || groupedAt(d, want) {
+			continue
+		}
+		t.Errorf("identifying line not in the summary: %q\n%s", want, text)
 	}
 }
 
@@ -123,15 +130,7 @@ func TestSummaryKeepsWhatAUserPasted(t *testing.T) {
 		pasted++
 		t.Run(c.ID, func(t *testing.T) {
 			text := summarize(t, "The release is blocked.\n\n`"+c.Meta.Command+"` printed this:\n```\n"+c.Output+"\n```\nAny idea?")
-			got := collapse(text)
-			d := diagnose.Read(c.Output)
-			for _, want := range c.Meta.Identifying {
-				want = stripColours(want)
-				if strings.Contains(got, collapse(want)) || strings.Contains(got, collapse(diagnose.Elide(want, diagnose.DefaultLimits.Runes))) || groupedAt(d, want) {
-					continue
-				}
-				t.Errorf("identifying line not in the summary: %q\n%s", want, text)
-			}
+			checkIdentifies(t, text, c)
 		})
 	}
 	if pasted < 100 {
