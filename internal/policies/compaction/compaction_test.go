@@ -401,6 +401,44 @@ func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
 	}
 }
 
+// TestTruncateCutsOneOutputFurtherRatherThanTheNext: a cut's note can cost
+// more than estimated (here a long log id), leaving the window a few tokens
+// short; the output being cut is cut further, and an older, smaller output,
+// whose middle names its failure, stays whole.
+func TestTruncateCutsOneOutputFurtherRatherThanTheNext(t *testing.T) {
+	readID := "m3-" + strings.Repeat("r", 160)
+	call := func(id, callID string) agentstate.Message {
+		return agentstate.Message{ID: id, Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: callID, Name: "bash", ArgumentsJSON: "{}"}}}}
+	}
+	output := func(id, callID, content string) agentstate.Message {
+		return agentstate.Message{ID: id, Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
+			ToolResult: agentstate.ToolResult{ToolCallID: callID, Name: "bash", Content: content}}}}
+	}
+	test := strings.Repeat("ok   example.com/a\n", 40) + "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\n" + strings.Repeat("ok   example.com/b\n", 40)
+	st := &agentstate.State{Execution: agentstate.Execution{ID: "e1"}, Context: agentstate.Context{Messages: []agentstate.Message{
+		userMsg("m1", "fix the parser"),
+		call("m2", "c1"), output("m3", "c1", test),
+		call("m4", "c2"), output(readID, "c2", strings.Repeat("x", 4000)),
+		call("m6", "c3"), output("m7", "c3", "done"),
+	}}}
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	ctl.SetHardLimit(w.UsedTokens() - 500)
+	ctl.SetHardLimitExceeded(true)
+	w.CompactionTarget = w.HardLimit()
+	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
+		t.Fatalf("refused what can be shrunk: %v", err)
+	}
+	if used := w.UsedTokens(); used > w.HardLimit() {
+		t.Errorf("used %d, over the window's %d", used, w.HardLimit())
+	}
+	if got := w.Entries[4].Message.Parts[0].ToolResult.Content; !strings.Contains(got, policies.ShrinkMarker) {
+		t.Errorf("the largest output was not cut:\n%.200s", got)
+	}
+	if got := w.Entries[2].Message.Parts[0].ToolResult.Content; got != test {
+		t.Errorf("the older test output was cut for what the largest fell short by:\n%s", got)
+	}
+}
+
 // TestTruncateRefusesNamingWhatIsTooLarge: when the system prompt alone is
 // over the window nothing can be shrunk, and the error says which part is
 // too large.

@@ -73,9 +73,21 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		before := e.Tokens
 		copyParts(&e.Message)
 		r := &e.Message.Parts[c.j].ToolResult
-		r.Content = shrinkText(r.Content, c.tokens, keep, logID(e))
+		full := r.Content
+		// The head and tail are sized by the output's average bytes per
+		// token, so the cut can fall a little short: this output is cut
+		// further, not the next one (a smaller, older output would lose its
+		// middle, where its failure is named, for a few tokens).
+		for range maxShrinkTries {
+			r.Content = shrinkText(full, c.tokens, keep, logID(e))
+			e.Tokens, _ = w.Counter().CountMessage(&e.Message)
+			short := over - (before - e.Tokens)
+			if short <= 0 || keep == shrinkFloor {
+				break
+			}
+			keep = max(shrinkFloor, keep-short-shrinkSlack)
+		}
 		w.Touch(c.i)
-		e.Tokens, _ = w.Counter().CountMessage(&e.Message)
 		over -= before - e.Tokens
 		protectedTokens -= before - e.Tokens
 		dispose(w, e, policies.DispositionTruncated, TypeTruncate,
@@ -85,6 +97,14 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 	}
 	return protectedTokens, over <= 0
 }
+
+// maxShrinkTries bounds the cuts of one output that make it fit, and
+// shrinkSlack is what each try after the first cuts beyond what the last
+// fell short by (a cut's edges round to whole tokens).
+const (
+	maxShrinkTries = 4
+	shrinkSlack    = 8
+)
 
 // shrinkMarkerTokens is what the marker itself costs, about.
 const shrinkMarkerTokens = 40
