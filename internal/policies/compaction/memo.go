@@ -140,16 +140,15 @@ func (m *Memo) pastedErrors(text string) []string {
 	for _, p := range facts.Pastes(text) {
 		pasted := m.output(p.Block)
 		reported := pasted.failed || facts.IntroducesRun(p.Lead)
-		code := !pasted.diagnostics && slices.ContainsFunc(strings.Split(p.Block, "\n"), diagnose.CodeLike)
+		// Without diagnostics the lines are what an output holds last: of a
+		// block of code, none report an error.
+		if !reported && !pasted.diagnostics && slices.ContainsFunc(strings.Split(p.Block, "\n"), diagnose.CodeLike) {
+			continue
+		}
 		for _, finding := range pasted.errors {
-			switch {
-			case reported:
-			case pasted.diagnostics && facts.ErrorLine(finding):
-			case !pasted.diagnostics && !code && facts.ErrorLine(finding):
-			default:
-				continue
+			if reported || facts.ErrorLine(finding) {
+				out = append(out, strings.Split(finding, diagnose.LineSep)...)
 			}
-			out = append(out, strings.Split(finding, diagnose.LineSep)...)
 		}
 	}
 	return out

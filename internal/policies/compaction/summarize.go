@@ -100,12 +100,12 @@ type summaryPlan struct {
 // protected (a newest turn larger than a fifth): summaries that outgrow it
 // would be dropped whole by truncate, with every fact they hold but the
 // failures, where a merge within it leaves out only the lightest items.
-func (s summarize) summaryBudget(w *policies.Work) int {
+func (s summarize) summaryBudget(w *policies.Work, protected []bool) int {
 	budget := int(s.cfg.MaxSummaryRatio * float64(target(w)))
 	if w.HardLimit() > 0 {
 		budget = min(budget, max(target(w), w.HardLimit()*4/5))
 		if w.AtEnd() {
-			budget = min(budget, w.HardLimit()-w.SystemTokens-w.ToolTokens-protectedTokens(w))
+			budget = min(budget, w.HardLimit()-w.SystemTokens-w.ToolTokens-protectedTokens(w, protected))
 		}
 	}
 	if s.cfg.MaxSummaryTokens > 0 {
@@ -114,11 +114,11 @@ func (s summarize) summaryBudget(w *policies.Work) int {
 	return max(budget, s.cfg.MinSummaryTokens)
 }
 
-// protectedTokens is what the entries protection keeps in place use,
-// summaries aside.
-func protectedTokens(w *policies.Work) int {
+// protectedTokens is what the entries protection keeps in place use
+// (protected is policies.Protection of w), summaries aside.
+func protectedTokens(w *policies.Work, protected []bool) int {
 	n := 0
-	for i, p := range policies.Protection(w) {
+	for i, p := range protected {
 		if p && w.Entries[i].Message.Kind != agentstate.KindSummary {
 			n += w.Entries[i].Tokens
 		}
@@ -142,7 +142,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 		m := &entries[i].Message
 		return m.Kind == agentstate.KindSummary && m.Role != agentstate.RoleTool
 	}
-	total := s.summaryBudget(w)
+	total := s.summaryBudget(w, protected)
 	existing := 0 // summaries that would stay
 	var summaries []int
 	for i := 0; i < tail; i++ {

@@ -173,7 +173,7 @@ func TestSummaryBudget(t *testing.T) {
 				w.SystemTokens, w.ToolTokens = 300, 200
 				w.Entries = []agentstate.Entry{{Message: agentstate.Message{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("Fix the build.")}}, Tokens: 4000, Counted: true}}
 			}
-			if got := (summarize{cfg: cfg}).summaryBudget(w); got != tt.want {
+			if got := (summarize{cfg: cfg}).summaryBudget(w, policies.Protection(w)); got != tt.want {
 				t.Errorf("summaryBudget = %d, want %d", got, tt.want)
 			}
 		})
