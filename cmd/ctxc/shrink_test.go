@@ -13,11 +13,12 @@ import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
 
-// A running execution whose protected messages do not fit the window (a
-// coding agent's long system prompt and tools, then a tool loop that read a
-// whole file) is compiled with its older, larger outputs cut, not refused;
-// only what cannot be cut refuses a call, and the refusal says which part
-// is too large.
+// A running execution that does not fit the window (a coding agent's long
+// system prompt and tools, then a tool loop that read a whole file) is
+// compiled with its older steps condensed, not refused: every call stays,
+// the file read becomes a placeholder naming it, and the newest output is as
+// it was. Only what cannot be cut refuses a call, and the refusal says which
+// part is too large.
 func TestRunningExecutionOverTheWindowIsShrunkNotRefused(t *testing.T) {
 	svc := testService(t)
 	read, err := os.ReadFile("../../internal/policies/compaction/summarizer.go") // ~10K tokens of real source
@@ -52,20 +53,35 @@ func TestRunningExecutionOverTheWindowIsShrunkNotRefused(t *testing.T) {
 			if used, usable := b.GetUsedTokenCount(), b.GetContextWindowTokenCount()-b.GetReservedOutputTokenCount(); used > usable {
 				t.Errorf("used %d of a usable %d", used, usable)
 			}
-			// The first task and the newest output are as they were; the
-			// file read is cut, saying so.
-			cut := false
+			// The first task, every call and the newest output are as they
+			// were; the file read is condensed, saying so.
+			shown := map[string]*ctxcv1.Message{}
 			for _, m := range out.GetMessages() {
-				cut = cut || strings.Contains(m.GetParts()[0].GetToolResult().GetContent(), "[ctxc cut")
-				if m.GetId() == "u1" && m.GetParts()[0].GetText() != msgs[0].GetParts()[0].GetText() {
-					t.Error("the first task was changed")
-				}
-				if m.GetId() == "tc5" && m.GetParts()[0].GetToolResult().GetContent() != msgs[10].GetParts()[0].GetToolResult().GetContent() {
-					t.Error("the newest output was cut although the older, larger one was enough")
+				shown[m.GetId()] = m
+			}
+			if m := shown["u1"]; m == nil || m.GetParts()[0].GetText() != msgs[0].GetParts()[0].GetText() {
+				t.Error("the first task was changed")
+			}
+			disposition := map[string]ctxcv1.Disposition{}
+			for _, r := range out.GetReport().GetMessages() {
+				disposition[r.GetMessageId()] = r.GetDisposition()
+			}
+			for k := 1; k <= 5; k++ {
+				// Shown, or in a summary of the task's older steps.
+				id := fmt.Sprintf("ac%d", k)
+				if shown[id] == nil && disposition[id] != ctxcv1.Disposition_DISPOSITION_SUMMARIZED {
+					t.Errorf("call c%d of the running task is neither shown nor summarized: %s", k, disposition[id])
 				}
 			}
-			if !cut && profile != "llm-assisted" { // llm_plan shrinks in its own words
-				t.Error("no output says it was cut")
+			if m := shown["tc5"]; m == nil || m.GetParts()[0].GetToolResult().GetContent() != msgs[10].GetParts()[0].GetToolResult().GetContent() {
+				t.Error("the newest output was changed although condensing the older, larger one was enough")
+			}
+			read := shown["tc2"].GetParts()[0].GetToolResult().GetContent()
+			condensed := strings.HasPrefix(read, "[output masked: message tc2") ||
+				profile == "policy-driven" && strings.HasPrefix(read, "[superseded by a later read in message tc") || // dedupe
+				profile == "llm-assisted" && strings.HasPrefix(read, "[ctxc extract: ") // llm_plan condenses in its own words
+			if !condensed {
+				t.Errorf("the file read is not condensed to a placeholder naming it:\n%.300s", read)
 			}
 		})
 	}

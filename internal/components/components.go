@@ -55,7 +55,7 @@ func Factories(deps Deps) []policies.Factory {
 		// budget
 		budget.NewFactory(),
 		// plan
-		planning.NewFactory(planning.Deps{Planner: deps.Planner, Summarizer: deps.Summarizer, Cache: deps.Cache, Prices: deps.Prices}),
+		planning.NewFactory(planning.Deps{Planner: deps.Planner, Summarizer: deps.Summarizer, Cache: deps.Cache, Prices: deps.Prices, Outputs: deps.Outputs}),
 		planning.NewPlacementFactory(),
 		// decide
 		decide.NewThresholdFactory(),
@@ -69,7 +69,7 @@ func Factories(deps Deps) []policies.Factory {
 		compaction.NewDropLowImportanceFactory(),
 		compaction.NewSummarizeFactory(compaction.Deps{Outputs: deps.Outputs}),
 		llmsummary.NewFactory(llmsummary.Deps{Client: deps.Summarizer, Cache: deps.Cache, Prices: deps.Prices, Outputs: deps.Outputs}),
-		compaction.NewTruncateFactory(),
+		compaction.NewTruncateFactory(compaction.Deps{Outputs: deps.Outputs}),
 		normalize.NewRepairFactory(),
 		// render
 		render.NewFactory(),

@@ -2,6 +2,7 @@ package policies_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -207,5 +208,127 @@ func TestRegistry(t *testing.T) {
 	empty, err := policies.NewRegistry()
 	if err != nil || len(empty.Types()) != 0 {
 		t.Errorf("an empty registry: %v, %v", empty.Types(), err)
+	}
+}
+
+// longTask is one prompt an agent works through with three tool calls, the
+// last still waiting for the model: a CLI's environment block, the user's
+// instruction, a call answered by two results, what the assistant said,
+// another call, a summary ctxc wrote of earlier steps, and the newest call.
+func longTask() []agentstate.Entry {
+	return agentstate.EntriesFromLog([]agentstate.Message{
+		msg("env", agentstate.RoleUser, text("<environment_context>\n  <cwd>/ws</cwd>\n</environment_context>")), // 0
+		msg("u", agentstate.RoleUser, text("<system-reminder>be brief</system-reminder>\nMake the tests pass; never edit vendor/.")),
+		msg("a1", agentstate.RoleAssistant, call("c1"), call("c2")),
+		msg("t1", agentstate.RoleTool, result("c1")),
+		msg("t2", agentstate.RoleTool, result("c2")),
+		msg("a2", agentstate.RoleAssistant, text("The build is broken; looking at the parser.")), // 5
+		msg("a3", agentstate.RoleAssistant, call("c3")),
+		msg("t3", agentstate.RoleTool, result("c3")),
+		kind(msg("s", agentstate.RoleUser, text("summary of steps")), agentstate.KindSummary),
+		msg("a4", agentstate.RoleAssistant, call("c4")),
+		msg("t4", agentstate.RoleTool, result("c4")), // 10
+	})
+}
+
+func TestTaskHistory(t *testing.T) {
+	task := longTask()
+	tests := []struct {
+		name        string
+		entries     []agentstate.Entry
+		recentTurns int
+		want        policies.Span
+	}{
+		{"everything after the instruction before the newest call", task, 1, policies.Span{Start: 2, End: 9}},
+		{"the same with a wider recency window", task, 3, policies.Span{Start: 2, End: 9}},
+		{"nothing is recent", task, 0, policies.Span{}},
+		{"one call is no history", task[:5], 1, policies.Span{}},
+		{"an answered task is kept whole", append(append([]agentstate.Entry(nil), task...),
+			agentstate.EntriesFromLog([]agentstate.Message{msg("a5", agentstate.RoleAssistant, text("done"))})...), 1, policies.Span{}},
+		{"a call waiting for its result", task[:10], 1, policies.Span{Start: 2, End: 9}},
+		{"a new prompt starts a task without history", append(append([]agentstate.Entry(nil), task...),
+			agentstate.EntriesFromLog([]agentstate.Message{msg("u2", agentstate.RoleUser, text("now the docs"))})...), 1, policies.Span{}},
+		{"a session of short turns", session(), 1, policies.Span{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := policies.TaskHistory(tt.entries, tt.recentTurns)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			for i := got.Start; i < got.End; i++ {
+				if policies.IsTurnStart(&tt.entries[i].Message) {
+					t.Errorf("the history holds the turn start %s", tt.entries[i].Message.ID)
+				}
+			}
+		})
+	}
+}
+
+func TestInstruction(t *testing.T) {
+	task := longTask()
+	if got := policies.Instruction(task); got != 1 {
+		t.Errorf("Instruction = %d, want 1 (the user's words, not the CLI's environment)", got)
+	}
+	reminder := append(append([]agentstate.Entry(nil), task...), agentstate.EntriesFromLog([]agentstate.Message{
+		msg("r", agentstate.RoleUser, text("<system-reminder>\nThe todo list is empty.\n</system-reminder>")),
+	})...)
+	if got := policies.Instruction(reminder); got != 1 {
+		t.Errorf("Instruction after a reminder the CLI sent as a user message = %d, want 1", got)
+	}
+	if got := policies.Instruction(task[:1]); got != -1 {
+		t.Errorf("Instruction of a log of CLI blocks = %d, want -1", got)
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"fix it", true},
+		{"<environment_context><cwd>/ws</cwd></environment_context>", false},
+		{"  <a>x</a>\n<b-c_2 attr=\"1\">y</b-c_2>  ", false},
+		{"<system-reminder>r</system-reminder> and then fix the parser", true},
+		{"<unclosed> fix it", true},
+		{"x < y but <b>z</b>", true},
+		{"<3 tests>", true},
+		{"", false},
+	} {
+		if got := policies.PersonsWords(tt.text); got != tt.want {
+			t.Errorf("PersonsWords(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestCompactionPointsBetweenSteps(t *testing.T) {
+	// A turn of ten steps, then a new prompt with three: the steps of a
+	// long task end at a compaction point from the LongTaskSteps-th on,
+	// the few steps of an ordinary turn do not; never between a call and
+	// its results.
+	log := []agentstate.Message{msg("u1", agentstate.RoleUser, text("make the tests pass"))}
+	step := func(k int, results int) {
+		a := msg(fmt.Sprintf("a%d", k), agentstate.RoleAssistant)
+		for r := 0; r < results; r++ {
+			a.Parts = append(a.Parts, call(fmt.Sprintf("c%d-%d", k, r)))
+		}
+		log = append(log, a)
+		for r := 0; r < results; r++ {
+			log = append(log, msg(fmt.Sprintf("t%d-%d", k, r), agentstate.RoleTool, result(fmt.Sprintf("c%d-%d", k, r))))
+		}
+	}
+	for k := 1; k <= 10; k++ {
+		step(k, 1+k%2) // odd steps call two tools at once
+	}
+	log = append(log, msg("u2", agentstate.RoleUser, text("now the docs")))
+	for k := 11; k <= 13; k++ {
+		step(k, 1)
+	}
+	entries := agentstate.EntriesFromLog(log)
+	// u1 opens the log; step 8 ends before a9 (21), step 9 before a10 (24),
+	// step 10 before u2 (26), which opens a turn (27) of three steps.
+	want := []int{1, 21, 24, 26, 27}
+	if policies.LongTaskSteps != 8 {
+		t.Fatalf("the expected points assume LongTaskSteps 8, not %d", policies.LongTaskSteps)
+	}
+	if diff := cmp.Diff(want, policies.CompactionPoints(entries)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

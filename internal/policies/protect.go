@@ -7,9 +7,11 @@ import (
 )
 
 // Protection marks the entries that compaction must keep verbatim
-// (docs/ARCHITECTURE.md, invariants): the first task, pinned messages, the
-// latest w.RecentTurns turns, the running execution's trace unless the hard
-// window is exceeded, and every entry before w.ScopeStart (outside the part of
+// (docs/ARCHITECTURE.md, invariants): the first task, the user's instruction
+// (Instruction), pinned messages, the latest w.RecentTurns turns but the
+// history of the running task (TaskHistory: its older tool units, condensed
+// under pressure), the running execution's trace unless the hard window is
+// exceeded, and every entry before w.ScopeStart (outside the part of
 // the view the runner lets this pass change). A mark on any entry of a tool
 // unit marks the whole unit. The result is aligned with w.Entries at the time
 // of the call.
@@ -26,8 +28,14 @@ func Protection(w *Work) []bool {
 	if first := FirstTask(w.Entries); first >= 0 {
 		protected[first] = true
 	}
+	if instruction := Instruction(w.Entries); instruction >= 0 {
+		protected[instruction] = true
+	}
+	history := TaskHistory(w.Entries, w.RecentTurns())
 	for i := RecentStart(w.Entries, w.RecentTurns()); i < n; i++ {
-		protected[i] = true
+		if !history.Contains(i) || IsTurnStart(&w.Entries[i].Message) {
+			protected[i] = true
+		}
 	}
 	running := w.State() != nil && w.State().Execution.Running() && !w.HardLimitExceeded()
 	for i := range w.Entries {

@@ -100,3 +100,19 @@ func freeID(w *policies.Work, id string) string {
 	}
 	return c
 }
+
+// logResult is the content of the tool result with callID in log message
+// messageID, as the log holds it: what an output cut or masked in the view
+// was.
+func logResult(w *policies.Work, messageID, callID string) (string, bool) {
+	m, ok := w.LogMessage(messageID)
+	if !ok {
+		return "", false
+	}
+	for _, p := range m.Parts {
+		if p.Kind == agentstate.PartToolResult && p.ToolResult.ToolCallID == callID {
+			return p.ToolResult.Content, true
+		}
+	}
+	return "", false
+}

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
@@ -55,9 +57,9 @@ func TestGolden(t *testing.T) {
 		recent   int
 		target   int
 	}{
-		{name: "truncate_fit", state: "session", factory: NewTruncateFactory(), recent: 1, target: 260},
-		{name: "truncate_message_limit", state: "session", factory: NewTruncateFactory(), settings: "{mode: message_limit, max_messages: 6}", recent: 1, target: 10000},
-		{name: "truncate_token_limit", state: "session", factory: NewTruncateFactory(), settings: "{mode: token_limit, target_ratio: 0.5}", recent: 1, target: 500},
+		{name: "truncate_fit", state: "session", factory: NewTruncateFactory(Deps{}), recent: 1, target: 260},
+		{name: "truncate_message_limit", state: "session", factory: NewTruncateFactory(Deps{}), settings: "{mode: message_limit, max_messages: 6}", recent: 1, target: 10000},
+		{name: "truncate_token_limit", state: "session", factory: NewTruncateFactory(Deps{}), settings: "{mode: token_limit, target_ratio: 0.5}", recent: 1, target: 500},
 		{name: "clamp", state: "session", factory: NewClampFactory(), settings: "{max_part_tokens: 20, head_ratio: 0.5}", recent: 1, target: 100},
 		{name: "dedupe", state: "session", factory: NewDedupeFactory(), recent: 1, target: 100},
 		{name: "mask_observations", state: "session", factory: NewMaskObservationsFactory(Deps{}), settings: "{preview_chars: 16, protect_recent_tokens: 0, min_prunable_tokens: 0}", recent: 1, target: 350},
@@ -99,7 +101,7 @@ func orDefaults(s string) string {
 }
 
 func TestFactories(t *testing.T) {
-	factories := []policies.Factory{NewClampFactory(), NewDedupeFactory(), NewMaskObservationsFactory(Deps{}), NewDropLowImportanceFactory(), NewSummarizeFactory(Deps{}), NewTruncateFactory()}
+	factories := []policies.Factory{NewClampFactory(), NewDedupeFactory(), NewMaskObservationsFactory(Deps{}), NewDropLowImportanceFactory(), NewSummarizeFactory(Deps{}), NewTruncateFactory(Deps{})}
 	want := []string{"clamp", "dedupe", "mask_observations", "drop_low_importance", "summarize", "truncate"}
 	for i, f := range factories {
 		if f.Type() != want[i] {
@@ -182,7 +184,7 @@ func TestTruncateGreedyFitKeepsContiguousTail(t *testing.T) {
 	}}}
 	w := statetest.Work(st, statetest.RecentTurns(0))
 	w.CompactionTarget = 50 // m1 + m4 + m2 = 39 would fit; m3 never does
-	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
+	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := strings.Join(ids(w), ","), "m1,m4"; got != want {
@@ -205,7 +207,7 @@ func TestTruncateIrreducibleInOneCall(t *testing.T) {
 	ctl.SetHardLimit(250)
 	ctl.SetHardLimitExceeded(true)
 	calls := 0
-	p := newPolicy(t, NewTruncateFactory(), "")
+	p := newPolicy(t, NewTruncateFactory(Deps{}), "")
 	err := run(policyFunc(func(ctx context.Context, w *policies.Work) error { calls++; return p.Apply(ctx, w) }), w)
 	var irr *agentstate.IrreducibleError
 	if !errors.As(err, &irr) {
@@ -360,18 +362,18 @@ func TestDropLowImportanceOrder(t *testing.T) {
 	}
 }
 
-// TestTruncateShrinksProtectedOutputsBeforeRefusing: a running execution
-// whose file read does not fit the window has that output cut to a head and
-// a tail (the largest first, the newest last) instead of the call being
-// refused; every other message stays as it was.
-func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
+// TestTruncateCondensesTheRunningTask: a running task whose outputs do not
+// fit the window keeps every call; its older output becomes a placeholder
+// naming it (the call stays, so the agent can run it again), and only then
+// would anything be dropped. The newest output stays as it was.
+func TestTruncateCondensesTheRunningTask(t *testing.T) {
 	read := agentstate.Message{ID: "m3", Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
 		ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "read", Content: "HEAD " + strings.Repeat("x", 4000) + " TAIL"}}}}
 	grep := agentstate.Message{ID: "m5", Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
 		ToolResult: agentstate.ToolResult{ToolCallID: "c2", Name: "grep", Content: strings.Repeat("y", 1600)}}}}
 	st := &agentstate.State{Execution: agentstate.Execution{ID: "e1"}, Context: agentstate.Context{Messages: []agentstate.Message{
 		userMsg("m1", "fix the parser"),
-		{ID: "m2", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "read", ArgumentsJSON: "{}"}}}},
+		{ID: "m2", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "read", ArgumentsJSON: `{"path":"parser.go"}`}}}},
 		read,
 		{ID: "m4", Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c2", Name: "grep", ArgumentsJSON: "{}"}}}},
 		grep,
@@ -380,18 +382,51 @@ func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
 	ctl.SetHardLimit(900)
 	ctl.SetHardLimitExceeded(true)
 	w.CompactionTarget = 900
-	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
-		t.Fatalf("refused what can be shrunk: %v", err)
+	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
+		t.Fatalf("refused what can be condensed: %v", err)
+	}
+	if used := w.UsedTokens(); used > w.HardLimit() {
+		t.Errorf("used %d, over the window's %d", used, w.HardLimit())
+	}
+	if diff := cmp.Diff([]string{"m1", "m2", "m3", "m4", "m5"}, ids(w)); diff != "" {
+		t.Fatalf("a call of the running task was dropped (-want +got):\n%s", diff)
+	}
+	if got := w.Entries[2].Message.Parts[0].ToolResult.Content; !strings.HasPrefix(got, "[output masked: message m3, tool read, call c1") {
+		t.Errorf("the older read is not condensed to a placeholder naming it:\n%.300s", got)
+	}
+	if w.Entries[4].Message.Parts[0].ToolResult.Content != grep.Parts[0].ToolResult.Content {
+		t.Error("the newest output was changed although condensing the older one was enough")
+	}
+}
+
+// TestTruncateCutKeepsWhatFailed: the newest output alone is over the
+// window; it is cut to a head and a tail on line boundaries, and the lines in
+// its middle that say what failed stay, with a note naming the log message.
+func TestTruncateCutKeepsWhatFailed(t *testing.T) {
+	output := strings.Repeat("ok   example.com/a 0.012s\n", 150) + "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2 [E-4711]\n" + strings.Repeat("ok   example.com/b 0.034s\n", 150)
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
+		userMsg("m1", "fix the parser"),
+		{ID: "m2", Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: "c1", Name: "bash", ArgumentsJSON: `{"command":"go test ./..."}`}}}},
+		{ID: "m3", Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult, ToolResult: agentstate.ToolResult{ToolCallID: "c1", Name: "bash", Content: output}}}},
+	}}}
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	ctl.SetHardLimit(w.UsedTokens() / 3)
+	ctl.SetHardLimitExceeded(true)
+	w.CompactionTarget = w.HardLimit()
+	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
+		t.Fatalf("refused what can be cut: %v", err)
 	}
 	if used := w.UsedTokens(); used > w.HardLimit() {
 		t.Errorf("used %d, over the window's %d", used, w.HardLimit())
 	}
 	got := w.Entries[2].Message.Parts[0].ToolResult.Content
-	if !strings.HasPrefix(got, "HEAD ") || !strings.HasSuffix(got, " TAIL") || !strings.Contains(got, policies.ShrinkMarker) || !strings.Contains(got, "log message m3") {
-		t.Errorf("the file read is not cut to head and tail with a note naming its log message:\n%.300s", got)
+	for _, want := range []string{policies.ShrinkMarker, "log message m3", "--- FAIL: TestParse (0.00s)\n", "    parse_test.go:12: got 1, want 2 [E-4711]\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the cut output lacks %q:\n%s", want, got)
+		}
 	}
-	if w.Entries[4].Message.Parts[0].ToolResult.Content != grep.Parts[0].ToolResult.Content {
-		t.Error("the newest output was cut although cutting the older one was enough")
+	if !strings.HasPrefix(got, "ok   example.com/a 0.012s\n") || !strings.HasSuffix(got, "ok   example.com/b 0.034s\n") {
+		t.Errorf("the cut output does not keep whole lines of its head and tail:\n%s", got)
 	}
 	if d, _ := w.Disposition("m3"); d.Disposition != policies.DispositionTruncated {
 		t.Errorf("m3 disposition %s, want truncated", d.Disposition)
@@ -403,29 +438,31 @@ func TestTruncateShrinksProtectedOutputsBeforeRefusing(t *testing.T) {
 
 // TestTruncateCutsOneOutputFurtherRatherThanTheNext: a cut's note can cost
 // more than estimated (here a long log id), leaving the window a few tokens
-// short; the output being cut is cut further, and an older, smaller output,
-// whose middle names its failure, stays whole.
+// short; the output being cut is cut further, and the older, smaller output
+// of the turn before (protected by a recency window of two turns), whose
+// middle names its failure, stays whole.
 func TestTruncateCutsOneOutputFurtherRatherThanTheNext(t *testing.T) {
-	readID := "m3-" + strings.Repeat("r", 160)
+	readID := "m5-" + strings.Repeat("r", 160)
 	call := func(id, callID string) agentstate.Message {
-		return agentstate.Message{ID: id, Role: agentstate.RoleAssistant, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: callID, Name: "bash", ArgumentsJSON: "{}"}}}}
+		return agentstate.Message{ID: id, Role: agentstate.RoleAssistant, Parts: []agentstate.Part{{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: callID, Name: "bash", ArgumentsJSON: "{}"}}}}
 	}
 	output := func(id, callID, content string) agentstate.Message {
-		return agentstate.Message{ID: id, Role: agentstate.RoleTool, ExecutionID: "e1", Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
+		return agentstate.Message{ID: id, Role: agentstate.RoleTool, Parts: []agentstate.Part{{Kind: agentstate.PartToolResult,
 			ToolResult: agentstate.ToolResult{ToolCallID: callID, Name: "bash", Content: content}}}}
 	}
 	test := strings.Repeat("ok   example.com/a\n", 40) + "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\n" + strings.Repeat("ok   example.com/b\n", 40)
-	st := &agentstate.State{Execution: agentstate.Execution{ID: "e1"}, Context: agentstate.Context{Messages: []agentstate.Message{
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
 		userMsg("m1", "fix the parser"),
 		call("m2", "c1"), output("m3", "c1", test),
-		call("m4", "c2"), output(readID, "c2", strings.Repeat("x", 4000)),
-		call("m6", "c3"), output("m7", "c3", "done"),
+		call("m4", "c2"), output(readID, "c2", strings.Repeat("x y ", 2000)),
+		userMsg("m6", "and run it"),
+		call("m7", "c3"), output("m8", "c3", "done"),
 	}}}
-	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(2))
 	ctl.SetHardLimit(w.UsedTokens() - 500)
 	ctl.SetHardLimitExceeded(true)
 	w.CompactionTarget = w.HardLimit()
-	if err := run(newPolicy(t, NewTruncateFactory(), ""), w); err != nil {
+	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
 		t.Fatalf("refused what can be shrunk: %v", err)
 	}
 	if used := w.UsedTokens(); used > w.HardLimit() {
@@ -439,24 +476,47 @@ func TestTruncateCutsOneOutputFurtherRatherThanTheNext(t *testing.T) {
 	}
 }
 
-// TestTruncateRefusesNamingWhatIsTooLarge: when the system prompt alone is
-// over the window nothing can be shrunk, and the error says which part is
-// too large.
-func TestTruncateRefusesNamingWhatIsTooLarge(t *testing.T) {
+// TestTruncateRefusalAddsUp: when the system prompt alone is over the window
+// nothing can be cut, and the error names each part that must be kept with
+// its size; the parts add up to what it says is needed.
+func TestTruncateRefusalAddsUp(t *testing.T) {
 	st := &agentstate.State{Context: agentstate.Context{SystemPrompt: strings.Repeat("s", 4000), Messages: []agentstate.Message{
 		userMsg("m1", "fix the parser"),
 	}}}
 	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
 	ctl.SetHardLimit(500)
 	ctl.SetHardLimitExceeded(true)
-	err := run(newPolicy(t, NewTruncateFactory(), ""), w)
+	err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w)
 	var irr *agentstate.IrreducibleError
 	if !errors.As(err, &irr) {
 		t.Fatalf("error %v, want *agentstate.IrreducibleError", err)
 	}
-	for _, want := range []string{"system prompt 1,00", "tools 0", "pinned messages 0", "newest turn"} {
+	for _, want := range []string{"system prompt 1,00", "tools 0", "first task"} {
 		if !strings.Contains(irr.Detail, want) {
 			t.Errorf("detail %q does not name %q", irr.Detail, want)
 		}
 	}
+	if got := refusalSum(t, irr.Detail); got != irr.NeededTokens {
+		t.Errorf("the parts of %q add up to %d, not the %d needed", irr.Detail, got, irr.NeededTokens)
+	}
+}
+
+// refusalSum adds the sizes a refusal names ("tokens: a 1,003, b 7"): parts
+// are separated by ", ", a number's thousands by a comma alone.
+func refusalSum(t *testing.T, detail string) int {
+	t.Helper()
+	_, list, ok := strings.Cut(detail, "(tokens: ")
+	if !ok {
+		t.Fatalf("detail %q lists no parts", detail)
+	}
+	sum := 0
+	for _, part := range strings.Split(strings.TrimSuffix(list, ")"), ", ") {
+		fields := strings.Fields(part)
+		n, err := strconv.Atoi(strings.ReplaceAll(fields[len(fields)-1], ",", ""))
+		if err != nil {
+			t.Fatalf("part %q of %q has no size", part, detail)
+		}
+		sum += n
+	}
+	return sum
 }

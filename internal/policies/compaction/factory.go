@@ -114,12 +114,12 @@ func NewSummarizeFactoryWith(s Summarizer, deps Deps) policies.Factory {
 
 // NewTruncateFactory returns the factory of "truncate": the contiguous-recency
 // fallback.
-func NewTruncateFactory() policies.Factory {
+func NewTruncateFactory(deps Deps) policies.Factory {
 	return policies.TypedFactory[TruncateConfig, *TruncateConfig]{
 		Name: TypeTruncate, In: policies.StageCompact,
 		Defaults: func() *TruncateConfig { return &TruncateConfig{Mode: TruncateFit, MaxMessages: 50, TargetRatio: 0.75} },
 		New: func(c *TruncateConfig) (policies.Policy, error) {
-			return truncator{cfg: *c}, nil
+			return truncator{cfg: *c, outputs: diagnose.CacheOr(deps.Outputs)}, nil
 		},
 	}
 }

@@ -25,11 +25,13 @@ func (maskObservations) Replayable() bool { return true }
 
 func (m maskObservations) Apply(_ context.Context, w *policies.Work) error {
 	protected := policies.Protection(w)
+	history := policies.TaskHistory(w.Entries, w.RecentTurns())
 	isolation.MaskObservations(w, &m.cfg, isolation.MaskRun{
 		TargetTokens: max(target(w), 1),
 		Protect:      func(i int) bool { return protected[i] },
 		Policy:       TypeMaskObservations,
 		Outputs:      m.outputs,
+		Condensable:  history.Contains,
 	})
 	return nil
 }

@@ -195,6 +195,10 @@ func requestKey(req *SummaryRequest) uint64 {
 			str(t)
 		}
 	}
+	put(len(req.Running))
+	for _, id := range req.Running {
+		str(id)
+	}
 	put(len(req.Span))
 	for i := range req.Span {
 		m := &req.Span[i]

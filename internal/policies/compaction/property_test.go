@@ -28,8 +28,8 @@ func aggressive(t testing.TB) []struct {
 		{"mask_observations", newPolicy(t, NewMaskObservationsFactory(Deps{}), "{protect_recent_tokens: 0, min_prunable_tokens: 0}")},
 		{"drop_low_importance", newPolicy(t, NewDropLowImportanceFactory(), "{min_importance_threshold: 101, keep_recent_messages: 0}")},
 		{"summarize", newPolicy(t, NewSummarizeFactory(Deps{}), "{min_span_messages: 1}")},
-		{"truncate", newPolicy(t, NewTruncateFactory(), "")},
-		{"truncate_message_limit", newPolicy(t, NewTruncateFactory(), "{mode: message_limit, max_messages: 8}")},
+		{"truncate", newPolicy(t, NewTruncateFactory(Deps{}), "")},
+		{"truncate_message_limit", newPolicy(t, NewTruncateFactory(Deps{}), "{mode: message_limit, max_messages: 8}")},
 	}
 }
 
@@ -100,13 +100,24 @@ func TestChainProperties(t *testing.T) {
 type viewSnapshot struct {
 	entries   []agentstate.Entry
 	protected []bool
-	recent    []string
+	// recent are the ids of the recency window but the running task's
+	// history (policies.TaskHistory), joined[k] whether recent[k] came
+	// right after recent[k-1].
+	recent []string
+	joined []bool
 }
 
 func snapshotView(w *policies.Work) viewSnapshot {
 	s := viewSnapshot{entries: append([]agentstate.Entry(nil), w.Entries...), protected: policies.Protection(w)}
+	history := policies.TaskHistory(w.Entries, w.RecentTurns())
+	prev := -1
 	for i := policies.RecentStart(w.Entries, w.RecentTurns()); i < len(w.Entries); i++ {
+		if history.Contains(i) {
+			continue
+		}
 		s.recent = append(s.recent, w.Entries[i].Message.ID)
+		s.joined = append(s.joined, prev >= 0 && prev == i-1)
+		prev = i
 	}
 	return s
 }
@@ -147,7 +158,7 @@ func checkTransform(st *agentstate.State, before viewSnapshot, w *policies.Work,
 		}
 	}
 	for k := 1; k < len(before.recent); k++ {
-		if position[before.recent[k]] != position[before.recent[k-1]]+1 {
+		if before.joined[k] && position[before.recent[k]] != position[before.recent[k-1]]+1 {
 			out = append(out, fmt.Sprintf("recent turns not contiguous at %s", before.recent[k]))
 			break
 		}

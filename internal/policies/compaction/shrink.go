@@ -7,6 +7,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
 )
 
 // Shrinking what is protected: when the window cannot hold the system
@@ -25,10 +26,16 @@ const shrinkFloor = 300
 const shrinkMarker = policies.ShrinkMarker
 
 // shrinkProtected cuts protected tool outputs until preamble and the
-// protected entries fit the hard limit; it returns the tokens the protected
-// entries take after it, and whether they fit.
-func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedTokens int) (int, bool) {
-	type cand struct{ i, j, tokens int }
+// protected entries fit limit; it returns the tokens the protected entries
+// take after it, and whether they fit. Each cut keeps the lines that say what
+// failed (outputs reads them), wherever they sit.
+func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedTokens, limit int, outputs *diagnose.Cache) (int, bool) {
+	// tokens is what the output takes now, full its content before any cut
+	// (read from the log for one cut earlier in the run) and fullTokens that.
+	type cand struct {
+		i, j, tokens, fullTokens int
+		full                     string
+	}
 	var cands []cand
 	lastTool := -1
 	for i := range w.Entries {
@@ -42,10 +49,23 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 			continue
 		}
 		for j, p := range m.Parts {
-			if p.Kind == agentstate.PartToolResult && !strings.Contains(p.ToolResult.Content, shrinkMarker) {
-				if t := w.Counter().CountText(p.ToolResult.Content); t > shrinkFloor {
-					cands = append(cands, cand{i, j, t})
+			if p.Kind != agentstate.PartToolResult {
+				continue
+			}
+			c := cand{i: i, j: j, full: p.ToolResult.Content}
+			c.tokens = w.Counter().CountText(c.full)
+			c.fullTokens = c.tokens
+			if strings.Contains(c.full, shrinkMarker) {
+				// Cut once already (the note of a truncation did not fit
+				// beside it): cut again, further, from the output as it was.
+				full, ok := logResult(w, w.Entries[i].SourceID, p.ToolResult.ToolCallID)
+				if !ok {
+					continue
 				}
+				c.full, c.fullTokens = full, w.Counter().CountText(full)
+			}
+			if c.tokens > shrinkFloor {
+				cands = append(cands, c)
 			}
 		}
 	}
@@ -60,7 +80,7 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		}
 		return b.tokens - a.tokens
 	})
-	over := preamble + protectedTokens - w.HardLimit()
+	over := preamble + protectedTokens - limit
 	for _, c := range cands {
 		if over <= 0 {
 			break
@@ -73,13 +93,14 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		before := e.Tokens
 		copyParts(&e.Message)
 		r := &e.Message.Parts[c.j].ToolResult
-		full := r.Content
+		full := c.full
 		// The head and tail are sized by the output's average bytes per
 		// token, so the cut can fall a little short: this output is cut
 		// further, not the next one (a smaller, older output would lose its
 		// middle, where its failure is named, for a few tokens).
+		evidence := outputs.Read(full).Evidence(r.IsError, maxEvidenceLines)
 		for range maxShrinkTries {
-			r.Content = shrinkText(full, c.tokens, keep, logID(e))
+			r.Content = shrinkText(full, c.fullTokens, keep, logID(e), evidence)
 			e.Tokens, _ = w.Counter().CountMessage(&e.Message)
 			short := over - (before - e.Tokens)
 			if short <= 0 || keep == shrinkFloor {
@@ -91,9 +112,9 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		over -= before - e.Tokens
 		protectedTokens -= before - e.Tokens
 		dispose(w, e, policies.DispositionTruncated, TypeTruncate,
-			fmt.Sprintf("a protected output of %s tokens cut to %s: the window could not hold every protected message", formatCount(c.tokens), formatCount(keep)))
+			fmt.Sprintf("a protected output of %s tokens cut to %s: the window could not hold every protected message", formatCount(c.fullTokens), formatCount(keep)))
 		w.Warn(fmt.Sprintf("cut tool output %s (call %s) from %s to about %s tokens to fit the window; the full output stays in the log",
-			logID(e), r.ToolCallID, formatCount(c.tokens), formatCount(keep)))
+			logID(e), r.ToolCallID, formatCount(c.fullTokens), formatCount(keep)))
 	}
 	return protectedTokens, over <= 0
 }
@@ -109,12 +130,81 @@ const (
 // shrinkMarkerTokens is what the marker itself costs, about.
 const shrinkMarkerTokens = 40
 
+// maxEvidenceLines bounds the lines a cut keeps from the middle of an
+// output beside its head and tail.
+const maxEvidenceLines = 24
+
 // shrinkText keeps a head (three fifths) and a tail of s worth keep tokens,
-// with a note in between saying what was cut and where the rest is.
-func shrinkText(s string, tokens, keep int, id string) string {
+// cut on line boundaries, and from the middle the lines that say what failed
+// (evidence, the output's own trimmed lines), with a note where the cut is
+// saying what was cut and where the rest is. The evidence is paid for out of
+// the head and tail, but never more than half of keep goes to it.
+func shrinkText(s string, tokens, keep int, id string, evidence []string) string {
 	bytesPerToken := float64(len(s)) / float64(tokens)
-	head := runePrefix(s, int(float64(keep)*0.6*bytesPerToken))
-	tail := runeSuffix(s[len(head):], int(float64(keep)*0.4*bytesPerToken))
-	return head + fmt.Sprintf("\n%s %s of %s tokens from the middle of this output to fit the window; the full output is log message %s: call the tool again to see it]\n",
-		shrinkMarker, formatCount(tokens-keep), formatCount(tokens), id) + tail
+	budget := int(float64(keep) * bytesPerToken)
+	lines := strings.SplitAfter(s, "\n")
+	want := make(map[string]bool, len(evidence))
+	for _, l := range evidence {
+		want[l] = true
+	}
+	var middle []int
+	spent := 0
+	for i, l := range lines {
+		if want[strings.TrimSpace(l)] && spent+len(l) <= budget/2 {
+			middle = append(middle, i)
+			spent += len(l)
+			delete(want, strings.TrimSpace(l)) // a repeated line is kept once
+		}
+	}
+	room := budget - spent
+	headBytes, tailBytes := room*3/5, room-room*3/5
+	// The head: whole lines while they fit, else a cut inside the first.
+	head, used := 0, 0
+	for head < len(lines) && used+len(lines[head]) <= headBytes {
+		used += len(lines[head])
+		head++
+	}
+	headText := strings.Join(lines[:head], "")
+	if head == 0 {
+		headText = runePrefix(s, headBytes)
+	}
+	tail, used := len(lines), 0
+	for tail > head && used+len(lines[tail-1]) <= tailBytes {
+		used += len(lines[tail-1])
+		tail--
+	}
+	tailText := strings.Join(lines[tail:], "")
+	if tail == len(lines) && head < len(lines) {
+		tailText = runeSuffix(s[len(headText):], tailBytes)
+	}
+	var b strings.Builder
+	b.WriteString(headText)
+	if !strings.HasSuffix(headText, "\n") {
+		b.WriteByte('\n')
+	}
+	kept := ""
+	if len(middle) > 0 {
+		kept = ", keeping the lines that say what failed"
+	}
+	fmt.Fprintf(&b, "%s %s of %s tokens from this output to fit the window%s; the full output is log message %s: call the tool again to see it]\n",
+		shrinkMarker, formatCount(tokens-keep), formatCount(tokens), kept, id)
+	last := head - 1
+	for _, i := range middle {
+		if i <= last || i >= tail {
+			continue // in the head or the tail already
+		}
+		if i > last+1 && last >= head {
+			b.WriteString("[…]\n")
+		}
+		b.WriteString(lines[i])
+		if !strings.HasSuffix(lines[i], "\n") {
+			b.WriteByte('\n')
+		}
+		last = i
+	}
+	if last >= head && tail > last+1 {
+		b.WriteString("[…]\n")
+	}
+	b.WriteString(tailText)
+	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
@@ -91,6 +92,72 @@ type summaryPlan struct {
 	failures      []agentstate.Message // unresolved failures the summary must name
 	exhausted     bool                 // no more messages could be summarized
 	synthesized   map[string]bool      // ids of summaries written earlier in this run that it replaces
+	task          map[string]bool      // the call ids of the running task (runningCalls)
+}
+
+// request is the summary request of the plan within budget.
+func (p *summaryPlan) request(budget int, counter agentstate.TokenCounter) SummaryRequest {
+	return SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: counter, Running: p.running()}
+}
+
+// running lists, sorted, the calls of the running task that the span or a
+// merged summary holds (SummaryRequest.Running).
+func (p *summaryPlan) running() []string {
+	if len(p.task) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for i := range p.span {
+		for _, part := range p.span[i].Parts {
+			for _, id := range []string{part.ToolCall.ID, part.ToolResult.ToolCallID} {
+				if id != "" && p.task[id] {
+					seen[id] = true
+				}
+			}
+		}
+	}
+	for _, text := range p.merge {
+		for rest := text; ; {
+			_, after, ok := strings.Cut(rest, "[call ")
+			if !ok {
+				break
+			}
+			id, _, _ := strings.Cut(after, "]")
+			if p.task[id] {
+				seen[id] = true
+			}
+			rest = after
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// runningCalls are the ids of the tool calls of the running task: those the
+// log holds after the message that opens the view's latest turn.
+func runningCalls(w *policies.Work) map[string]bool {
+	start := policies.RecentStart(w.Entries, 1)
+	if start >= len(w.Entries) || w.State() == nil || !policies.IsTurnStart(&w.Entries[start].Message) {
+		return nil
+	}
+	e := &w.Entries[start]
+	pos, ok := w.LogIndex(e.Message.ID, e.LogPos)
+	if !ok {
+		return nil
+	}
+	calls := map[string]bool{}
+	for _, m := range w.State().Context.Messages[pos+1:] {
+		for _, part := range m.Parts {
+			if part.Kind == agentstate.PartToolCall {
+				calls[part.ToolCall.ID] = true
+			}
+		}
+	}
+	return calls
 }
 
 // summaryBudget is what all summaries in the view may use together: their
@@ -151,7 +218,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 			summaries = append(summaries, i)
 		}
 	}
-	p := summaryPlan{remove: make([]bool, len(entries)), at: -1}
+	p := summaryPlan{remove: make([]bool, len(entries)), at: -1, task: runningCalls(w)}
 	units := policies.Units(entries[:tail])
 	var candidates []policies.Span
 	for _, u := range units {
@@ -167,6 +234,18 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 			return summaryTokens + summaryTokens/4
 		}
 		return min(max(total-existing, 0), spanTokens/4)
+	}
+	history := policies.TaskHistory(entries, w.RecentTurns())
+	if history.Contains(candidates[0].Start) {
+		// Only the running task's own history is left: a summary of half of
+		// it at once, not of the one step the target needs, so that the
+		// next steps append to the prompt the provider cached, and the task
+		// has one summary a few steps long rather than one a step.
+		half := 0
+		for _, u := range candidates {
+			half += unitTokens(w, u)
+		}
+		need = max(need, half/2)
 	}
 	spanTokens, taken, messages := 0, 0, 0
 	for taken < len(candidates) {
@@ -197,25 +276,44 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	// Stack the new summary after the others when all fit the budget: the
 	// prompt prefix up to them stays as the provider cached it. Its size is
 	// the deterministic summary's, which every summarizer is budgeted against.
-	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter()})
+	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter(), Running: p.running()})
 	p.budget = total - existing
 	if existing+stacked > total {
-		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total)
+		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total, 1)
+	} else if run := taskRun(summaries, history, p.at); run >= taskSummaryRun {
+		// The running task's summaries stack, each after the last, so the
+		// cached prompt reaches past them; every few of them merge into one
+		// with the next steps, rather than repeat their headers a step.
+		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total, run)
 	} else if len(summaries) > 0 && s.losesFact(ctx, w, &p, min(p.budget, p.removedTokens*3/4)) {
 		// A short span's summary must shrink what it replaces, and its
 		// headers alone may not: merged with the newest summary it shares
 		// them, rather than leave a fact out.
-		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total)
+		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total, 1)
 	}
 	// A summary must leave room to shrink: at most three quarters of what it replaces.
 	p.budget = min(p.budget, p.removedTokens*3/4)
 	return p, p.budget > 0
 }
 
+// taskSummaryRun is how many summaries of the running task's steps stack
+// before they merge with the next steps into one.
+const taskSummaryRun = 4
+
+// taskRun counts the summaries of the running task's history that stack
+// right before at, the first entry a new summary replaces.
+func taskRun(summaries []int, history policies.Span, at int) int {
+	run := 0
+	for k := len(summaries) - 1; k >= 0 && history.Contains(summaries[k]) && summaries[k] == at-1-run; k-- {
+		run++
+	}
+	return run
+}
+
 // losesFact reports whether the plan's summary, written within budget,
 // leaves out a fact.
 func (s summarize) losesFact(ctx context.Context, w *policies.Work, p *summaryPlan, budget int) bool {
-	_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: w.Counter()})
+	_, lost := s.det.fit(ctx, p.request(budget, w.Counter()))
 	return lost >= factWeight
 }
 
@@ -228,12 +326,12 @@ func (s summarize) losesFact(ctx context.Context, w *policies.Work, p *summaryPl
 // merge_fill_ratio of the budget, when those older ones alone take most of
 // it, or when shedding within the newest ones would lose a fact (an item of
 // factWeight or more): breaking the cache is then worth what it keeps.
-func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPlan, summaries []int, existing, stacked, total int) {
+func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPlan, summaries []int, existing, stacked, total, atLeast int) {
 	entries := w.Entries
 	reserve := total / 10 // room for the next stacked summary
 	shed := existing + stacked + reserve - total
 	from, merged := len(summaries), stacked
-	for from > 0 && (merged < 2*shed || from == len(summaries)) {
+	for from > 0 && (merged < 2*shed || from > len(summaries)-max(atLeast, 1)) {
 		from--
 		merged += entries[summaries[from]].Tokens
 	}
@@ -246,7 +344,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 		}
 		p.reset()
 		s.collect(w, p, visible, false)
-		_, lost := s.det.fit(ctx, SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter()})
+		_, lost := s.det.fit(ctx, p.request(p.budget, w.Counter()))
 		if lost < factWeight {
 			return
 		}
@@ -268,7 +366,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total int, counter agentstate.TokenCounter) int {
 	full := int(float64(total) * s.cfg.MergeFillRatio)
 	lo := min(total/3, full)
-	req := SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, Counter: counter}
+	req := p.request(0, counter)
 	keepsFacts := func(budget int) bool {
 		req.BudgetTokens = budget
 		_, lost := s.det.fit(ctx, req)
@@ -468,7 +566,7 @@ func summarizedAgain(w *policies.Work, entries []agentstate.Entry, remove []bool
 // write asks the summarizer for the text, falling back to the deterministic
 // summary, and makes sure every unresolved failure it replaces is named.
 func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) (string, error) {
-	req := SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: p.budget, Counter: w.Counter()}
+	req := p.request(p.budget, w.Counter())
 	text, err := s.summarizer.Summarize(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

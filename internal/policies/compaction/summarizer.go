@@ -29,6 +29,11 @@ type SummaryRequest struct {
 	Earlier []string
 	// BudgetTokens caps the summary.
 	BudgetTokens int
+	// Running holds the call ids, sorted, of the span's and the merged
+	// summaries' tool calls that belong to the running task (made since the
+	// user's instruction): their failures stay among the errors still open
+	// whatever ran after them, since the agent is still at that task.
+	Running []string
 	// Counter measures text for the target model; nil counts 4 bytes a token.
 	Counter agentstate.TokenCounter
 }
@@ -51,6 +56,11 @@ func pathKeys() []string {
 const (
 	secConstraints = "User constraints"
 	secOpenErrors  = "Errors still open"
+	// secUnfixed holds failures no later run showed fixed, while later calls
+	// of the same tool went through (other commands ran since): not
+	// resolved, but not what invariant 5 keeps visible either: they are
+	// listed, shortened and grouped as resolved ones are.
+	secUnfixed = "Errors not seen fixed"
 	secDecisions   = "Decisions and conclusions"
 	secUserNotes   = "User notes"
 	secResolved    = "Errors resolved"
@@ -65,12 +75,12 @@ const (
 	secTools       = "Tools run"
 )
 
-var sectionOrder = []string{secConstraints, secOpenErrors, secDecisions, secUserNotes, secResolved, secDone, secSeen, secTasks, secEarlier, secRequests, secNotes, secEvents, secFiles, secTools}
+var sectionOrder = []string{secConstraints, secOpenErrors, secUnfixed, secDecisions, secUserNotes, secResolved, secDone, secSeen, secTasks, secEarlier, secRequests, secNotes, secEvents, secFiles, secTools}
 
 // sectionWeight is what an item of a section is worth before facts.Weight
 // adds what its own wording says; the budget goes to the heaviest items.
 var sectionWeight = map[string]int{
-	secConstraints: 100, secDecisions: 80, secUserNotes: 80, secResolved: 75, secDone: 75, secEarlier: 60, secTasks: 55,
+	secConstraints: 100, secDecisions: 80, secUserNotes: 80, secUnfixed: 75, secResolved: 75, secDone: 75, secEarlier: 60, secTasks: 55,
 	secSeen: 45, secEvents: 40, secRequests: 30, secNotes: 25, secFiles: 10, secTools: 5,
 }
 
@@ -159,6 +169,9 @@ func (d DeterministicSummarizer) fit(ctx context.Context, req SummaryRequest) (s
 	}
 	b := newSummaryBuilder(req)
 	b.memo = d.Memo
+	for _, id := range req.Running {
+		b.running[id] = true
+	}
 	for _, text := range req.Merge {
 		b.merge(text)
 	}
@@ -188,12 +201,31 @@ type summaryBuilder struct {
 	byCall    map[string]*failure
 	tools     map[string]*toolCount
 	toolOrder []string
+	// succeeded holds the calls (failureKey) that went through in the span.
+	succeeded map[string]bool
+	// running holds SummaryRequest.Running.
+	running map[string]bool
 }
 
-// failure is one failed call: item is its text without the resolved mark.
+// failure is one failed call: item is its text without the resolved mark,
+// key what resolves it (failureKey). A failure not resolved is unfixed when
+// a later call of its tool went through (another command): invariant 5 no
+// longer keeps it visible, so a short budget may shorten or leave it out.
 type failure struct {
-	tool, call, item string
-	resolved         bool
+	tool, call, item, key string
+	resolved, unfixed     bool
+}
+
+// failureKey is what resolves a failure: a later success of the same call,
+// the tool with its key argument as describeCall names it (the same command
+// run again, the same file read), not any later call of the tool. An agent's
+// shell tool runs forty different commands in a task; the fortieth going
+// through fixes none of the others.
+func failureKey(item string) string {
+	if i := strings.Index(item, " [call "); i > 0 {
+		return item[:i]
+	}
+	return errorTool(item)
 }
 
 type toolCount struct{ runs, failed int }
@@ -205,6 +237,7 @@ func newSummaryBuilder(req SummaryRequest) *summaryBuilder {
 		seen:    map[string]map[string]bool{},
 		byCall:  map[string]*failure{},
 		tools:   map[string]*toolCount{},
+		running: map[string]bool{},
 	}
 }
 
@@ -242,7 +275,7 @@ func (b *summaryBuilder) addFailure(tool, call, item string, resolved bool) *fai
 		f.resolved = f.resolved || resolved
 		return f
 	}
-	f := &failure{tool: tool, call: call, item: item, resolved: resolved}
+	f := &failure{tool: tool, call: call, item: item, key: failureKey(item), resolved: resolved}
 	b.failures = append(b.failures, f)
 	b.byCall[key] = f
 	return f
@@ -309,7 +342,8 @@ func (b *summaryBuilder) mergeItem(title, it string) {
 		if i := strings.Index(item, "; resolved"); i >= 0 {
 			item = item[:i]
 		}
-		b.addFailure(errorTool(item), callID(item), item, resolved)
+		f := b.addFailure(errorTool(item), callID(item), item, resolved)
+		f.unfixed = f.unfixed || title == secUnfixed
 	case title == secTools:
 		b.mergeTools(it)
 	case slices.Contains(sectionOrder, title):
@@ -618,10 +652,18 @@ func (b *summaryBuilder) result(r agentstate.ToolResult, call agentstate.ToolCal
 	// The log keeps a masked output whole: the summary reads what was there.
 	out := b.memo.output(r.Content)
 	if !r.IsError && !out.failed {
-		b.resolveTool(name)
+		b.resolveCall(describeCall(call, name))
+		for _, f := range b.failures {
+			f.unfixed = f.unfixed || f.tool == name
+		}
 		// An output that went through but reports trouble (a crash-looping
-		// pod, a failing test in a passing run): its first such line.
-		if out.observed != "" {
+		// pod, a failing test in a passing run): its first such line; in
+		// the running task, what identifies it, kept as a failure still
+		// open: the agent is at that task, and that is what broke.
+		if out.observed != "" && b.running[r.ToolCallID] {
+			tc.failed++
+			b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(out.errors, "\n")), false)
+		} else if out.observed != "" {
 			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), out.observed))
 		}
 		return
@@ -636,10 +678,14 @@ func (b *summaryBuilder) result(r agentstate.ToolResult, call agentstate.ToolCal
 	b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(lines, "\n")), false)
 }
 
-// resolveTool marks the open failures of a tool resolved.
-func (b *summaryBuilder) resolveTool(tool string) {
+// resolveCall marks the open failures of a call (failureKey) resolved.
+func (b *summaryBuilder) resolveCall(key string) {
+	if b.succeeded == nil {
+		b.succeeded = map[string]bool{}
+	}
+	b.succeeded[key] = true
 	for _, f := range b.failures {
-		if f.tool == tool {
+		if f.key == key {
 			f.resolved = true
 		}
 	}
@@ -658,9 +704,8 @@ func (b *summaryBuilder) resolveEarlier(earlier []string) {
 				continue
 			}
 			for _, it := range items[title] {
-				tool := errorTool(it)
-				if tc := b.tools[tool]; tc != nil && tc.runs > tc.failed {
-					b.addFailure(tool, callID(it), it, true)
+				if b.succeeded[failureKey(it)] {
+					b.addFailure(errorTool(it), callID(it), it, true)
 				}
 			}
 		}
@@ -776,9 +821,13 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 		if !opened[c.section] {
 			cost += b.count("\n## " + c.section + "\n")
 		}
-		if cost > room && c.section == secResolved {
+		if cost > room && (c.section == secResolved || c.section == secUnfixed) {
 			// A group too large for what is left keeps the failures that fit.
-			if part, cut := b.trimGroup(c.text, room); cut > 0 {
+			mark := resolvedMark
+			if c.section == secUnfixed {
+				mark = ""
+			}
+			if part, cut := b.trimGroup(c.text, mark, room); cut > 0 {
 				omitted[c.section] += cut
 				omittedTokens += cost - b.count("- "+part+"\n")
 				c.text, cost = part, b.count("- "+part+"\n")
@@ -835,8 +884,8 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 // trimGroup cuts a resolved item of several lines (a group: "tool: a\nb\nc
 // (resolved later)") to the lines that fit in room tokens, saying how many were cut; cut is 0
 // when not even one fits or the item has one line.
-func (b *summaryBuilder) trimGroup(item string, room int) (part string, cut int) {
-	body, ok := strings.CutSuffix(item, resolvedMark)
+func (b *summaryBuilder) trimGroup(item, mark string, room int) (part string, cut int) {
+	body, ok := strings.CutSuffix(item, mark)
 	if !ok || !strings.Contains(body, groupSep) {
 		return "", 0
 	}
@@ -845,7 +894,7 @@ func (b *summaryBuilder) trimGroup(item string, room int) (part string, cut int)
 		prefix, body = tool+": ", rest
 	}
 	members := strings.Split(body, groupSep)
-	room -= b.count("- \n## Errors resolved\n") + b.count(prefix+resolvedMark) + b.count(fmt.Sprintf("%s… and %d more", groupSep, len(members)))
+	room -= b.count("- \n## Errors resolved\n") + b.count(prefix+mark) + b.count(fmt.Sprintf("%s… and %d more", groupSep, len(members)))
 	n, used := 0, 0
 	for n < len(members)-1 {
 		c := b.count(members[n] + groupSep)
@@ -859,7 +908,7 @@ func (b *summaryBuilder) trimGroup(item string, room int) (part string, cut int)
 		return "", 0
 	}
 	cut = len(members) - n
-	return fmt.Sprintf("%s%s%s… and %d more%s", prefix, strings.Join(members[:n], groupSep), groupSep, cut, resolvedMark), cut
+	return fmt.Sprintf("%s%s%s… and %d more%s", prefix, strings.Join(members[:n], groupSep), groupSep, cut, mark), cut
 }
 
 // compressFailures compresses facts before any is left out, as little as
@@ -868,16 +917,16 @@ func (b *summaryBuilder) trimGroup(item string, room int) (part string, cut int)
 // open ones, then the resolved failures of a tool share one item. Only the
 // failures so shortened lose lines, not all at once.
 func (b *summaryBuilder) compressFailures(room int) {
-	var resolved, open int
+	var settled, open int
 	for _, f := range b.failures {
-		if f.resolved {
-			resolved++
+		if b.settled(f) {
+			settled++
 		} else {
 			open++
 		}
 	}
-	fits := func(shortResolved, shortOpen int, grouped bool) bool {
-		b.failureItems(shortResolved, shortOpen, grouped)
+	fits := func(shortSettled, shortOpen int, grouped bool) bool {
+		b.failureItems(shortSettled, shortOpen, grouped)
 		return b.factTokens() <= room
 	}
 	// least is the fewest failures to shorten for the facts to fit, or -1.
@@ -902,15 +951,15 @@ func (b *summaryBuilder) compressFailures(room int) {
 	// A shortened failure lost lines of a fact: a merge is given the room
 	// not to, where it can be.
 	b.droppedWeight = max(b.droppedWeight, factWeight)
-	if k := least(resolved, func(k int) bool { return fits(k, 0, false) }); k >= 0 {
+	if k := least(settled, func(k int) bool { return fits(k, 0, false) }); k >= 0 {
 		b.failureItems(k, 0, false)
 		return
 	}
-	if k := least(open, func(k int) bool { return fits(resolved, k, false) }); k >= 0 {
-		b.failureItems(resolved, k, false)
+	if k := least(open, func(k int) bool { return fits(settled, k, false) }); k >= 0 {
+		b.failureItems(settled, k, false)
 		return
 	}
-	b.failureItems(resolved, open, true)
+	b.failureItems(settled, open, true)
 }
 
 // failureItems lists the failures in their sections: open ones by call,
@@ -918,21 +967,28 @@ func (b *summaryBuilder) compressFailures(room int) {
 // apart), the oldest shortResolved resolved ones and shortOpen open ones in
 // their shortest form, and the resolved ones grouped by tool when asked.
 func (b *summaryBuilder) failureItems(shortResolved, shortOpen int, grouped bool) {
-	b.items[secOpenErrors], b.items[secResolved] = nil, nil
+	b.items[secOpenErrors], b.items[secUnfixed], b.items[secResolved] = nil, nil, nil
 	defer func() {
 		if grouped {
-			b.items[secResolved] = groupByTool(b.items[secResolved])
+			b.items[secResolved] = groupByTool(b.items[secResolved], resolvedMark)
+			b.items[secUnfixed] = groupByTool(b.items[secUnfixed], "")
 		}
 	}()
-	resolved := map[string]bool{}
+	listed := map[string]bool{}
 	var all []string
 	for _, f := range b.failures {
-		if f.resolved {
+		if b.settled(f) {
 			all = append(all, compactFailure(f))
 		}
 	}
 	for _, f := range b.failures {
-		if f.resolved {
+		if b.settled(f) {
+			// Resolved, or left behind unfixed: listed once per text,
+			// without the call, shortened and grouped first.
+			section, mark := secResolved, resolvedMark
+			if !f.resolved {
+				section, mark = secUnfixed, ""
+			}
 			item := compactFailure(f)
 			if coveredBy(item, all) {
 				continue // said in full by another item (a shortened copy from a merge)
@@ -941,10 +997,10 @@ func (b *summaryBuilder) failureItems(shortResolved, shortOpen int, grouped bool
 				shortResolved--
 				item = shortFailure(item)
 			}
-			item += resolvedMark
-			if !resolved[item] {
-				resolved[item] = true
-				b.items[secResolved] = append(b.items[secResolved], item)
+			item += mark
+			if !listed[section+"\x00"+item] {
+				listed[section+"\x00"+item] = true
+				b.items[section] = append(b.items[section], item)
 			}
 			continue
 		}
@@ -957,14 +1013,21 @@ func (b *summaryBuilder) failureItems(shortResolved, shortOpen int, grouped bool
 	}
 }
 
+// settled reports whether a failure is no longer one invariant 5 keeps in
+// sight: resolved, or unfixed (another call of its tool went through since)
+// and not of the running task.
+func (b *summaryBuilder) settled(f *failure) bool {
+	return f.resolved || f.unfixed && !b.running[f.call]
+}
+
 // groupByTool merges resolved failure items of the same tool into one item,
 // a few lines to an item (groupSep): a long session's fixed errors by what named
 // them, without an item's framing each.
-func groupByTool(items []string) []string {
+func groupByTool(items []string, mark string) []string {
 	var order []string
 	byTool := map[string][]string{}
 	for _, it := range items {
-		it = strings.TrimSuffix(it, resolvedMark)
+		it = strings.TrimSuffix(it, mark)
 		tool, rest, ok := strings.Cut(it, ": ")
 		if !ok || strings.ContainsAny(tool, " ([") {
 			tool, rest = "", it
@@ -992,7 +1055,7 @@ func groupByTool(items []string) []string {
 			if tool != "" {
 				item = tool + ": " + item
 			}
-			out = append(out, item+resolvedMark)
+			out = append(out, item+mark)
 			fs = fs[n:]
 		}
 	}
@@ -1084,13 +1147,34 @@ func shortFailure(item string) string {
 	seen := map[string]bool{}
 	out := lines[:0:0]
 	for _, l := range lines {
-		head, _, _ := strings.Cut(l, diagnose.LineSep)
+		head, rest, _ := strings.Cut(l, diagnose.LineSep)
+		if testVerdict(head) && rest != "" {
+			// A failing test's name says which, its assertion what: both
+			// are its shortest form ("--- FAIL: TestPost ¦ post_test.go:150:
+			// got 1224, want 1500").
+			assertion, _, _ := strings.Cut(rest, diagnose.LineSep)
+			head += diagnose.LineSep + assertion
+		}
 		if !seen[head] {
 			seen[head] = true
 			out = append(out, head)
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// testVerdict reports whether a finding's headline is only a test runner's
+// verdict on a test, whose assertion follows it.
+func testVerdict(line string) bool {
+	if _, finding, ok := strings.Cut(line, "]: "); ok {
+		line = finding // the item names its call first
+	}
+	for _, p := range []string{"--- FAIL", "FAIL:", "FAIL ", "FAILED ", "✕", "×", "✗", "not ok", "Failed "} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // errorTool is the tool name an error item starts with ("run_tests(...) [call",

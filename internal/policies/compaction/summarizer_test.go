@@ -127,7 +127,7 @@ func TestGroupTooLargeKeepsTheFailuresThatFit(t *testing.T) {
 	}
 	b := newSummaryBuilder(SummaryRequest{})
 	item := "bash: " + strings.Join(lines, groupSep) + resolvedMark
-	part, cut := b.trimGroup(item, b.count(item)/2)
+	part, cut := b.trimGroup(item, resolvedMark, b.count(item)/2)
 	if cut == 0 || cut == len(lines) {
 		t.Fatalf("cut %d of %d lines, want some", cut, len(lines))
 	}
@@ -136,7 +136,7 @@ func TestGroupTooLargeKeepsTheFailuresThatFit(t *testing.T) {
 		t.Errorf("trimmed group (-want +got):\n%s", diff)
 	}
 	// A later merge reads the kept lines apart again and forgets the count.
-	regrouped := groupByTool([]string{part})
+	regrouped := groupByTool([]string{part}, resolvedMark)
 	if got := strings.Count(strings.Join(regrouped, "\n"), "… and"); got != 0 {
 		t.Errorf("regrouped items carry %d cut counts: %q", got, regrouped)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/policies"
 	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
+	"github.com/contextcompiler/ctxc/internal/policies/isolation"
 )
 
 // truncator is the "truncate" policy: the deterministic fallback that keeps the
@@ -21,13 +22,25 @@ import (
 // failures it drops stay visible in a short note (a summary message) naming
 // each, in the place of the dropped messages.
 type truncator struct {
-	cfg TruncateConfig
+	cfg     TruncateConfig
+	outputs *diagnose.Cache
 }
 
 // Replayable: truncation reads only the view.
 func (truncator) Replayable() bool { return true }
 
 func (t truncator) Apply(_ context.Context, w *policies.Work) error {
+	byMessages := t.cfg.Mode == TruncateMessageLimit
+	goal := target(w)
+	if t.cfg.Mode == TruncateTokenLimit {
+		goal = t.cfg.TargetTokens
+		if goal == 0 {
+			goal = int(float64(target(w)) * t.cfg.TargetRatio)
+		}
+	}
+	if !byMessages {
+		t.condenseTask(w, goal)
+	}
 	protected := policies.Protection(w)
 	units := policies.Units(w.Entries)
 	preamble := w.SystemTokens + w.ToolTokens
@@ -38,33 +51,43 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 			protectedCount += u.Len()
 		}
 	}
+	cut := false
 	if need := preamble + protectedTokens; w.HardLimit() > 0 && need > w.HardLimit() {
 		// Never refuse what can be shrunk: the protected tool outputs are
 		// cut first; only what cannot be cut refuses the call.
 		fits := false
+		cut = true
 		if w.HardLimitExceeded() {
-			protectedTokens, fits = shrinkProtected(w, protected, preamble, protectedTokens)
+			// Cut so that the running task's condensed history and the
+			// summaries still fit beside them, up to a quarter of the
+			// window; only when that cannot be, to the window itself.
+			rest := 0
+			for _, u := range units {
+				if !protected[u.Start] {
+					rest += unitTokens(w, u)
+				}
+			}
+			reserve := min(rest, w.HardLimit()/4)
+			protectedTokens, fits = shrinkProtected(w, protected, preamble, protectedTokens, w.HardLimit()-reserve, t.outputs)
+			if !fits && reserve > 0 {
+				protectedTokens, fits = shrinkProtected(w, protected, preamble, protectedTokens, w.HardLimit(), t.outputs)
+			}
 		}
 		if !fits {
-			return irreducible(w, protected, preamble, protectedTokens, protectedCount)
+			return refusal(w, func(i int) bool { return protected[i] }, 0)
 		}
 	}
+	mustKeep := protected
 
 	// room is what the kept unprotected units may use, in tokens or messages.
-	var room int
-	byMessages := t.cfg.Mode == TruncateMessageLimit
-	goal := target(w)
-	switch t.cfg.Mode {
-	case TruncateMessageLimit:
+	room := goal - preamble - protectedTokens
+	if room < 0 && cut {
+		// What must be kept was cut to fit the window: the target is out
+		// of reach, and dropping the rest would only lose what still fits.
+		room = max(0, w.HardLimit()-preamble-protectedTokens)
+	}
+	if byMessages {
 		room = t.cfg.MaxMessages - protectedCount
-	case TruncateTokenLimit:
-		goal = t.cfg.TargetTokens
-		if goal == 0 {
-			goal = int(float64(target(w)) * t.cfg.TargetRatio)
-		}
-		room = goal - preamble - protectedTokens
-	default:
-		room = goal - preamble - protectedTokens
 	}
 
 	// Summaries hold the facts of everything older: they go only when the
@@ -100,26 +123,34 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	if dropped == 0 {
 		return nil
 	}
-	if _, noteTokens := failureNote(w, drop); noteTokens > 0 && !byMessages {
+	if _, noteTokens := t.failureNote(w, drop, noteFull); noteTokens > 0 && !byMessages {
 		// The note must fit too: make room for it and choose again.
 		drop, dropped = t.dropSet(w, units, protected, room-noteTokens, byMessages)
 	}
 	before := w.UsedTokens()
-	if note, noteTokens := failureNote(w, drop); note != nil && w.HardLimit() > 0 {
-		kept := before + noteTokens
+	note, noteTokens := t.failureNote(w, drop, noteFull)
+	if note != nil && w.HardLimit() > 0 {
+		// What is kept must fit beside the note: the protected outputs cut
+		// further first, then a shorter note; refused only when neither
+		// makes it fit.
+		kept := before
 		for i := range w.Entries {
 			if drop[i] {
 				kept -= w.Entries[i].Tokens
 			}
 		}
-		if kept > w.HardLimit() {
-			return &agentstate.IrreducibleError{
-				NeededTokens:    kept,
-				AvailableTokens: w.HardLimit(),
-				Detail: fmt.Sprintf("the protected messages (%s tokens with the system prompt and tools) and the note naming the failed calls that must stay visible (%s tokens) exceed the usable window",
-					formatCount(preamble+protectedTokens), formatCount(noteTokens)),
-			}
+		if over := kept + noteTokens - w.HardLimit(); over > 0 && w.HardLimitExceeded() {
+			after, _ := shrinkProtected(w, mustKeep, preamble, protectedTokens, preamble+protectedTokens-over, t.outputs)
+			kept -= protectedTokens - after
+			protectedTokens = after
 		}
+		for level := noteFull + 1; kept+noteTokens > w.HardLimit() && level <= noteShortest; level++ {
+			note, noteTokens = t.failureNote(w, drop, level)
+		}
+		if kept+noteTokens > w.HardLimit() {
+			return refusal(w, func(i int) bool { return !drop[i] }, noteTokens)
+		}
+		before = w.UsedTokens()
 	}
 	removed := 0
 	reason := fmt.Sprintf("truncated (%s): older than the newest messages that fit", t.cfg.Mode)
@@ -129,7 +160,6 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 			dispose(w, &w.Entries[i], policies.DispositionDropped, TypeTruncate, reason)
 		}
 	}
-	note, noteTokens := failureNote(w, drop)
 	dropAppended(w, drop)
 	w.Entries = removeEntries(w.Entries, drop)
 	if note != nil {
@@ -151,6 +181,31 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	}
 	return nil
 }
+
+// condenseTask condenses the running task's history in place while the
+// view is over goal, oldest first: each older call stays, and its output
+// becomes a placeholder naming what identifies it (isolation's masking,
+// failures and the running execution's outputs included), before any unit
+// of the task is dropped. An agent 60 calls into one prompt keeps seeing
+// what it ran and what broke.
+func (t truncator) condenseTask(w *policies.Work, goal int) {
+	history := policies.TaskHistory(w.Entries, w.RecentTurns())
+	if history.Len() == 0 || w.UsedTokens() <= goal {
+		return
+	}
+	protected := policies.Protection(w)
+	isolation.MaskObservations(w, &isolation.MaskingConfig{PreviewChars: condensedPreviewChars}, isolation.MaskRun{
+		TargetTokens: max(goal, 1),
+		Protect:      func(i int) bool { return protected[i] || !history.Contains(i) },
+		Policy:       TypeTruncate,
+		Outputs:      t.outputs,
+		Condensable:  history.Contains,
+	})
+}
+
+// condensedPreviewChars is the head and the tail a condensed output of a
+// running task keeps: a gist of it beside the lines that name its failure.
+const condensedPreviewChars = 120
 
 // dropSet chooses what to drop: from the newest unprotected unit back, keep
 // units while they fit room, then drop every older one; then drop on to the
@@ -202,38 +257,103 @@ func (t truncator) dropSet(w *policies.Work, units []policies.Span, protected []
 	return drop, dropped
 }
 
+// noteLevel is how much of each failure the note of a truncation says: all
+// that identifies it, then one line a finding, then only which call failed
+// (what invariant 5 needs), each tried when the last did not fit.
+type noteLevel int
+
+const (
+	noteFull noteLevel = iota
+	noteHeadlines
+	noteShortest
+)
+
 // failureNote writes the note that keeps dropped unresolved failures visible
 // (invariant 5): a summary message covering the dropped messages that names
 // each failure with its call id and error lines, and carries over the error
-// lines ("[call ...]") of dropped summaries. nil when none is dropped.
-func failureNote(w *policies.Work, drop []bool) (*agentstate.Message, int) {
+// lines ("[call ...]") of dropped summaries; and, of the running task's
+// history (policies.TaskHistory), what the dropped outputs printed that
+// went wrong, with the call that printed it. nil when none is dropped.
+func (t truncator) failureNote(w *policies.Work, drop []bool, level noteLevel) (*agentstate.Message, int) {
 	// Lines first: most truncations drop no failure, and then the note
 	// costs one pass over the view, at every compaction point of a long log.
-	var lines []string
+	var lines, observed []string
 	var visible []bool
+	history := policies.TaskHistory(w.Entries, w.RecentTurns())
+	calls := map[string]agentstate.ToolCall{}
 	for i := range w.Entries {
 		if !drop[i] {
 			continue
 		}
 		m := &w.Entries[i].Message
 		if m.Kind == agentstate.KindSummary {
-			lines = append(lines, errorLines(m.Text(), false)...)
+			for _, line := range errorLines(m.Text(), false) {
+				switch {
+				case level == noteFull:
+					lines = append(lines, line)
+				case strings.HasPrefix(line, "  "): // a continuation line
+				case level == noteShortest && callID(line) != "":
+					head, _, _ := strings.Cut(line, "[call "+callID(line)+"]")
+					lines = append(lines, head+"[call "+callID(line)+"] failed")
+				default:
+					lines = append(lines, line)
+				}
+			}
+			if history.Contains(i) && level < noteShortest {
+				for _, item := range sectionItems(m.Text(), secSeen) {
+					if level == noteHeadlines {
+						item, _, _ = strings.Cut(item, "\n")
+					}
+					observed = append(observed, item)
+				}
+			}
 			continue
 		}
 		for _, p := range m.Parts {
-			if p.Kind != agentstate.PartToolResult || !p.ToolResult.IsError {
+			if p.Kind == agentstate.PartToolCall {
+				calls[p.ToolCall.ID] = p.ToolCall
+			}
+			if p.Kind != agentstate.PartToolResult {
 				continue
 			}
-			if visible == nil {
-				visible = policies.StaysVisible(w.Entries)
+			if p.ToolResult.IsError {
+				if visible == nil {
+					visible = policies.StaysVisible(w.Entries)
+				}
+				if visible[i] {
+					line := fmt.Sprintf("- %s [call %s] failed", p.ToolResult.Name, p.ToolResult.ToolCallID)
+					switch level {
+					case noteFull:
+						line += ": " + strings.Join(t.outputs.Identify(p.ToolResult.Content, diagnose.DefaultLimits), "\n  ")
+					case noteHeadlines:
+						d := *t.outputs.Read(p.ToolResult.Content)
+						d.Failed = true
+						line += ": " + strings.Join(d.Headlines(diagnose.DefaultLimits), "\n  ")
+					}
+					lines = append(lines, line)
+					continue
+				}
 			}
-			if !visible[i] {
-				break
+			if !history.Contains(i) || level == noteShortest {
+				continue
 			}
-			lines = append(lines, fmt.Sprintf("- %s [call %s] failed: %s", p.ToolResult.Name, p.ToolResult.ToolCallID, strings.Join(diagnose.Identify(p.ToolResult.Content, diagnose.DefaultLimits), "\n  ")))
+			content := p.ToolResult.Content
+			if e := &w.Entries[i]; e.Changed {
+				// A condensed output is read from the log, as it was.
+				if full, ok := logResult(w, e.SourceID, p.ToolResult.ToolCallID); ok {
+					content = full
+				}
+			}
+			limits := diagnose.DefaultLimits
+			if level == noteHeadlines {
+				limits.LinesPerFinding = 1
+			}
+			if problems := t.outputs.Read(content).ProblemLines(p.ToolResult.IsError, limits); len(problems) > 0 {
+				observed = append(observed, fmt.Sprintf("- %s: %s", describeCall(calls[p.ToolResult.ToolCallID], p.ToolResult.Name), strings.Join(problems, "\n  ")))
+			}
 		}
 	}
-	if len(lines) == 0 {
+	if len(lines) == 0 && len(observed) == 0 {
 		return nil, 0
 	}
 	var covers []string
@@ -269,8 +389,13 @@ func failureNote(w *policies.Work, drop []bool) (*agentstate.Message, int) {
 	}
 	covers = kept
 	// The summary layout lets later summaries merge the note like any other.
-	text := fmt.Sprintf(summaryHeader+", left out by ctxc to fit the window.\n\n## %s\n%s\n",
-		len(covers), secOpenErrors, strings.Join(lines, "\n"))
+	text := fmt.Sprintf(summaryHeader+", left out by ctxc to fit the window.\n", len(covers))
+	if len(lines) > 0 {
+		text += fmt.Sprintf("\n## %s\n%s\n", secOpenErrors, strings.Join(lines, "\n"))
+	}
+	if len(observed) > 0 {
+		text += fmt.Sprintf("\n## %s\n%s\n", secSeen, strings.Join(uniqueLines(observed), "\n"))
+	}
 	m := agentstate.Message{ID: freeID(w, noteID(covers)), Role: agentstate.RoleUser, Kind: agentstate.KindSummary, Parts: []agentstate.Part{agentstate.TextPart(text)}, CoversMessageIDs: covers}
 	n := 0
 	if w.Counter() != nil {
@@ -297,6 +422,24 @@ func errorLines(text string, openOnly bool) []string {
 			open = strings.HasPrefix(line, "## Errors") && (!openOnly || strings.HasPrefix(line, "## "+secOpenErrors))
 		case open && (strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "  ") && len(out) > 0):
 			out = append(out, line) // an item and its continuation lines
+		}
+	}
+	return out
+}
+
+// sectionItems returns the items of one section of a summary, each with
+// its continuation lines.
+func sectionItems(text, title string) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = line == "## "+title
+		case in && strings.HasPrefix(line, "- "):
+			out = append(out, line)
+		case in && strings.HasPrefix(line, "  ") && len(out) > 0:
+			out[len(out)-1] += "\n" + line
 		}
 	}
 	return out
@@ -353,40 +496,69 @@ func insertEntry(entries []agentstate.Entry, at int, e agentstate.Entry) []agent
 	return append(out, entries[at:]...)
 }
 
-// irreducible says why what must be kept cannot fit: the system prompt, the
-// tools, the pinned messages, the first task and the newest turn, each with
-// its size, and what the protected tool outputs take when cut to the least.
-func irreducible(w *policies.Work, protected []bool, preamble, protectedTokens, protectedCount int) error {
-	pinned, first, newest, rest := 0, 0, 0, 0
-	firstTask := policies.FirstTask(w.Entries)
-	newestStart := policies.RecentStart(w.Entries, 1)
+// refusal says why what must be kept (the entries kept marks, and a note of
+// noteTokens) cannot fit the window: each part with its size, the parts
+// adding up to what it says is needed.
+func refusal(w *policies.Work, kept func(i int) bool, noteTokens int) error {
+	type part struct {
+		name   string
+		tokens int
+		count  int
+	}
+	parts := []part{{name: "system prompt", tokens: w.SystemTokens}, {name: "tools", tokens: w.ToolTokens}}
+	add := func(name string, tokens int) {
+		for k := range parts {
+			if parts[k].name == name {
+				parts[k].tokens += tokens
+				parts[k].count++
+				return
+			}
+		}
+		parts = append(parts, part{name: name, tokens: tokens, count: 1})
+	}
+	first, instruction := policies.FirstTask(w.Entries), policies.Instruction(w.Entries)
+	latest := policies.RecentStart(w.Entries, 1)
+	newest := len(w.Entries)
+	for i := len(w.Entries) - 1; i >= latest; i-- {
+		if m := &w.Entries[i].Message; m.Role == agentstate.RoleAssistant && m.HasToolCalls() {
+			newest = i
+			break
+		}
+	}
 	for i := range w.Entries {
-		if !protected[i] {
+		if !kept(i) {
 			continue
 		}
 		e := &w.Entries[i]
 		switch {
 		case e.Message.Pinned:
-			pinned += e.Tokens
-		case i == firstTask:
-			first += e.Tokens
-		case i >= newestStart && e.Message.Role == agentstate.RoleUser:
-			newest += e.Tokens
+			add("pinned messages", e.Tokens)
+		case i == first:
+			add("first task", e.Tokens)
+		case i == instruction:
+			add("the user's instruction", e.Tokens)
+		case e.Message.Kind == agentstate.KindSummary:
+			add("summaries", e.Tokens)
+		case i >= newest:
+			add("the newest call with its result (its output cut to the least)", e.Tokens)
+		case i >= latest:
+			add("the rest of the newest turn", e.Tokens)
 		default:
-			rest += e.Tokens
+			add("earlier messages kept", e.Tokens)
 		}
 	}
-	parts := []string{
-		fmt.Sprintf("system prompt %s", formatCount(w.SystemTokens)),
-		fmt.Sprintf("tools %s", formatCount(w.ToolTokens)),
-		fmt.Sprintf("pinned messages %s", formatCount(pinned)),
-		fmt.Sprintf("first task %s", formatCount(first)),
-		fmt.Sprintf("newest turn %s", formatCount(newest)),
-		fmt.Sprintf("the other %d protected messages, their tool outputs cut to the least %s", protectedCount, formatCount(rest)),
+	if noteTokens > 0 {
+		add("the note naming the failed calls that must stay visible", noteTokens)
+	}
+	need := 0
+	names := make([]string, 0, len(parts))
+	for _, p := range parts {
+		need += p.tokens
+		names = append(names, fmt.Sprintf("%s %s", p.name, formatCount(p.tokens)))
 	}
 	return &agentstate.IrreducibleError{
-		NeededTokens:    preamble + protectedTokens,
+		NeededTokens:    need,
 		AvailableTokens: w.HardLimit(),
-		Detail:          "what must be kept exceeds the usable window (tokens: " + strings.Join(parts, ", ") + ")",
+		Detail:          "what must be kept exceeds the usable window (tokens: " + strings.Join(names, ", ") + ")",
 	}
 }

@@ -131,8 +131,12 @@ func (d *Digest) Lines(l Limits) []string {
 	var out []string
 	for _, f := range fs {
 		lines := f.Lines
-		if len(lines) > l.LinesPerFinding {
-			lines = lines[:l.LinesPerFinding]
+		n := l.LinesPerFinding
+		if f.Kind == Test && n == 1 {
+			n = 2 // a failing test's name says which; its assertion what
+		}
+		if len(lines) > n {
+			lines = lines[:n]
 		}
 		parts := make([]string, len(lines))
 		for k, line := range lines {
@@ -212,14 +216,21 @@ func pick(fs []Finding, n int) (shown, rest []Finding) {
 // errors returns what Lines shows: the error findings, with plain ones when
 // the output failed; else the warnings.
 func (d *Digest) errors() []Finding {
-	var errs, warns []Finding
+	var errs, warns, logged []Finding
 	for _, f := range d.Findings {
 		switch {
 		case f.Severity == Error, f.Severity == Plain && d.Failed:
 			errs = append(errs, f)
+		case f.Severity == Warning && f.logged:
+			logged = append(logged, f)
 		case f.Severity == Warning:
 			warns = append(warns, f)
 		}
+	}
+	if len(errs) == 0 {
+		// A program's warnings in its log ("slow call") say what went
+		// wrong only when nothing else does.
+		warns = append(warns, logged...)
 	}
 	// Warnings fill what room errors leave: in a failed C build an implicit
 	// declaration is often the cause.
@@ -264,6 +275,64 @@ func (d *Digest) Trouble() string {
 		}
 	}
 	return ""
+}
+
+// ProblemLines renders what identifies what went wrong in an output, whether
+// or not its command failed: for one that failed (failed, or Failed in its
+// own words) what Identify renders; for one that went through, its error
+// findings (a panic in a server's log, a failing case of a passing run);
+// nothing for a clean one. A cut, a placeholder or a note that keeps these
+// keeps what an agent in the middle of a task is looking for.
+func (d *Digest) ProblemLines(failed bool, l Limits) []string {
+	if failed || d.Failed {
+		c := *d
+		c.Failed = true
+		return c.Lines(l)
+	}
+	if d.Trouble() == "" {
+		return nil
+	}
+	var errs []Finding
+	for _, f := range d.Findings {
+		if f.Severity == Error {
+			errs = append(errs, f)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	c := Digest{Findings: errs}
+	return c.Lines(l)
+}
+
+// Evidence returns the output's own lines, trimmed, that say what went wrong
+// (those ProblemLines renders from: every error finding's lines, the plain
+// ones too when the command failed; without a finding, for a failed output,
+// its fallback lines), each once, in finding order, at most n. A cut that
+// keeps them keeps the failure wherever it sits in the output.
+func (d *Digest) Evidence(failed bool, n int) []string {
+	failed = failed || d.Failed
+	var out []string
+	seen := map[string]bool{}
+	keep := func(line string) {
+		if len(out) < n && line != "" && !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	for _, f := range d.Findings {
+		if f.Severity == Error || f.Severity == Plain && failed {
+			for _, line := range f.Lines {
+				keep(line)
+			}
+		}
+	}
+	if len(out) == 0 && failed {
+		for _, line := range d.Fallback {
+			keep(line)
+		}
+	}
+	return out
 }
 
 // Identify reads an output that failed and renders what identifies its

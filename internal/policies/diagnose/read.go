@@ -280,7 +280,7 @@ func (r *reader) line(i int) {
 	if !mayReport(rest) {
 		return // no word of trouble: nothing the expressions below could find
 	}
-	if l := logLevel(rest); l != Plain && !CodeLike(rest) {
+	if l := logLevel(rest); l != Plain && (!CodeLike(rest) || timestamped(rest)) {
 		// A program's log record: trouble it reports, not a failure of the
 		// command that printed it (the program went on).
 		r.add(Finding{Kind: Status, Severity: l, Lines: []string{t}, key: t, logged: true}, "")
@@ -516,6 +516,37 @@ func CodeLike(s string) bool {
 // alone after a timestamp or a bracket ("2025-04-29T14:00:40Z WARN [w-1]
 // …", "[ERROR] …"), or a key=value level ("level=error").
 var logLine = later(`(?:^|\d[Z\d]?\s+|\[)(ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|PANIC)(?:\]\s+|\s+)\S|\blevel=(error|warn|warning|fatal|panic|crit)\b`)
+
+// timestamped reports whether a line opens with a date and time, as a log
+// record does ("2026-02-21T08:43:58.289Z", "2026/02/21 08:43:58"): its
+// fields (err="…", code = Unavailable) make it look like code, but a
+// program printed it.
+func timestamped(s string) bool {
+	if len(s) < 16 {
+		return false
+	}
+	for i, c := range []byte(s[:16]) {
+		switch i {
+		case 4, 7:
+			if c != '-' && c != '/' {
+				return false
+			}
+		case 10:
+			if c != 'T' && c != ' ' {
+				return false
+			}
+		case 13:
+			if c != ':' {
+				return false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // logLevel is the severity of a log record's line, Plain for none.
 func logLevel(s string) Severity {

@@ -25,9 +25,9 @@ const MaskReason = "observation_masking"
 //     every older one is unprotected.
 //  3. Candidates are unprotected tool messages with at least one tool_result,
 //     shown from the log (SourceID set), not already masked (Message.Mask or
-//     w.Masks), not pinned, not of the running execution, not an unresolved
-//     failure (policies.UnresolvedFailures), not marked by run.Protect (nil
-//     marks none), with no result of a tool in cfg.ExemptTools, and whose masked
+//     w.Masks), not pinned, not of the running execution and not an
+//     unresolved failure (policies.UnresolvedFailures) unless
+//     run.Condensable marks them, not marked by run.Protect (nil marks none), with no result of a tool in cfg.ExemptTools, and whose masked
 //     form counts fewer tokens (w.Counter.CountMessage) than the message does
 //     now.
 //  4. If the candidates' total saving is below cfg.MinPrunableTokens, nothing
@@ -83,7 +83,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		e := &entries[i]
 		m := &e.Message
 		if m.Role != agentstate.RoleTool || protected[i] || e.SourceID == "" || alreadyMasked(e) || m.Pinned ||
-			(runningID != "" && m.ExecutionID == runningID) || unresolved[i] || (protect != nil && protect(i)) {
+			(((runningID != "" && m.ExecutionID == runningID) || unresolved[i]) && (run.Condensable == nil || !run.Condensable(i))) || (protect != nil && protect(i)) {
 			continue
 		}
 		if exemptResult(m, exempt) {
@@ -155,6 +155,12 @@ type MaskRun struct {
 	Policy string
 	// Outputs remembers what was read of tool outputs; nil reads afresh.
 	Outputs *diagnose.Cache
+	// Condensable marks entries (a running task's history, policies.TaskHistory)
+	// that are masked even when they are unresolved failures or outputs of
+	// the running execution, as long as Protect leaves them: their
+	// placeholders keep the lines that identify what failed, which is how an
+	// agent deep in a long task keeps seeing it. nil marks none.
+	Condensable func(i int) bool
 }
 
 // recentOutputs marks the newest tool outputs that are never masked: the
@@ -289,7 +295,8 @@ func countMessage(w *policies.Work, m *agentstate.Message) int {
 func placeholder(w *policies.Work, messageID string, r *agentstate.ToolResult, preview int, outputs *diagnose.Cache) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[output masked: message %s, tool %s, call %s, %d tokens", messageID, r.Name, r.ToolCallID, countText(w, r.Content))
-	failed := r.IsError || outputs.Read(r.Content).Failed
+	d := outputs.Read(r.Content)
+	failed := r.IsError || d.Failed
 	if failed {
 		b.WriteString(", error")
 	}
@@ -299,6 +306,13 @@ func placeholder(w *policies.Work, messageID string, r *agentstate.ToolResult, p
 		// an output that failed in its own words too).
 		for _, line := range outputs.Identify(r.Content, diagnose.DefaultLimits) {
 			b.WriteString("\nerror: " + strings.ToValidUTF8(line, "\uFFFD"))
+		}
+	} else {
+		// An output that went through but printed an error of its own (a
+		// panic in a server's log, a failing case of a passing run): an
+		// agent in the middle of a task is looking for just that line.
+		for _, line := range d.ProblemLines(false, diagnose.DefaultLimits) {
+			b.WriteString("\ntrouble: " + strings.ToValidUTF8(line, "\uFFFD"))
 		}
 	}
 	if preview > 0 && r.Content != "" {

@@ -24,8 +24,13 @@ type checker struct {
 	hints map[string]int32
 
 	// Set at the start of each compaction point.
-	recent  []agentstate.Message // the recency window, in order
-	running map[string]agentstate.Message
+	recent []agentstate.Message // the recency window, in order, but the task history
+	// joined[k] says recent[k] followed recent[k-1] with nothing between:
+	// only the running task's history may leave the window, so the rest of
+	// it stays contiguous.
+	joined      []bool
+	instruction agentstate.Message // the user's instruction (policies.Instruction), ID "" for none
+	running     map[string]agentstate.Message
 	// scope holds the ids of the messages looked for that the view had when
 	// the compaction point began: a point inside the log sees only a prefix
 	// of it, so what lies beyond is not checked there.
@@ -207,13 +212,23 @@ func (c *checker) beginCompaction(w *policies.Work) {
 		return
 	}
 	c.gen++
-	c.recent = nil
+	c.recent, c.joined = nil, nil
 	start := policies.RecentStart(w.Entries, w.RecentTurns())
+	history := policies.TaskHistory(w.Entries, w.RecentTurns())
+	prev := -1
 	for i := start; i < len(w.Entries); i++ {
+		if history.Contains(i) && !policies.IsTurnStart(&w.Entries[i].Message) {
+			continue
+		}
 		c.recent = append(c.recent, w.Entries[i].Message)
+		c.joined = append(c.joined, prev >= 0 && prev == i-1)
+		c.hints[w.Entries[i].Message.ID] = w.Entries[i].LogPos
+		prev = i
 	}
-	if len(c.recent) > 0 {
-		c.hints[c.recent[0].ID] = w.Entries[start].LogPos
+	c.instruction = agentstate.Message{}
+	if i := policies.Instruction(w.Entries); i >= 0 {
+		c.instruction = w.Entries[i].Message
+		c.hints[c.instruction.ID] = w.Entries[i].LogPos
 	}
 	c.running = nil
 	if w.State().Execution.Running() && !w.HardLimitExceeded() {
@@ -281,15 +296,20 @@ func (c *checker) check(w *policies.Work, s *step) error {
 		}
 	}
 	if compacting {
-		if len(c.recent) > 0 {
-			start, ok := find(c.recent[0].ID)
-			if !ok || start+len(c.recent) > len(w.Entries) {
-				return fail("the recency window (latest %d turns) was not kept", w.RecentTurns())
+		at := -1
+		for k := range c.recent {
+			i, ok := find(c.recent[k].ID)
+			if !ok || i <= at || (c.joined[k] && i != at+1) {
+				return fail("the recency window (latest %d turns, but the running task's history) was not kept in order and contiguous at message %q", w.RecentTurns(), c.recent[k].ID)
 			}
-			for k := range c.recent {
-				if !sameMessage(&w.Entries[start+k].Message, &c.recent[k]) && !(w.HardLimitExceeded() && policies.ShrunkFrom(&w.Entries[start+k].Message, &c.recent[k])) {
-					return fail("the recency window is not verbatim and contiguous at message %q", c.recent[k].ID)
-				}
+			if !sameMessage(&w.Entries[i].Message, &c.recent[k]) && !(w.HardLimitExceeded() && policies.ShrunkFrom(&w.Entries[i].Message, &c.recent[k])) {
+				return fail("the recency window is not verbatim at message %q", c.recent[k].ID)
+			}
+			at = i
+		}
+		if id := c.instruction.ID; id != "" {
+			if i, ok := find(id); !ok || !sameMessage(&w.Entries[i].Message, &c.instruction) {
+				return fail("the user's instruction %q was not preserved verbatim", id)
 			}
 		}
 		for id, m := range c.running {

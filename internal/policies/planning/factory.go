@@ -6,6 +6,7 @@ import (
 	"github.com/contextcompiler/ctxc/internal/llm"
 	"github.com/contextcompiler/ctxc/internal/policies"
 	"github.com/contextcompiler/ctxc/internal/policies/accounting"
+	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 )
 
@@ -23,6 +24,9 @@ type Deps struct {
 	Cache *summarycache.Cache
 	// Prices prices the models' usage; nil reports cost 0.
 	Prices accounting.PriceLookup
+	// Outputs remembers what was read of tool outputs (the lines an exclude
+	// or an extract keeps); nil reads afresh.
+	Outputs *diagnose.Cache
 }
 
 type factory struct{ deps Deps }
@@ -57,5 +61,6 @@ func (f factory) Create(cfg policies.Config) (policies.Policy, error) {
 	if deps.Summarizer == nil {
 		deps.Summarizer = deps.Planner
 	}
+	deps.Outputs = diagnose.CacheOr(deps.Outputs)
 	return policy{cfg: *c, deps: deps}, nil
 }

@@ -30,8 +30,10 @@ type Artifact struct {
 	// Historical is true for tool results of earlier turns.
 	Historical bool
 
-	entry, part int // position in the view; entry -1 for attachments
-	age         int // 0 for the newest
+	entry, part int  // position in the view; entry -1 for attachments
+	failed      bool // a tool result flagged as an error
+	widened     bool // eligible only because what must be kept did not fit
+	age         int  // 0 for the newest
 	title       string
 }
 
