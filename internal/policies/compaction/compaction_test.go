@@ -476,6 +476,55 @@ func TestTruncateCutsOneOutputFurtherRatherThanTheNext(t *testing.T) {
 	}
 }
 
+// TestTruncateFitsASummaryRatherThanDroppingIt: a summary the window
+// cannot hold beside the newest turn is fitted into the room left, keeping
+// its constraints and decisions and every failure still open, and saying how
+// many items it left out; it is never replaced by a note of its errors alone
+// while room is free.
+func TestTruncateFitsASummaryRatherThanDroppingIt(t *testing.T) {
+	var notes strings.Builder
+	for k := 0; k < 40; k++ {
+		fmt.Fprintf(&notes, "- The nightly export job %d writes its report to bucket exports-%d.\n", k, k)
+	}
+	summary := agentstate.Message{ID: "ctxc-summary-1", Role: agentstate.RoleUser, Kind: agentstate.KindSummary, CoversMessageIDs: []string{"m2", "m3"},
+		Parts: []agentstate.Part{agentstate.TextPart("Summary of 2 earlier messages (m2 to m3), written by ctxc without a model.\n\n" +
+			"## User constraints\n- The max gRPC message size has to stay at 16 MiB, partners depend on it.\n\n" +
+			"## Errors still open\n- bash(command=go test ./...) [call c1]: --- FAIL: TestParse (0.00s) ¦ parse_test.go:12: got 1, want 2\n\n" +
+			"## Decisions and conclusions\n- We use errgroup.WithContext for the fan-out.\n\n" +
+			"## User notes\n" + notes.String())}}
+	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{
+		userMsg("m1", "fix the parser"),
+		summary,
+		userMsg("m4", "now the docs "+strings.Repeat("please ", 200)),
+	}}}
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	full := w.UsedTokens()
+	ctl.SetHardLimit(full - w.Entries[1].Tokens/2)
+	ctl.SetHardLimitExceeded(true)
+	w.CompactionTarget = w.HardLimit()
+	ctl.SetAtEnd(true)
+	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
+		t.Fatal(err)
+	}
+	if used := w.UsedTokens(); used > w.HardLimit() {
+		t.Errorf("used %d, over the window's %d", used, w.HardLimit())
+	}
+	var text string
+	for _, e := range w.Entries {
+		if e.Message.Kind == agentstate.KindSummary {
+			text += e.Message.Text()
+		}
+	}
+	for _, want := range []string{"16 MiB, partners depend on it", "[call c1]", "errgroup.WithContext", "left out to fit the summary budget", "Summary of 2 earlier messages"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the summary fitted to the window lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "nightly export job") == 40 {
+		t.Errorf("nothing was left out of the summary, though it did not fit:\n%s", text)
+	}
+}
+
 // TestTruncateRefusalAddsUp: when the system prompt alone is over the window
 // nothing can be cut, and the error names each part that must be kept with
 // its size; the parts add up to what it says is needed.

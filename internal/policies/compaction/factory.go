@@ -119,7 +119,8 @@ func NewTruncateFactory(deps Deps) policies.Factory {
 		Name: TypeTruncate, In: policies.StageCompact,
 		Defaults: func() *TruncateConfig { return &TruncateConfig{Mode: TruncateFit, MaxMessages: 50, TargetRatio: 0.75} },
 		New: func(c *TruncateConfig) (policies.Policy, error) {
-			return truncator{cfg: *c, outputs: diagnose.CacheOr(deps.Outputs)}, nil
+			outputs := diagnose.CacheOr(deps.Outputs)
+			return truncator{cfg: *c, outputs: outputs, det: DeterministicSummarizer{Memo: NewMemo(outputs)}}, nil
 		},
 	}
 }

@@ -24,12 +24,14 @@ import (
 type truncator struct {
 	cfg     TruncateConfig
 	outputs *diagnose.Cache
+	// det fits the summaries a truncation must drop into the room left.
+	det DeterministicSummarizer
 }
 
 // Replayable: truncation reads only the view.
 func (truncator) Replayable() bool { return true }
 
-func (t truncator) Apply(_ context.Context, w *policies.Work) error {
+func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 	byMessages := t.cfg.Mode == TruncateMessageLimit
 	goal := target(w)
 	if t.cfg.Mode == TruncateTokenLimit {
@@ -123,29 +125,33 @@ func (t truncator) Apply(_ context.Context, w *policies.Work) error {
 	if dropped == 0 {
 		return nil
 	}
-	if _, noteTokens := t.failureNote(w, drop, noteFull); noteTokens > 0 && !byMessages {
+	if _, noteTokens := t.failureNote(ctx, w, drop, noteFull, 0); noteTokens > 0 && !byMessages {
 		// The note must fit too: make room for it and choose again.
 		drop, dropped = t.dropSet(w, units, protected, room-noteTokens, byMessages)
 	}
 	before := w.UsedTokens()
-	note, noteTokens := t.failureNote(w, drop, noteFull)
+	kept := before
+	for i := range w.Entries {
+		if drop[i] {
+			kept -= w.Entries[i].Tokens
+		}
+	}
+	room = 0
+	if w.HardLimit() > 0 && !byMessages {
+		room = w.HardLimit() - kept // what the note of what is dropped may take
+	}
+	note, noteTokens := t.failureNote(ctx, w, drop, noteFull, room)
 	if note != nil && w.HardLimit() > 0 {
 		// What is kept must fit beside the note: the protected outputs cut
 		// further first, then a shorter note; refused only when neither
 		// makes it fit.
-		kept := before
-		for i := range w.Entries {
-			if drop[i] {
-				kept -= w.Entries[i].Tokens
-			}
-		}
 		if over := kept + noteTokens - w.HardLimit(); over > 0 && w.HardLimitExceeded() {
 			after, _ := shrinkProtected(w, mustKeep, preamble, protectedTokens, preamble+protectedTokens-over, t.outputs)
 			kept -= protectedTokens - after
 			protectedTokens = after
 		}
 		for level := noteFull + 1; kept+noteTokens > w.HardLimit() && level <= noteShortest; level++ {
-			note, noteTokens = t.failureNote(w, drop, level)
+			note, noteTokens = t.failureNote(ctx, w, drop, level, 0)
 		}
 		if kept+noteTokens > w.HardLimit() {
 			return refusal(w, func(i int) bool { return !drop[i] }, noteTokens)
@@ -257,6 +263,10 @@ func (t truncator) dropSet(w *policies.Work, units []policies.Span, protected []
 	return drop, dropped
 }
 
+// noteOverhead is what a note costs beyond its text: the message's own
+// tokens in the provider's format, about.
+const noteOverhead = 8
+
 // noteLevel is how much of each failure the note of a truncation says: all
 // that identifies it, then one line a finding, then only which call failed
 // (what invariant 5 needs), each tried when the last did not fit.
@@ -274,10 +284,10 @@ const (
 // lines ("[call ...]") of dropped summaries; and, of the running task's
 // history (policies.TaskHistory), what the dropped outputs printed that
 // went wrong, with the call that printed it. nil when none is dropped.
-func (t truncator) failureNote(w *policies.Work, drop []bool, level noteLevel) (*agentstate.Message, int) {
+func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []bool, level noteLevel, room int) (*agentstate.Message, int) {
 	// Lines first: most truncations drop no failure, and then the note
 	// costs one pass over the view, at every compaction point of a long log.
-	var lines, observed []string
+	var lines, observed, summaries []string
 	var visible []bool
 	history := policies.TaskHistory(w.Entries, w.RecentTurns())
 	calls := map[string]agentstate.ToolCall{}
@@ -287,6 +297,7 @@ func (t truncator) failureNote(w *policies.Work, drop []bool, level noteLevel) (
 		}
 		m := &w.Entries[i].Message
 		if m.Kind == agentstate.KindSummary {
+			summaries = append(summaries, m.Text())
 			for _, line := range errorLines(m.Text(), false) {
 				switch {
 				case level == noteFull:
@@ -353,7 +364,7 @@ func (t truncator) failureNote(w *policies.Work, drop []bool, level noteLevel) (
 			}
 		}
 	}
-	if len(lines) == 0 && len(observed) == 0 {
+	if len(lines) == 0 && len(observed) == 0 && (len(summaries) == 0 || room <= 0) {
 		return nil, 0
 	}
 	var covers []string
@@ -389,12 +400,32 @@ func (t truncator) failureNote(w *policies.Work, drop []bool, level noteLevel) (
 	}
 	covers = kept
 	// The summary layout lets later summaries merge the note like any other.
-	text := fmt.Sprintf(summaryHeader+", left out by ctxc to fit the window.\n", len(covers))
+	// It counts the messages left out, not the summaries among them.
+	counted := len(covers)
+	for i := range w.Entries {
+		if drop[i] && w.Entries[i].Message.Kind == agentstate.KindSummary && seen[w.Entries[i].SourceID] {
+			counted--
+		}
+	}
+	header := fmt.Sprintf(summaryHeader+", left out by ctxc to fit the window.\n", counted)
+	text := header
 	if len(lines) > 0 {
 		text += fmt.Sprintf("\n## %s\n%s\n", secOpenErrors, strings.Join(lines, "\n"))
 	}
 	if len(observed) > 0 {
 		text += fmt.Sprintf("\n## %s\n%s\n", secSeen, strings.Join(uniqueLines(observed), "\n"))
+	}
+	if len(summaries) > 0 && room > 0 && level == noteFull {
+		// Summaries that do not fit are fitted into the room there is, not
+		// dropped for a note of their errors: the lightest items go first,
+		// the constraints and decisions stay as long as they fit, and the
+		// failures still open are never left out.
+		merged, err := t.det.Summarize(ctx, SummaryRequest{Merge: append(summaries, text), BudgetTokens: room - noteOverhead, Counter: w.Counter()})
+		if err == nil {
+			if _, body, ok := strings.Cut(merged, "\n"); ok {
+				text = header + body
+			}
+		}
 	}
 	m := agentstate.Message{ID: freeID(w, noteID(covers)), Role: agentstate.RoleUser, Kind: agentstate.KindSummary, Parts: []agentstate.Part{agentstate.TextPart(text)}, CoversMessageIDs: covers}
 	n := 0
