@@ -280,6 +280,14 @@ func (r *reader) line(i int) {
 	if !mayReport(rest) {
 		return // no word of trouble: nothing the expressions below could find
 	}
+	if networkFailure(rest) && (!CodeLike(rest) || timestamped(rest) || strings.Contains(rest, "rpc error: code = ")) && !objectField.MatchString(rest) {
+		// A client that could not reach its server says so in its own
+		// line, whatever printed it (a Go program's log, curl, a test):
+		// the line names the address and the cause, though its fields
+		// (code = Unavailable) look like code.
+		r.add(Finding{Kind: Status, Severity: Error, Lines: []string{t}, key: t, logged: logLevel(rest) != Plain}, "")
+		return
+	}
 	if l := logLevel(rest); l != Plain && (!CodeLike(rest) || timestamped(rest)) {
 		// A program's log record: trouble it reports, not a failure of the
 		// command that printed it (the program went on).
@@ -515,7 +523,24 @@ func CodeLike(s string) bool {
 // logLine finds a log record's level: an upper-case level word standing
 // alone after a timestamp or a bracket ("2025-04-29T14:00:40Z WARN [w-1]
 // …", "[ERROR] …"), or a key=value level ("level=error").
-var logLine = later(`(?:^|\d[Z\d]?\s+|\[)(ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|PANIC)(?:\]\s+|\s+)\S|\blevel=(error|warn|warning|fatal|panic|crit)\b`)
+var logLine = later(`(?:^|\d[Z\d]?\s+|\[)(ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|PANIC)(?:\]\s+|\s+)\S|\blevel=(error|warn|warning|fatal|panic|crit)\b|\s[-|]\s(ERROR|WARNING|CRITICAL|FATAL)\s[-|]\s`)
+
+// networkFailure reports whether a line says a connection could not be
+// made or was lost: refused, reset, timed out, no such host, a TLS
+// handshake, gRPC's Unavailable and DeadlineExceeded, an errno name.
+func networkFailure(s string) bool {
+	if !containsAny(s, "refused", "reset by peer", "no such host", "i/o timeout", "ECONN", "EHOSTUNREACH", "ENOTFOUND", "ETIMEDOUT",
+		"code = Unavailable", "code = DeadlineExceeded", "handshake", "network is unreachable", "broken pipe") {
+		return false
+	}
+	return networkFailureLine.MatchString(s)
+}
+
+// objectField is a field of an error object a runtime prints after its
+// message (Node's "  code: 'ECONNREFUSED',"): the message says it already.
+var objectField = later(`^\w+: ['"][^'"]*['"],?$`)
+
+var networkFailureLine = later(`(?:dial (?:tcp|udp|unix)\S*|connect|connecting to \S+|lookup \S+(?: on \S+)?|read tcp \S+|write tcp \S+)[:.]? (?:connection refused|connection reset by peer|no such host|i/o timeout|network is unreachable|broken pipe)|\b(?:ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|ETIMEDOUT)\b|rpc error: code = (?:Unavailable|DeadlineExceeded)\b|(?:TLS|tls|SSL) handshake (?:timeout|failed|error)|Connection refused`)
 
 // timestamped reports whether a line opens with a date and time, as a log
 // record does ("2026-02-21T08:43:58.289Z", "2026/02/21 08:43:58"): its
@@ -557,7 +582,7 @@ func logLevel(s string) Severity {
 	if m == nil {
 		return Plain
 	}
-	switch strings.ToUpper(m[1] + m[2]) {
+	switch strings.ToUpper(m[1] + m[2] + m[3]) {
 	case "WARN", "WARNING":
 		return Warning
 	}
