@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -60,19 +62,19 @@ const (
 	// of the same tool went through (other commands ran since): not
 	// resolved, but not what invariant 5 keeps visible either: they are
 	// listed, shortened and grouped as resolved ones are.
-	secUnfixed = "Errors not seen fixed"
-	secDecisions   = "Decisions and conclusions"
-	secUserNotes   = "User notes"
-	secResolved    = "Errors resolved"
-	secDone        = "Work done"
-	secSeen        = "Observed in tool output"
-	secTasks       = "Open tasks"
-	secEarlier     = "Earlier summary"
-	secRequests    = "User requests"
-	secNotes       = "Notes"
-	secEvents      = "Events"
-	secFiles       = "Files and resources"
-	secTools       = "Tools run"
+	secUnfixed   = "Errors not seen fixed"
+	secDecisions = "Decisions and conclusions"
+	secUserNotes = "User notes"
+	secResolved  = "Errors resolved"
+	secDone      = "Work done"
+	secSeen      = "Observed in tool output"
+	secTasks     = "Open tasks"
+	secEarlier   = "Earlier summary"
+	secRequests  = "User requests"
+	secNotes     = "Notes"
+	secEvents    = "Events"
+	secFiles     = "Files and resources"
+	secTools     = "Tools run"
 )
 
 var sectionOrder = []string{secConstraints, secOpenErrors, secUnfixed, secDecisions, secUserNotes, secResolved, secDone, secSeen, secTasks, secEarlier, secRequests, secNotes, secEvents, secFiles, secTools}
@@ -205,6 +207,10 @@ type summaryBuilder struct {
 	succeeded map[string]bool
 	// running holds SummaryRequest.Running.
 	running map[string]bool
+	// priorOmitted counts, by section, the items merged summaries had left
+	// out, and priorOmittedTokens about what they took.
+	priorOmitted       map[string]int
+	priorOmittedTokens int
 }
 
 // failure is one failed call: item is its text without the resolved mark,
@@ -306,6 +312,42 @@ func (b *summaryBuilder) merge(text string) {
 			b.mergeItem(title, it)
 		}
 	}
+	// What it had left out already stays counted: a summary says how many
+	// items all its merges left out, not only its own render.
+	sections, tokens := omittedOf(text)
+	for title, n := range sections {
+		if b.priorOmitted == nil {
+			b.priorOmitted = map[string]int{}
+		}
+		b.priorOmitted[title] += n
+	}
+	b.priorOmittedTokens += tokens
+}
+
+// omittedLine is the line a summary ends with when it left items out.
+var omittedLine = regexp.MustCompile(`(?m)^\[\.\.\. \d+ items? \(about ([\d,]+) tokens\) left out to fit the summary budget: (.+)\]$`)
+
+// omittedOf reads a summary's count of items left out, by section.
+func omittedOf(text string) (map[string]int, int) {
+	m := omittedLine.FindStringSubmatch(text)
+	if m == nil {
+		return nil, 0
+	}
+	tokens, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	sections := map[string]int{}
+	for _, part := range strings.Split(m[2], ", ") {
+		n, name, ok := strings.Cut(part, " ")
+		k, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			continue
+		}
+		for _, title := range sectionOrder {
+			if strings.ToLower(title) == name {
+				sections[title] += k
+			}
+		}
+	}
+	return sections, tokens
 }
 
 // orderedTitles are the section titles of a parsed summary in mergeOrder,
@@ -815,7 +857,10 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	keep := map[string]map[int]bool{}
 	opened := map[string]bool{}
 	omitted := map[string]int{}
-	omittedTokens := 0
+	for title, n := range b.priorOmitted {
+		omitted[title] += n
+	}
+	omittedTokens := b.priorOmittedTokens
 	for _, c := range cands {
 		cost := b.count("- " + strings.ReplaceAll(c.text, "\n", "\n  ") + "\n")
 		if !opened[c.section] {

@@ -308,3 +308,28 @@ func TestRepeatedMergesKeepEverySummarysCovers(t *testing.T) {
 	}
 	t.Logf("%d merges", merges)
 }
+
+// TestMergeCountsWhatEarlierSummariesLeftOut: a summary that merges one
+// which had left items out says how many all of them left out, so the count
+// of what is missing is exact however many merges it took.
+func TestMergeCountsWhatEarlierSummariesLeftOut(t *testing.T) {
+	earlier := "Summary of 12 earlier messages, written by ctxc without a model.\n\n## User notes\n- Lena wrote most of the caching layer.\n\n" +
+		"[... 5 items (about 120 tokens) left out to fit the summary budget: 3 user notes, 2 decisions and conclusions]\n"
+	var notes []agentstate.Message
+	for k := 0; k < 30; k++ {
+		notes = append(notes, agentstate.Message{ID: fmt.Sprintf("u%d", k), Role: agentstate.RoleUser,
+			Parts: []agentstate.Part{agentstate.TextPart(fmt.Sprintf("The nightly export job %d writes its report to bucket exports-%d.", k, k))}})
+	}
+	text, err := DeterministicSummarizer{}.Summarize(context.Background(), SummaryRequest{Merge: []string{earlier}, Span: notes, BudgetTokens: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections, _ := omittedOf(text)
+	kept := strings.Count(text, "nightly export job") + strings.Count(text, "Lena wrote")
+	if got, want := sections[secUserNotes], 3+31-kept; got != want {
+		t.Errorf("the summary counts %d user notes left out, want %d (3 before, %d of 31 now):\n%s", got, want, 31-kept, text)
+	}
+	if sections[secDecisions] != 2 {
+		t.Errorf("the 2 decisions an earlier merge left out are not counted:\n%s", text)
+	}
+}

@@ -672,6 +672,12 @@ func classifyWords(sentence string, ws []string, hasID, user bool) Class {
 	if fillerOpeners.opens(ws) && len(ws) <= 8 && !hasID && !constraintCues.matchAny(ws[1:]) && !specificAfterOpener(sentence) {
 		return Filler
 	}
+	if !user && !hasID && echoes(sentence) && !Specific(sentence) {
+		// "Same conclusion as before; the extra checks didn't change it.":
+		// an answer that says nothing new weighs nothing, however many
+		// times it is said.
+		return Filler
+	}
 	if user && infoLeadIns.opens(ws) {
 		// What follows the lead-in decides: "One more thing: stay away from
 		// reflection" is a rule, "FYI: Dmitri owns billing-svc" a note.
@@ -1105,4 +1111,19 @@ func statusWord(w string) bool {
 		return true
 	}
 	return strings.HasPrefix(w, "HTTP/")
+}
+
+// echoPhrases say that nothing changed since something said before.
+var echoPhrases = []string{"as before", "same conclusion", "same result", "same as last time", "nothing new", "nothing changed",
+	"no change", "didn't change", "did not change", "still the same", "unchanged", "same outcome", "same answer"}
+
+// echoes reports whether a sentence only points back at what was said.
+func echoes(sentence string) bool {
+	lower := strings.ToLower(sentence)
+	for _, p := range echoPhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -51,6 +51,12 @@ func TestClassify(t *testing.T) {
 		{"No schema change without a migration that can be rolled back.", true, Constraint},
 		// A remark about the speaker is no rule.
 		{"I never understood it.", true, Other},
+		// An answer that only says nothing changed weighs nothing; one that
+		// names what it kept says something.
+		{"Same conclusion as before; the extra checks didn't change it.", false, Filler},
+		{"Still the same result.", false, Filler},
+		{"Same conclusion as before: keep the retry budget at 3.", false, Decision},
+		{"Keep it the same as before.", true, Constraint},
 		// What the user tells is a note, even after "also".
 		{"Also good to know: the load test tenant is t_loadtest_50.", true, Other},
 		{"FYI: Dmitri owns billing-svc and reviews anything that touches it.", true, Other},
