@@ -162,7 +162,9 @@ bench-sizing:
 # Twelve generated 40-turn sessions through ctxc eval, on the path that lets
 # Route record compaction and on the stateless one; then twelve sessions of
 # recorded real tool output and people's wording (--recorded) on the first,
-# and two of 120 turns (docs/measuring.md).
+# and two of 120 turns; then the window sweep (64K down to 4K) of the
+# recorded sessions, the tuning seeds 1 to 12 and the held-out 31 to 33 in
+# a table each (docs/measuring.md, "Window sweep").
 SESSIONS_DIR ?= $(CURDIR)/.sessions
 bench-sessions: build
 	mkdir -p $(SESSIONS_DIR)
@@ -173,6 +175,9 @@ bench-sessions: build
 	$(BIN)/ctxc eval --profiles budget-aware,policy-driven,llm-assisted $(SESSIONS_DIR)/recorded-*.jsonl
 	for seed in 41 42; do $(BIN)/ctxc eval --generate $$seed --recorded --turns 120 > $(SESSIONS_DIR)/long-recorded-$$seed.jsonl; done
 	$(BIN)/ctxc eval --profiles budget-aware,policy-driven,llm-assisted --windows 16000,32000 $(SESSIONS_DIR)/long-recorded-*.jsonl
+	for seed in 31 32 33; do $(BIN)/ctxc eval --generate $$seed --recorded > $(SESSIONS_DIR)/heldout-recorded-$$seed.jsonl; done
+	$(BIN)/ctxc eval --sweep --profiles budget-aware,policy-driven $(SESSIONS_DIR)/recorded-*.jsonl
+	$(BIN)/ctxc eval --sweep --profiles budget-aware,policy-driven $(SESSIONS_DIR)/heldout-recorded-*.jsonl
 
 # LangChain.js: compileMessages through ctxc against trimMessages, side by side.
 bench-clients: deps build

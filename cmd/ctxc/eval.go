@@ -41,14 +41,21 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 			"The service runs in this process, built from --config like `ctxc serve`, unless --addr\n"+
 			"names a running server. --generate writes a synthetic 40-turn coding-agent session with\n"+
 			"planted facts instead (deterministic per seed); with --recorded its tool outputs are real\n"+
-			"ones recorded from real tools and its wording people's own (eval/corpus).")
+			"ones recorded from real tools and its wording people's own (eval/corpus).\n\n"+
+			"--sweep measures every session at every window of --windows (by default 64000 down to\n"+
+			"4000) and checks, per session and profile, that the service degrades by steps: from\n"+
+			"each window to the next smaller one facts kept rise by at most 0.02 and fall by at most\n"+
+			"0.15, and no compile is refused where what it must keep (system prompt, tools, first\n"+
+			"task, pinned messages, newest turn) fits the usable window. It prints one row per\n"+
+			"profile and window, the floors and every violation (exit status 0 either way).")
 	profiles := fs.String("profiles", "", "comma-separated profiles to measure (default: every profile the service offers)")
-	windows := fs.String("windows", "16000,8000", "comma-separated windows in tokens (CompileOptions.max_context_token_count)")
+	windows := fs.String("windows", "", "comma-separated windows in tokens (CompileOptions.max_context_token_count); default 16000,8000, with --sweep "+joinWindows(eval.DefaultSweepWindows))
 	addr := fs.String("addr", "", "measure a running server at host:port or unix:///path instead of an in-process one")
 	routeProfile := fs.String("route-profile", "", "route with this profile instead of the measured one")
 	everyStep := fs.Bool("every-step", false, "also compile after every agent step, not only after each user turn")
 	asJSON := fs.Bool("json", false, "print the result as JSON (rows and every compile)")
-	verbose := fs.Bool("verbose", false, "also print every compile of every session and the violations found")
+	verbose := fs.Bool("verbose", false, "also print every compile of every session and the violations found (with --sweep: each session's figures at each window)")
+	sweep := fs.Bool("sweep", false, "measure every session from the largest window of --windows down to the smallest and check that facts kept degrade by steps and that no compile is refused above the floor")
 	generate := fs.String("generate", "", "write a generated session for this seed (an unsigned integer) to standard output and exit")
 	turns := fs.Int("turns", 40, "user turns of a --generate session")
 	recorded := fs.Bool("recorded", false, "with --generate: build the session from recorded real tool outputs and people's own wording (eval/corpus) instead of synthetic ones")
@@ -66,9 +73,19 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 		fs.Usage()
 		return exitUsage
 	}
-	wins, err := parseWindows(*windows)
-	if err != nil {
-		return usageErr("--windows: %v", err)
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var wins []uint32
+	switch {
+	case given["windows"]:
+		var err error
+		if wins, err = parseWindows(*windows); err != nil {
+			return usageErr("--windows: %v", err)
+		}
+	case *sweep:
+		wins = eval.DefaultSweepWindows
+	default:
+		wins = []uint32{16_000, 8_000}
 	}
 	format, err := eval.ParseFormat(*formatName)
 	if err != nil {
@@ -85,13 +102,14 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	} else if fs.NArg() == 0 {
 		return usageErr("give at least one session FILE (or - for standard input)")
 	}
-	turnsGiven := false
-	fs.Visit(func(f *flag.Flag) { turnsGiven = turnsGiven || f.Name == "turns" })
-	if turnsGiven && *generate == "" {
+	if given["turns"] && *generate == "" {
 		return usageErr("--turns goes with --generate")
 	}
 	if *recorded && *generate == "" {
 		return usageErr("--recorded goes with --generate")
+	}
+	if *sweep && *generate != "" {
+		return usageErr("--sweep measures sessions; it does not go with --generate")
 	}
 	if *turns < 1 {
 		return usageErr("--turns: %d must be at least 1", *turns)
@@ -120,6 +138,21 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 		if names, err = eval.Profiles(ctx, svc); err != nil {
 			return fail("%v", err)
 		}
+	}
+	if *sweep {
+		res, err := eval.Sweep(ctx, svc, sessions, eval.SweepOptions{Profiles: names, Windows: wins, RouteProfile: *routeProfile, EveryStep: *everyStep})
+		if err != nil {
+			return fail("%v", err)
+		}
+		if *asJSON {
+			err = eval.WriteSweepJSON(io.out, res)
+		} else {
+			err = eval.WriteSweepMarkdown(io.out, res, *verbose)
+		}
+		if err != nil {
+			return fail("%v", err)
+		}
+		return exitOK
 	}
 	res, err := eval.Run(ctx, svc, sessions, eval.Options{Profiles: names, Windows: wins, RouteProfile: *routeProfile, EveryStep: *everyStep})
 	if err != nil {
@@ -239,6 +272,15 @@ func parseWindows(s string) ([]uint32, error) {
 		return nil, errors.New("at least one window is required")
 	}
 	return out, nil
+}
+
+// joinWindows is windows as --windows takes them.
+func joinWindows(windows []uint32) string {
+	parts := make([]string, len(windows))
+	for i, w := range windows {
+		parts[i] = strconv.FormatUint(uint64(w), 10)
+	}
+	return strings.Join(parts, ",")
 }
 
 func splitList(s string) []string {

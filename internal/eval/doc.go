@@ -100,9 +100,13 @@
 // # Figures
 //
 // Every figure is per compile; a row aggregates one profile and window over
-// every session. A compile that fails is counted by gRPC code and left out
-// of every other figure but time (a later compile is compared with the last
-// one that succeeded).
+// every session. A compile that fails (the service refuses it, such as a
+// context it cannot reduce to the window, RESOURCE_EXHAUSTED) is counted by
+// gRPC code, with its message in the row's first few failures and in every
+// compile's record; it is not valid, and is left out of every other figure
+// but time (facts kept, window used and the cache figures are over the
+// compiles that succeeded; a later compile is compared with the last one that
+// succeeded).
 //
 // Validity, checked on the compiled messages without trusting the server:
 // (1) when the state has a system prompt, message 0 is a system message with
@@ -116,8 +120,8 @@
 // and parts), and no regular user message follows the newest turn; (7)
 // compiled messages that carry a log message's id are in log order, each at
 // most once (persisted summaries aside: Compact appends them to the log, yet
-// they stand where what they cover was). Valid is the share of compiles with
-// no violation.
+// they stand where what they cover was). Valid is the share of all compiles
+// that succeeded with no violation: a refused compile counts against it.
 //
 // Facts kept: at a compile of user turn t, a fact is due when its turn is at
 // most t and its text has already been sent to the service (a fact of a

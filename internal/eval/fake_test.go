@@ -19,11 +19,18 @@ import (
 // quarter for output, and Budget calls a state with more than four log
 // messages over its soft threshold.
 type fakeService struct {
-	compile    func(st *ctxcv1.AgentState) []*ctxcv1.Message
+	compile func(st *ctxcv1.AgentState) []*ctxcv1.Message
+	// atWindow, when set, compiles instead of compile, by window.
+	atWindow func(st *ctxcv1.AgentState, window uint32) []*ctxcv1.Message
+	// failAt, when set, says which compiles fail by user turn and window.
+	failAt     func(turn int, window uint32) bool
 	compacted  bool
 	toolTokens uint32
 	failTurn   map[int]bool // user turns whose compile fails
-	countCalls int
+	// failMessage is the message of a failed compile ("context irreducible"
+	// when empty).
+	failMessage string
+	countCalls  int
 	// routedWith and compiledWith are the profiles of each Route and Compile.
 	routedWith, compiledWith []string
 }
@@ -42,11 +49,20 @@ func userTurns(st *ctxcv1.AgentState) int {
 
 func (f *fakeService) Compile(_ context.Context, req *ctxcv1.CompileRequest) (*ctxcv1.CompileResponse, error) {
 	f.compiledWith = append(f.compiledWith, req.GetProfile())
-	if f.failTurn[userTurns(req.GetState())] {
-		return nil, status.Error(codes.ResourceExhausted, "context irreducible")
-	}
-	msgs := f.compile(req.GetState())
 	window := req.GetOptions().GetMaxContextTokenCount()
+	if f.failTurn[userTurns(req.GetState())] || f.failAt != nil && f.failAt(userTurns(req.GetState()), window) {
+		msg := f.failMessage
+		if msg == "" {
+			msg = "context irreducible"
+		}
+		return nil, status.Error(codes.ResourceExhausted, msg)
+	}
+	var msgs []*ctxcv1.Message
+	if f.atWindow != nil {
+		msgs = f.atWindow(req.GetState(), window)
+	} else {
+		msgs = f.compile(req.GetState())
+	}
 	used := f.toolTokens
 	for _, m := range msgs {
 		used += uint32(words(m))
@@ -64,7 +80,13 @@ func (f *fakeService) Compile(_ context.Context, req *ctxcv1.CompileRequest) (*c
 }
 
 func (f *fakeService) Budget(_ context.Context, req *ctxcv1.BudgetRequest) (*ctxcv1.BudgetResponse, error) {
-	return &ctxcv1.BudgetResponse{Budget: &ctxcv1.TokenBudget{OverSoftThreshold: len(req.GetState().GetContext().GetMessages()) > 4}}, nil
+	window := req.GetOptions().GetMaxContextTokenCount()
+	return &ctxcv1.BudgetResponse{Budget: &ctxcv1.TokenBudget{
+		ContextWindowTokenCount:  window,
+		ReservedOutputTokenCount: window / 4,
+		Breakdown:                &ctxcv1.TokenBreakdown{ToolsTokenCount: f.toolTokens},
+		OverSoftThreshold:        len(req.GetState().GetContext().GetMessages()) > 4,
+	}}, nil
 }
 
 // Route appends with ids m1, m2... in log order; a user turn starts

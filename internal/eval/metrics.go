@@ -13,8 +13,12 @@ type Result struct {
 	Compiles []Compile     `json:"compiles"`
 }
 
-// maxListedViolations is how many violations a row lists.
-const maxListedViolations = 5
+// maxListedViolations is how many violations a row lists, and
+// maxListedFailures how many refused compiles.
+const (
+	maxListedViolations = 5
+	maxListedFailures   = 5
+)
 
 // Row is the figures of one profile and window over every session; see the
 // package doc for the exact definitions. A figure with nothing to average is
@@ -25,11 +29,15 @@ type Row struct {
 	Sessions int    `json:"sessions"`
 	Compiles int    `json:"compiles"`
 
-	// Failed compiles, by gRPC code; they are left out of every other figure.
-	Failed      int            `json:"failed"`
-	FailedCodes map[string]int `json:"failed_codes,omitempty"`
+	// Failed compiles (refused by the service), by gRPC code, and the first
+	// few with their message (every one is in Result.Compiles). A failed
+	// compile is not valid; it is left out of every other figure but time.
+	Failed      int             `json:"failed"`
+	FailedCodes map[string]int  `json:"failed_codes,omitempty"`
+	Failures    []SampleFailure `json:"failures,omitempty"`
 
-	// Valid is the share of successful compiles with no violation.
+	// Valid is the share of all compiles that succeeded with no violation:
+	// a refused compile lowers it as an invalid one does.
 	Valid          *float64          `json:"valid"`
 	ViolationCount int               `json:"violation_count"`
 	Violations     []SampleViolation `json:"violations,omitempty"`
@@ -72,6 +80,16 @@ type Row struct {
 	RouteMeanMillis *float64 `json:"route_mean_ms"`
 }
 
+// SampleFailure is a refused compile with where it happened: the gRPC code
+// and the service's message.
+type SampleFailure struct {
+	Session string `json:"session"`
+	Line    int    `json:"line"`
+	Turn    int    `json:"turn"`
+	Code    string `json:"code"`
+	Error   string `json:"error"`
+}
+
 // SampleViolation is a violation with where it happened.
 type SampleViolation struct {
 	Session string `json:"session"`
@@ -109,6 +127,9 @@ func aggregate(profile string, window uint32, sessions []string, all []Compile) 
 				row.FailedCodes = map[string]int{}
 			}
 			row.FailedCodes[c.Code]++
+			if len(row.Failures) < maxListedFailures {
+				row.Failures = append(row.Failures, SampleFailure{Session: c.Session, Line: c.Line, Turn: c.Turn, Code: c.Code, Error: c.Error})
+			}
 			continue
 		}
 		if len(c.Violations) == 0 {
@@ -142,8 +163,7 @@ func aggregate(profile string, window uint32, sessions []string, all []Compile) 
 			row.BilledTokens += int64(c.InputTokens - c.PrefixTokens)
 		}
 	}
-	ok := row.Compiles - row.Failed
-	row.Valid = ratio(valid, float64(ok))
+	row.Valid = ratio(valid, float64(row.Compiles))
 	row.FactsKept = ratio(factsSum, factsN)
 	if len(last) > 0 {
 		var sum float64

@@ -70,6 +70,10 @@ type Options struct {
 	EveryStep bool
 	// Now reads the clock for Compile latencies; time.Now when nil.
 	Now func() time.Time
+
+	// mustKeep measures each compile's Compile.MustKeepTokens and, for a
+	// failed compile, its usable window (Sweep sets it).
+	mustKeep bool
 }
 
 // Profiles lists the names of every profile svc offers.
@@ -327,6 +331,13 @@ type Compile struct {
 	// that routes (Route records compaction there, a stateless compile
 	// replays it).
 	RouteMicros int64 `json:"route_micros"`
+	// MustKeepTokens, measured by a sweep (Sweep) for every compile, is
+	// what the compile had to keep to be valid (the validity rules 1 and
+	// 4-6 of the package doc): the system prompt, the tool definitions and
+	// response format, the first task, every pinned message and the newest
+	// turn, counted as the cache figures count them. A sweep sets
+	// UsableTokens for a failed compile too (from the Budget RPC).
+	MustKeepTokens int `json:"must_keep_tokens,omitempty"`
 	// What follows is set only when the compile succeeded.
 	Messages   int         `json:"messages"`
 	Violations []Violation `json:"violations,omitempty"`
@@ -408,6 +419,17 @@ func (r *replay) compile(ctx context.Context, line int, afterStep bool) (Compile
 	if err != nil {
 		st := status.Convert(err)
 		rec.Code, rec.Error = st.Code().String(), st.Message()
+		if r.opts.mustKeep {
+			br, err := r.svc.Budget(ctx, &ctxcv1.BudgetRequest{State: r.state, Profile: r.profile, Options: opts})
+			if err != nil {
+				return rec, fmt.Errorf("%s line %d: Budget with profile %s: %w", r.session.Name, line, r.profile, err)
+			}
+			b := br.GetBudget()
+			rec.UsableTokens = int(b.GetContextWindowTokenCount()) - int(b.GetReservedOutputTokenCount())
+			if rec.MustKeepTokens, err = r.mustKeepTokens(ctx, int(b.GetBreakdown().GetToolsTokenCount())); err != nil {
+				return rec, fmt.Errorf("%s line %d: %w", r.session.Name, line, err)
+			}
+		}
 		return rec, nil
 	}
 	msgs := resp.GetMessages()
@@ -443,7 +465,43 @@ func (r *replay) compile(ctx context.Context, line int, afterStep bool) (Compile
 		rec.NewTokens = newTokens(msgs, cur, r.prev.logIDs)
 	}
 	r.prev = cur
+	if r.opts.mustKeep {
+		if rec.MustKeepTokens, err = r.mustKeepTokens(ctx, int(b.GetBreakdown().GetToolsTokenCount())); err != nil {
+			return rec, fmt.Errorf("%s line %d: %w", r.session.Name, line, err)
+		}
+	}
 	return rec, nil
+}
+
+// mustKeepTokens is what a compile of the current state must keep to be
+// valid: the system prompt (as a system message), toolTokens, and the first
+// task, the pinned messages and the newest turn of the log, each once.
+func (r *replay) mustKeepTokens(ctx context.Context, toolTokens int) (int, error) {
+	c := r.state.GetContext()
+	var msgs []*ctxcv1.Message
+	if sp := c.GetSystemPrompt(); sp != "" {
+		msgs = append(msgs, &ctxcv1.Message{Role: ctxcv1.Role_ROLE_SYSTEM, Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: sp}}}})
+	}
+	log := c.GetMessages()
+	first, newest := firstUser(log), lastUser(log)
+	for i, m := range log {
+		if i == first || i == newest || m.GetPinned() {
+			msgs = append(msgs, m)
+		}
+	}
+	keys := make([]contentKey, len(msgs))
+	for i, m := range msgs {
+		keys[i] = keyOf(m)
+	}
+	counts, err := r.counter.count(ctx, r.state.GetModel().GetName(), msgs, keys)
+	if err != nil {
+		return 0, err
+	}
+	n := toolTokens
+	for _, k := range counts {
+		n += k
+	}
+	return n, nil
 }
 
 // items splits a compiled input into its items: the system prompt (message 0

@@ -103,14 +103,16 @@ func TestRunFiguresByHand(t *testing.T) {
 			countCalls: 3, // and each new summary
 		},
 		{
-			name: "a failed compile is left out and the next is compared with the last success",
+			name: "a failed compile is not valid, is left out of the other figures, and the next is compared with the last success",
 			svc:  &fakeService{compile: identity, toolTokens: 3, failTurn: map[int]bool{2: true}},
 			compiles: []compileFigures{
 				{Line: 2, Turn: 1, Due: 2, Kept: 2, Input: 13, Used: 13, First: true},
 				{Line: 6, Turn: 2, Code: codes.ResourceExhausted.String()},
 				{Line: 9, Turn: 3, Due: 4, Kept: 4, Input: 28, Prefix: 13, New: 15, Used: 28, Pressured: true},
 			},
-			row: Row{Compiles: 3, Failed: 1, FailedCodes: map[string]int{"ResourceExhausted": 1}, Valid: fptr(1), FactsKept: fptr(1), FactsKeptLast: fptr(1),
+			row: Row{Compiles: 3, Failed: 1, FailedCodes: map[string]int{"ResourceExhausted": 1},
+				Failures: []SampleFailure{{Session: "tiny", Line: 6, Turn: 2, Code: "ResourceExhausted", Error: "context irreducible"}},
+				Valid:    fptr(2.0 / 3), FactsKept: fptr(1), FactsKeptLast: fptr(1),
 				WindowUsedPressured: fptr(28.0 / 75), PressuredCompiles: 1, WindowUsed: fptr(41.0 / 150),
 				InputTokens: 28, PrefixTokens: 13, BoundTokens: 13, NewTokens: 15,
 				PrefixShare: fptr(13.0 / 28), BoundShare: fptr(13.0 / 28), PrefixVsBound: fptr(1),

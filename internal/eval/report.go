@@ -24,16 +24,7 @@ type MarkdownOptions struct {
 // reproducible), then the latency table, which depends on the machine.
 func WriteMarkdown(w io.Writer, res *Result, opts MarkdownOptions) error {
 	p := &printer{w: w}
-	p.line("Sessions:")
-	p.line("")
-	for _, s := range res.Sessions {
-		source := "listed in the session"
-		if s.FactSource == SourceFound {
-			source = fmt.Sprintf("found in the session: %d lines of failed tool results, %d user requirements, %d identifiers",
-				s.FactKinds[FactErrorCode], s.FactKinds[FactConstraint], s.FactKinds[FactOther])
-		}
-		p.line("- %s: %d turns, %d messages, %s tokens; %d facts (%s)", s.ID, s.Turns, s.Messages, thousands(int64(s.LogTokens)), s.Facts, source)
-	}
+	writeSessions(p, res.Sessions)
 	p.line("")
 	p.text(FiguresTable(res))
 	p.line("")
@@ -49,6 +40,16 @@ func WriteMarkdown(w io.Writer, res *Result, opts MarkdownOptions) error {
 		p.line("| %s | %s | %s | %s | %s |", r.Profile, thousands(int64(r.Window)), fixed(r.LatencyMeanMillis, 1), fixed(r.LatencyP95Millis, 1), fixed(r.RouteMeanMillis, 1))
 	}
 	for _, r := range res.Rows {
+		if r.Failed == 0 {
+			continue
+		}
+		p.line("")
+		p.line("Refused, %s at %s (%d in all, first %d):", r.Profile, thousands(int64(r.Window)), r.Failed, len(r.Failures))
+		for _, f := range r.Failures {
+			p.line("- %s line %d (turn %d): %s: %s", f.Session, f.Line, f.Turn, f.Code, oneLine(f.Error))
+		}
+	}
+	for _, r := range res.Rows {
 		if len(r.Violations) == 0 {
 			continue
 		}
@@ -62,6 +63,20 @@ func WriteMarkdown(w io.Writer, res *Result, opts MarkdownOptions) error {
 		writeCompiles(p, res)
 	}
 	return p.err
+}
+
+// writeSessions prints the sessions' list.
+func writeSessions(p *printer, sessions []SessionInfo) {
+	p.line("Sessions:")
+	p.line("")
+	for _, s := range sessions {
+		source := "listed in the session"
+		if s.FactSource == SourceFound {
+			source = fmt.Sprintf("found in the session: %d lines of failed tool results, %d user requirements, %d identifiers",
+				s.FactKinds[FactErrorCode], s.FactKinds[FactConstraint], s.FactKinds[FactOther])
+		}
+		p.line("- %s: %d turns, %d messages, %s tokens; %d facts (%s)", s.ID, s.Turns, s.Messages, thousands(int64(s.LogTokens)), s.Facts, source)
+	}
 }
 
 // FiguresTable is the Markdown table of the rows, without latencies.
@@ -107,7 +122,9 @@ func writeCompiles(p *printer, res *Result) {
 			}
 			ms := strconv.FormatFloat(float64(c.LatencyMicros)/1000, 'f', 1, 64)
 			if !c.OK() {
-				p.line("| %d | %s | | failed: %s %s | | | | | | | | | %s |", c.Line, turn, c.Code, escapeCell(c.Error), ms)
+				// The whole message: it says why (for a refusal, what must be
+				// kept and its size).
+				p.line("| %d | %s | | failed: %s %s | | | | | | | | | %s |", c.Line, turn, c.Code, strings.ReplaceAll(oneLine(c.Error), "|", "\\|"), ms)
 				continue
 			}
 			valid := "yes"
@@ -131,10 +148,14 @@ func writeCompiles(p *printer, res *Result) {
 
 // WriteJSON prints the whole result as indented JSON.
 func WriteJSON(w io.Writer, res *Result) error {
+	return writeJSON(w, res)
+}
+
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(res)
+	return enc.Encode(v)
 }
 
 type printer struct {
@@ -201,11 +222,7 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func escapeCell(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	return s
+// oneLine is s with its line breaks as spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
