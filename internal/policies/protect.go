@@ -152,8 +152,9 @@ type TailDependent interface {
 // outputs cut, everything else as it was (invariants 3 and 6).
 const ShrinkMarker = "[ctxc cut"
 
-// ShrunkFrom reports whether m is was with some tool outputs cut to fit the
-// window (ShrinkMarker) and nothing else changed.
+// ShrunkFrom reports whether m is was with some tool outputs, or the text of
+// a user message, cut to fit the window (ShrinkMarker) and nothing else
+// changed.
 func ShrunkFrom(m, was *agentstate.Message) bool {
 	if m.ID != was.ID || m.Role != was.Role || m.Kind != was.Kind || len(m.Parts) != len(was.Parts) {
 		return false
@@ -165,6 +166,14 @@ func ShrunkFrom(m, was *agentstate.Message) bool {
 		}
 		if a.Kind == agentstate.PartToolResult && a.ToolResult.ToolCallID == b.ToolResult.ToolCallID && a.ToolResult.Content != b.ToolResult.Content {
 			if !strings.Contains(a.ToolResult.Content, ShrinkMarker) {
+				return false
+			}
+			continue
+		}
+		if a.Kind == agentstate.PartText && m.Role == agentstate.RoleUser && a.Text != b.Text {
+			// A user message too large for the window on its own (an agent
+			// CLI's transcript to summarize), cut in its middle.
+			if !strings.Contains(a.Text, ShrinkMarker) {
 				return false
 			}
 			continue

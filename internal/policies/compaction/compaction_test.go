@@ -525,6 +525,43 @@ func TestTruncateFitsASummaryRatherThanDroppingIt(t *testing.T) {
 	}
 }
 
+// TestTruncateFitsACLITranscriptToSummarize: an agent CLI compacting its own
+// history sends its whole transcript in one user message, the instruction at
+// the end; no window holds it, so its middle is cut to fit, keeping the task
+// and its rules at the start, what failed, and the instruction.
+func TestTruncateFitsACLITranscriptToSummarize(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<conversation>\n[User]: Make the tests pass. Never edit anything under vendor/.\n")
+	for k := 1; k <= 60; k++ {
+		fmt.Fprintf(&b, "[Assistant tool calls]: bash(command=\"sh run-check.sh %d\")\n[Tool result]: ", k)
+		for l := 0; l < 12; l++ {
+			fmt.Fprintf(&b, "check %d: step %d of the build went through in %d ms\n", k, l, 10+l)
+		}
+		if k == 31 {
+			b.WriteString("panic: pricing: posting to closed period 2026-12 [E-4711]\n")
+		}
+	}
+	b.WriteString("</conversation>\n\nThe messages above are a conversation to summarize. Create a structured context checkpoint summary.")
+	st := &agentstate.State{Context: agentstate.Context{SystemPrompt: "You are a summarizer.", Messages: []agentstate.Message{userMsg("m1", b.String())}}}
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	ctl.SetHardLimit(w.UsedTokens() / 4)
+	ctl.SetHardLimitExceeded(true)
+	w.CompactionTarget = w.HardLimit()
+	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
+		t.Fatalf("refused a transcript that can be cut: %v", err)
+	}
+	if used := w.UsedTokens(); used > w.HardLimit() {
+		t.Errorf("used %d, over the window's %d", used, w.HardLimit())
+	}
+	got := w.Entries[0].Message.Text()
+	for _, want := range []string{"Never edit anything under vendor/.", "panic: pricing: posting to closed period 2026-12 [E-4711]", policies.ShrinkMarker,
+		"The messages above are a conversation to summarize. Create a structured context checkpoint summary."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the cut transcript lacks %q", want)
+		}
+	}
+}
+
 // TestTruncateRefusalAddsUp: when the system prompt alone is over the window
 // nothing can be cut, and the error names each part that must be kept with
 // its size; the parts add up to what it says is needed.

@@ -137,9 +137,21 @@ const maxEvidenceLines = 24
 // shrinkText keeps a head (three fifths) and a tail of s worth keep tokens,
 // cut on line boundaries, and from the middle the lines that say what failed
 // (evidence, the output's own trimmed lines), with a note where the cut is
-// saying what was cut and where the rest is. The evidence is paid for out of
-// the head and tail, but never more than half of keep goes to it.
+// saying what was cut and where the rest is.
 func shrinkText(s string, tokens, keep int, id string, evidence []string) string {
+	kept := ""
+	if len(evidence) > 0 {
+		kept = ", keeping the lines that say what failed"
+	}
+	return cutText(s, tokens, keep, 3.0/5, evidence, fmt.Sprintf("%s %s of %s tokens from this output to fit the window%s; the full output is log message %s: call the tool again to see it]",
+		shrinkMarker, formatCount(tokens-keep), formatCount(tokens), kept, id))
+}
+
+// cutText keeps of s (tokens long) keep tokens: a head (headShare of them)
+// and a tail, on line boundaries, and from the middle the evidence lines (the
+// text's own trimmed lines), paid for out of the head and tail but never more
+// than half of keep; note (one line) marks the cut.
+func cutText(s string, tokens, keep int, headShare float64, evidence []string, note string) string {
 	bytesPerToken := float64(len(s)) / float64(tokens)
 	budget := int(float64(keep) * bytesPerToken)
 	lines := strings.SplitAfter(s, "\n")
@@ -157,7 +169,8 @@ func shrinkText(s string, tokens, keep int, id string, evidence []string) string
 		}
 	}
 	room := budget - spent
-	headBytes, tailBytes := room*3/5, room-room*3/5
+	headBytes := int(float64(room) * headShare)
+	tailBytes := room - headBytes
 	// The head: whole lines while they fit, else a cut inside the first.
 	head, used := 0, 0
 	for head < len(lines) && used+len(lines[head]) <= headBytes {
@@ -182,12 +195,8 @@ func shrinkText(s string, tokens, keep int, id string, evidence []string) string
 	if !strings.HasSuffix(headText, "\n") {
 		b.WriteByte('\n')
 	}
-	kept := ""
-	if len(middle) > 0 {
-		kept = ", keeping the lines that say what failed"
-	}
-	fmt.Fprintf(&b, "%s %s of %s tokens from this output to fit the window%s; the full output is log message %s: call the tool again to see it]\n",
-		shrinkMarker, formatCount(tokens-keep), formatCount(tokens), kept, id)
+	b.WriteString(note)
+	b.WriteByte('\n')
 	last := head - 1
 	for _, i := range middle {
 		if i <= last || i >= tail {
@@ -207,4 +216,64 @@ func shrinkText(s string, tokens, keep int, id string, evidence []string) string
 	}
 	b.WriteString(tailText)
 	return b.String()
+}
+
+// shrinkUserText cuts the middle of protected user messages that alone take
+// more than a quarter of limit, the largest first, until preamble and the
+// protected entries fit limit: an agent CLI that compacts its own history
+// sends the whole transcript in one user message with its instruction
+// ("summarize the conversation above") at the end, which no window of the
+// model's size holds. The head (where the task and its rules were said) and
+// the tail (the newest work and the instruction) stay, with the lines that
+// say what failed. It returns the tokens the protected entries take after
+// it, and whether they fit; it is the last cut before a refusal.
+func shrinkUserText(w *policies.Work, protected []bool, preamble, protectedTokens, limit int, outputs *diagnose.Cache) (int, bool) {
+	type cand struct{ i, j, tokens int }
+	var cands []cand
+	for i := range w.Entries {
+		m := &w.Entries[i].Message
+		if !protected[i] || m.Pinned || m.Role != agentstate.RoleUser {
+			continue
+		}
+		for j, p := range m.Parts {
+			if p.Kind != agentstate.PartText || strings.Contains(p.Text, shrinkMarker) {
+				continue
+			}
+			if t := w.Counter().CountText(p.Text); t > limit/4 && t > shrinkFloor {
+				cands = append(cands, cand{i, j, t})
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return b.tokens - a.tokens })
+	over := preamble + protectedTokens - limit
+	for _, c := range cands {
+		if over <= 0 {
+			break
+		}
+		e := &w.Entries[c.i]
+		keep := max(shrinkFloor, c.tokens-over-shrinkMarkerTokens)
+		before := e.Tokens
+		copyParts(&e.Message)
+		full := e.Message.Parts[c.j].Text
+		evidence := outputs.Read(full).Evidence(false, maxEvidenceLines)
+		for range maxShrinkTries {
+			// The tail holds the instruction: three fifths of what is kept.
+			e.Message.Parts[c.j].Text = cutText(full, c.tokens, keep, 2.0/5, evidence,
+				fmt.Sprintf("%s %s of %s tokens from the middle of this message to fit the window; the full message is log message %s]", shrinkMarker, formatCount(c.tokens-keep), formatCount(c.tokens), logID(e)))
+			e.Tokens, _ = w.Counter().CountMessage(&e.Message)
+			short := over - (before - e.Tokens)
+			if short <= 0 || keep == shrinkFloor {
+				break
+			}
+			keep = max(shrinkFloor, keep-short-shrinkSlack)
+		}
+		w.Touch(c.i)
+		over -= before - e.Tokens
+		protectedTokens -= before - e.Tokens
+		dispose(w, e, policies.DispositionTruncated, TypeTruncate,
+			fmt.Sprintf("a user message of %s tokens cut to %s: alone it takes more of the window than it can give", formatCount(c.tokens), formatCount(keep)))
+		w.Warn(fmt.Sprintf("cut user message %s from %s to about %s tokens to fit the window; the full message stays in the log",
+			logID(e), formatCount(c.tokens), formatCount(keep)))
+	}
+	return protectedTokens, over <= 0
 }

@@ -74,6 +74,9 @@ func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 			if !fits && reserve > 0 {
 				protectedTokens, fits = shrinkProtected(w, protected, preamble, protectedTokens, w.HardLimit(), t.outputs)
 			}
+			if !fits {
+				protectedTokens, fits = shrinkUserText(w, protected, preamble, protectedTokens, w.HardLimit(), t.outputs)
+			}
 		}
 		if !fits {
 			return refusal(w, func(i int) bool { return protected[i] }, 0)

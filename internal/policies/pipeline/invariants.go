@@ -265,7 +265,7 @@ func (c *checker) check(w *policies.Work, s *step) error {
 	inScope := func(id string) bool { return !compacting || c.scope == nil || c.scope[id] }
 	if c.hasFirst && inScope(c.firstTask.ID) {
 		i, ok := find(c.firstTask.ID)
-		if !ok || !sameMessage(&w.Entries[i].Message, &c.firstTask) {
+		if !ok || !sameMessage(&w.Entries[i].Message, &c.firstTask) && !(w.HardLimitExceeded() && policies.ShrunkFrom(&w.Entries[i].Message, &c.firstTask)) {
 			return fail("the first task %q was not preserved verbatim", c.firstTask.ID)
 		}
 	}
@@ -308,7 +308,7 @@ func (c *checker) check(w *policies.Work, s *step) error {
 			at = i
 		}
 		if id := c.instruction.ID; id != "" {
-			if i, ok := find(id); !ok || !sameMessage(&w.Entries[i].Message, &c.instruction) {
+			if i, ok := find(id); !ok || !sameMessage(&w.Entries[i].Message, &c.instruction) && !(w.HardLimitExceeded() && policies.ShrunkFrom(&w.Entries[i].Message, &c.instruction)) {
 				return fail("the user's instruction %q was not preserved verbatim", id)
 			}
 		}
