@@ -140,7 +140,7 @@ func TestEvalHelpNamesTheSweep(t *testing.T) {
 	}
 	for _, want := range []string{
 		"--sweep measures every session at every window of --windows (by default 64000 down to\n4000)",
-		"default 16000,8000, with --sweep 64000,48000,32000,24000,16000,12000,8000,6000,4000",
+		"default 16000,8000, with --sweep 64000,48000,32000,24000,16000,12000,10000,8000,6000,5000,4000",
 		"  -sweep\n",
 	} {
 		if !strings.Contains(out, want) {

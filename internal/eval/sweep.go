@@ -21,7 +21,7 @@ const (
 const sweepEpsilon = 1e-9
 
 // DefaultSweepWindows are the windows `ctxc eval --sweep` measures unless told.
-var DefaultSweepWindows = []uint32{64_000, 48_000, 32_000, 24_000, 16_000, 12_000, 8_000, 6_000, 4_000}
+var DefaultSweepWindows = []uint32{64_000, 48_000, 32_000, 24_000, 16_000, 12_000, 10_000, 8_000, 6_000, 5_000, 4_000}
 
 // The checks of a sweep; see Sweep.
 const (

@@ -170,7 +170,7 @@ func ShrunkFrom(m, was *agentstate.Message) bool {
 			}
 			continue
 		}
-		if a.Kind == agentstate.PartText && m.Role == agentstate.RoleUser && a.Text != b.Text {
+		if a.Kind == agentstate.PartText && IsTurnStart(m) && a.Text != b.Text {
 			// A user message too large for the window on its own (an agent
 			// CLI's transcript to summarize), cut in its middle.
 			if !strings.Contains(a.Text, ShrinkMarker) {

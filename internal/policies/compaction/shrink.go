@@ -232,8 +232,8 @@ func shrinkUserText(w *policies.Work, protected []bool, preamble, protectedToken
 	var cands []cand
 	for i := range w.Entries {
 		m := &w.Entries[i].Message
-		if !protected[i] || m.Pinned || m.Role != agentstate.RoleUser {
-			continue
+		if !protected[i] || m.Pinned || !policies.IsTurnStart(m) {
+			continue // a person's or a CLI's message, not a summary or an event
 		}
 		for j, p := range m.Parts {
 			if p.Kind != agentstate.PartText || strings.Contains(p.Text, shrinkMarker) {

@@ -423,11 +423,22 @@ func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []boo
 		// dropped for a note of their errors: the lightest items go first,
 		// the constraints and decisions stay as long as they fit, and the
 		// failures still open are never left out.
-		merged, err := t.det.Summarize(ctx, SummaryRequest{Merge: append(summaries, text), BudgetTokens: room - noteOverhead, Counter: w.Counter()})
-		if err == nil {
+		// Its budget is the summary's own text: what the header and the
+		// message cost beyond it is learned and taken off, a few times.
+		budget, errorsOnly := room-noteOverhead, text
+		for range maxShrinkTries {
+			merged, err := t.det.Summarize(ctx, SummaryRequest{Merge: append(summaries[:len(summaries):len(summaries)], errorsOnly), BudgetTokens: budget, Counter: w.Counter()})
+			if err != nil {
+				break
+			}
 			if _, body, ok := strings.Cut(merged, "\n"); ok {
 				text = header + body
 			}
+			over := w.Counter().CountText(text) + noteOverhead - room
+			if over <= 0 || w.Counter() == nil {
+				break
+			}
+			budget -= over + shrinkSlack
 		}
 	}
 	m := agentstate.Message{ID: freeID(w, noteID(covers)), Role: agentstate.RoleUser, Kind: agentstate.KindSummary, Parts: []agentstate.Part{agentstate.TextPart(text)}, CoversMessageIDs: covers}
