@@ -35,7 +35,7 @@ GOCHECK := CGO_ENABLED=0 $(GO)
 CHECKFLAGS := -trimpath
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients test-short bench bench-clients bench-sessions run demo build dist test-dist docker clean
+.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients long-tasks test-short bench bench-clients bench-sessions run demo build dist test-dist docker clean
 
 all: build
 
@@ -119,9 +119,18 @@ scriptedmodel-sdks:
 	@$(PHASE) "npm ci: the provider SDKs internal/scriptedmodel drives" sh -c 'cd internal/scriptedmodel/testdata/sdk && npm ci --no-audit --no-fund'
 
 # The real clients the proxy's integration tests drive (the OpenAI and
-# Anthropic SDKs, Claude Code), at the versions package-lock.json pins.
+# Anthropic SDKs, Claude Code, Codex CLI, Gemini CLI, pi), at the versions
+# package-lock.json pins.
 proxy-clients:
 	@$(PHASE) "npm ci: the real clients the proxy tests drive" sh -c 'cd integration/testdata/proxy-clients && npm ci --no-audit --no-fund'
+
+# The real agent CLIs through long tasks in ctxc's proxy (docs/measuring.md,
+# "Long tasks of real agent CLIs"): every CLI, window, length and seed of
+# the matrix, about ten minutes; make test runs two of its runs.
+# LONG_TASKS_FLAGS=-update writes the table the guide quotes, and
+# CTXC_LONG_TASKS_DUMP=dir keeps every run's requests.
+long-tasks: build proxy-clients
+	@$(PHASE) "long tasks of the real agent CLIs through the proxy" env CTXC_LONG_TASKS=full CTXC_REQUIRE_TOOLS=1 $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -timeout 1h -v -run '^TestLongTasks' ./integration/ $(LONG_TASKS_FLAGS)
 
 # The Helm chart and the sidecar manifests, checked without a cluster by the
 # deploy/ module (its own go.mod keeps the Kubernetes API types out of the
