@@ -41,6 +41,15 @@ type agentCLI struct {
 	command func(run *cliRun, prompt string, i int) (args, env []string)
 	// answer is the final answer in what the CLI printed.
 	answer func(stdout []byte) string
+	// ownContext says the CLI manages its context itself: it drops or
+	// masks old tool outputs, or re-sends a history without the first
+	// prompt, before ctxc sees a request. What it did not send, ctxc
+	// cannot keep: its runs are held to what it sent.
+	ownContext string
+	// fixedTokens is what its system prompt, tools and pinned environment
+	// take, when that alone is over some window's usable share: below that
+	// window it must be refused, saying so (longResult.check).
+	fixedTokens int
 }
 
 // cliRun is one run of a CLI on a long task.
@@ -148,6 +157,7 @@ wire_api = "responses"
 	// workspace and does not relaunch itself.
 	geminiCLI = &agentCLI{
 		name: "Gemini CLI", short: "gemini", upstream: "gemini", installed: "@google/gemini-cli/bundle/gemini.js",
+		ownContext: "it masks old tool outputs itself (<tool_output_masked>), and --resume re-sends the history without the first prompt",
 		configure: func(t *testing.T, r *cliRun) {
 			writeFiles(t, r.home, map[string]string{".gemini/settings.json": `{
   "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
@@ -216,6 +226,9 @@ wire_api = "responses"
 	// telemetry, error reporting, update or other non-essential traffic.
 	claudeCLI = &agentCLI{
 		name: "Claude Code", short: "claude", upstream: "anthropic", installed: "@anthropic-ai/claude-code-linux-x64/claude",
+		ownContext:  "it keeps only the head and tail of a long tool output",
+		fixedTokens: 13_030, // system prompt 1,932, tools 8,272, its environment (pinned) 2,562 and first task 264, as ctxc counts them
+
 		configure: func(t *testing.T, r *cliRun) {},
 		command: func(r *cliRun, prompt string, i int) ([]string, []string) {
 			args := []string{r.bin(), "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"}

@@ -188,18 +188,37 @@ func (r *longResult) summary() string {
 
 // check holds a run to the acceptance: through ctxc every run finishes, no
 // call is refused, every request is valid, 0.95 of the failures stay, and
-// so do the three constraints, after a second prompt too. A run straight to
-// the model must finish (else the harness, not ctxc, is wrong); its
-// requests are the CLI's own bytes, which the table shows as they are.
-// The held-out seeds are measured and printed, never asserted: they are
-// for reporting, not for tuning the engine until they pass. No CLI may try
-// the network (through the proxy variables, which the guard answers).
+// so do the three constraints, after a second prompt too. A CLI that manages
+// its context itself (agentCLI.ownContext) drops failures and constraints
+// before ctxc sees them: its runs are held to what it sent, the failures
+// and constraints its own requests held. A window whose usable share is
+// smaller than what a CLI must always send (agentCLI.fixedTokens) cannot
+// hold any of its requests: there every call must be refused, in the
+// provider's error shape, and nothing else. A run straight to the model
+// must finish (else the harness, not ctxc, is wrong); its requests are the
+// CLI's own bytes, which the table shows as they are. The held-out seeds
+// are measured and printed, never asserted: they are for reporting, not for
+// tuning the engine until they pass. No CLI may try the network (through
+// the proxy variables, which the guard answers).
 func (r *longResult) check(t *testing.T) {
 	t.Helper()
 	if len(r.tried) > 0 {
 		t.Errorf("the CLI tried to reach %v: it must run with loopback only", r.tried)
 	}
 	if slices.Contains(heldOutSeeds, r.run.seed) {
+		return
+	}
+	if r.run.window > 0 && r.run.cli.fixedTokens > r.run.window*3/4 {
+		// A quarter of the window is reserved for the answer.
+		if r.refused == 0 || r.loops > 0 {
+			t.Errorf("%s always sends %d tokens, over the %d a %d-token window leaves: every call must be refused, but %d were, and %d went upstream",
+				r.run.cli.name, r.run.cli.fixedTokens, r.run.window*3/4, r.run.window, r.refused, r.loops)
+		}
+		for _, reason := range r.refusals {
+			if !strings.Contains(reason, "CONTEXT_IRREDUCIBLE") {
+				t.Errorf("a refusal for another reason than the window: %s", reason)
+			}
+		}
 		return
 	}
 	if !r.completed() {
@@ -213,6 +232,18 @@ func (r *longResult) check(t *testing.T) {
 	}
 	if r.refused > 0 {
 		t.Errorf("ctxc refused %d calls: %v", r.refused, r.refusals)
+	}
+	if kept := share(r.keptSent, r.pairsSent); kept < 0.95 {
+		t.Errorf("failures kept %.2f of those the CLI sent (%d of %d), want at least 0.95; lost: %v", kept, r.keptSent, r.pairsSent, r.lost)
+	}
+	if r.constraints < r.constraintsSent {
+		t.Errorf("the last request holds %d of the prompt's 3 constraints, of %d the CLI sent", r.constraints, r.constraintsSent)
+	}
+	if r.run.second > 0 && r.carried < r.carriedSent {
+		t.Errorf("the second prompt's last request holds %d of the first prompt's 3 constraints, of %d the CLI sent", r.carried, r.carriedSent)
+	}
+	if r.run.cli.ownContext != "" {
+		return // what it did not send, nobody forwards: see agentCLI.ownContext
 	}
 	if r.keptShare() < 0.95 {
 		t.Errorf("failures kept %.2f (%d of %d), want at least 0.95; lost: %v", r.keptShare(), r.kept, r.pairs, r.lost)
