@@ -69,6 +69,9 @@ type outputLines struct {
 	errors      []string
 	headlines   []string
 	observed    string
+	// problems are the error lines of an output that went through
+	// (diagnose.Digest.ProblemLines): not its warnings.
+	problems []string
 }
 
 func memoKey(kind byte, s string) uint64 {
@@ -114,7 +117,7 @@ func (m *Memo) output(content string) outputLines {
 	} else {
 		d = diagnose.Read(content)
 	}
-	out := outputLines{failed: d.Failed, observed: d.Trouble(), diagnostics: len(d.Findings) > 0}
+	out := outputLines{failed: d.Failed, observed: d.Trouble(), diagnostics: len(d.Findings) > 0, problems: d.ProblemLines(false, diagnose.DefaultLimits)}
 	d.Failed = true
 	out.errors = d.Lines(diagnose.DefaultLimits)
 	out.headlines = d.Headlines(diagnose.DefaultLimits)

@@ -702,9 +702,9 @@ func (b *summaryBuilder) result(r agentstate.ToolResult, call agentstate.ToolCal
 		// pod, a failing test in a passing run): its first such line; in
 		// the running task, what identifies it, kept as a failure still
 		// open: the agent is at that task, and that is what broke.
-		if out.observed != "" && b.running[r.ToolCallID] {
+		if len(out.problems) > 0 && b.running[r.ToolCallID] {
 			tc.failed++
-			b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(out.errors, "\n")), false)
+			b.addFailure(name, r.ToolCallID, fmt.Sprintf("%s [call %s]: %s", describeCall(call, name), r.ToolCallID, strings.Join(out.problems, "\n")), false)
 		} else if out.observed != "" {
 			b.add(secSeen, fmt.Sprintf("%s: %s", describeCall(call, name), out.observed))
 		}

@@ -290,7 +290,7 @@ const (
 func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []bool, level noteLevel, room int) (*agentstate.Message, int) {
 	// Lines first: most truncations drop no failure, and then the note
 	// costs one pass over the view, at every compaction point of a long log.
-	var lines, observed, summaries []string
+	var lines, carried, observed, summaries []string
 	var visible []bool
 	history := policies.TaskHistory(w.Entries, w.RecentTurns())
 	calls := map[string]agentstate.ToolCall{}
@@ -304,13 +304,13 @@ func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []boo
 			for _, line := range errorLines(m.Text(), false) {
 				switch {
 				case level == noteFull:
-					lines = append(lines, line)
+					carried = append(carried, line)
 				case strings.HasPrefix(line, "  "): // a continuation line
 				case level == noteShortest && callID(line) != "":
 					head, _, _ := strings.Cut(line, "[call "+callID(line)+"]")
-					lines = append(lines, head+"[call "+callID(line)+"] failed")
+					carried = append(carried, head+"[call "+callID(line)+"] failed")
 				default:
-					lines = append(lines, line)
+					carried = append(carried, line)
 				}
 			}
 			if history.Contains(i) && level < noteShortest {
@@ -367,7 +367,7 @@ func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []boo
 			}
 		}
 	}
-	if len(lines) == 0 && len(observed) == 0 && (len(summaries) == 0 || room <= 0) {
+	if len(lines) == 0 && len(carried) == 0 && len(observed) == 0 && (len(summaries) == 0 || room <= 0) {
 		return nil, 0
 	}
 	var covers []string
@@ -411,13 +411,20 @@ func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []boo
 		}
 	}
 	header := fmt.Sprintf(summaryHeader+", left out by ctxc to fit the window.\n", counted)
-	text := header
-	if len(lines) > 0 {
-		text += fmt.Sprintf("\n## %s\n%s\n", secOpenErrors, strings.Join(lines, "\n"))
+	// What the dropped outputs themselves say; a note that merges the
+	// dropped summaries reads theirs in their own sections (an error left
+	// behind unfixed stays so), the shorter notes carry their lines over.
+	errorsOnly := func(lines []string) string {
+		text := header
+		if lines = uniqueLines(lines); len(lines) > 0 {
+			text += fmt.Sprintf("\n## %s\n%s\n", secOpenErrors, strings.Join(lines, "\n"))
+		}
+		if len(observed) > 0 {
+			text += fmt.Sprintf("\n## %s\n%s\n", secSeen, strings.Join(uniqueLines(observed), "\n"))
+		}
+		return text
 	}
-	if len(observed) > 0 {
-		text += fmt.Sprintf("\n## %s\n%s\n", secSeen, strings.Join(uniqueLines(observed), "\n"))
-	}
+	text := errorsOnly(append(lines, carried...))
 	if len(summaries) > 0 && room > 0 && level == noteFull {
 		// Summaries that do not fit are fitted into the room there is, not
 		// dropped for a note of their errors: the lightest items go first,
@@ -425,9 +432,9 @@ func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []boo
 		// failures still open are never left out.
 		// Its budget is the summary's own text: what the header and the
 		// message cost beyond it is learned and taken off, a few times.
-		budget, errorsOnly := room-noteOverhead, text
+		budget, own := room-noteOverhead, errorsOnly(lines)
 		for range maxShrinkTries {
-			merged, err := t.det.Summarize(ctx, SummaryRequest{Merge: append(summaries[:len(summaries):len(summaries)], errorsOnly), BudgetTokens: budget, Counter: w.Counter()})
+			merged, err := t.det.Summarize(ctx, SummaryRequest{Merge: append(summaries[:len(summaries):len(summaries)], own), BudgetTokens: budget, Counter: w.Counter()})
 			if err != nil {
 				break
 			}
