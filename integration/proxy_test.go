@@ -3,11 +3,13 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +194,7 @@ func TestProxyWithTheOfficialSDKs(t *testing.T) {
 			!strings.HasPrefix(got.Refused.Message, "prompt is too long: ") {
 			t.Errorf("the refusal: %+v", got.Refused)
 		}
+		checkRefusalAddsUp(t, got.Refused.Message)
 		reqs := up.requests()[before:]
 		checkUpstream(t, reqs, map[string]int{"messages": 5, "count_tokens": 1})
 		// The compacted call kept what ctxc does not own: thinking, the
@@ -205,6 +208,34 @@ func TestProxyWithTheOfficialSDKs(t *testing.T) {
 	})
 
 	checkKeyStaysPut(t, s, nil)
+}
+
+// checkRefusalAddsUp: a refusal in the provider's shape names each part
+// that must be kept with its size ("(ctxc: … (tokens: system prompt 1,234,
+// tools 0, …))"), and the sizes add up to the tokens it says are needed.
+func checkRefusalAddsUp(t *testing.T, message string) {
+	t.Helper()
+	var needed int
+	if _, err := fmt.Sscanf(message, "prompt is too long: %d tokens", &needed); err != nil {
+		t.Fatalf("the refusal %q does not say how many tokens are needed: %v", message, err)
+	}
+	_, list, ok := strings.Cut(message, "(tokens: ")
+	if !ok {
+		t.Fatalf("the refusal %q does not name the parts that must be kept", message)
+	}
+	list, _, _ = strings.Cut(list, ")")
+	sum := 0
+	for _, part := range strings.Split(list, ", ") {
+		fields := strings.Fields(part)
+		n, err := strconv.Atoi(strings.ReplaceAll(fields[len(fields)-1], ",", ""))
+		if err != nil {
+			t.Fatalf("the part %q of the refusal %q has no size", part, message)
+		}
+		sum += n
+	}
+	if sum != needed {
+		t.Errorf("the parts of the refusal add up to %d, not the %d it says are needed: %s", sum, needed, message)
+	}
 }
 
 // checkCompacted checks what the SDK saw of the long conversation's call:

@@ -180,8 +180,14 @@ func (c *call) compileFailed(err error) ([]byte, *refusal) {
 		return nil, overloaded("ctxc: the server is busy; retry shortly", retry)
 	case c.reason == agentstate.ReasonContextIrreducible:
 		needed, available := info.GetMetadata()["needed_tokens"], info.GetMetadata()["available_tokens"]
+		// The service's message names each part that must be kept with its
+		// size: the client learns what to shorten.
+		detail := "what must be kept does not fit the window"
+		if _, d, ok := strings.Cut(st.Message(), " available: "); ok {
+			detail = d
+		}
 		return nil, &refusal{status: http.StatusBadRequest, kind: kindContextLength, param: conversationParam(c.ep), reason: c.reason,
-			message: fmt.Sprintf("prompt is too long: %s tokens > %s maximum (ctxc: what must be kept, the system prompt, pinned messages and the newest turn, does not fit the window)", needed, available)}
+			message: fmt.Sprintf("prompt is too long: %s tokens > %s maximum (ctxc: %s)", needed, available, detail)}
 	case c.reason == agentstate.ReasonUnknownProfile:
 		return nil, &refusal{status: http.StatusBadRequest, kind: kindInvalid, param: HeaderProfile, reason: c.reason,
 			message: "ctxc: " + st.Message()}
