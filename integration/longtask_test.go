@@ -75,7 +75,8 @@ func longTaskRuns(full bool) []longRun {
 				runs = append(runs, longRun{cli: cli, window: window, steps: 40, seed: seed})
 			}
 		}
-		runs = append(runs, longRun{cli: cli, window: window32K, steps: 80, seed: 1}, longRun{cli: cli, window: window32K, steps: 40, second: 20, seed: 1})
+		runs = append(runs, longRun{cli: cli, window: window32K, steps: 80, seed: 1}, longRun{cli: cli, window: window32K, steps: 80, seed: heldOutSeeds[0]},
+			longRun{cli: cli, window: window32K, steps: 40, second: 20, seed: 1})
 		if cli != geminiCLI && cli.fixedTokens <= window16K*3/4 {
 			// A second prompt in the smaller window: the first prompt's
 			// constraints must reach its last request through a summary.
