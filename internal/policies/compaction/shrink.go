@@ -94,20 +94,8 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		copyParts(&e.Message)
 		r := &e.Message.Parts[c.j].ToolResult
 		full := c.full
-		// The head and tail are sized by the output's average bytes per
-		// token, so the cut can fall a little short: this output is cut
-		// further, not the next one (a smaller, older output would lose its
-		// middle, where its failure is named, for a few tokens).
 		evidence := outputs.Read(full).Evidence(r.IsError, maxEvidenceLines)
-		for range maxShrinkTries {
-			r.Content = shrinkText(full, c.fullTokens, keep, logID(e), evidence)
-			e.Tokens, _ = w.Counter().CountMessage(&e.Message)
-			short := over - (before - e.Tokens)
-			if short <= 0 || keep == shrinkFloor {
-				break
-			}
-			keep = max(shrinkFloor, keep-short-shrinkSlack)
-		}
+		keep = cutToFit(w, e, keep, over, func(keep int) { r.Content = shrinkText(full, c.fullTokens, keep, logID(e), evidence) })
 		w.Touch(c.i)
 		over -= before - e.Tokens
 		protectedTokens -= before - e.Tokens
@@ -117,6 +105,26 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 			logID(e), r.ToolCallID, formatCount(c.fullTokens), formatCount(keep)))
 	}
 	return protectedTokens, over <= 0
+}
+
+// cutToFit cuts e (cut writes the cut of its content keeping keep tokens)
+// until it has shed over tokens or keeps no more than shrinkFloor, and
+// returns what it keeps. The head and tail of a cut are sized by the text's
+// average bytes per token, so the cut can fall a little short: the same text
+// is cut further, not the next one (a smaller, older output would lose its
+// middle, where its failure is named, for a few tokens).
+func cutToFit(w *policies.Work, e *agentstate.Entry, keep, over int, cut func(keep int)) int {
+	before := e.Tokens
+	for range maxShrinkTries {
+		cut(keep)
+		e.Tokens, _ = w.Counter().CountMessage(&e.Message)
+		short := over - (before - e.Tokens)
+		if short <= 0 || keep == shrinkFloor {
+			break
+		}
+		keep = max(shrinkFloor, keep-short-shrinkSlack)
+	}
+	return keep
 }
 
 // maxShrinkTries bounds the cuts of one output that make it fit, and
@@ -256,17 +264,11 @@ func shrinkUserText(w *policies.Work, protected []bool, preamble, protectedToken
 		copyParts(&e.Message)
 		full := e.Message.Parts[c.j].Text
 		evidence := outputs.Read(full).Evidence(false, maxEvidenceLines)
-		for range maxShrinkTries {
+		keep = cutToFit(w, e, keep, over, func(keep int) {
 			// The tail holds the instruction: three fifths of what is kept.
 			e.Message.Parts[c.j].Text = cutText(full, c.tokens, keep, 2.0/5, evidence,
 				fmt.Sprintf("%s %s of %s tokens from the middle of this message to fit the window; the full message is log message %s]", shrinkMarker, formatCount(c.tokens-keep), formatCount(c.tokens), logID(e)))
-			e.Tokens, _ = w.Counter().CountMessage(&e.Message)
-			short := over - (before - e.Tokens)
-			if short <= 0 || keep == shrinkFloor {
-				break
-			}
-			keep = max(shrinkFloor, keep-short-shrinkSlack)
-		}
+		})
 		w.Touch(c.i)
 		over -= before - e.Tokens
 		protectedTokens -= before - e.Tokens
