@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -297,10 +296,10 @@ func runLongTask(t *testing.T, l longRun) *longResult {
 		}
 		res.prompts++
 	}
-	var calls []proxiedLine
+	var calls []proxied
 	if s != nil {
 		res.ctxcCPU = processCPU(s.cmd.Process.Pid)
-		calls = proxiedLines(s)
+		calls = proxiedCalls(t, s)
 	}
 	res.tried = guard.tried()
 	reqs := up.requests()
@@ -313,7 +312,7 @@ func runLongTask(t *testing.T, l longRun) *longResult {
 
 // measureLongTask measures what the upstream received and the proxy logged,
 // beside what the CLI sent (tap; nil straight to the model).
-func measureLongTask(res *longResult, plan *longTaskPlan, reqs []upstreamRequest, tap *cliTap, calls []proxiedLine) {
+func measureLongTask(res *longResult, plan *longTaskPlan, reqs []upstreamRequest, tap *cliTap, calls []proxied) {
 	res.requests = len(reqs)
 	res.expected = plan.Ends[len(plan.Ends)-1] + len(plan.Prompts)
 	for _, c := range calls {
@@ -386,33 +385,6 @@ func measureLongTask(res *longResult, plan *longTaskPlan, reqs []upstreamRequest
 	if i, ok := last[1]; ok {
 		res.carried, res.carriedSent = count(bodies[i]), count(sent[i])
 	}
-}
-
-// proxiedLine is one "proxied" log line of the server.
-type proxiedLine struct {
-	Endpoint     string `json:"endpoint"`
-	Outcome      string `json:"outcome"`
-	Status       int    `json:"status"`
-	Reason       string `json:"reason,omitempty"`
-	TokensBefore int    `json:"tokens_before"`
-	TokensAfter  int    `json:"tokens_after"`
-	Compacted    bool   `json:"compacted"`
-}
-
-func proxiedLines(s *server) []proxiedLine {
-	var out []proxiedLine
-	sc := bufio.NewScanner(strings.NewReader(s.logs.String()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Msg string `json:"msg"`
-			proxiedLine
-		}
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "proxied" {
-			out = append(out, line.proxiedLine)
-		}
-	}
-	return out
 }
 
 // processCPU is the user and system time a running process has used
@@ -500,7 +472,7 @@ func longTaskTimings(results []*longResult) string {
 // received, one a line (requests.jsonl), each as the CLI sent it
 // (sent.jsonl, line for line), the task's plan (plan.json), the proxy's log
 // lines, the result, and what the CLI printed.
-func dumpLongTask(t *testing.T, dir string, plan *longTaskPlan, reqs []upstreamRequest, tap *cliTap, calls []proxiedLine, res *longResult, outputs []promptRun) {
+func dumpLongTask(t *testing.T, dir string, plan *longTaskPlan, reqs []upstreamRequest, tap *cliTap, calls []proxied, res *longResult, outputs []promptRun) {
 	t.Helper()
 	var lines, sent, meta bytes.Buffer
 	oneLine := func(buf *bytes.Buffer, body []byte) {

@@ -465,6 +465,8 @@ func checkClaudeRequests(t *testing.T, reqs []upstreamRequest) int {
 type proxied struct {
 	Endpoint     string `json:"endpoint"`
 	Outcome      string `json:"outcome"`
+	Status       int    `json:"status"`
+	Reason       string `json:"reason,omitempty"`
 	TokensBefore int    `json:"tokens_before"`
 	TokensAfter  int    `json:"tokens_after"`
 	Compacted    bool   `json:"compacted"`
