@@ -50,3 +50,13 @@ type ModelInfo struct {
 	// estimate stage adds it). Empty for a registered model.
 	Assumption string
 }
+
+// BoundCounter is a TokenCounter that can stop counting when a call ends:
+// Bound returns one that, once done is closed, cuts short whatever it is
+// counting (a text of megabytes without a space takes seconds) and answers
+// an approximate count it never keeps. Whoever runs the counts must then
+// discard them: the pipeline checks its context after every stage.
+type BoundCounter interface {
+	TokenCounter
+	Bound(done <-chan struct{}) TokenCounter
+}

@@ -36,30 +36,60 @@ func (e *encoder) ready() error {
 // count returns how many tokens s encodes to, special-token text counting as
 // ordinary text (as tiktoken's encode_ordinary does).
 func (e *encoder) count(s string) int {
-	if err := e.ready(); err != nil {
-		panic(fmt.Sprintf("tokens: encoding %s: %v", e.name, err))
-	}
-	n := 0
-	for start := 0; start < len(s); {
-		end := e.split(s, start)
-		n += e.countPiece(s[start:end])
-		start = end
-	}
+	n, _ := e.countUntil(s, nil)
 	return n
 }
 
-// countPiece counts the tokens of one pre-tokenized piece.
-func (e *encoder) countPiece(p string) int {
+// stopCheckEvery is how many pieces, or merges of one long piece, are
+// counted between two looks at whether to stop: a look costs a few
+// nanoseconds, this many merges about a millisecond.
+const stopCheckEvery = 1 << 12
+
+// countUntil is count, cut short once done is closed (nil: never): then the
+// count is approximate (each byte not yet counted a token) and complete is
+// false, and the caller must not keep it.
+func (e *encoder) countUntil(s string, done <-chan struct{}) (n int, complete bool) {
+	if err := e.ready(); err != nil {
+		panic(fmt.Sprintf("tokens: encoding %s: %v", e.name, err))
+	}
+	for start, pieces := 0, 0; start < len(s); pieces++ {
+		if done != nil && pieces%stopCheckEvery == 0 && stopped(done) {
+			return n + len(s) - start, false
+		}
+		end := e.split(s, start)
+		c, ok := e.countPiece(s[start:end], done)
+		n += c
+		if !ok {
+			return n + len(s) - end, false
+		}
+		start = end
+	}
+	return n, true
+}
+
+// stopped reports whether done is closed.
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// countPiece counts the tokens of one pre-tokenized piece; a long one is cut
+// short once done is closed (see countUntil).
+func (e *encoder) countPiece(p string, done <-chan struct{}) (int, bool) {
 	if len(p) <= 1 {
-		return len(p)
+		return len(p), true
 	}
 	if _, ok := e.ranks.get(p); ok {
-		return 1
+		return 1, true
 	}
 	if len(p) <= smallPiece {
-		return e.mergeSmall(p)
+		return e.mergeSmall(p), true
 	}
-	return e.mergeHeap(p)
+	return e.mergeHeap(p, done)
 }
 
 func (e *encoder) rank(s string) int32 {
@@ -117,7 +147,9 @@ func (e *encoder) mergeSmall(p string) int {
 // strings, so an entry is current exactly when its part is alive and its rank
 // equals the part's current pair rank. Ordering by start keeps tiktoken's
 // leftmost-on-ties rule.
-func (e *encoder) mergeHeap(p string) int {
+// Once done is closed it stops, answering the parts left (more tokens than
+// the piece has) and false.
+func (e *encoder) mergeHeap(p string, done <-chan struct{}) (int, bool) {
 	n := len(p)
 	next := make([]int32, n+1)
 	prev := make([]int32, n+1)
@@ -144,7 +176,10 @@ func (e *encoder) mergeHeap(p string) int {
 		}
 		return e.rank(p[i:next[j]])
 	}
-	for len(heap) > 0 {
+	for pops := 1; len(heap) > 0; pops++ {
+		if done != nil && pops%stopCheckEvery == 0 && stopped(done) {
+			return parts, false
+		}
 		k := heap.pop()
 		r, i := int32(k>>32), int32(uint32(k))
 		if pair[i] != r || prev[i] == -2 {
@@ -168,7 +203,7 @@ func (e *encoder) mergeHeap(p string) int {
 			}
 		}
 	}
-	return parts
+	return parts, true
 }
 
 func heapKey(rank int32, start int) uint64 { return uint64(rank)<<32 | uint64(uint32(start)) }

@@ -24,9 +24,24 @@ type counter struct {
 	factor float64 // calibration; 1 when exact
 	image  int     // tokens per image
 	name   string
+	// done, when closed, cuts counting short (Bound): counts made then
+	// are approximate and neither cached nor remembered.
+	done <-chan struct{}
 }
 
-var _ agentstate.TokenCounter = (*counter)(nil)
+var _ agentstate.BoundCounter = (*counter)(nil)
+
+// Bound is the counter cutting its counts short once done is closed, so
+// that a call that has ended stops tokenizing (a long text without a space
+// takes seconds); nil done gives c itself.
+func (c *counter) Bound(done <-chan struct{}) agentstate.TokenCounter {
+	if done == nil || c.enc == nil {
+		return c
+	}
+	bound := *c
+	bound.done = done
+	return &bound
+}
 
 func newCounter(s *Service, estimator, encoding string, factor float64, provider string) *counter {
 	c := &counter{cache: s.cache, seed: s.seed, xseed: s.xseed, image: imageTokens(provider), factor: 1}
@@ -75,14 +90,17 @@ func (c *counter) rawText(s string) int {
 		return 0
 	}
 	if c.cache == nil {
-		return c.enc.count(s)
+		n, _ := c.enc.countUntil(s, c.done)
+		return n
 	}
 	k := c.textKey(s)
 	if n, ok := c.cache.get(k); ok {
 		return n
 	}
-	n := c.enc.count(s)
-	c.cache.add(k, n)
+	n, complete := c.enc.countUntil(s, c.done)
+	if complete {
+		c.cache.add(k, n)
+	}
 	return n
 }
 
@@ -169,44 +187,55 @@ func (c *counter) rawContent(m *agentstate.Message) int {
 	if n, ok := m.Counts.Raw(m.Parts, c.enc.id); ok {
 		return n
 	}
-	n := c.cachedContent(m)
-	m.Counts.Remember(m.Parts, c.enc.id, n)
+	n, complete := c.cachedContent(m)
+	if complete {
+		m.Counts.Remember(m.Parts, c.enc.id, n)
+	}
 	return n
 }
 
-// cachedContent is rawContent through the count cache.
-func (c *counter) cachedContent(m *agentstate.Message) int {
+// cachedContent is rawContent through the count cache; complete is false
+// for a count cut short (Bound), which is not cached.
+func (c *counter) cachedContent(m *agentstate.Message) (n int, complete bool) {
 	if c.cache == nil {
 		return c.tokenizeContent(m)
 	}
 	k := c.contentKey(m)
 	if n, ok := c.cache.get(k); ok {
-		return n
+		return n, true
 	}
-	n := c.tokenizeContent(m)
-	c.cache.add(k, n)
-	return n
+	n, complete = c.tokenizeContent(m)
+	if complete {
+		c.cache.add(k, n)
+	}
+	return n, complete
 }
 
-func (c *counter) tokenizeContent(m *agentstate.Message) int {
+func (c *counter) tokenizeContent(m *agentstate.Message) (int, bool) {
 	n := 0
+	count := func(s string) {
+		k, _ := c.enc.countUntil(s, c.done)
+		n += k
+	}
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		switch p.Kind {
 		case agentstate.PartText:
-			n += c.enc.count(p.Text)
+			count(p.Text)
 		case agentstate.PartToolCall:
-			n += c.enc.count(p.ToolCall.Name) + c.enc.count(p.ToolCall.ArgumentsJSON)
+			count(p.ToolCall.Name)
+			count(p.ToolCall.ArgumentsJSON)
 		case agentstate.PartToolResult:
 			// Through the text cache: observation masking counts tool outputs
 			// as bare text before the estimate stage counts their messages, and
 			// a large output must not be tokenized twice.
 			n += c.rawText(p.ToolResult.Content)
 		case agentstate.PartReasoning:
-			n += c.enc.count(p.Reasoning.Text)
+			count(p.Reasoning.Text)
 		}
 	}
-	return n
+	// Whatever was cut short, the whole count is: done only closes.
+	return n, c.done == nil || !stopped(c.done)
 }
 
 func contentBytes(m *agentstate.Message) int {

@@ -96,6 +96,12 @@ func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b, ok := counter.(agentstate.BoundCounter); ok {
+		// A call that ends stops tokenizing at once (a text of megabytes
+		// without a space takes seconds a count); what it counted then is
+		// approximate, and the run ends with ctx's error after the stage.
+		counter = b.Bound(ctx.Done())
+	}
 	w, ctl := policies.NewWork(policies.Input{State: req.State, Options: req.Options, Model: info, Counter: counter,
 		Attachments: req.Attachments, RecentTurns: p.info.RecentTurns})
 	if req.Force {
