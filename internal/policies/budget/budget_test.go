@@ -196,3 +196,41 @@ func TestFactory(t *testing.T) {
 		t.Error("Create accepted a bad config")
 	}
 }
+
+// TestReservedOutputClampWarned: a reservation over the ratio of the window
+// is clamped and the clamp is a warning in the report, once however often
+// the runner measures again; a reservation within it, or none, warns nothing.
+func TestReservedOutputClampWarned(t *testing.T) {
+	huge, fits := uint32(1<<32-1), uint32(2_000)
+	tests := []struct {
+		name         string
+		reserve      *uint32
+		wantReserved int
+		wantWarnings []string
+	}{
+		{"2^32-1 clamped", &huge, 2_500, []string{"reserved_output_token_count 4294967295 is more than max_reserved_output_ratio 0.25 of the 10000-token window: 2500 tokens reserved for output"}},
+		{"within the ratio", &fits, 2_000, nil},
+		{"none: the model's", nil, 1_000, nil},
+	}
+	f := NewFactory()
+	p, err := f.Create(f.CreateDefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := work(conversation(), agentstate.ProvenanceExact, func(in *policies.Input) { in.Options.ReservedOutputTokens = tt.reserve })
+			for range 3 {
+				if err := p.Apply(t.Context(), w); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w.Budget.ReservedOutput != tt.wantReserved {
+				t.Errorf("ReservedOutput = %d, want %d", w.Budget.ReservedOutput, tt.wantReserved)
+			}
+			if diff := cmp.Diff(tt.wantWarnings, w.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
