@@ -3,26 +3,26 @@ package adapter
 import (
 	"context"
 	"fmt"
+
+	"github.com/contextcompiler/ctxc/internal/tenant"
 )
 
 // What the transport (package server) tells the adapter of a call, through
 // the call's context: who the caller is, whether it came over a connection,
 // and the call's share of the in-flight byte budget.
 
-type callerKey struct{}
-
 // WithCaller records the authenticated caller of a call: the name of its
-// bearer token, or the subject common name of its client certificate.
+// bearer token, or the subject common name of its client certificate. Every
+// store kept between calls is the caller's own (package tenant).
 func WithCaller(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, callerKey{}, name)
+	return tenant.WithCaller(ctx, name)
 }
 
 // CallerFromContext returns the authenticated caller of a call (WithCaller).
 // States kept for calls by reference are bound to it; interceptors (call
 // logs, metrics) label calls with it.
 func CallerFromContext(ctx context.Context) (string, bool) {
-	name, ok := ctx.Value(callerKey{}).(string)
-	return name, ok
+	return tenant.Caller(ctx)
 }
 
 // callerScope is the scope of a call's reusable work (compiler.Request's

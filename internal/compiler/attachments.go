@@ -24,7 +24,11 @@ const MaxStoredAttachmentBytes = 256 << 10
 
 // AttachmentStore keeps attached documents by id, so that a later call may
 // name one by attachment_id without its content; *summarycache.Cache is the
-// production one (its TTL bounds how long one is kept).
+// production one (its TTL bounds how long one is kept). A store keeps each
+// caller's documents apart, by the caller in ctx (tenant.Namespace), so that
+// an id names only what the calling caller sent: another caller's id, sent
+// without content, is unknown, and sent with content replaces nothing of the
+// first caller's.
 type AttachmentStore interface {
 	Lookup(ctx context.Context, key string) (string, bool, error)
 	Store(ctx context.Context, key, value string) error

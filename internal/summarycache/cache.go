@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/contextcompiler/ctxc/internal/tenant"
 )
 
 // Config is the config file's `summary_cache` section.
@@ -149,14 +151,16 @@ func Key(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// GetOrCompute returns the value cached under key, or computes, stores and
-// returns it. Concurrent calls with one key share one computation. A failed
-// computation is returned and not stored. A nil *Cache computes every time.
+// GetOrCompute returns the value the call's caller cached under key, or
+// computes, stores and returns it. Concurrent calls of one caller with one
+// key share one computation. A failed computation is returned and not
+// stored. A nil *Cache computes every time.
 func (c *Cache) GetOrCompute(ctx context.Context, key string, compute func(context.Context) (string, error)) (string, Result, error) {
 	if c == nil {
 		v, err := compute(ctx)
 		return v, Result{}, err
 	}
+	key = scoped(ctx, key)
 	var res Result
 	v, ok, err := c.get(ctx, key)
 	if err != nil {
@@ -191,10 +195,11 @@ func (c *Cache) GetOrCompute(ctx context.Context, key string, compute func(conte
 	return got.(string), res, nil
 }
 
-// Lookup returns the value stored under key, counting a hit or a miss. A
-// backend failure is returned (and counted as an error and a miss).
+// Lookup returns the value the call's caller stored under key, counting a
+// hit or a miss. A backend failure is returned (and counted as an error and
+// a miss).
 func (c *Cache) Lookup(ctx context.Context, key string) (string, bool, error) {
-	v, ok, err := c.get(ctx, key)
+	v, ok, err := c.get(ctx, scoped(ctx, key))
 	if ok {
 		c.hits.Add(1)
 	} else {
@@ -203,14 +208,23 @@ func (c *Cache) Lookup(ctx context.Context, key string) (string, bool, error) {
 	return v, ok, err
 }
 
-// Store stores value under key for the configured TTL, replacing what was
-// there.
+// Store stores value under key for the call's caller, for the configured
+// TTL, replacing what that caller stored there.
 func (c *Cache) Store(ctx context.Context, key, value string) error {
-	return c.set(ctx, key, value)
+	return c.set(ctx, scoped(ctx, key), value)
 }
 
-// get looks in memory, then in Redis; a value found in Redis is kept in
-// memory too.
+// scoped is where key lives for the call's caller, in memory and (after
+// KeyPrefix) in Redis: every entry is the caller's own, so that a caller
+// who sends another's attachment id, or the content another summarized,
+// reads and replaces only its own entries. Every method that takes a key
+// goes through here; get and set take scoped keys only.
+func scoped(ctx context.Context, key string) string {
+	return tenant.Namespace(ctx) + ":" + key
+}
+
+// get looks in memory, then in Redis, under a scoped key; a value found in
+// Redis is kept in memory too.
 func (c *Cache) get(ctx context.Context, key string) (string, bool, error) {
 	if v, ok := c.memory.Get(key); ok || c.redis == nil {
 		return v, ok, nil
@@ -230,7 +244,7 @@ func (c *Cache) get(ctx context.Context, key string) (string, bool, error) {
 	}
 }
 
-// set stores in memory, and in Redis when there is one.
+// set stores under a scoped key in memory, and in Redis when there is one.
 func (c *Cache) set(ctx context.Context, key, value string) error {
 	c.memory.Add(key, value)
 	if c.redis == nil {
