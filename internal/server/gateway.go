@@ -75,7 +75,8 @@ type GatewayConfig struct {
 	Tokens *Tokens
 	// Proxy, when set, answers the requests it serves (the provider-compatible
 	// endpoints of package server/proxy) in place of the API, with its own
-	// content-type and body checks and errors in the provider's shape.
+	// content-type and body checks and errors in the provider's shape; with
+	// Tokens, only those that carry one in ProxyTokenHeader (proxyAuth).
 	Proxy Proxy
 }
 
@@ -84,6 +85,9 @@ type Proxy interface {
 	http.Handler
 	// Serves reports whether the handler answers r.
 	Serves(r *http.Request) bool
+	// Unauthenticated answers r, which it serves, for want of ctxc's token
+	// in ProxyTokenHeader (the gateway checks it before the proxy sees r).
+	Unauthenticated(w http.ResponseWriter, r *http.Request)
 }
 
 // HTTPLimits bound the HTTP server's connections. The yaml tags are the
@@ -159,7 +163,7 @@ func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
 		handler = withInspector(handler, cfg.Inspector, cfg.Tokens)
 	}
 	if cfg.Proxy != nil {
-		handler = withProxy(handler, cfg.Proxy)
+		handler = withProxy(handler, cfg.Proxy, proxyAuth(cfg.Proxy, cfg.Tokens, t.refusals, proxies))
 	}
 	if len(cfg.AllowedHosts) > 0 {
 		handler = allowHosts(handler, cfg.AllowedHosts, mux, marshaler)
@@ -270,11 +274,12 @@ func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 	return host
 }
 
-// withProxy hands the requests the proxy serves to it, the rest to api.
-func withProxy(api http.Handler, proxy Proxy) http.Handler {
+// withProxy hands the requests the proxy serves to serve (the proxy behind
+// its token check), the rest to api.
+func withProxy(api http.Handler, proxy Proxy, serve http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if proxy.Serves(r) {
-			proxy.ServeHTTP(w, r)
+			serve.ServeHTTP(w, r)
 			return
 		}
 		api.ServeHTTP(w, r)

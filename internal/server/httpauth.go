@@ -43,6 +43,31 @@ func RefuseUnauthenticated(w http.ResponseWriter, _ *http.Request) {
 	http.Error(w, "unauthenticated", http.StatusUnauthorized)
 }
 
+// ProxyTokenHeader carries ctxc's token, bare, on the proxy's paths:
+// Authorization (and x-api-key, x-goog-api-key) is the provider's key there.
+const ProxyTokenHeader = "X-Ctxc-Token"
+
+// proxyAuth checks ctxc's token on the proxy's paths as gatewayAuth does on
+// the API's: before anything reads the body or takes one of the proxy's
+// call slots, so that a client without a token costs its headers and no
+// more; each refusal is counted and logged as the API's are, and answered
+// by the proxy in its provider's shape.
+func proxyAuth(p Proxy, tokens *Tokens, refused *refusals, proxies []netip.Prefix) http.Handler {
+	if tokens == nil {
+		return p
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := strings.TrimSpace(r.Header.Get(ProxyTokenHeader))
+		name, ok := tokens.Authenticate(token)
+		if token == "" || !ok {
+			refused.refused(r.Context(), "http", ClientAddress(r, proxies), r.URL.Path)
+			p.Unauthenticated(w, r)
+			return
+		}
+		p.ServeHTTP(w, r.WithContext(adapter.WithCaller(r.Context(), name)))
+	})
+}
+
 // healthzPath is the gateway's health endpoint (grpc-gateway's default).
 const healthzPath = "/healthz"
 

@@ -6,10 +6,13 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/contextcompiler/ctxc/internal/adapter"
 )
 
 // blockedBody is a request body that sends a little and then nothing until
@@ -129,5 +132,69 @@ func TestRefusalsCountedAndLoggedSparingly(t *testing.T) {
 	}
 	if want := map[string]int{"http": 100, "grpc": 1, "metrics": 1}; !maps.Equal(count.ports, want) {
 		t.Errorf("counted %v, want %v", count.ports, want)
+	}
+}
+
+// readRecorder is a request body that records whether anything read it.
+type readRecorder struct{ read bool }
+
+func (b *readRecorder) Read([]byte) (int, error) { b.read = true; return 0, io.EOF }
+
+// fakeProxy records what reached it and answers a refusal with 401.
+type fakeProxy struct {
+	served, refused int
+	caller          string
+}
+
+func (p *fakeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.served++
+	p.caller, _ = adapter.CallerFromContext(r.Context())
+}
+func (p *fakeProxy) Serves(*http.Request) bool { return true }
+func (p *fakeProxy) Unauthenticated(w http.ResponseWriter, _ *http.Request) {
+	p.refused++
+	w.WriteHeader(http.StatusUnauthorized)
+}
+
+// TestProxyRefusesWithoutTokenBeforeTheBody: on the proxy's paths a request
+// without ctxc's token in X-Ctxc-Token (a bearer token in Authorization is
+// the provider's key, not ctxc's) is refused by the proxy, counted and
+// logged as the API's refusals are, and nothing reads its body; with the
+// token it reaches the proxy as the token's caller.
+func TestProxyRefusesWithoutTokenBeforeTheBody(t *testing.T) {
+	tokens, err := LoadTokens(writeTokenFile(t, "agent-1 0123456789abcdef\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuffer{}
+	count := &refusalCount{ports: map[string]int{}}
+	p := &fakeProxy{}
+	h := proxyAuth(p, tokens, newRefusals(slog.New(slog.NewTextHandler(logs, nil)), count), nil)
+	for _, header := range []map[string]string{
+		{},
+		{"Authorization": "Bearer 0123456789abcdef"},
+		{ProxyTokenHeader: "0123456789abcdeX"},
+		{ProxyTokenHeader: "Bearer 0123456789abcdef"},
+	} {
+		body := &readRecorder{}
+		r := httptest.NewRequest(http.MethodPost, "/v1/messages", body)
+		r.ContentLength = 30 << 20
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusUnauthorized || body.read {
+			t.Errorf("%v: HTTP %d, body read: %v; want 401 with the body unread", header, w.Code, body.read)
+		}
+	}
+	if p.served != 0 || p.refused != 4 || count.ports["http"] != 4 || !strings.Contains(logs.String(), "unauthenticated request refused") {
+		t.Errorf("served %d, refused %d, counted %v, logged:\n%s", p.served, p.refused, count.ports, logs.String())
+	}
+	r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader("{}"))
+	r.Header.Set(ProxyTokenHeader, "0123456789abcdef")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if p.served != 1 || p.caller != "agent-1" {
+		t.Errorf("with the token: served %d as %q, want once as agent-1", p.served, p.caller)
 	}
 }

@@ -53,12 +53,17 @@ func (c *call) read() *refusal {
 	if limit <= 0 {
 		limit = 1 << 62
 	}
-	body, err := readBody(http.MaxBytesReader(c.w, c.r.Body, limit), c.r.ContentLength, limit)
-	var tooLarge *http.MaxBytesError
+	tooLarge := &refusal{status: http.StatusRequestEntityTooLarge, kind: kindTooLarge, reason: agentstate.ReasonLimitExceeded,
+		message: fmt.Sprintf("ctxc: the request body is larger than max_message_bytes (%d bytes)", limit)}
+	// A body that says it is too large is refused before a byte of it is read.
+	if c.r.ContentLength > limit {
+		return tooLarge
+	}
+	body, err := readBody(http.MaxBytesReader(c.w, c.r.Body, limit), c.r.ContentLength)
+	var over *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooLarge):
-		return &refusal{status: http.StatusRequestEntityTooLarge, kind: kindTooLarge, reason: agentstate.ReasonLimitExceeded,
-			message: fmt.Sprintf("ctxc: the request body is larger than max_message_bytes (%d bytes)", limit)}
+	case errors.As(err, &over):
+		return tooLarge
 	case err != nil:
 		return &refusal{status: http.StatusBadRequest, kind: kindInvalid, message: "ctxc: the request body could not be read"}
 	}
@@ -66,18 +71,44 @@ func (c *call) read() *refusal {
 	return nil
 }
 
-// readBody reads a body whose length is announced and within limit into a
-// buffer of that size at once, instead of growing one as it comes (net/http
-// ends the body there, and reports one that ends early).
-func readBody(r io.Reader, length, limit int64) ([]byte, error) {
-	if length <= 0 || length > limit {
-		return io.ReadAll(r)
+// firstBodyBuffer is the buffer a body is first read into.
+const firstBodyBuffer = 64 << 10
+
+// readBody reads a body into a buffer that grows with what has arrived
+// (doubling, so at most twice what was received), never past its announced
+// length: what a client declares costs nothing until it sends it, so slow
+// bodies that announce 30 MB and trickle hold what they sent. The limit is
+// r's (http.MaxBytesReader); net/http ends a body at its announced length
+// and reports one that ends early, as readBody does for any r.
+func readBody(r io.Reader, length int64) ([]byte, error) {
+	size := int64(firstBodyBuffer)
+	if length > 0 {
+		size = min(size, length)
 	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, err
+	body := make([]byte, 0, size)
+	for {
+		if len(body) == cap(body) {
+			more := int64(cap(body))
+			if length > int64(len(body)) {
+				more = min(more, length-int64(len(body)))
+			}
+			// Past the announced length, a little room to see the end.
+			grown := make([]byte, len(body), int64(len(body))+max(more, 512))
+			copy(grown, body)
+			body = grown
+		}
+		n, err := r.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err == io.EOF {
+			if length > 0 && int64(len(body)) != length {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return body, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return body, nil
 }
 
 // request is the Compile request of the call: the body as input_json,
@@ -174,8 +205,9 @@ func (c *call) compileFailed(err error) ([]byte, *refusal) {
 	}
 	switch {
 	case st.Code() == codes.Unauthenticated:
-		return nil, &refusal{status: http.StatusUnauthorized, kind: kindUnauthenticated, param: HeaderToken, reason: c.reason,
-			message: "ctxc: this server needs its own bearer token in the " + HeaderToken + " header (Authorization is the provider's)"}
+		rf := unauthenticated()
+		rf.reason = c.reason
+		return nil, rf
 	case c.reason == server.ReasonOverloaded:
 		return nil, overloaded("ctxc: the server is busy; retry shortly", retry)
 	case c.reason == agentstate.ReasonContextIrreducible:

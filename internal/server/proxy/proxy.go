@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/server"
 )
 
 // What the proxy does with a call whose compile fails for a reason other
@@ -41,9 +42,10 @@ const (
 	HeaderProfile = "X-Ctxc-Profile"
 	// HeaderMaxContextTokens caps the window of a call.
 	HeaderMaxContextTokens = "X-Ctxc-Max-Context-Tokens"
-	// HeaderToken carries ctxc's bearer token when the server has tokens:
-	// Authorization belongs to the provider.
-	HeaderToken = "X-Ctxc-Token"
+	// HeaderToken carries ctxc's bearer token, bare, when the server has
+	// tokens: Authorization belongs to the provider. The gateway checks it
+	// before the body is read.
+	HeaderToken = server.ProxyTokenHeader
 )
 
 // The response headers that say what ctxc did.
@@ -247,6 +249,25 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.forward(ctx, body)
+}
+
+// Unauthenticated answers a request the gateway refused for want of ctxc's
+// token (server.ProxyTokenHeader), in the provider's shape, without reading
+// its body. The gateway logs refusals (throttled) and counts them; the
+// proxy's metrics count it as refused, and no line per call is logged, so
+// that a flood does not flood the log.
+func (p *Proxy) Unauthenticated(w http.ResponseWriter, r *http.Request) {
+	ep, _, _ := route(r.URL.Path)
+	if p.observer != nil {
+		p.observer.Proxied(string(ep.Upstream), ep.Name, OutcomeRefused)
+	}
+	writeError(w, ep.Upstream, unauthenticated())
+}
+
+// unauthenticated is the refusal of a call without ctxc's token.
+func unauthenticated() *refusal {
+	return &refusal{status: http.StatusUnauthorized, kind: kindUnauthenticated, param: HeaderToken, reason: "UNAUTHENTICATED",
+		message: "ctxc: this server needs its own bearer token in the " + HeaderToken + " header (Authorization is the provider's)"}
 }
 
 // checkContentType refuses a POST whose body is not declared JSON: a browser

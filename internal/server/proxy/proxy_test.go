@@ -469,6 +469,68 @@ func TestOwnTokenInItsOwnHeader(t *testing.T) {
 	}
 }
 
+// heldBody is a request body that sends nothing until released.
+type heldBody struct{ release <-chan struct{} }
+
+func (b *heldBody) Read([]byte) (int, error) {
+	<-b.release
+	return 0, io.EOF
+}
+
+// TestUnauthenticatedRefusedBeforeTheBody: with bearer tokens, a call that
+// announces a 30 MB body and sends none of it, without ctxc's token, gets
+// the provider's 401 at once, on every provider's endpoint: nothing waited
+// for the body. The refusal is logged as the API's are and counted.
+func TestUnauthenticatedRefusedBeforeTheBody(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokenFile, []byte("agent 0123456789abcdef0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := server.LoadTokens(tokenFile, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
+	h := startProxy(t, Config{Upstreams: map[Upstream]*url.URL{OpenAI: up.base(t), Anthropic: up.base(t), Gemini: up.base(t)},
+		MaxBodyBytes: 32 << 20}, tokens)
+	release := make(chan struct{})
+	defer close(release)
+	for _, path := range []string{"/v1/chat/completions", "/v1/messages", "/v1beta/models/gpt-4o:streamGenerateContent"} {
+		body := &heldBody{release: release}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.url+path, body)
+		req.ContentLength = 30 << 20
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer sk-provider-key")
+		answered := make(chan *http.Response, 1)
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+			}
+			answered <- resp
+		}()
+		select {
+		case resp := <-answered:
+			if resp == nil {
+				return
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(got), HeaderToken) {
+				t.Errorf("%s: HTTP %d %s; want 401 naming %s", path, resp.StatusCode, got, HeaderToken)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no answer while the body was held: the proxy waited for it", path)
+		}
+	}
+	if len(up.requests()) != 0 || !strings.Contains(h.logs.String(), "unauthenticated request refused") {
+		t.Errorf("upstream got %d; log:\n%s", len(up.requests()), h.logs)
+	}
+	if got := h.obs.list(); !cmp.Equal(got, []string{"openai/chat_completions/refused", "anthropic/messages/refused", "gemini/stream_generate_content/refused"}) {
+		t.Errorf("observed %v", got)
+	}
+}
+
 // TestKeysStayBetweenClientAndUpstream: provider keys in every header and
 // Gemini's key parameter reach the upstream, and appear in no log line and
 // no answer of ctxc's, refusals and upstream failures included.
@@ -625,11 +687,13 @@ func TestReadBody(t *testing.T) {
 		{"ends early", "hel", 5, 10, "", true},
 		{"unknown length", "hello", -1, 10, "hello", false},
 		{"over the limit", "hello world", 11, 10, "", true},
+		{"over the limit, unannounced", "hello world", -1, 10, "", true},
+		{"large, unannounced", strings.Repeat("x", 300<<10), -1, 1 << 20, strings.Repeat("x", 300<<10), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(strings.NewReader(tt.body)), tt.limit)
-			got, err := readBody(r, tt.length, tt.limit)
+			got, err := readBody(r, tt.length)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error %v, want error %v", err, tt.wantErr)
 			}
@@ -637,5 +701,35 @@ func TestReadBody(t *testing.T) {
 				t.Errorf("read %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// trickle is a body that sends size bytes in pieces of piece, recording the
+// most room it was offered beyond what it had sent.
+type trickle struct {
+	size, piece, sent int
+	worst             int // room offered minus max(firstBodyBuffer, sent), at its largest
+}
+
+func (b *trickle) Read(p []byte) (int, error) {
+	b.worst = max(b.worst, len(p)-max(firstBodyBuffer, b.sent))
+	if b.sent == b.size {
+		return 0, io.EOF
+	}
+	n := copy(p, bytes.Repeat([]byte("x"), min(b.piece, b.size-b.sent)))
+	b.sent += n
+	return n, nil
+}
+
+// TestReadBodyGrowsWithWhatArrives: a body that announces 30 MB and sends
+// 1 MB is never given a buffer of its announced length: the room offered
+// for the next read is at most what arrived (or the first 64 KiB).
+func TestReadBodyGrowsWithWhatArrives(t *testing.T) {
+	body := &trickle{size: 1 << 20, piece: 4 << 10}
+	if _, err := readBody(body, 30<<20); err != io.ErrUnexpectedEOF {
+		t.Fatalf("error %v, want io.ErrUnexpectedEOF (the body ended before its length)", err)
+	}
+	if body.sent != 1<<20 || body.worst > 0 {
+		t.Errorf("sent %d; the buffer had room for %d bytes more than what had arrived", body.sent, body.worst)
 	}
 }
