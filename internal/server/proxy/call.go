@@ -308,8 +308,18 @@ func (c *call) forward(ctx context.Context, body []byte) {
 	copyHeaders(c.w.Header(), resp.Header, false)
 	c.ctxcHeaders()
 	c.w.WriteHeader(resp.StatusCode)
-	if err := copyFlushing(c.w, resp.Body); err != nil && c.r.Context().Err() == nil {
+	if err := copyFlushing(c.w, resp.Body); errors.Is(err, errUpstreamRead) && c.r.Context().Err() == nil {
 		c.outcome, c.reason = OutcomeUpstreamFailed, "UPSTREAM_BROKE_OFF"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			c.reason = "PROXY_TIMEOUT"
+		}
+		// The client must see the answer as broken. Ended cleanly, an answer
+		// cut short reads as a whole one: a 200 whose stream merely stops,
+		// which SDKs hand over as complete. Aborting the handler closes an
+		// HTTP/1.1 connection without the chunked body's last chunk and
+		// resets an HTTP/2 stream, which every client raises as an error.
+		// (call.finish, deferred, still logs and counts the call.)
+		panic(http.ErrAbortHandler)
 	}
 }
 
@@ -369,6 +379,10 @@ func copyHeaders(dst, src http.Header, request bool) {
 	}
 }
 
+// errUpstreamRead marks copyFlushing's errors that are the upstream's (its
+// answer broke off or timed out), not the client's.
+var errUpstreamRead = errors.New("reading the upstream's answer")
+
 // copyFlushing copies the upstream's answer to the client, flushing after
 // every read.
 func copyFlushing(w http.ResponseWriter, body io.Reader) error {
@@ -388,7 +402,7 @@ func copyFlushing(w http.ResponseWriter, body io.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %w", errUpstreamRead, err)
 		}
 	}
 }

@@ -334,6 +334,59 @@ func TestStreamsAsTheyArrive(t *testing.T) {
 	}
 }
 
+// TestBrokenStreamReachesTheClientBroken: an upstream that closes its
+// connection after three chunks of a stream, on every provider's streaming
+// endpoint: the client gets the three chunks and then a broken body (an
+// error, not a clean end of the answer), and the call is logged and counted
+// as the upstream's failure.
+func TestBrokenStreamReachesTheClientBroken(t *testing.T) {
+	chunks := []string{"data: {\"n\":1}\n\n", "data: {\"n\":2}\n\n", "data: {\"n\":3}\n\n"}
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			_, _ = io.WriteString(w, c)
+			w.(http.Flusher).Flush()
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		conn.Close()
+	})
+	h := startProxy(t, Config{Upstreams: map[Upstream]*url.URL{OpenAI: up.base(t), Anthropic: up.base(t), Gemini: up.base(t), Ollama: up.base(t)}}, nil)
+	for _, c := range []struct{ path, body string }{
+		{"/v1/chat/completions", strings.Replace(chatBody, `"stream": false`, `"stream": true`, 1)},
+		{"/v1/responses", `{"model":"gpt-4o","stream":true,"input":"hi"}`},
+		{"/v1/messages", `{"model":"gpt-4o","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`},
+		{"/v1beta/models/gpt-4o:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`},
+		{"/api/chat", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, h.url+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(got) != strings.Join(chunks, "") || err == nil {
+			t.Errorf("%s: HTTP %d %q, read error %v; want the three chunks, then an error", c.path, resp.StatusCode, got, err)
+		}
+	}
+	if n := strings.Count(h.logs.String(), `"reason":"UPSTREAM_BROKE_OFF"`); n != 5 {
+		t.Errorf("%d calls logged as broken off, want 5:\n%s", n, h.logs)
+	}
+	for _, o := range h.obs.list() {
+		if !strings.HasSuffix(o, "/"+OutcomeUpstreamFailed) {
+			t.Errorf("observed %s, want %s", o, OutcomeUpstreamFailed)
+		}
+	}
+}
+
 // TestUpstreamErrorsPassThrough: the upstream's refusals (a 429 with its
 // retry headers, a 5xx, a 400) reach the client as they were.
 func TestUpstreamErrorsPassThrough(t *testing.T) {
@@ -528,6 +581,39 @@ func TestUnauthenticatedRefusedBeforeTheBody(t *testing.T) {
 	}
 	if got := h.obs.list(); !cmp.Equal(got, []string{"openai/chat_completions/refused", "anthropic/messages/refused", "gemini/stream_generate_content/refused"}) {
 		t.Errorf("observed %v", got)
+	}
+}
+
+// TestTooLargeRefusedBeforeTheBody: a body that announces more than the
+// limit gets the provider's 413 at once, none of it read.
+func TestTooLargeRefusedBeforeTheBody(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
+	h := startProxy(t, Config{Upstreams: map[Upstream]*url.URL{OpenAI: up.base(t)}, MaxBodyBytes: 1 << 20}, nil)
+	release := make(chan struct{})
+	defer close(release)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.url+"/v1/chat/completions", &heldBody{release: release})
+	req.ContentLength = 30 << 20
+	req.Header.Set("Content-Type", "application/json")
+	answered := make(chan *http.Response, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- resp
+	}()
+	select {
+	case resp := <-answered:
+		if resp == nil {
+			return
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(got), "max_message_bytes") {
+			t.Errorf("HTTP %d %s; want 413", resp.StatusCode, got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer while the body was held: the proxy waited for it")
 	}
 }
 
