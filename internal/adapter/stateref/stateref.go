@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/tenant"
 )
 
 // Config is the config file's `state_refs` section.
@@ -38,6 +39,14 @@ type Config struct {
 	// go before those that were. 0 keeps no references: responses carry no
 	// state_ref. Default 64 MiB.
 	MaxBytes int64 `yaml:"max_bytes" json:"max_bytes"`
+	// MaxBytesPerCaller bounds what one caller's states hold of MaxBytes,
+	// counted as MaxBytes counts: a caller past it loses its own least
+	// recently used states, never another's. 0 (the default) lets a caller
+	// use all of MaxBytes while no other needs the room; whatever it is,
+	// when memory is full the caller holding the most gives up its least
+	// recently used first, so that one caller's flood of states evicts its
+	// own and not those of a caller holding less.
+	MaxBytesPerCaller int64 `yaml:"max_bytes_per_caller" json:"max_bytes_per_caller"`
 	// KeyPrefix starts every Redis key. Default "ctxc:state:".
 	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
 }
@@ -55,6 +64,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxBytes < 0 {
 		errs = append(errs, fmt.Errorf("max_bytes: %d is negative", c.MaxBytes))
+	}
+	if c.MaxBytesPerCaller < 0 {
+		errs = append(errs, fmt.Errorf("max_bytes_per_caller: %d is negative", c.MaxBytesPerCaller))
 	}
 	if c.KeyPrefix == "" {
 		errs = append(errs, errors.New("key_prefix: required"))
@@ -99,9 +111,13 @@ type Store struct {
 	// call names it, and then moves to the protected rest, where the
 	// states of calls by reference go at once; so stateless callers, whose
 	// states are never named, cannot push out the states of the callers
-	// that use references.
+	// that use references. Within each, every caller's states are apart,
+	// and a full segment takes from the caller holding the most.
 	mu                   sync.Mutex
 	probation, protected segment
+	// perCaller bounds one caller's bytes in both segments together
+	// (MaxBytesPerCaller, else MaxBytes).
+	perCaller int64
 
 	// wholeWrites are the whole states waiting to be written to Redis, by
 	// one writer: a call does not wait for them, and when Redis is slower
@@ -118,38 +134,127 @@ type Store struct {
 	hits, misses, dropped atomic.Int64
 }
 
+// segment holds each caller's states apart, least recently used first
+// out, and bounds them together.
 type segment struct {
-	lru        *simplelru.LRU[string, *entry]
+	callers    map[string]*holding // by caller
 	bytes, max int64
 }
 
-// add keeps e under k, evicting the least recently used past max.
-func (g *segment) add(k string, e *entry) {
-	if old, ok := g.lru.Peek(k); ok {
+// holding is one caller's states in a segment.
+type holding struct {
+	lru   *simplelru.LRU[string, *entry] // by reference
+	bytes int64
+}
+
+func newSegment(max int64) segment {
+	return segment{callers: map[string]*holding{}, max: max}
+}
+
+func (g *segment) peek(caller, ref string) (*entry, bool) {
+	if h := g.callers[caller]; h != nil {
+		return h.lru.Peek(ref)
+	}
+	return nil, false
+}
+
+// get is peek, making the entry its caller's most recently used.
+func (g *segment) get(caller, ref string) (*entry, bool) {
+	if h := g.callers[caller]; h != nil {
+		return h.lru.Get(ref)
+	}
+	return nil, false
+}
+
+func (g *segment) len() int {
+	n := 0
+	for _, h := range g.callers {
+		n += h.lru.Len()
+	}
+	return n
+}
+
+// callerBytes is what caller's states hold in the segment.
+func (g *segment) callerBytes(caller string) int64 {
+	if h := g.callers[caller]; h != nil {
+		return h.bytes
+	}
+	return 0
+}
+
+// grow counts n bytes more for an entry of caller's already held.
+func (g *segment) grow(caller string, n int64) {
+	g.callers[caller].bytes += n
+	g.bytes += n
+}
+
+// add keeps e under caller's ref, evicting past max.
+func (g *segment) add(caller, ref string, e *entry) {
+	h := g.callers[caller]
+	if h == nil {
+		l, _ := simplelru.NewLRU[string, *entry](1<<30, nil) // bounded in bytes, not in entries
+		h = &holding{lru: l}
+		g.callers[caller] = h
+	}
+	if old, ok := h.lru.Peek(ref); ok {
+		h.bytes -= old.size
 		g.bytes -= old.size
 	}
-	g.lru.Add(k, e)
+	h.lru.Add(ref, e)
+	h.bytes += e.size
 	g.bytes += e.size
 	g.evictPast()
 }
 
-// evictPast evicts the least recently used entries until the segment
-// holds no more than its max.
+// evictPast evicts until the segment holds no more than its max, each time
+// the least recently used state of the caller holding the most: a caller
+// flooding the store gives up its own states first.
 func (g *segment) evictPast() {
 	for g.bytes > g.max {
-		_, old, ok := g.lru.RemoveOldest()
-		if !ok {
-			break
+		var top string
+		var most int64 = -1
+		for c, h := range g.callers {
+			if h.bytes > most || (h.bytes == most && c < top) {
+				top, most = c, h.bytes
+			}
 		}
-		g.bytes -= old.size
+		if most < 0 || !g.evictOldest(top) {
+			return
+		}
 	}
 }
 
-func (g *segment) remove(k string) (*entry, bool) {
-	e, ok := g.lru.Peek(k)
+// evictOldest evicts caller's least recently used state; false when the
+// segment holds none of caller's.
+func (g *segment) evictOldest(caller string) bool {
+	h := g.callers[caller]
+	if h == nil {
+		return false
+	}
+	_, old, ok := h.lru.RemoveOldest()
 	if ok {
-		g.lru.Remove(k)
+		h.bytes -= old.size
+		g.bytes -= old.size
+	}
+	if h.lru.Len() == 0 {
+		delete(g.callers, caller)
+	}
+	return ok
+}
+
+func (g *segment) remove(caller, ref string) (*entry, bool) {
+	h := g.callers[caller]
+	if h == nil {
+		return nil, false
+	}
+	e, ok := h.lru.Peek(ref)
+	if ok {
+		h.lru.Remove(ref)
+		h.bytes -= e.size
 		g.bytes -= e.size
+		if h.lru.Len() == 0 {
+			delete(g.callers, caller)
+		}
 	}
 	return e, ok
 }
@@ -177,11 +282,11 @@ func New(cfg Config, r Redis, log *slog.Logger) (*Store, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	newSegment := func(max int64) segment {
-		l, _ := simplelru.NewLRU[string, *entry](1<<30, nil) // bounded in bytes, not in entries
-		return segment{lru: l, max: max}
+	perCaller := cfg.MaxBytes
+	if cfg.MaxBytesPerCaller > 0 && cfg.MaxBytesPerCaller < perCaller {
+		perCaller = cfg.MaxBytesPerCaller
 	}
-	s := &Store{cfg: cfg, redis: r, log: log, probation: newSegment(cfg.MaxBytes / 4), protected: newSegment(cfg.MaxBytes - cfg.MaxBytes/4)}
+	s := &Store{cfg: cfg, redis: r, log: log, probation: newSegment(cfg.MaxBytes / 4), protected: newSegment(cfg.MaxBytes - cfg.MaxBytes/4), perCaller: perCaller}
 	if r.Client != nil {
 		s.wholeWrites, s.done = make(chan wholeWrite, 64), make(chan struct{})
 		s.wg.Add(1)
@@ -217,7 +322,7 @@ func (s *Store) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Stats{Hits: s.hits.Load(), Misses: s.misses.Load(), DroppedWrites: s.dropped.Load(),
-		Entries: s.probation.lru.Len() + s.protected.lru.Len(), Bytes: s.probation.bytes + s.protected.bytes}
+		Entries: s.probation.len() + s.protected.len(), Bytes: s.probation.bytes + s.protected.bytes}
 }
 
 // WholeRef is the reference of a state sent or returned whole: a hash of
@@ -247,14 +352,13 @@ func format(h xxh3.Uint128) string {
 	return "sr1-" + hex.EncodeToString(b[:])
 }
 
-// key is where a caller's reference lives: a reference is bound to the
-// caller that was given it, so another caller cannot read a state by
-// guessing or learning its reference.
-func key(caller, ref string) string { return caller + "\x00" + ref }
-
+// redisKey is where a caller's reference lives in Redis: a reference is
+// bound to the caller that was given it (in memory, each caller's states
+// are apart), so another caller cannot read or replace a state by guessing
+// or learning its reference. The caller's namespace is a hash of fixed
+// length, so no crafted name or reference reaches another caller's keys.
 func (s *Store) redisKey(caller, ref string) string {
-	c := xxh3.HashString128(caller).Bytes()
-	return s.cfg.KeyPrefix + hex.EncodeToString(c[:8]) + ":" + ref
+	return s.cfg.KeyPrefix + tenant.NamespaceOf(caller) + ":" + ref
 }
 
 // Overlay is what a call by reference adds to the state it names: the
@@ -364,12 +468,11 @@ func (s *Store) Get(ctx context.Context, caller, ref string) (Resolved, bool, er
 func (s *Store) memory(caller, ref string) (Resolved, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(caller, ref)
-	e, ok := s.protected.lru.Get(k)
+	e, ok := s.protected.get(caller, ref)
 	if !ok {
 		// Named by a call: promoted out of probation.
-		if e, ok = s.probation.remove(k); ok {
-			s.protected.add(k, e)
+		if e, ok = s.probation.remove(caller, ref); ok {
+			s.protected.add(caller, ref, e)
 		}
 	}
 	if !ok {
@@ -377,7 +480,7 @@ func (s *Store) memory(caller, ref string) (Resolved, bool) {
 	}
 	now := time.Now()
 	if now.After(e.expires) {
-		s.protected.remove(k)
+		s.protected.remove(caller, ref)
 		return Resolved{}, false
 	}
 	e.expires = now.Add(s.cfg.TTL)
@@ -395,18 +498,18 @@ func (s *Store) Remember(caller, ref string, decoded any, bytes int64) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(caller, ref)
 	for _, g := range []*segment{&s.protected, &s.probation} {
-		e, ok := g.lru.Peek(k)
+		e, ok := g.peek(caller, ref)
 		if !ok {
 			continue
 		}
-		if e.decoded != nil || e.size+bytes > g.max {
+		if e.decoded != nil || e.size+bytes > min(g.max, s.perCaller) {
 			return
 		}
 		e.decoded, e.size = decoded, e.size+bytes
-		g.bytes += bytes
+		g.grow(caller, bytes)
 		g.evictPast()
+		s.fitCaller(caller)
 		return
 	}
 }
@@ -415,8 +518,9 @@ func (s *Store) Remember(caller, ref string, decoded any, bytes int64) {
 func (s *Store) holds(caller, ref string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := key(caller, ref)
-	return s.protected.lru.Contains(k) || s.probation.lru.Contains(k)
+	_, inProtected := s.protected.peek(caller, ref)
+	_, inProbation := s.probation.peek(caller, ref)
+	return inProtected || inProbation
 }
 
 // entryHeader starts every Redis entry: the format, the base reference ("-"
@@ -478,7 +582,8 @@ func parseEntry(raw []byte) (base string, depth int, body []byte, err error) {
 
 // keep holds a state in memory: in probation when it was sent or returned
 // whole, else (made by a call by reference, or read from Redis for one)
-// protected. A state larger than its segment is not kept.
+// protected. A state larger than its segment, or than a caller's share, is
+// not kept.
 func (s *Store) keep(caller, ref string, r Resolved, protect bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -486,17 +591,27 @@ func (s *Store) keep(caller, ref string, r Resolved, protect bool) {
 	if protect {
 		g = &s.protected
 	}
-	if r.Size > g.max {
+	if r.Size > min(g.max, s.perCaller) {
 		return
 	}
-	k := key(caller, ref)
 	if !protect {
-		if _, ok := s.protected.lru.Peek(k); ok {
+		if _, ok := s.protected.peek(caller, ref); ok {
 			return
 		}
 	}
-	s.probation.remove(k)
-	g.add(k, &entry{state: r.State, size: r.Size, depth: r.depth, expires: time.Now().Add(s.cfg.TTL)})
+	s.probation.remove(caller, ref)
+	g.add(caller, ref, &entry{state: r.State, size: r.Size, depth: r.depth, expires: time.Now().Add(s.cfg.TTL)})
+	s.fitCaller(caller)
+}
+
+// fitCaller evicts caller's least recently used states, probation's first,
+// until caller holds no more than its share.
+func (s *Store) fitCaller(caller string) {
+	for s.probation.callerBytes(caller)+s.protected.callerBytes(caller) > s.perCaller {
+		if !s.probation.evictOldest(caller) && !s.protected.evictOldest(caller) {
+			return
+		}
+	}
 }
 
 // SyncWholeBytes is the largest whole state written to Redis before the
