@@ -1,0 +1,105 @@
+package integration
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// breakingUpstream is a provider in the test that begins every streamed
+// answer in its provider's protocol (OpenAI Chat Completions chunks,
+// Anthropic Messages events), sends three chunks, and closes its connection
+// without the stream's end ([DONE], message_stop).
+type breakingUpstream struct {
+	*httptest.Server
+	mu     sync.Mutex
+	broken int
+}
+
+func newBreakingUpstream(t *testing.T) *breakingUpstream {
+	u := &breakingUpstream{}
+	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
+	t.Cleanup(u.Close)
+	return u
+}
+
+// breakingChunks are the three chunks each protocol's stream gets.
+var breakingChunks = map[string][]string{
+	"/v1/chat/completions": {
+		`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1764633600,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n",
+		`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1764633600,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"Oslo is"},"finish_reason":null}]}` + "\n\n",
+		`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1764633600,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":" cold"},"finish_reason":null}]}` + "\n\n",
+	},
+	"/v1/messages": {
+		"event: message_start\ndata: " + `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}` + "\n\n",
+		"event: content_block_start\ndata: " + `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n",
+		"event: content_block_delta\ndata: " + `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Oslo is cold"}}` + "\n\n",
+	},
+}
+
+func (u *breakingUpstream) serve(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	chunks, ok := breakingChunks[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, c := range chunks {
+		_, _ = io.WriteString(w, c)
+		w.(http.Flusher).Flush()
+	}
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(fmt.Sprintf("hijacking the upstream's connection: %v", err))
+	}
+	conn.Close()
+	u.mu.Lock()
+	u.broken++
+	u.mu.Unlock()
+}
+
+// TestBrokenStreamRaisesInTheOfficialSDKs: an upstream that breaks its
+// stream off after three chunks: through ctxc, the official openai and
+// @anthropic-ai/sdk packages from npm raise an error, iterating the raw
+// stream and through their stream helpers, after the text of the chunks
+// that came; ctxc does not end the answer as if it were whole (when it did,
+// the stream helpers noticed the missing end themselves, but iterating the
+// raw stream ended without an error). The log says the upstream broke off.
+func TestBrokenStreamRaisesInTheOfficialSDKs(t *testing.T) {
+	dir := needProxyClients(t)
+	up := newBreakingUpstream(t)
+	s, base := startProxyServer(t, map[string]string{"openai": up.URL, "anthropic": up.URL})
+	var got map[string]struct {
+		Raised               bool
+		Error, Message, Seen string
+	}
+	runNode(t, dir, "broken-stream.mjs", []string{"OPENAI_BASE_URL=" + base + "/v1", "OPENAI_API_KEY=" + plantedKey,
+		"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + plantedKey}, &got)
+	for _, name := range []string{"openaiIterate", "openaiHelper", "anthropicIterate", "anthropicHelper"} {
+		r, ok := got[name]
+		switch {
+		case !ok:
+			t.Errorf("%s: not run", name)
+		case !r.Raised:
+			t.Errorf("%s: the stream ended without an error after %q", name, r.Seen)
+		case !strings.HasSuffix(r.Seen, "cold"):
+			t.Errorf("%s: raised %s %q after %q, want it after the chunks that came", name, r.Error, r.Message, r.Seen)
+		default:
+			t.Logf("%s raised %s %q after %q", name, r.Error, r.Message, r.Seen)
+		}
+	}
+	up.mu.Lock()
+	broken := up.broken
+	up.mu.Unlock()
+	if broken != 4 {
+		t.Errorf("the upstream broke %d streams, want 4", broken)
+	}
+	if n := strings.Count(s.logs.String(), `UPSTREAM_BROKE_OFF`); n != 4 {
+		t.Errorf("%d calls logged as broken off, want 4:\n%s", n, s.logs)
+	}
+}
