@@ -24,7 +24,7 @@ import (
 // WorkingBytesPerMessage is what compiling a state holds in
 // max_inflight_bytes per message of its log beyond the request's bytes,
 // measured on logs of 100,000 small messages (make abuse).
-const WorkingBytesPerMessage = 2 << 10
+const WorkingBytesPerMessage = compiler.WorkingBytesPerMessage
 
 // compileRequest decodes a Compile: the state, options, provider input,
 // template variables and attachments.
@@ -54,6 +54,9 @@ func (d *decoder) compileRequest(ctx context.Context, req *ctxcv1.CompileRequest
 		out.RequestBytes = proto.Size(req) // only templates need it, and a long log costs a walk
 		out.Reserve = d.reserveTemplate    // what the template expands to is held before it is made
 	}
+	if out.Input != nil {
+		out.ReserveInput = d.reserveInput // what the body decodes to is held before it is decoded
+	}
 	return out, d.namedForCaller(d.err())
 }
 
@@ -68,6 +71,17 @@ func (d *decoder) reserveTemplate(n int64) error {
 		return nil
 	}
 	return d.reserve("options.template_variables", n)
+}
+
+// reserveInput holds what importing and compiling input_json holds beyond
+// the request's bytes, as a state holds its messages' working memory:
+// refused as a state that large is (LIMIT_EXCEEDED naming the field) when
+// it could never be held, waiting for room (then OVERLOADED) when it could.
+func (d *decoder) reserveInput(field string, n int64) error {
+	if d.grow == nil {
+		return nil
+	}
+	return d.grow(field, n)
 }
 
 // heldFor names field as what needs the memory of a need that

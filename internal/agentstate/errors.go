@@ -81,9 +81,15 @@ type LimitError struct {
 	Field string
 	Limit int
 	Got   int
+	// AtLeast says counting stopped at Got, the first past Limit, and
+	// read no further: the request holds at least Got.
+	AtLeast bool
 }
 
 func (e *LimitError) Error() string {
+	if e.AtLeast {
+		return fmt.Sprintf("%s: more than the limit of %d (counting stopped at %d; the rest was not read)", e.Field, e.Limit, e.Got)
+	}
 	return fmt.Sprintf("%s: %d exceeds the limit of %d", e.Field, e.Got, e.Limit)
 }
 

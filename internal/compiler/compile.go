@@ -48,6 +48,13 @@ type CompileRequest struct {
 	// them against its memory budget before they are made; its error is
 	// returned as it is.
 	Reserve func(bytes int64) error
+	// ReserveInput, when set, is called before Input is imported with the
+	// bytes importing and compiling it will hold beyond the request's own
+	// (InputHeldBytes), and again before its texts are counted with what
+	// counting its longest run without a space holds, each naming what
+	// needs them (field), so that the caller can hold them against its
+	// memory budget before they are made; its error is returned as it is.
+	ReserveInput func(field string, bytes int64) error
 	// OmitStablePrefix asks to leave out of the result the leading messages
 	// the caller holds byte for byte.
 	OmitStablePrefix bool
@@ -98,7 +105,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	if err != nil {
 		return nil, err
 	}
-	st, imported, err := s.compileInput(&req, in.state)
+	st, imported, err := s.compileInput(ctx, &req, in.state)
 	if err != nil {
 		return nil, err
 	}
@@ -172,12 +179,12 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 // conversation in a provider's format (returned as imported, nil without
 // one) and the system prompt's template variables. The state is copied,
 // never changed.
-func (s *Service) compileInput(req *CompileRequest, st *agentstate.State) (*agentstate.State, *providers.Imported, error) {
+func (s *Service) compileInput(ctx context.Context, req *CompileRequest, st *agentstate.State) (*agentstate.State, *providers.Imported, error) {
 	out := *st
 	var imported *providers.Imported
-	if in := req.Input; in != nil {
+	if req.Input != nil {
 		var err error
-		if imported, err = providers.Import(in.Format, in.Body); err != nil {
+		if imported, err = s.importInput(ctx, req); err != nil {
 			return nil, nil, err
 		}
 		if imported.SystemPrompt != "" {
@@ -185,9 +192,6 @@ func (s *Service) compileInput(req *CompileRequest, st *agentstate.State) (*agen
 		}
 		if len(imported.Tools) > 0 {
 			out.Context.Tools = imported.Tools
-		}
-		if n := len(imported.Messages); n > s.limits.MaxMessages {
-			return nil, nil, &agentstate.LimitError{Field: "input_json.messages", Limit: s.limits.MaxMessages, Got: n}
 		}
 		out.Context.Messages = imported.Messages
 		if req.RenderIntoInput {

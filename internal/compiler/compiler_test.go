@@ -120,7 +120,15 @@ func TestCompileInput(t *testing.T) {
 			name:    "provider input over the message limit",
 			limits:  Limits{MaxMessages: 1, MaxPartsPerMessage: 1, MaxTools: 1, MaxMessageBytes: 1 << 20},
 			req:     CompileRequest{Input: openAI(`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}`)},
-			wantErr: &agentstate.LimitError{Field: "input_json.messages", Limit: 1, Got: 2},
+			wantErr: &agentstate.LimitError{Field: "input_json.messages", Limit: 1, Got: 2, AtLeast: true},
+		},
+		{
+			// What follows the first message past the limit is not JSON:
+			// read, it would be INVALID_INPUT; counting stopped before it.
+			name:    "provider input over the message limit, counting stopped there",
+			limits:  Limits{MaxMessages: 1, MaxPartsPerMessage: 1, MaxTools: 1, MaxMessageBytes: 1 << 20},
+			req:     CompileRequest{Input: openAI(`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},` + strings.Repeat("not json ", 1000))},
+			wantErr: &agentstate.LimitError{Field: "input_json.messages", Limit: 1, Got: 2, AtLeast: true},
 		},
 		{
 			// 1,000 bytes of limit, 900 taken by the rest of the request: the

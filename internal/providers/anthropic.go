@@ -450,6 +450,9 @@ func importAnthropic(im *importer, body []byte) {
 		im.out.Tools = append(im.out.Tools, agentstate.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJSON: schemaText(t.InputSchema)})
 	}
 	for i, m := range req.Messages {
+		if im.ended(i) {
+			return
+		}
 		im.at = i
 		importAnthropicMessage(im, fmt.Sprintf("messages[%d]", i), m)
 	}

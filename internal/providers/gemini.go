@@ -336,6 +336,9 @@ func importGemini(im *importer, body []byte) {
 	}
 	g := geminiImport{importer: im}
 	for i, content := range req.Contents {
+		if im.ended(i) {
+			return
+		}
 		im.at = i
 		g.content(i, content)
 	}

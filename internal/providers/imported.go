@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -71,11 +72,30 @@ const WholeMessage = -1
 // are *agentstate.InvalidArgumentError with Reason ReasonInvalidInput and
 // fields such as "input_json.messages[3].tool_calls[0].function.name".
 func Import(format agentstate.RenderFormat, body []byte) (*Imported, error) {
-	im := &importer{}
+	return ImportContext(context.Background(), format, body, 0)
+}
+
+// ImportContext is Import for a call: it looks at ctx between messages
+// (every checkEvery) and before and after decoding the body, and once ctx
+// ends returns its error, with nothing imported. Measure, before it, bounds
+// what it makes; messages is what Measure counted (0: unknown), the room
+// made for the messages at once rather than grown to.
+func ImportContext(ctx context.Context, format agentstate.RenderFormat, body []byte, messages int) (*Imported, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := func() *importer {
+		im := &importer{ctx: ctx}
+		if messages > 0 {
+			im.out.Messages, im.out.Origins = make([]agentstate.Message, 0, messages), make([][]Ref, 0, messages)
+		}
+		return im
+	}
+	im := start()
 	switch format {
 	case agentstate.RenderOpenAI:
-		if !importOpenAICommon(im, body) {
-			im = &importer{}
+		if !importOpenAICommon(im, body) && im.err == nil {
+			im = start()
 			importOpenAI(im, body)
 		}
 	case agentstate.RenderAnthropic:
@@ -95,6 +115,9 @@ func Import(format agentstate.RenderFormat, body []byte) (*Imported, error) {
 
 // importer accumulates the imported conversation and every problem found.
 type importer struct {
+	ctx context.Context
+	// err is ctx's error once the import saw ctx end: it stops there.
+	err        error
 	out        Imported
 	violations []agentstate.FieldViolation
 	truncated  bool
@@ -231,7 +254,23 @@ func (im *importer) rememberCall(id, name string) {
 	im.callNames[id] = name
 }
 
+// ended reports, every checkEvery messages (i counts them) and after
+// decoding (i is 0), whether the call has ended, and then stops the import
+// with ctx's error.
+func (im *importer) ended(i int) bool {
+	if im.err != nil {
+		return true
+	}
+	if im.ctx != nil && i%checkEvery == 0 {
+		im.err = im.ctx.Err()
+	}
+	return im.err != nil
+}
+
 func (im *importer) result() (*Imported, error) {
+	if im.err != nil || im.ended(0) {
+		return nil, im.err
+	}
 	if len(im.violations) > 0 {
 		err := &agentstate.InvalidArgumentError{Reason: ReasonInvalidInput, Violations: im.violations}
 		if im.truncated {

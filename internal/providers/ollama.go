@@ -199,6 +199,9 @@ func importOllama(im *importer, body []byte) {
 	leading := true
 	var pending []pendingCall
 	for i, m := range req.Messages {
+		if im.ended(i) {
+			return
+		}
 		im.at = i
 		path := fmt.Sprintf("messages[%d]", i)
 		if m.Role != "system" {

@@ -310,6 +310,9 @@ func importOpenAI(im *importer, body []byte) {
 	im.openAIHead(req.Model, req.MaxTokens, req.MaxCompletionTokens, req.Tools)
 	leading := true
 	for i, raw := range req.Messages {
+		if im.ended(i) {
+			return
+		}
 		path := fmt.Sprintf("messages[%d]", i)
 		var m openAIMessage
 		if !im.decode(raw, &m, path) {
@@ -349,6 +352,9 @@ func importOpenAICommon(im *importer, body []byte) bool {
 	}
 	contents := make([][]agentstate.Part, len(req.Messages))
 	for i, m := range req.Messages {
+		if im.ended(i) {
+			return false
+		}
 		var ok bool
 		if contents[i], ok = commonContent(m.Content, m.Role == "user"); !ok {
 			return false
@@ -357,6 +363,9 @@ func importOpenAICommon(im *importer, body []byte) bool {
 	im.openAIHead(req.Model, req.MaxTokens, req.MaxCompletionTokens, req.Tools)
 	leading := true
 	for i, m := range req.Messages {
+		if im.ended(i) {
+			return true
+		}
 		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(bool) []agentstate.Part { return contents[i] })
 	}
 	return true

@@ -346,6 +346,9 @@ func importResponses(im *importer, body []byte) {
 	}
 	r := responsesImport{importer: im, leading: true}
 	for i, it := range items {
+		if im.ended(i) {
+			return
+		}
 		im.at = i
 		r.item(fmt.Sprintf("input[%d]", i), it)
 	}
