@@ -157,6 +157,9 @@ func (c *call) compile(ctx context.Context) ([]byte, *refusal) {
 	began := time.Now()
 	resp, err := c.p.compiler.Compile(metadata.NewOutgoingContext(ctx, md), req)
 	c.compileTime = time.Since(began)
+	if err != nil && (status.Code(err) == codes.DeadlineExceeded || ctx.Err() != nil) {
+		return nil, c.compileTimedOut(ctx)
+	}
 	if err != nil {
 		return c.compileFailed(err)
 	}
@@ -229,6 +232,26 @@ func (c *call) compileFailed(err error) ([]byte, *refusal) {
 	}
 	c.outcome = OutcomeUncompiled
 	return c.body, nil
+}
+
+// ReasonCompileDeadline is the X-Ctxc-Error and the log's reason of a call
+// whose compile passed the call's deadline: ctxc's time, not the upstream's.
+const ReasonCompileDeadline = "COMPILE_DEADLINE_EXCEEDED"
+
+// compileTimedOut is ctxc's refusal of a call whose compile passed its
+// deadline (proxy.timeout, or the server's max_call_timeout): never
+// forwarded, since the call has no time left for the upstream, and never
+// blamed on it. A client that went away is answered the same; nobody
+// reads it.
+func (c *call) compileTimedOut(ctx context.Context) *refusal {
+	c.reason = ReasonCompileDeadline
+	message := fmt.Sprintf("ctxc: compiling the context took longer than the call's deadline (stopped after %s); nothing was sent upstream",
+		c.compileTime.Round(time.Millisecond))
+	if errors.Is(ctx.Err(), context.Canceled) {
+		c.reason = "CLIENT_CANCELED"
+		message = "ctxc: the client went away while its context was compiled; nothing was sent upstream"
+	}
+	return &refusal{status: http.StatusGatewayTimeout, kind: kindCompileTimeout, reason: c.reason, message: message}
 }
 
 // conversationParam names the body field of the conversation, OpenAI's param.
@@ -444,6 +467,9 @@ func (c *call) finish() {
 	}
 	attrs := []any{"upstream", string(c.ep.Upstream), "endpoint", c.ep.Name, "outcome", c.outcome, "status", c.status,
 		"client", server.ClientAddress(c.r, c.p.cfg.TrustedProxies), "duration", time.Since(c.start).Round(time.Microsecond).String()}
+	if !c.compiled && c.compileTime > 0 {
+		attrs = append(attrs, "compile", c.compileTime.Round(time.Microsecond).String())
+	}
 	if c.compiled {
 		attrs = append(attrs, "profile", c.profile, "tokens_before", c.tokensBefore, "tokens_after", c.after, "compacted", c.compacted,
 			"compile", c.compileTime.Round(time.Microsecond).String())

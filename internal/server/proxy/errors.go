@@ -18,6 +18,7 @@ const (
 	kindTooLarge
 	kindUpstream
 	kindCompile
+	kindCompileTimeout
 )
 
 // refusal is an answer of ctxc's own, written in the provider's error shape
@@ -89,6 +90,8 @@ func openAIError(k kind) (typ string, code *string) {
 		return "server_error", str("upstream_unreachable")
 	case kindCompile:
 		return "server_error", str("ctxc_compile_failed")
+	case kindCompileTimeout:
+		return "server_error", str("ctxc_compile_timeout")
 	}
 	return "invalid_request_error", nil
 }
@@ -102,7 +105,7 @@ func anthropicError(k kind, status int) string {
 		return "rate_limit_error"
 	case kindTooLarge:
 		return "request_too_large"
-	case kindUpstream, kindCompile:
+	case kindUpstream, kindCompile, kindCompileTimeout:
 		return "api_error"
 	}
 	if status == http.StatusNotFound {
@@ -122,6 +125,8 @@ func geminiStatus(k kind) string {
 		return "UNAVAILABLE"
 	case kindCompile:
 		return "INTERNAL"
+	case kindCompileTimeout:
+		return "DEADLINE_EXCEEDED"
 	}
 	return "INVALID_ARGUMENT"
 }
