@@ -35,7 +35,7 @@ GOCHECK := CGO_ENABLED=0 $(GO)
 CHECKFLAGS := -trimpath
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients long-tasks test-short bench bench-clients bench-sessions run demo build dist test-dist docker clean
+.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients long-tasks record-heldout test-short bench bench-clients bench-sessions run demo build dist test-dist docker clean
 
 all: build
 
@@ -131,6 +131,15 @@ proxy-clients:
 # CTXC_LONG_TASKS_DUMP=dir keeps every run's requests.
 long-tasks: build proxy-clients
 	@$(PHASE) "long tasks of the real agent CLIs through the proxy" env CTXC_LONG_TASKS=full CTXC_REQUIRE_TOOLS=1 $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -timeout 1h -v -run '^TestLongTasks' ./integration/ $(LONG_TASKS_FLAGS)
+
+# The held-out sessions of real agent CLIs that docs/measuring.md ("Real
+# agents' transcripts") measures: Codex CLI and Claude Code, 40 prompts each
+# on seeds 201 and 202, straight to the scripted model; their own session
+# files are written to examples/transcripts/heldout (a few minutes a
+# session), then the guide's eval blocks are rewritten. Not part of make test.
+record-heldout: build proxy-clients
+	@$(PHASE) "held-out sessions of the real agent CLIs" env CTXC_RECORD_SESSIONS=$(CURDIR)/examples/transcripts/heldout CTXC_REQUIRE_TOOLS=1 $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -timeout 1h -v -run '^TestRecordHeldOutSessions$$' ./integration/
+	@$(PHASE) "the guide's eval blocks, from the new recordings" $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -run '^TestGuideEvalBlocks$$' ./cmd/ctxc -update
 
 # The Helm chart and the sidecar manifests, checked without a cluster by the
 # deploy/ module (its own go.mod keeps the Kubernetes API types out of the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -60,6 +61,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	turns := fs.Int("turns", 40, "user turns of a --generate session")
 	recorded := fs.Bool("recorded", false, "with --generate: build the session from recorded real tool outputs and people's own wording (eval/corpus) instead of synthetic ones")
 	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines), ctxc, claude-code, codex, openai-chat or anthropic")
+	factsFile := fs.String("facts", "", "measure the facts this JSON file lists ({\"facts\": [{\"id\", \"kind\", \"text\", \"turn\"}]}, as a session header's) instead of those found in the one session FILE")
 	cf := registerConfigFlags(fs, false)
 	if code, done := parseFlags(fs, io, args); done {
 		return code
@@ -114,6 +116,9 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	if *turns < 1 {
 		return usageErr("--turns: %d must be at least 1", *turns)
 	}
+	if *factsFile != "" && (*generate != "" || fs.NArg() != 1) {
+		return usageErr("--facts lists the facts of one session: give exactly one FILE")
+	}
 
 	svc, where, closeSvc, ok := evalService(fs, cf, lookupEnv, *addr, io)
 	if !ok {
@@ -130,6 +135,11 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 		s, err := loadSession(name, io.in, format)
 		if err != nil {
 			return fail("%s: %v", name, err)
+		}
+		if *factsFile != "" {
+			if err := useFacts(s, *factsFile); err != nil {
+				return fail("--facts %s: %v", *factsFile, err)
+			}
 		}
 		sessions = append(sessions, s)
 	}
@@ -257,6 +267,20 @@ func loadSession(name string, stdin io.Reader, format eval.Format) (*eval.Sessio
 	}
 	s, _, err := eval.LoadAny(r, name, format)
 	return s, err
+}
+
+// useFacts makes the facts listed in the file at path the ones measured on s.
+func useFacts(s *eval.Session, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	facts, err := eval.ReadFacts(f)
+	if err != nil {
+		return err
+	}
+	return s.UseFacts(facts, filepath.Base(path))
 }
 
 func parseWindows(s string) ([]uint32, error) {

@@ -113,16 +113,34 @@ type evalBlock struct {
 }
 
 // evalBlocks are the guides' eval blocks: the recorded Claude Code and Codex
-// sessions, and the example profile beside the built-in one it derives
-// from, on the shipped session.
+// sessions, the held-out ones (examples/transcripts/heldout, into 16K and
+// 8K), and the example profile beside the built-in one it derives from, on
+// the shipped session.
 var evalBlocks = []evalBlock{
 	{"docs/measuring.md", "claude-code-40.jsonl", transcriptEvalArgs("claude-code-40.jsonl")},
 	{"docs/measuring.md", "codex-40.jsonl", transcriptEvalArgs("codex-40.jsonl")},
+	{"docs/measuring.md", "heldout/codex-201.jsonl", heldOutEvalArgs("codex-201.jsonl", "")},
+	{"docs/measuring.md", "heldout/codex-201.jsonl planted", heldOutEvalArgs("codex-201.jsonl", "facts-201.json")},
+	{"docs/measuring.md", "heldout/claude-code-201.jsonl planted", heldOutEvalArgs("claude-code-201.jsonl", "facts-201.json")},
+	{"docs/measuring.md", "heldout/codex-202.jsonl planted", heldOutEvalArgs("codex-202.jsonl", "facts-202.json")},
+	{"docs/measuring.md", "heldout/claude-code-202.jsonl planted", heldOutEvalArgs("claude-code-202.jsonl", "facts-202.json")},
+	{"README.md", "heldout/claude-code-202.jsonl readme", []string{"eval", "--profiles", "budget-aware,llm-assisted", "--windows", "16000,8000", "--facts", "examples/transcripts/heldout/facts-202.json", "examples/transcripts/heldout/claude-code-202.jsonl"}},
 	{"docs/measuring.md", "examples/profiles.yaml", []string{"eval", "--config", "examples/profiles.yaml", "--profiles", "long-running-coder,budget-aware", "--windows", "16000,8000", "examples/sessions/long-coding-40.jsonl"}},
 }
 
 func transcriptEvalArgs(file string) []string {
 	return []string{"eval", "--profiles", "budget-aware,policy-driven,llm-assisted", "--windows", "16000,32000", "examples/transcripts/" + file}
+}
+
+// heldOutEvalArgs measures a held-out session (make record-heldout) into
+// 16K and 8K: on the facts eval finds in it, or with facts (a file of
+// examples/transcripts/heldout) on those its plan planted.
+func heldOutEvalArgs(file, facts string) []string {
+	args := []string{"eval", "--profiles", "budget-aware,policy-driven,llm-assisted", "--windows", "16000,8000"}
+	if facts != "" {
+		args = append(args, "--facts", "examples/transcripts/heldout/"+facts)
+	}
+	return append(args, "examples/transcripts/heldout/"+file)
 }
 
 // The guides' eval blocks are what the commands print; the figures change

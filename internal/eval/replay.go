@@ -153,9 +153,12 @@ type SessionInfo struct {
 	// Facts is how many facts are measured; FactSource says whether the
 	// header listed them ("listed") or they were found in the session
 	// ("found": see the package doc), and FactKinds counts them by kind.
-	Facts      int              `json:"facts"`
-	FactSource string           `json:"fact_source"`
-	FactKinds  map[FactKind]int `json:"fact_kinds,omitempty"`
+	Facts      int    `json:"facts"`
+	FactSource string `json:"fact_source"`
+	// FactsFile is the file the facts were listed in when it is not the
+	// session itself (ctxc eval --facts).
+	FactsFile string           `json:"facts_file,omitempty"`
+	FactKinds map[FactKind]int `json:"fact_kinds,omitempty"`
 }
 
 // Fact sources.
@@ -171,6 +174,7 @@ func describe(ctx context.Context, counter *tokenCounter, s *Session) (SessionIn
 		facts, info.FactSource = autoFacts(s), SourceFound
 	}
 	info.Facts = len(facts)
+	info.FactsFile = s.FactsFrom
 	if info.FactSource == SourceFound {
 		info.FactKinds = map[FactKind]int{}
 		for _, f := range facts {

@@ -71,6 +71,9 @@ func writeSessions(p *printer, sessions []SessionInfo) {
 	p.line("")
 	for _, s := range sessions {
 		source := "listed in the session"
+		if s.FactsFile != "" {
+			source = "listed in " + s.FactsFile
+		}
 		if s.FactSource == SourceFound {
 			source = fmt.Sprintf("found in the session: %d lines of failed tool results, %d user requirements, %d identifiers",
 				s.FactKinds[FactErrorCode], s.FactKinds[FactConstraint], s.FactKinds[FactOther])

@@ -75,6 +75,8 @@ type Session struct {
 	Lines  []Line
 	// Name is where the session came from (a file name), for messages.
 	Name string
+	// FactsFrom is the facts file whose facts replaced the header's (UseFacts).
+	FactsFrom string
 }
 
 // Turns is the number of user turns the session routes, or for a file of
@@ -189,7 +191,7 @@ func load(r io.Reader, name string, maxLine int) (*Session, error) {
 	if len(s.Lines) == 0 {
 		return nil, lineErr(n+1, "", "the session has no route or state lines after its header")
 	}
-	if err := s.checkFacts(); err != nil {
+	if err := s.checkFacts("session.facts"); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -259,25 +261,81 @@ func (s *Session) decodeHeader(n int, data []byte) error {
 		}
 		h.Tools = append(h.Tools, td)
 	}
+	if field, err := checkFactList(h.Facts, "session.facts"); err != nil {
+		return lineErr(n, field, "%v", err)
+	}
+	s.Header = h
+	return nil
+}
+
+// checkFactList checks each fact of a list named field on its own (an id,
+// a kind, a text, a turn) and that no two share an id; the field it
+// returns names the fact at fault.
+func checkFactList(facts []Fact, field string) (string, error) {
 	ids := map[string]int{}
-	for i, f := range h.Facts {
-		field := fmt.Sprintf("session.facts[%d]", i)
+	for i, f := range facts {
+		at := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case strings.TrimSpace(f.ID) == "":
-			return lineErr(n, field+".id", "required")
+			return at + ".id", errors.New("required")
 		case !validKind(f.Kind):
-			return lineErr(n, field+".kind", "%q is not one of %s", f.Kind, kindList())
+			return at + ".kind", fmt.Errorf("%q is not one of %s", f.Kind, kindList())
 		case strings.TrimSpace(f.Text) == "":
-			return lineErr(n, field+".text", "required: the exact text that must appear in the compiled context")
+			return at + ".text", errors.New("required: the exact text that must appear in the compiled context")
 		case f.Turn < 1:
-			return lineErr(n, field+".turn", "%d: the user turn that planted the fact, from 1", f.Turn)
+			return at + ".turn", fmt.Errorf("%d: the user turn that planted the fact, from 1", f.Turn)
 		}
 		if j, dup := ids[f.ID]; dup {
-			return lineErr(n, field+".id", "%q is also the id of session.facts[%d]", f.ID, j)
+			return at + ".id", fmt.Errorf("%q is also the id of %s[%d]", f.ID, field, j)
 		}
 		ids[f.ID] = i
 	}
-	s.Header = h
+	return "", nil
+}
+
+// FactsFile is the facts to measure on a session, kept beside it rather
+// than in its header (`ctxc eval --facts`): a transcript a CLI wrote has no
+// header to list them in, and what is found in it by reading is not always
+// what was planted.
+type FactsFile struct {
+	Facts []Fact `json:"facts"`
+}
+
+// ReadFacts decodes a facts file strictly (unknown fields are errors) and
+// checks each fact as a session header's, naming facts[i] at fault.
+func ReadFacts(r io.Reader) ([]Fact, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var f FactsFile
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("not a facts file {\"facts\": [...]}: %w", err)
+	}
+	if len(f.Facts) == 0 {
+		return nil, errors.New("facts: at least one fact is required")
+	}
+	if field, err := checkFactList(f.Facts, "facts"); err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	return f.Facts, nil
+}
+
+// UseFacts makes facts, read from the file named from, the ones measured on
+// s instead of those its header lists or that would be found in it; each
+// must occur in the session, and none may be planted after its last turn.
+func (s *Session) UseFacts(facts []Fact, from string) error {
+	turns := s.Turns()
+	for i, f := range facts {
+		if f.Turn > turns {
+			return fmt.Errorf("facts[%d].turn: %d is past the session's last turn, %d", i, f.Turn, turns)
+		}
+	}
+	prev := s.Header.Facts
+	s.Header.Facts = facts
+	if err := s.checkFacts("facts"); err != nil {
+		s.Header.Facts = prev
+		return err
+	}
+	s.FactsFrom = from
 	return nil
 }
 
@@ -340,8 +398,9 @@ func (s *Session) decodeLine(n int, data []byte) error {
 }
 
 // checkFacts rejects a fact that could never be kept: its text occurs in no
-// message of the session, nor in its system prompt.
-func (s *Session) checkFacts() error {
+// message of the session, nor in its system prompt. field names the list
+// the facts came from.
+func (s *Session) checkFacts(field string) error {
 	if len(s.Header.Facts) == 0 {
 		return nil
 	}
@@ -352,7 +411,10 @@ func (s *Session) checkFacts() error {
 	text := Collapse(strings.Join(texts, "\n"))
 	for i, f := range s.Header.Facts {
 		if !strings.Contains(text, Collapse(f.Text)) {
-			return lineErr(1, fmt.Sprintf("session.facts[%d].text", i), "%q occurs in no message of the session", f.Text)
+			if field != "session.facts" {
+				return fmt.Errorf("%s[%d].text: %q occurs in no message of the session", field, i, f.Text)
+			}
+			return lineErr(1, fmt.Sprintf("%s[%d].text", field, i), "%q occurs in no message of the session", f.Text)
 		}
 	}
 	return nil

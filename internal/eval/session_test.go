@@ -90,3 +90,49 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 		t.Errorf("%d lines written, want %d", n, len(s.Lines)+1)
 	}
 }
+
+// TestUseFacts: a facts file replaces what a session lists or would be
+// found in it, and is refused, naming the fact, when one could never be
+// measured; a refused file leaves the session's own facts.
+func TestUseFacts(t *testing.T) {
+	tests := []struct {
+		name, file, want string
+	}{
+		{"kept", `{"facts": [{"id": "a", "kind": "constraint", "text": "please keep", "turn": 1}]}`, ""},
+		{"not JSON", `{"facts": [`, "not a facts file"},
+		{"unknown field", `{"facts": [], "fatcs": 1}`, `unknown field "fatcs"`},
+		{"empty", `{"facts": []}`, "facts: at least one fact is required"},
+		{"no id", `{"facts": [{"kind": "other", "text": "keep", "turn": 1}]}`, "facts[0].id: required"},
+		{"kind", `{"facts": [{"id": "a", "kind": "rule", "text": "keep", "turn": 1}]}`, `facts[0].kind: "rule" is not one of`},
+		{"duplicate id", `{"facts": [{"id": "a", "kind": "other", "text": "keep", "turn": 1}, {"id": "a", "kind": "other", "text": "it", "turn": 1}]}`, `facts[1].id: "a" is also the id of facts[0]`},
+		{"past the last turn", `{"facts": [{"id": "a", "kind": "other", "text": "keep", "turn": 2}]}`, "facts[0].turn: 2 is past the session's last turn, 1"},
+		{"said nowhere", `{"facts": [{"id": "a", "kind": "other", "text": "never said", "turn": 1}]}`, `facts[0].text: "never said" occurs in no message of the session`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Load(strings.NewReader(okHeader+"\n"+okTurn), "s.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			own := s.Header.Facts
+			facts, err := ReadFacts(strings.NewReader(tt.file))
+			if err == nil {
+				err = s.UseFacts(facts, "f.json")
+			}
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want == "":
+				if diff := cmp.Diff(facts, s.Header.Facts); diff != "" || s.FactsFrom != "f.json" {
+					t.Errorf("facts measured (-want +got):\n%s, from %q", diff, s.FactsFrom)
+				}
+			case err == nil || !strings.Contains(err.Error(), tt.want):
+				t.Errorf("got %v, want an error holding %q", err, tt.want)
+			default:
+				if diff := cmp.Diff(own, s.Header.Facts); diff != "" || s.FactsFrom != "" {
+					t.Errorf("a refused file changed the session's facts (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
