@@ -59,7 +59,7 @@ func (c *call) read() *refusal {
 	if c.r.ContentLength > limit {
 		return tooLarge
 	}
-	body, err := readBody(http.MaxBytesReader(c.w, c.r.Body, limit), c.r.ContentLength)
+	body, err := readBody(http.MaxBytesReader(c.w, c.r.Body, limit), c.r.ContentLength, limit)
 	var over *http.MaxBytesError
 	switch {
 	case errors.As(err, &over):
@@ -76,11 +76,11 @@ const firstBodyBuffer = 64 << 10
 
 // readBody reads a body into a buffer that grows with what has arrived
 // (doubling, so at most twice what was received), never past its announced
-// length: what a client declares costs nothing until it sends it, so slow
-// bodies that announce 30 MB and trickle hold what they sent. The limit is
-// r's (http.MaxBytesReader); net/http ends a body at its announced length
-// and reports one that ends early, as readBody does for any r.
-func readBody(r io.Reader, length int64) ([]byte, error) {
+// length or limit: what a client declares costs nothing until it sends it,
+// so slow bodies that announce 30 MB and trickle hold what they sent. r
+// enforces limit (http.MaxBytesReader); net/http ends a body at its
+// announced length and reports one that ends early, as readBody does for any r.
+func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 	size := int64(firstBodyBuffer)
 	if length > 0 {
 		size = min(size, length)
@@ -92,7 +92,10 @@ func readBody(r io.Reader, length int64) ([]byte, error) {
 			if length > int64(len(body)) {
 				more = min(more, length-int64(len(body)))
 			}
-			// Past the announced length, a little room to see the end.
+			if limit > 0 {
+				more = min(more, max(0, limit-int64(len(body))))
+			}
+			// At the announced length or the limit, a little room to see the end.
 			grown := make([]byte, len(body), int64(len(body))+max(more, 512))
 			copy(grown, body)
 			body = grown

@@ -779,7 +779,7 @@ func TestReadBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(strings.NewReader(tt.body)), tt.limit)
-			got, err := readBody(r, tt.length)
+			got, err := readBody(r, tt.length, tt.limit)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error %v, want error %v", err, tt.wantErr)
 			}
@@ -809,13 +809,20 @@ func (b *trickle) Read(p []byte) (int, error) {
 
 // TestReadBodyGrowsWithWhatArrives: a body that announces 30 MB and sends
 // 1 MB is never given a buffer of its announced length: the room offered
-// for the next read is at most what arrived (or the first 64 KiB).
+// for the next read is at most what arrived (or the first 64 KiB); one of
+// unannounced length is never given room far past the limit.
 func TestReadBodyGrowsWithWhatArrives(t *testing.T) {
 	body := &trickle{size: 1 << 20, piece: 4 << 10}
-	if _, err := readBody(body, 30<<20); err != io.ErrUnexpectedEOF {
+	if _, err := readBody(body, 30<<20, 32<<20); err != io.ErrUnexpectedEOF {
 		t.Fatalf("error %v, want io.ErrUnexpectedEOF (the body ended before its length)", err)
 	}
 	if body.sent != 1<<20 || body.worst > 0 {
 		t.Errorf("sent %d; the buffer had room for %d bytes more than what had arrived", body.sent, body.worst)
+	}
+	const limit = 3<<20 + 1000
+	body = &trickle{size: limit, piece: 32 << 10}
+	got, err := readBody(body, -1, limit)
+	if err != nil || len(got) != limit || cap(got) > limit+512 {
+		t.Errorf("read %d bytes into %d, error %v; want %d into at most %d", len(got), cap(got), err, limit, limit+512)
 	}
 }
