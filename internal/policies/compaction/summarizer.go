@@ -846,8 +846,13 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 	for _, title := range sectionOrder {
 		for k, it := range b.items[title] {
 			weight := sectionWeight[title] + b.memo.weight(it, sectionClass(title))
-			if title == secOpenErrors {
+			switch {
+			case title == secOpenErrors:
 				weight = 1 << 20 // never left out (invariant 5)
+			case isShortened(title, it):
+				// Shortened by an earlier render: whole items of a merge
+				// come first, so shortening never costs a whole fact.
+				weight = shortenedWeight
 			}
 			cands = append(cands, candidate{title, k, it, weight})
 		}
@@ -861,7 +866,56 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 		omitted[title] += n
 	}
 	omittedTokens := b.priorOmittedTokens
+	// leftOut is an item left out whole, heaviest first.
+	type leftOut struct {
+		section string
+		index   int
+		text    string
+		cost    int
+	}
+	var left []leftOut
+	// shorten gives the facts left out whole the room still free, heaviest
+	// first, shortened to what identifies them: a step between an item
+	// whole and an item gone. It runs once every fact had its chance whole
+	// and before the lighter items get theirs, so that a shrinking budget
+	// loses the least valuable items first, then words, then facts.
+	shortened, shortenDone := 0, false
+	shorten := func() {
+		shortenDone = true
+		for _, l := range left {
+			short := identifyingForm(l.section, l.text)
+			if short == "" {
+				continue
+			}
+			cost := b.count("- " + short + "\n")
+			if !opened[l.section] {
+				cost += b.count("\n## " + l.section + "\n")
+			}
+			if shortened == 0 {
+				cost += b.count(shortenedNote(999))
+			}
+			if cost > room {
+				continue
+			}
+			room -= cost
+			shortened++
+			opened[l.section] = true
+			if keep[l.section] == nil {
+				keep[l.section] = map[int]bool{}
+			}
+			keep[l.section][l.index] = true
+			b.items[l.section][l.index] = short
+			omitted[l.section]--
+			if omitted[l.section] == 0 {
+				delete(omitted, l.section)
+			}
+			omittedTokens -= l.cost
+		}
+	}
 	for _, c := range cands {
+		if !shortenDone && c.weight < factWeight {
+			shorten()
+		}
 		cost := b.count("- " + strings.ReplaceAll(c.text, "\n", "\n  ") + "\n")
 		if !opened[c.section] {
 			cost += b.count("\n## " + c.section + "\n")
@@ -886,6 +940,9 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 			omitted[c.section]++
 			omittedTokens += cost
 			b.droppedWeight = max(b.droppedWeight, c.weight)
+			if c.weight >= factWeight {
+				left = append(left, leftOut{c.section, c.index, c.text, cost})
+			}
 			continue
 		}
 		room -= cost
@@ -894,6 +951,9 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 			keep[c.section] = map[int]bool{}
 		}
 		keep[c.section][c.index] = true
+	}
+	if !shortenDone {
+		shorten()
 	}
 	kept := map[string][]string{}
 	for _, title := range sectionOrder {
@@ -923,7 +983,100 @@ func (b *summaryBuilder) render(budgetTokens int) string {
 		}
 		fmt.Fprintf(&sb, "\n[... %d %s (about %s tokens) left out to fit the summary budget: %s]\n", n, noun, formatCount(omittedTokens), strings.Join(what, ", "))
 	}
+	if shortened > 0 {
+		if len(omitted) == 0 {
+			sb.WriteString("\n")
+		}
+		sb.WriteString(shortenedNote(shortened))
+	}
 	return sb.String()
+}
+
+// shortenedNote is the line a summary ends with when it shortened items
+// to what identifies them.
+func shortenedNote(n int) string {
+	noun := "items"
+	if n == 1 {
+		noun = "item"
+	}
+	return fmt.Sprintf("[... %d %s shortened to fit the summary budget]\n", n, noun)
+}
+
+// Shortening keeps an item's first clause up to shortWords words, and the
+// identifiers of the rest, up to shortIdentifiers of them; shortenedMark
+// ends the clause, and a shortened item merged into a later summary weighs
+// shortenedWeight, less than any whole item but the files and the tools.
+const (
+	shortWords       = 12
+	shortIdentifiers = 3
+	shortenedMark    = " …"
+	shortenedWeight  = 20
+)
+
+// shortens says whether identifyingForm shortens the items of a section.
+func shortens(section string) bool {
+	switch section {
+	case secOpenErrors, secUnfixed, secResolved, secTools, secFiles:
+		return false
+	}
+	return true
+}
+
+// shortenedForm matches an item identifyingForm wrote.
+var shortenedForm = regexp.MustCompile(` …(?: \([^()]*\))?$`)
+
+// isShortened says whether an item of a section is one identifyingForm
+// wrote (its clause ends in the mark, its identifiers follow).
+func isShortened(section, item string) bool {
+	return shortens(section) && !strings.Contains(item, "\n") && shortenedForm.MatchString(item)
+}
+
+// identifierPattern finds what names a thing in an item: a file with its
+// line, a code such as E-3970-004 or HTTP 503, an upper-case constant, a
+// version, a quantity with its unit, a path or an address.
+var identifierPattern = regexp.MustCompile(`[\w./-]+\.\w+:\d+|\b[A-Z][A-Z0-9]*-\d[\w-]*|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b\d+(?:\.\d+)?\s?(?:%|percent|ms|s|MiB|MB|GiB|GB|KiB|KB|tokens)\b|(?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+|\b[\w.-]+:\d{2,5}\b`)
+
+// identifyingForm is an item shortened to what identifies it: its first
+// line's first clause, at most shortWords words, then the identifiers the
+// rest of it names (a constraint's key phrase and its numbers, a decision's
+// object, a note's file and line). Failures have their own shortening
+// (compressFailures) and the tool tally is one line; those and an item
+// already short give "".
+func identifyingForm(section, item string) string {
+	if !shortens(section) || isShortened(section, item) {
+		return ""
+	}
+	first, _, _ := strings.Cut(item, "\n")
+	words := strings.Fields(first)
+	if len(words) <= shortWords && first == item {
+		return ""
+	}
+	head := first
+	if i := strings.IndexAny(head, ",;:("); i > 0 && len(strings.Fields(head[:i])) >= 3 {
+		head = head[:i]
+	}
+	if w := strings.Fields(head); len(w) > shortWords {
+		head = strings.Join(w[:shortWords], " ")
+	}
+	head = strings.TrimRight(head, " .,;:-")
+	rest := strings.TrimPrefix(item, head)
+	var ids []string
+	for _, id := range identifierPattern.FindAllString(rest, -1) {
+		if len(ids) == shortIdentifiers {
+			break
+		}
+		if !strings.Contains(head, id) && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	short := head + shortenedMark
+	if len(ids) > 0 {
+		short += " (" + strings.Join(ids, ", ") + ")"
+	}
+	if utf8.RuneCountInString(short) >= utf8.RuneCountInString(item) {
+		return ""
+	}
+	return short
 }
 
 // trimGroup cuts a resolved item of several lines (a group: "tool: a\nb\nc
