@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"google.golang.org/grpc/credentials"
 )
 
 // breakingUpstream is a provider in the test that begins every streamed
@@ -102,4 +104,32 @@ func TestBrokenStreamRaisesInTheOfficialSDKs(t *testing.T) {
 	if n := strings.Count(s.logs.String(), `UPSTREAM_BROKE_OFF`); n != 4 {
 		t.Errorf("%d calls logged as broken off, want 4:\n%s", n, s.logs)
 	}
+}
+
+// TestBrokenStreamOverHTTP2: over HTTPS with HTTP/2, an answer the upstream
+// broke off after three chunks reaches the client as its three chunks and
+// then a reset stream, an error, not the stream's clean end.
+func TestBrokenStreamOverHTTP2(t *testing.T) {
+	up := newBreakingUpstream(t)
+	ca := newTestCA(t, "ctxc-test-ca")
+	certFile, keyFile := ca.issue(t, "ctxc", true)
+	s := launch(t, launchOptions{args: []string{"--tls-cert", certFile, "--tls-key", keyFile, "--http-listen", "127.0.0.1:0",
+		"--proxy-openai-upstream", up.URL}, creds: credentials.NewTLS(clientTLS(t, ca, "", ""))})
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: clientTLS(t, ca, "", ""), ForceAttemptHTTP2: true}}
+	body := `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"What is the weather in Oslo?"}]}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "https://"+s.httpAddr(t)+"/v1/chat/completions", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if resp.ProtoMajor != 2 || resp.StatusCode != http.StatusOK || string(got) != strings.Join(breakingChunks["/v1/chat/completions"], "") || err == nil {
+		t.Fatalf("%s %d, read error %v after %q; want HTTP/2 200, the three chunks, then an error", resp.Proto, resp.StatusCode, err, got)
+	}
+	t.Logf("the client read the three chunks, then: %v", err)
 }
