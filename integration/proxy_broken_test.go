@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -132,4 +134,56 @@ func TestBrokenStreamOverHTTP2(t *testing.T) {
 		t.Fatalf("%s %d, read error %v after %q; want HTTP/2 200, the three chunks, then an error", resp.Proto, resp.StatusCode, err, got)
 	}
 	t.Logf("the client read the three chunks, then: %v", err)
+}
+
+// TestProxyTokenWithTheOfficialSDKs: when ctxc has bearer tokens, the
+// official openai and @anthropic-ai/sdk clients with only their provider
+// key are refused with the provider's 401, which they raise as their
+// AuthenticationError, before anything goes upstream; with ctxc's token in
+// X-Ctxc-Token (their default headers) they get the model's answer.
+func TestProxyTokenWithTheOfficialSDKs(t *testing.T) {
+	dir := needProxyClients(t)
+	up := newScriptedUpstream(t, nil)
+	const token = "0123456789abcdef0123"
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte("agent "+token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, base := startProxyServer(t, map[string]string{"openai": up.URL, "anthropic": up.URL}, "--auth-token-file", tokens)
+	var got map[string]struct {
+		Answer, Error, Message string
+		Status                 int
+	}
+	runNode(t, dir, "token.mjs", []string{"OPENAI_BASE_URL=" + base + "/v1", "OPENAI_API_KEY=" + plantedKey,
+		"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + plantedKey, "CTXC_TOKEN=" + token}, &got)
+	for _, name := range []string{"openaiWithout", "anthropicWithout"} {
+		if r := got[name]; r.Error != "AuthenticationError" || r.Status != http.StatusUnauthorized || !strings.Contains(r.Message, "X-Ctxc-Token") {
+			t.Errorf("%s: %+v, want AuthenticationError 401 naming X-Ctxc-Token", name, r)
+		}
+	}
+	for _, name := range []string{"openaiWith", "anthropicWith"} {
+		if r := got[name]; r.Answer != "OK." {
+			t.Errorf("%s: %+v, want the model's answer", name, r)
+		}
+	}
+	if n := len(up.requests()); n != 2 {
+		t.Errorf("the upstream got %d requests, want the 2 with ctxc's token", n)
+	}
+	if !strings.Contains(s.logs.String(), "unauthenticated request refused") || strings.Contains(s.logs.String(), plantedKey) {
+		t.Errorf("no refusal logged, or the provider key was:\n%s", s.logs)
+	}
+	req, err := http.NewRequest(http.MethodGet, s.metricsURL(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(scrape), `ctxc_unauthenticated_total{port="http"} 2`+"\n") || strings.Contains(string(scrape), plantedKey) {
+		t.Errorf("the metrics do not count the 2 refusals on the HTTP port, or hold the provider key:\n%s", scrape)
+	}
 }
