@@ -140,7 +140,8 @@ func TestReadmeLimitsTable(t *testing.T) {
 		"| | | (fixed) | `"+strconv.Itoa(fixed.MaxTools)+"` | tools of a state",
 		"| | | (fixed) | `"+strconv.Itoa(compiler.MaxGoalBytes)+"` | bytes of a Compile's goal",
 		"| | | (fixed) | `"+strconv.Itoa(compiler.MaxStoredAttachmentBytes)+"` | bytes of an attachment kept in the summary cache",
-		"| | | `state_refs.max_bytes_per_caller` | `"+strconv.FormatInt(def.StateRefs.MaxBytesPerCaller, 10)+"` | bytes of states one caller keeps")
+		"| | | `state_refs.max_bytes_per_caller` | `"+strconv.FormatInt(def.StateRefs.MaxBytesPerCaller, 10)+"` | bytes of states one caller keeps",
+		"| | | `state_refs.max_redis_entries_per_caller` | `"+strconv.Itoa(def.StateRefs.MaxRedisEntriesPerCaller)+"` | entries one caller keeps in Redis")
 	for _, row := range rows {
 		if !strings.Contains(section, row) {
 			t.Errorf("the limits table lacks the row starting %s", row)

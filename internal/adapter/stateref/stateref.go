@@ -47,13 +47,19 @@ type Config struct {
 	// recently used first, so that one caller's flood of states evicts its
 	// own and not those of a caller holding less.
 	MaxBytesPerCaller int64 `yaml:"max_bytes_per_caller" json:"max_bytes_per_caller"`
+	// MaxRedisEntriesPerCaller bounds the entries one caller keeps in
+	// Redis: past it the caller's oldest written go (a reference whose
+	// entry went misses, and the client sends the whole state), never
+	// another caller's. 0 keeps no count: each entry lives its TTL.
+	// Default 100,000.
+	MaxRedisEntriesPerCaller int `yaml:"max_redis_entries_per_caller" json:"max_redis_entries_per_caller"`
 	// KeyPrefix starts every Redis key. Default "ctxc:state:".
 	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{TTL: time.Hour, MaxBytes: 64 << 20, KeyPrefix: "ctxc:state:"}
+	return Config{TTL: time.Hour, MaxBytes: 64 << 20, MaxRedisEntriesPerCaller: 100_000, KeyPrefix: "ctxc:state:"}
 }
 
 // Validate reports every problem of the config.
@@ -67,6 +73,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxBytesPerCaller < 0 {
 		errs = append(errs, fmt.Errorf("max_bytes_per_caller: %d is negative", c.MaxBytesPerCaller))
+	}
+	if c.MaxRedisEntriesPerCaller < 0 {
+		errs = append(errs, fmt.Errorf("max_redis_entries_per_caller: %d is negative", c.MaxRedisEntriesPerCaller))
 	}
 	if c.KeyPrefix == "" {
 		errs = append(errs, errors.New("key_prefix: required"))
@@ -268,9 +277,9 @@ type entry struct {
 }
 
 type wholeWrite struct {
-	key   string
-	state *ctxcv1.AgentState
-	size  int64
+	caller, ref string
+	state       *ctxcv1.AgentState
+	size        int64
 }
 
 // New builds a store from a validated config; r.Client may be nil (memory
@@ -358,7 +367,54 @@ func format(h xxh3.Uint128) string {
 // or learning its reference. The caller's namespace is a hash of fixed
 // length, so no crafted name or reference reaches another caller's keys.
 func (s *Store) redisKey(caller, ref string) string {
-	return s.cfg.KeyPrefix + tenant.NamespaceOf(caller) + ":" + ref
+	return s.callerPrefix(caller) + ref
+}
+
+// callerPrefix starts every Redis key of caller's.
+func (s *Store) callerPrefix(caller string) string {
+	return s.cfg.KeyPrefix + tenant.NamespaceOf(caller) + ":"
+}
+
+// indexKey, after a caller's prefix, is the sorted set of the caller's
+// entries in the order they were written (MaxRedisEntriesPerCaller); "~"
+// is in no reference.
+const indexKey = "~index"
+
+// setCapped writes an entry (KEYS[1]) for the TTL (ARGV[2] ms) and records
+// it last in its caller's index (KEYS[2]); then drops the caller's oldest
+// entries past the cap (ARGV[4]), whose keys are the caller's prefix
+// (ARGV[5]) and the reference. An entry gone with its TTL stays in the
+// index until it is the oldest; the index goes with its TTL when the
+// caller writes nothing for as long. One round trip, and atomic, so
+// replicas writing for one caller at once keep its count. (It names keys
+// it computes, so it wants one Redis, not a cluster: the store is given a
+// client of one.)
+var setCapped = redis.NewScript(`
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+local score = 1
+if last[2] then score = tonumber(last[2]) + 1 end
+redis.call('ZADD', KEYS[2], score, ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
+if over > 0 then
+  local old = redis.call('ZPOPMIN', KEYS[2], over)
+  for i = 1, #old, 2 do
+    redis.call('DEL', ARGV[5] .. old[i])
+  end
+end
+return 1
+`)
+
+// set writes caller's entry for ref to Redis for the TTL, within the
+// caller's cap of entries.
+func (s *Store) set(ctx context.Context, caller, ref string, val []byte) error {
+	if s.cfg.MaxRedisEntriesPerCaller <= 0 {
+		return s.redis.Client.Set(ctx, s.redisKey(caller, ref), val, s.cfg.TTL).Err()
+	}
+	prefix := s.callerPrefix(caller)
+	return setCapped.Run(ctx, s.redis.Client, []string{prefix + ref, prefix + indexKey},
+		val, s.cfg.TTL.Milliseconds(), ref, s.cfg.MaxRedisEntriesPerCaller, prefix).Err()
 }
 
 // Overlay is what a call by reference adds to the state it names: the
@@ -637,7 +693,7 @@ func (s *Store) PutWhole(ctx context.Context, caller, ref string, st *ctxcv1.Age
 		return
 	}
 	if size <= SyncWholeBytes {
-		s.writeWhole(ctx, wholeWrite{key: s.redisKey(caller, ref), state: st})
+		s.writeWhole(ctx, wholeWrite{caller: caller, ref: ref, state: st})
 		return
 	}
 	if s.pending.Add(size) > maxPendingBytes {
@@ -646,7 +702,7 @@ func (s *Store) PutWhole(ctx context.Context, caller, ref string, st *ctxcv1.Age
 		return
 	}
 	select {
-	case s.wholeWrites <- wholeWrite{key: s.redisKey(caller, ref), state: st, size: size}:
+	case s.wholeWrites <- wholeWrite{caller: caller, ref: ref, state: st, size: size}:
 	default:
 		s.pending.Add(-size)
 		s.dropped.Add(1)
@@ -681,7 +737,7 @@ func (s *Store) PutAppended(ctx context.Context, caller, ref string, base Resolv
 	b.Write(overlay)
 	rctx, cancel := context.WithTimeout(ctx, s.redis.Timeout)
 	defer cancel()
-	if err := s.redis.Client.Set(rctx, s.redisKey(caller, ref), b.Bytes(), s.cfg.TTL).Err(); err != nil {
+	if err := s.set(rctx, caller, ref, b.Bytes()); err != nil {
 		s.log.WarnContext(ctx, "state ref not shared through Redis", "error", err, "component", "state_refs")
 	}
 }
@@ -717,7 +773,7 @@ func (s *Store) writeWhole(ctx context.Context, w wholeWrite) {
 	val = append(val, body...)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.redis.Timeout)
 	defer cancel()
-	if err := s.redis.Client.Set(ctx, w.key, val, s.cfg.TTL).Err(); err != nil {
+	if err := s.set(ctx, w.caller, w.ref, val); err != nil {
 		s.log.WarnContext(ctx, "state ref not shared through Redis", "error", err, "component", "state_refs")
 	}
 }

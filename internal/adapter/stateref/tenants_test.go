@@ -113,7 +113,8 @@ func TestStatesAreTheCallersOwn(t *testing.T) {
 					t.Errorf("Redis key %q carries neither caller's namespace", k)
 				}
 			}
-			if diff := cmp.Diff(map[string]int{"alice": 2, "bob": 2}, byCaller); diff != "" {
+			// Each: two entries and the index of its entries (MaxRedisEntriesPerCaller).
+			if diff := cmp.Diff(map[string]int{"alice": 3, "bob": 3}, byCaller); diff != "" {
 				t.Errorf("Redis keys by caller (-want +got):\n%s", diff)
 			}
 		})
@@ -192,10 +193,68 @@ func TestOneCallerCannotEvictAnothers(t *testing.T) {
 	}
 }
 
-func TestMaxBytesPerCallerValidated(t *testing.T) {
+func TestCapsPerCallerValidated(t *testing.T) {
 	c := DefaultConfig()
-	c.MaxBytesPerCaller = -1
-	if err := c.Validate(); err == nil || err.Error() != "max_bytes_per_caller: -1 is negative" {
+	c.MaxBytesPerCaller, c.MaxRedisEntriesPerCaller = -1, -2
+	if err := c.Validate(); err == nil || err.Error() != "max_bytes_per_caller: -1 is negative\nmax_redis_entries_per_caller: -2 is negative" {
 		t.Errorf("Validate() = %v", err)
+	}
+}
+
+// TestRedisCapPerCaller: on a Redis shared by two stores, a caller past
+// max_redis_entries_per_caller loses its own oldest entries, on whichever
+// replica wrote them, and none of another caller's.
+func TestRedisCapPerCaller(t *testing.T) {
+	url := redistest.Start(t).URL
+	cfg := DefaultConfig()
+	cfg.MaxRedisEntriesPerCaller = 5
+	first, second := newStore(t, cfg, url), newStore(t, cfg, url)
+	ctx := context.Background()
+	state := func(owner string, i int) (*ctxcv1.AgentState, string) {
+		st := &ctxcv1.AgentState{AgentId: fmt.Sprintf("%s-%d", owner, i)}
+		return st, WholeRef(st, nil)
+	}
+	var aliceRefs, bobRefs []string
+	for i := range 3 {
+		st, ref := state("alice", i)
+		first.PutWhole(ctx, "alice", ref, st, 100)
+		aliceRefs = append(aliceRefs, ref)
+	}
+	for i := range 20 {
+		st, ref := state("bob", i)
+		[]*Store{first, second}[i%2].PutWhole(ctx, "bob", ref, st, 100)
+		bobRefs = append(bobRefs, ref)
+	}
+	fresh := newStore(t, cfg, url) // resolves from Redis alone
+	resolved := func(caller string, refs []string) []bool {
+		var out []bool
+		for _, ref := range refs {
+			_, ok, err := fresh.Get(ctx, caller, ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, ok)
+		}
+		return out
+	}
+	if diff := cmp.Diff([]bool{true, true, true}, resolved("alice", aliceRefs)); diff != "" {
+		t.Errorf("alice's entries after bob's 20 (-want +got):\n%s", diff)
+	}
+	want := make([]bool, 20)
+	for i := 15; i < 20; i++ {
+		want[i] = true
+	}
+	if diff := cmp.Diff(want, resolved("bob", bobRefs)); diff != "" {
+		t.Errorf("bob's entries: want his newest 5 (-want +got):\n%s", diff)
+	}
+	opts, _ := redis.ParseURL(url)
+	client := redis.NewClient(opts)
+	defer client.Close()
+	keys, err := client.Keys(ctx, cfg.KeyPrefix+tenant.NamespaceOf("bob")+":*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 5+1 {
+		t.Errorf("bob has %d keys in Redis, want his 5 entries and their index", len(keys))
 	}
 }
