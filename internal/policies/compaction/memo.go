@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -21,7 +22,13 @@ const memoEntries = 50_000
 // compaction point of every compile, from the same messages; so a summarize
 // policy keeps one Memo for all the requests it serves. Safe for concurrent
 // use; a nil Memo remembers nothing.
+//
+// One Memo serves every caller: what it holds follows from the texts alone.
+// Its keys are hashed with a seed of its own, random, so that no caller can
+// craft a text whose key is that of another caller's text and have what
+// was read of it (a summary's lines) taken for the other's.
 type Memo struct {
+	seed      uint64
 	digests   *diagnose.Cache
 	sentences *lru.Cache[uint64, []sentence]
 	outputs   *lru.Cache[uint64, outputLines]
@@ -45,7 +52,7 @@ func NewMemo(digests *diagnose.Cache) *Memo {
 	o, _ := lru.New[uint64, outputLines](memoEntries)
 	w, _ := lru.New[uint64, int](memoEntries)
 	f, _ := lru.New[uint64, fitted](memoEntries / 10)
-	return &Memo{digests: digests, sentences: s, outputs: o, weights: w, summaries: f}
+	return &Memo{seed: maphash.String(maphash.MakeSeed(), "compaction.Memo"), digests: digests, sentences: s, outputs: o, weights: w, summaries: f}
 }
 
 // sentence is one classified sentence of a message's text, with the
@@ -74,8 +81,13 @@ type outputLines struct {
 	problems []string
 }
 
-func memoKey(kind byte, s string) uint64 {
-	return xxh3.HashStringSeed(s, uint64(kind)<<56|uint64(len(s)))
+// key is the Memo's key of a text of a kind; 0 for a nil Memo, which
+// remembers nothing.
+func (m *Memo) key(kind byte, s string) uint64 {
+	if m == nil {
+		return 0
+	}
+	return xxh3.HashStringSeed(s, m.seed^(uint64(kind)<<56|uint64(len(s))))
 }
 
 // classified splits a text into sentences and classifies each.
@@ -84,7 +96,7 @@ func (m *Memo) classified(text string, user bool) []sentence {
 	if user {
 		kind = 'u'
 	}
-	key := memoKey(kind, text)
+	key := m.key(kind, text)
 	if m != nil {
 		if v, ok := m.sentences.Get(key); ok {
 			return v
@@ -105,7 +117,7 @@ func (m *Memo) classified(text string, user bool) []sentence {
 
 // output reads a tool output once.
 func (m *Memo) output(content string) outputLines {
-	key := memoKey('o', content)
+	key := m.key('o', content)
 	if m != nil {
 		if v, ok := m.outputs.Get(key); ok {
 			return v
@@ -159,7 +171,7 @@ func (m *Memo) pastedErrors(text string) []string {
 
 // weight is facts.Weight of an item of a section's class.
 func (m *Memo) weight(text string, c facts.Class) int {
-	key := memoKey('w'+byte(c), text)
+	key := m.key('w'+byte(c), text)
 	if m != nil {
 		if v, ok := m.weights.Get(key); ok {
 			return v
@@ -175,8 +187,8 @@ func (m *Memo) weight(text string, c facts.Class) int {
 // requestKey identifies a summary request by everything the deterministic
 // summary reads: the budget, the counter, the earlier and merged texts, and
 // each span message's id, role, kind, mask and parts.
-func requestKey(req *SummaryRequest) uint64 {
-	h := xxh3.New()
+func (m *Memo) requestKey(req *SummaryRequest) uint64 {
+	h := xxh3.NewSeed(m.seed)
 	var num [8]byte
 	put := func(n int) {
 		for i := range num {

@@ -164,7 +164,7 @@ func (d DeterministicSummarizer) fit(ctx context.Context, req SummaryRequest) (s
 	}
 	var key uint64
 	if d.Memo != nil {
-		key = requestKey(&req)
+		key = d.Memo.requestKey(&req)
 		if f, ok := d.Memo.summary(key); ok {
 			return f.text, f.lost
 		}

@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"hash/maphash"
+
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/zeebo/xxh3"
 )
@@ -10,8 +12,15 @@ import (
 // expressions over every line. A policy that reads outputs keeps one for
 // all the requests it serves. Safe for concurrent use; a nil Cache reads
 // afresh every time.
+//
+// One Cache serves every caller: what it holds follows from the output
+// alone, so a caller that finds an entry finds what it would have read
+// itself. Its keys are hashed with a seed of its own, random, so that no
+// caller can craft an output whose key is that of another caller's
+// output and have its digest read in the other's place.
 type Cache struct {
 	digests *lru.Cache[uint64, *Digest]
+	seed    uint64
 }
 
 // cacheEntries bounds a Cache.
@@ -20,7 +29,7 @@ const cacheEntries = 20_000
 // NewCache returns an empty Cache.
 func NewCache() *Cache {
 	c, _ := lru.New[uint64, *Digest](cacheEntries)
-	return &Cache{digests: c}
+	return &Cache{digests: c, seed: maphash.String(maphash.MakeSeed(), "diagnose.Cache")}
 }
 
 // CacheOr is shared, or a new Cache when there is no shared one: a policy
@@ -39,7 +48,7 @@ func (c *Cache) Read(output string) *Digest {
 		d := Read(output)
 		return &d
 	}
-	key := xxh3.HashString(output) ^ uint64(len(output))<<40
+	key := xxh3.HashStringSeed(output, c.seed) ^ uint64(len(output))<<40
 	if d, ok := c.digests.Get(key); ok {
 		return d
 	}
