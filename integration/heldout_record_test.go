@@ -44,7 +44,9 @@ var heldOutCLIs = []struct {
 // It is a recorder, not a test of make test: it runs only with
 // CTXC_RECORD_SESSIONS=dir (make record-heldout writes
 // examples/transcripts/heldout). CTXC_RECORD_PROMPTS changes the number of
-// prompts, CTXC_RECORD_ONLY=codex-201,… records only those.
+// prompts, CTXC_RECORD_ONLY=codex-201,… records only those, and
+// CTXC_RECORD_SEEDS=301,… sessions of other seeds: sessions of the same
+// kind to tune on, kept out of the held-out directory.
 func TestRecordHeldOutSessions(t *testing.T) {
 	dir := os.Getenv("CTXC_RECORD_SESSIONS")
 	if dir == "" {
@@ -62,7 +64,18 @@ func TestRecordHeldOutSessions(t *testing.T) {
 	if v := os.Getenv("CTXC_RECORD_ONLY"); v != "" {
 		only = strings.Split(v, ",")
 	}
-	for _, seed := range heldOutSessionSeeds {
+	seeds := heldOutSessionSeeds
+	if v := os.Getenv("CTXC_RECORD_SEEDS"); v != "" {
+		seeds = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				t.Fatalf("CTXC_RECORD_SEEDS=%q: want seeds, positive numbers", v)
+			}
+			seeds = append(seeds, n)
+		}
+	}
+	for _, seed := range seeds {
 		s := planHeldOutSession(seed, prompts)
 		if problems := s.check(); len(problems) > 0 {
 			t.Fatalf("seed %d: the plan is not one the scripted model can follow:\n%s", seed, strings.Join(problems, "\n"))
