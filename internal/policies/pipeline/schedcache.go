@@ -3,6 +3,7 @@ package pipeline
 import (
 	"container/list"
 	"encoding/binary"
+	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
@@ -27,7 +28,12 @@ import (
 //
 // It is bounded by the bytes its snapshots hold (least recently used first
 // out) and safe for concurrent use. A nil *ScheduleCache remembers nothing.
+//
+// Its keys cover the run's scope (the caller), so a run resumes only from
+// its own caller's progress; they are hashed with a random seed of the
+// cache's own, so that no caller can craft a log whose key is another's.
 type ScheduleCache struct {
+	seed     uint64
 	mu       sync.Mutex
 	maxBytes int
 	bytes    int
@@ -66,7 +72,7 @@ func NewScheduleCache(maxBytes int) *ScheduleCache {
 	if maxBytes <= 0 {
 		return nil
 	}
-	return &ScheduleCache{maxBytes: maxBytes, order: list.New(), byKey: make(map[scheduleKey]*list.Element)}
+	return &ScheduleCache{seed: maphash.String(maphash.MakeSeed(), "pipeline.ScheduleCache"), maxBytes: maxBytes, order: list.New(), byKey: make(map[scheduleKey]*list.Element)}
 }
 
 // Stats reports the cache's counts.
@@ -183,7 +189,7 @@ func (r *runner) cacheable(chain []step) bool {
 // of point i covers the view's entries before points[i].
 func (r *runner) scheduleKeys(full []agentstate.Entry, points []int) []scheduleKey {
 	w := r.w
-	hw := hasher{h: xxh3.New(), buf: make([]byte, 0, 4096+8)}
+	hw := hasher{h: xxh3.NewSeed(r.c.schedules.seed), buf: make([]byte, 0, 4096+8)}
 	hw.str(r.scope)
 	hw.str(r.p.fingerprint)
 	hw.num(int(r.seg))
