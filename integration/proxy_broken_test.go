@@ -71,7 +71,8 @@ func (u *breakingUpstream) serve(w http.ResponseWriter, r *http.Request) {
 // stream off after three chunks: through ctxc, the official openai and
 // @anthropic-ai/sdk packages from npm raise an error, iterating the raw
 // stream and through their stream helpers, after the text of the chunks
-// that came; ctxc does not end the answer as if it were whole (when it did,
+// that came (openai: the connection's "terminated"; Anthropic: its error
+// event, which ctxc sends before it aborts, as an APIError naming ctxc); ctxc does not end the answer as if it were whole (when it did,
 // the stream helpers noticed the missing end themselves, but iterating the
 // raw stream ended without an error). The log says the upstream broke off.
 func TestBrokenStreamRaisesInTheOfficialSDKs(t *testing.T) {
@@ -93,6 +94,8 @@ func TestBrokenStreamRaisesInTheOfficialSDKs(t *testing.T) {
 			t.Errorf("%s: the stream ended without an error after %q", name, r.Seen)
 		case !strings.HasSuffix(r.Seen, "cold"):
 			t.Errorf("%s: raised %s %q after %q, want it after the chunks that came", name, r.Error, r.Message, r.Seen)
+		case strings.HasPrefix(name, "anthropic") && (r.Error != "APIError" || !strings.Contains(r.Message, "ctxc: the anthropic upstream broke off its answer")):
+			t.Errorf("%s: raised %s %q, want Anthropic's error event as an APIError naming ctxc", name, r.Error, r.Message)
 		default:
 			t.Logf("%s raised %s %q after %q", name, r.Error, r.Message, r.Seen)
 		}

@@ -3,9 +3,11 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -334,10 +336,19 @@ func (c *call) forward(ctx context.Context, body []byte) {
 	copyHeaders(c.w.Header(), resp.Header, false)
 	c.ctxcHeaders()
 	c.w.WriteHeader(resp.StatusCode)
-	if err := copyFlushing(c.w, resp.Body); errors.Is(err, errUpstreamRead) && c.r.Context().Err() == nil {
+	atEventEnd, err := copyFlushing(c.w, resp.Body)
+	if errors.Is(err, errUpstreamRead) && c.r.Context().Err() == nil {
 		c.outcome, c.reason = OutcomeUpstreamFailed, "UPSTREAM_BROKE_OFF"
+		message := "ctxc: the " + string(c.ep.Upstream) + " upstream broke off its answer"
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			c.reason = "PROXY_TIMEOUT"
+			message = "ctxc: the answer ran past proxy.timeout (" + c.p.cfg.Timeout.String() + ")"
+		}
+		// Anthropic's stream has an event for this, which its SDK raises
+		// with the message; it goes only between two events, where it
+		// cannot be read as part of one.
+		if c.ep.Upstream == Anthropic && atEventEnd && isEventStream(resp.Header) {
+			writeAnthropicStreamError(c.w, message)
 		}
 		// The client must see the answer as broken. Ended cleanly, an answer
 		// cut short reads as a whole one: a 200 whose stream merely stops,
@@ -347,6 +358,20 @@ func (c *call) forward(ctx context.Context, body []byte) {
 		// (call.finish, deferred, still logs and counts the call.)
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// isEventStream reports whether an answer is server-sent events.
+func isEventStream(h http.Header) bool {
+	mediaType, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && mediaType == "text/event-stream"
+}
+
+// writeAnthropicStreamError writes Anthropic's in-stream error event and
+// flushes it.
+func writeAnthropicStreamError(w http.ResponseWriter, message string) {
+	data, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": message}})
+	_, _ = fmt.Fprintf(w, "event: error\ndata: %s\n\n", data)
+	_ = http.NewResponseController(w).Flush()
 }
 
 // upstreamURL is the upstream's base URL joined with the request's path
@@ -410,25 +435,30 @@ func copyHeaders(dst, src http.Header, request bool) {
 var errUpstreamRead = errors.New("reading the upstream's answer")
 
 // copyFlushing copies the upstream's answer to the client, flushing after
-// every read.
-func copyFlushing(w http.ResponseWriter, body io.Reader) error {
+// every read. It reports whether what it copied ends with a blank line (the
+// end of a server-sent event), where another event may follow.
+func copyFlushing(w http.ResponseWriter, body io.Reader) (atEventEnd bool, err error) {
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 32<<10)
+	var tail []byte // the last bytes copied, up to 4
 	for {
 		n, err := body.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				return werr
+				return false, werr
 			}
 			if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
-				return ferr
+				return false, ferr
 			}
+			tail = append(tail, buf[max(0, n-4):n]...)
+			tail = tail[max(0, len(tail)-4):]
 		}
+		atEventEnd = bytes.HasSuffix(tail, []byte("\n\n")) || bytes.HasSuffix(tail, []byte("\r\n\r\n")) || bytes.HasSuffix(tail, []byte("\r\r"))
 		if err == io.EOF {
-			return nil
+			return atEventEnd, nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %w", errUpstreamRead, err)
+			return atEventEnd, fmt.Errorf("%w: %w", errUpstreamRead, err)
 		}
 	}
 }

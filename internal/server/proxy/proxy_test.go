@@ -337,14 +337,21 @@ func TestStreamsAsTheyArrive(t *testing.T) {
 // TestBrokenStreamReachesTheClientBroken: an upstream that closes its
 // connection after three chunks of a stream, on every provider's streaming
 // endpoint: the client gets the three chunks and then a broken body (an
-// error, not a clean end of the answer), and the call is logged and counted
-// as the upstream's failure.
+// error, not a clean end of the answer), Anthropic's stream with its error
+// event first when the break falls between events (and without it when it
+// falls inside one); the call is logged and counted as the upstream's
+// failure.
 func TestBrokenStreamReachesTheClientBroken(t *testing.T) {
 	chunks := []string{"data: {\"n\":1}\n\n", "data: {\"n\":2}\n\n", "data: {\"n\":3}\n\n"}
+	const partial = "event: content_block_delta\ndata: {\"ty"
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, c := range chunks {
 			_, _ = io.WriteString(w, c)
+			w.(http.Flusher).Flush()
+		}
+		if r.Header.Get("X-Break-Inside-An-Event") != "" {
+			_, _ = io.WriteString(w, partial)
 			w.(http.Flusher).Flush()
 		}
 		conn, _, err := http.NewResponseController(w).Hijack()
@@ -355,30 +362,40 @@ func TestBrokenStreamReachesTheClientBroken(t *testing.T) {
 		conn.Close()
 	})
 	h := startProxy(t, Config{Upstreams: map[Upstream]*url.URL{OpenAI: up.base(t), Anthropic: up.base(t), Gemini: up.base(t), Ollama: up.base(t)}}, nil)
-	for _, c := range []struct{ path, body string }{
-		{"/v1/chat/completions", strings.Replace(chatBody, `"stream": false`, `"stream": true`, 1)},
-		{"/v1/responses", `{"model":"gpt-4o","stream":true,"input":"hi"}`},
-		{"/v1/messages", `{"model":"gpt-4o","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`},
-		{"/v1beta/models/gpt-4o:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`},
-		{"/api/chat", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`},
+	anthropicError := `event: error` + "\n" + `data: {"error":{"message":"ctxc: the anthropic upstream broke off its answer","type":"api_error"},"type":"error"}` + "\n\n"
+	messages := `{"model":"gpt-4o","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	for _, c := range []struct {
+		path, body string
+		inside     bool
+		want       string
+	}{
+		{"/v1/chat/completions", strings.Replace(chatBody, `"stream": false`, `"stream": true`, 1), false, ""},
+		{"/v1/responses", `{"model":"gpt-4o","stream":true,"input":"hi"}`, false, ""},
+		{"/v1/messages", messages, false, anthropicError},
+		{"/v1/messages", messages, true, partial},
+		{"/v1beta/models/gpt-4o:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, false, ""},
+		{"/api/chat", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`, false, ""},
 	} {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, h.url+c.path, strings.NewReader(c.body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", "application/json")
+		if c.inside {
+			req.Header.Set("X-Break-Inside-An-Event", "1")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("%s: %v", c.path, err)
 		}
 		got, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || string(got) != strings.Join(chunks, "") || err == nil {
-			t.Errorf("%s: HTTP %d %q, read error %v; want the three chunks, then an error", c.path, resp.StatusCode, got, err)
+		if want := strings.Join(chunks, "") + c.want; resp.StatusCode != http.StatusOK || string(got) != want || err == nil {
+			t.Errorf("%s (broken inside an event: %v): HTTP %d %q, read error %v; want %q, then an error", c.path, c.inside, resp.StatusCode, got, err, want)
 		}
 	}
-	if n := strings.Count(h.logs.String(), `"reason":"UPSTREAM_BROKE_OFF"`); n != 5 {
-		t.Errorf("%d calls logged as broken off, want 5:\n%s", n, h.logs)
+	if n := strings.Count(h.logs.String(), `"reason":"UPSTREAM_BROKE_OFF"`); n != 6 {
+		t.Errorf("%d calls logged as broken off, want 6:\n%s", n, h.logs)
 	}
 	for _, o := range h.obs.list() {
 		if !strings.HasSuffix(o, "/"+OutcomeUpstreamFailed) {
