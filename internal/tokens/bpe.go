@@ -156,17 +156,27 @@ func (e *encoder) mergeHeap(p string, done <-chan struct{}) (int, bool) {
 	pair := make([]int32, n+1)
 	heap := make(minHeap, 0, n)
 	for i := 0; i <= n; i++ {
+		// Touching fresh memory is slow (a 20 MB piece: 2 s on a VM), so
+		// even this loop looks at done.
+		if done != nil && i%stopCheckEvery == 0 && stopped(done) {
+			return n, false
+		}
 		next[i] = int32(i + 1)
 		prev[i] = int32(i - 1)
 		pair[i] = noRank
 	}
 	for i := 0; i+2 <= n; i++ {
+		if done != nil && i%stopCheckEvery == 0 && stopped(done) {
+			return n, false
+		}
 		if r := e.rank(p[i : i+2]); r != noRank {
 			pair[i] = r
 			heap = append(heap, heapKey(r, i))
 		}
 	}
-	heap.init()
+	if !heap.init(done) {
+		return n, false
+	}
 	parts := n
 	// rankAfter is the rank of part i merged with its successor.
 	rankAfter := func(i int32) int32 {
@@ -211,10 +221,15 @@ func heapKey(rank int32, start int) uint64 { return uint64(rank)<<32 | uint64(ui
 // minHeap is a binary min-heap of packed (rank, start) keys.
 type minHeap []uint64
 
-func (h minHeap) init() {
+// init orders the heap; false when done was closed first (nil: never).
+func (h minHeap) init(done <-chan struct{}) bool {
 	for i := len(h)/2 - 1; i >= 0; i-- {
+		if done != nil && i%stopCheckEvery == 0 && stopped(done) {
+			return false
+		}
 		h.down(i)
 	}
+	return true
 }
 
 func (h *minHeap) push(k uint64) {

@@ -3,13 +3,17 @@ package diagnose
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Read bounds: an output of a million lines must not cost a million scans;
-// failures are reported at either end.
+// failures are reported at either end. A line is read up to scanLineBytes:
+// no diagnostic is longer, and the patterns over a line of 20 MB (a blob
+// pasted without a newline) took 0.7 s that no deadline could stop.
 const (
-	scanHead = 3000
-	scanTail = 1500
+	scanHead      = 3000
+	scanTail      = 1500
+	scanLineBytes = 64 << 10
 )
 
 // Plain is the severity of a diagnostic whose line names none (Go's
@@ -36,6 +40,14 @@ func prepare(output string) []string {
 	}
 	lines := strings.Split(output, "\n")
 	for i, l := range lines {
+		if len(l) > scanLineBytes {
+			cut := scanLineBytes
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			l = l[:cut]
+			lines[i] = l
+		}
 		if strings.IndexByte(l, '\r') >= 0 {
 			// A progress line rewritten in place: what was printed last.
 			l = strings.TrimRight(l, "\r")
