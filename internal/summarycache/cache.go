@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,7 +26,9 @@ type Config struct {
 	TTL time.Duration `yaml:"ttl" json:"ttl"`
 	// MaxEntries bounds the in-memory cache, which also stands in front of
 	// Redis so that a Redis outage does not turn every lookup into a model
-	// call. Default 10000.
+	// call. When it is full, the caller holding the most entries gives up
+	// its least recently used, so that one caller's flood does not push out
+	// another's. Default 10000.
 	MaxEntries int `yaml:"max_entries" json:"max_entries"`
 	// KeyPrefix starts every Redis key. Default "ctxc:summary:".
 	KeyPrefix string `yaml:"key_prefix" json:"key_prefix"`
@@ -76,7 +79,7 @@ type Result struct {
 // Cache is safe for concurrent use.
 type Cache struct {
 	cfg    Config
-	memory *expirable.LRU[string, string]
+	memory *memory
 	redis  *redis.Client
 	group  singleflight.Group
 
@@ -91,7 +94,7 @@ func New(cfg Config, log *slog.Logger) (*Cache, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cache{cfg: cfg, memory: expirable.NewLRU[string, string](cfg.MaxEntries, nil, cfg.TTL)}
+	c := &Cache{cfg: cfg, memory: &memory{max: cfg.MaxEntries, ttl: cfg.TTL, callers: map[string]*expirable.LRU[string, string]{}}}
 	if cfg.RedisURL == "" {
 		return c, nil
 	}
@@ -265,4 +268,56 @@ type redisLogger struct{ log *slog.Logger }
 
 func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
 	l.log.WarnContext(ctx, "redis: "+fmt.Sprintf(format, v...), "component", "summary_cache")
+}
+
+// memory is the in-memory cache: each caller's entries in an LRU of their
+// own, all of them bounded together by max entries.
+type memory struct {
+	max int
+	ttl time.Duration
+
+	mu      sync.Mutex
+	callers map[string]*expirable.LRU[string, string] // by namespace
+}
+
+// namespaceOf is the namespace a scoped key starts with.
+func namespaceOf(key string) string { return key[:min(len(key), tenant.NamespaceLen)] }
+
+func (m *memory) Get(key string) (string, bool) {
+	m.mu.Lock()
+	l := m.callers[namespaceOf(key)]
+	m.mu.Unlock()
+	if l == nil {
+		return "", false
+	}
+	return l.Get(key)
+}
+
+// Add keeps value under key; past max entries, the caller holding the most
+// loses its least recently used.
+func (m *memory) Add(key, value string) {
+	ns := namespaceOf(key)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := m.callers[ns]
+	if l == nil {
+		l = expirable.NewLRU[string, string](m.max, nil, m.ttl)
+		m.callers[ns] = l
+	}
+	l.Add(key, value)
+	for {
+		total, most := 0, ""
+		for c, l := range m.callers {
+			total += l.Len()
+			if most == "" || l.Len() > m.callers[most].Len() || (l.Len() == m.callers[most].Len() && c < most) {
+				most = c
+			}
+		}
+		if total <= m.max {
+			return
+		}
+		if _, _, ok := m.callers[most].RemoveOldest(); !ok {
+			return
+		}
+	}
 }

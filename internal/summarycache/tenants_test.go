@@ -2,6 +2,7 @@ package summarycache_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -143,5 +144,54 @@ func TestEveryEntryIsTheCallersOwn(t *testing.T) {
 				t.Errorf("Redis keys by caller (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestOneCallerCannotPushOutAnothers: in memory, past max_entries the caller
+// holding the most loses its least recently used entries: one caller's
+// flood of 1,000 entries leaves another's 3, and the cache holds at most
+// max_entries.
+func TestOneCallerCannotPushOutAnothers(t *testing.T) {
+	cfg := summarycache.DefaultConfig()
+	cfg.MaxEntries = 10
+	c, err := summarycache.New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := tenant.WithCaller(context.Background(), "alice")
+	bob := tenant.WithCaller(context.Background(), "bob")
+	for i := range 3 {
+		if err := c.Store(alice, fmt.Sprint("doc", i), "alice's"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 1_000 {
+		if err := c.Store(bob, fmt.Sprint("doc", i), "bob's"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := func(ctx context.Context, n int) []bool {
+		var out []bool
+		for i := range n {
+			_, ok, _ := c.Lookup(ctx, fmt.Sprint("doc", i))
+			out = append(out, ok)
+		}
+		return out
+	}
+	if diff := cmp.Diff([]bool{true, true, true}, held(alice, 3)); diff != "" {
+		t.Errorf("alice's entries after bob's flood (-want +got):\n%s", diff)
+	}
+	bobs := held(bob, 1_000)
+	kept := 0
+	for i, ok := range bobs {
+		if ok {
+			kept++
+			if i < 1_000-7 {
+				t.Errorf("bob's doc%d kept, an older one than his newest 7", i)
+			}
+		}
+	}
+	if kept != 7 {
+		t.Errorf("bob keeps %d entries, want the 7 left of max_entries 10", kept)
 	}
 }
