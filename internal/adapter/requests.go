@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
@@ -244,7 +245,10 @@ func (d *decoder) providerInput(format ctxcv1.InputFormat, body string) *compile
 		d.violate("input_format", "required with input_json: which provider's format input_json is in")
 	case format != ctxcv1.InputFormat_INPUT_FORMAT_UNSPECIFIED:
 		// The enums share their numbers: INPUT_FORMAT_OPENAI is RENDER_FORMAT_OPENAI.
-		return &compiler.ProviderInput{Format: agentstate.RenderFormat(format), Body: []byte(body)}
+		// The body shares the request's bytes, never written (ProviderInput),
+		// rather than being copied before anything is held for it: a body
+		// of 30 MB would be held twice per call.
+		return &compiler.ProviderInput{Format: agentstate.RenderFormat(format), Body: unsafe.Slice(unsafe.StringData(body), len(body))}
 	}
 	return nil
 }

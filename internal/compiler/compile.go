@@ -72,7 +72,9 @@ type CompileRequest struct {
 // ProviderInput is a conversation in a provider's request format.
 type ProviderInput struct {
 	Format agentstate.RenderFormat
-	Body   []byte
+	// Body is only read, never written: it may share the memory of the
+	// request's string (the adapter's).
+	Body []byte
 }
 
 // CompileResult is what Compile produced.

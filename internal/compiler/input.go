@@ -17,9 +17,11 @@ const WorkingBytesPerMessage = 2 << 10
 // the request's own bytes, besides WorkingBytesPerMessage per message,
 // measured (make abuse's input probe, TestInputHeldBytesCoverTheImport):
 const (
-	// InputCopies is how many times the body's size is held: the body as
-	// bytes beside the request's string, the texts imported from it, the
-	// body spliced with the compiled context, and the reply carrying it.
+	// InputCopies is how many times the body's size is held beyond the
+	// request's: the texts imported from it, the body spliced with the
+	// compiled context, the reply carrying it, and what decoding makes and
+	// drops on the way (the import's own values, a rendered body checked
+	// by its provider's validator).
 	InputCopies = 4
 	// ImportBytesPerMessage is what each imported message holds of its
 	// own (its struct, id and origin in the body; ~400 bytes measured).
