@@ -200,6 +200,9 @@ func probeInputJSON(t *testing.T, report func(string, ...any)) {
 	cases := []inputCase{
 		{"6 × 99,999 messages", chatBodyOf(99_999, "hi"), 6},
 		{"4 × 800,000 messages", chatBodyOf(800_000, "hi"), 4},
+		// What the body's size is held for (compiler.InputCopies): a log of
+		// long messages, under max_message_bytes.
+		{"4 × 1,000 messages of 30 KB", chatBodyOf(1000, strings.Repeat("lorem ipsum dolor sit amet ", 1100)), 4},
 	}
 	run := func(probe string, budget int64, extra ...string) {
 		args := append([]string{"--http-listen", "127.0.0.1:0", "--proxy-openai-upstream", up.URL, "--proxy-timeout", inputDeadline.String(),
