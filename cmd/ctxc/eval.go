@@ -35,8 +35,9 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 			"FILE (or - for standard input) is a session in JSONL: a header line {\"session\": {...}}\n"+
 			"with id, model, system_prompt, tools and the facts to keep, then one line per input,\n"+
 			"{\"route\": <ctxc.v1.RouteRequest without state>} or {\"state\": <ctxc.v1.AgentState>};\n"+
-			"or a Claude Code session transcript, a Codex CLI rollout, or a list of OpenAI Chat\n"+
-			"Completions or Anthropic Messages request bodies, one per line (--format).\n"+
+			"or a Claude Code session transcript, a Codex CLI rollout, a Gemini CLI chat file, or a\n"+
+			"list of OpenAI Chat Completions or Anthropic Messages request bodies, one per line\n"+
+			"(--format).\n"+
 			"docs/measuring.md (\"Measuring long sessions\") and the eval package documentation define the\n"+
 			"format and every figure. Several files are measured together.\n\n"+
 			"The service runs in this process, built from --config like `ctxc serve`, unless --addr\n"+
@@ -60,7 +61,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	generate := fs.String("generate", "", "write a generated session for this seed (an unsigned integer) to standard output and exit")
 	turns := fs.Int("turns", 40, "user turns of a --generate session")
 	recorded := fs.Bool("recorded", false, "with --generate: build the session from recorded real tool outputs and people's own wording (eval/corpus) instead of synthetic ones")
-	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines), ctxc, claude-code, codex, openai-chat or anthropic")
+	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines) or one of "+formatNames())
 	factsFile := fs.String("facts", "", "measure the facts this JSON file lists ({\"facts\": [{\"id\", \"kind\", \"text\", \"turn\"}]}, as a session header's) instead of those found in the one session FILE")
 	cf := registerConfigFlags(fs, false)
 	if code, done := parseFlags(fs, io, args); done {
@@ -267,6 +268,15 @@ func loadSession(name string, stdin io.Reader, format eval.Format) (*eval.Sessio
 	}
 	s, _, err := eval.LoadAny(r, name, format)
 	return s, err
+}
+
+// formatNames lists the formats eval reads, for --format's help.
+func formatNames() string {
+	names := make([]string, len(eval.Formats))
+	for i, f := range eval.Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
 }
 
 // useFacts makes the facts listed in the file at path the ones measured on s.

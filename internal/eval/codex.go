@@ -190,8 +190,9 @@ func mergeReasoning(msgs []convMessage) []convMessage {
 }
 
 // exitStatus finds a command's exit status in a tool output, as agents
-// write it: "[exit status 1]", "Exit code: 1", "Process exited with code 1".
-var exitStatus = regexp.MustCompile(`(?m)^\s*\[?(?:exit status|exit code|Exit code:?|Process exited with code) (\d+)\]?\s*$`)
+// write it: "[exit status 1]", "Exit code: 1" (Gemini CLI's "Exit Code: 1"),
+// "Process exited with code 1".
+var exitStatus = regexp.MustCompile(`(?m)^\s*\[?(?:exit status|exit code|Exit [Cc]ode:?|Process exited with code) (\d+)\]?\s*$`)
 
 // exitFailure reports whether out says the command exited with a non-zero
 // status: the error flag of formats that have none.

@@ -37,7 +37,8 @@
 // LoadAny also reads what agents write, detected from the first lines of a
 // file (or named by Format): a Claude Code session transcript (lines with
 // "type" and "sessionId"), a Codex CLI rollout (lines with "type" and
-// "payload"), and a list of request bodies, one per line, as a proxy sees
+// "payload"), a Gemini CLI chat file (a first line with "sessionId" and
+// "projectHash"), and a list of request bodies, one per line, as a proxy sees
 // them: Anthropic Messages (a body with a top-level "system" or
 // "anthropic_version", or a tool_use, tool_result or thinking block) or else
 // OpenAI Chat Completions (a body with "messages"). Each becomes a session
@@ -51,14 +52,15 @@
 //     FINISH_REASON_STOP; an assistant message with nothing in it is dropped;
 //   - a tool result keeps its call id, takes its call's tool name, and is an
 //     error when the transcript flags it (Claude Code's and Anthropic's
-//     is_error) or, in the formats without a flag (Codex, Chat Completions),
-//     when its output reports a non-zero exit status ("Process exited with
-//     code 1", "Exit code: 1", "[exit status 1]"), or Codex's exec_command_end
-//     event for the call has a non-zero exit_code;
+//     is_error) or, in the formats without a flag (Codex, Gemini CLI, Chat
+//     Completions), when its output reports a non-zero exit status ("Process
+//     exited with code 1", "Exit code: 1", "Exit Code: 1", "[exit status
+//     1]"), or Codex's exec_command_end event for the call has a non-zero
+//     exit_code, or Gemini CLI's call status is error or cancelled;
 //   - context that is not a request is an event: a summary Claude Code wrote
 //     when it compacted (isCompactSummary), text sent beside tool results,
-//     and a Codex user message that is one tagged block
-//     (<environment_context>…</environment_context>).
+//     and a Codex or Gemini CLI user message that is one tagged block
+//     (<environment_context>…</environment_context>, <session_context>…).
 //
 // Claude Code: only "user" and "assistant" lines of the main thread are read,
 // in file order; side chains (subagents, isSidechain) and meta lines
@@ -68,7 +70,13 @@
 // tools. Codex: the response_item lines are read in order (message,
 // reasoning, function_call, custom_tool_call, local_shell_call and their
 // outputs); developer and system messages make the system prompt, the first
-// turn_context names the model, and a "compacted" line is an event. Request
+// turn_context names the model, and a "compacted" line is an event. Gemini
+// CLI: its user and gemini messages in the order first written, each as
+// last written (a message is written again with its tool calls); a "$set"
+// of the whole message list, which a resumed session writes with every
+// function response doubled, adds only the messages not read yet; a call's
+// result is the function response the CLI sent; the first gemini message
+// names the model. Request
 // bodies: the conversation is that of the last body with the most messages
 // (a client resends the whole conversation with every call, so that body
 // holds every turn; replaying it turn by turn measures it as any session,

@@ -31,10 +31,13 @@ const (
 	FormatOpenAIChat Format = "openai-chat"
 	// FormatAnthropic is a list of Anthropic Messages request bodies, one per line.
 	FormatAnthropic Format = "anthropic"
+	// FormatGeminiCLI is a Gemini CLI chat file
+	// (<home>/.gemini/tmp/<project>/chats/session-….jsonl).
+	FormatGeminiCLI Format = "gemini-cli"
 )
 
 // Formats lists the formats a file may be forced to, for flags and messages.
-var Formats = []Format{FormatCtxc, FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic}
+var Formats = []Format{FormatCtxc, FormatClaudeCode, FormatCodex, FormatGeminiCLI, FormatOpenAIChat, FormatAnthropic}
 
 // ParseFormat reads a --format value ("auto" or "" detects).
 func ParseFormat(s string) (Format, error) {
@@ -101,6 +104,8 @@ func loadAny(r io.Reader, name string, f Format, maxLine int) (*Session, Format,
 		conv, err = readClaudeCode(lines)
 	case FormatCodex:
 		conv, err = readCodex(lines)
+	case FormatGeminiCLI:
+		conv, err = readGeminiCLI(lines)
 	case FormatOpenAIChat, FormatAnthropic:
 		conv, err = readRequestBodies(lines, f)
 	default:
@@ -121,7 +126,8 @@ type rawLine struct {
 // detect names the format of a file from its first non-blank lines: eval's
 // own header {"session": …}; Claude Code's lines, objects with "type" and
 // "sessionId"; Codex's, objects with "type" and "payload" (the first a
-// session_meta); request bodies, objects with "messages" (Anthropic's when
+// session_meta); Gemini CLI's, a first line with "sessionId" and
+// "projectHash" and no "type"; request bodies, objects with "messages" (Anthropic's when
 // one has a top-level "system", "anthropic_version" or a tool_use,
 // tool_result or thinking block; else OpenAI's).
 func detect(lines []rawLine) (Format, error) {
@@ -140,9 +146,12 @@ func detect(lines []rawLine) (Format, error) {
 		_, sessionID := probe["sessionId"]
 		_, payload := probe["payload"]
 		_, messages := probe["messages"]
+		_, projectHash := probe["projectHash"]
 		switch {
 		case probe["session"] != nil:
 			return FormatCtxc, nil
+		case sessionID && projectHash && !typ:
+			return FormatGeminiCLI, nil
 		case typ && sessionID:
 			return FormatClaudeCode, nil
 		case typ && payload:

@@ -194,6 +194,7 @@ func TestDetectFormat(t *testing.T) {
 		{"ctxc", `{"session": {"id": "s", "model": {"name": "m"}}}`, FormatCtxc},
 		{"claude code", `{"type":"queue-operation","operation":"enqueue","sessionId":"abc"}`, FormatClaudeCode},
 		{"codex", `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}`, FormatCodex},
+		{"gemini cli", `{"sessionId":"ec12","projectHash":"eb5e","startTime":"2026-12-02T02:14:19.367Z","kind":"main"}`, FormatGeminiCLI},
 		{"anthropic by system", `{"model":"claude-x","system":"be brief","messages":[{"role":"user","content":"hi"}]}`, FormatAnthropic},
 		{"anthropic by block", `{"model":"claude-x","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}]}`, FormatAnthropic},
 		{"openai chat", `{"model":"gpt-4o","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}`, FormatOpenAIChat},
@@ -215,6 +216,7 @@ func TestLoadAnyRejects(t *testing.T) {
 		claudeAssistant = `{"type":"assistant","sessionId":"s","message":{"id":"m1","model":"claude-x","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go build"}}]}}`
 		codexMeta       = `{"type":"session_meta","payload":{"id":"s"}}` + "\n" + `{"type":"turn_context","payload":{"model":"gpt-5.5"}}`
 		codexUser       = `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]}}`
+		geminiMeta      = `{"sessionId":"s","projectHash":"p","kind":"main"}`
 	)
 	tests := []struct {
 		name   string
@@ -235,6 +237,10 @@ func TestLoadAnyRejects(t *testing.T) {
 		{"codex: no call id", FormatAuto, codexMeta + "\n" + codexUser + "\n" + `{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}"}}`, "line 4: payload.call_id: required on a function_call"},
 		{"codex: bad role", FormatAuto, codexMeta + "\n" + `{"type":"response_item","payload":{"type":"message","role":"robot","content":"x"}}`, `line 3: payload.role: "robot" is not developer, system, user or assistant`},
 		{"codex: no type", FormatCodex, codexMeta + "\n" + `{"payload":{}}`, "line 3: type: required on a rollout line"},
+		{"gemini: a message without id", FormatAuto, geminiMeta + "\n" + `{"type":"user","content":[{"text":"fix it"}]}`, "line 2: id: required on a message line"},
+		{"gemini: bad user content", FormatAuto, geminiMeta + "\n" + `{"id":"u1","type":"user","content":7}`, "line 2: content: not an array of parts"},
+		{"gemini: orphan result", FormatAuto, geminiMeta + "\n" + `{"id":"u1","type":"user","content":[{"text":"fix it"}]}` + "\n" + `{"id":"u2","type":"user","content":[{"functionResponse":{"id":"c9","name":"run_shell_command","response":{"output":"ok"}}}]}` + "\n" + `{"id":"g1","type":"gemini","content":"done","model":"gemini-2.5-flash"}`, "line 3: a tool result that follows no tool call"},
+		{"gemini: no model", FormatGeminiCLI, geminiMeta + "\n" + `{"id":"u1","type":"user","content":[{"text":"fix it"}]}`, "line 1: model: no line of the gemini-cli transcript names the model"},
 		{"chat: tool without call id", FormatAuto, `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"tool","content":"ok"}]}`, "line 1: messages[1].tool_call_id: required on a tool message"},
 		{"chat: bad role", FormatOpenAIChat, `{"model":"gpt-4o","messages":[{"role":"robot","content":"hi"}]}`, `line 1: messages[0].role: "robot" is not system, developer, user, assistant or tool`},
 		{"anthropic: a body without messages", FormatAuto, `{"model":"claude-x","system":"s","messages":[{"role":"user","content":"hi"}]}` + "\n" + `{"model":"claude-x"}`, "line 2: messages: required: a anthropic request body"},
@@ -281,12 +287,79 @@ func TestRequestBodiesTakeTheLongestConversation(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, ok := range []string{"", "auto", "ctxc", "claude-code", "codex", "openai-chat", "anthropic"} {
+	for _, ok := range []string{"", "auto", "ctxc", "claude-code", "codex", "gemini-cli", "openai-chat", "anthropic"} {
 		if _, err := ParseFormat(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
-	if _, err := ParseFormat("xml"); err == nil || !strings.Contains(err.Error(), `"xml" is not auto or one of ctxc, claude-code, codex, openai-chat, anthropic`) {
+	if _, err := ParseFormat("xml"); err == nil || !strings.Contains(err.Error(), `"xml" is not auto or one of ctxc, claude-code, codex, gemini-cli, openai-chat, anthropic`) {
 		t.Errorf("xml: %v", err)
+	}
+}
+
+// A Gemini CLI chat file, recorded from Gemini CLI 0.61.0 (three prompts:
+// gemini -p, then gemini -p --resume latest twice): each message as last
+// written, the session's context block an event, every call once with its
+// result, though the resumed session set the whole list again twice with
+// every function response doubled, and a result an error when its output
+// ends with a non-zero exit code.
+func TestReadGeminiCLIChat(t *testing.T) {
+	f, err := os.Open("testdata/gemini-cli-3.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, format, err := LoadAny(f, "gemini-cli-3.jsonl", FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type shape struct {
+		Format            Format
+		Model             string
+		Turns             int
+		FirstTask         string
+		Events            int
+		Calls, Results    int
+		Failed, ExitCodes int
+		Orphans           []string
+	}
+	got := shape{Format: format, Model: s.Header.Model.GetName(), Turns: s.Turns()}
+	calls := map[string]bool{}
+	for _, l := range s.Lines {
+		r := l.Route
+		if ut := r.GetUserTurn(); ut != nil && got.FirstTask == "" {
+			got.FirstTask = strings.TrimSpace(messageText(ut.GetMessages()[0]))
+		}
+		if r.GetEvent() != nil {
+			got.Events++
+		}
+		for _, m := range r.GetStep().GetMessages() {
+			for _, p := range m.GetParts() {
+				if c := p.GetToolCall(); c != nil {
+					got.Calls++
+					calls[c.GetId()] = true
+				}
+				if res := p.GetToolResult(); res != nil {
+					got.Results++
+					if !calls[res.GetToolCallId()] {
+						got.Orphans = append(got.Orphans, res.GetToolCallId())
+					}
+					if res.GetIsError() {
+						got.Failed++
+					}
+					if exitFailure(res.GetContent()) {
+						got.ExitCodes++
+					}
+				}
+			}
+		}
+	}
+	// Checks 1 to 4, 5 and 6, 7 to 9: nine calls; the file's outputs end
+	// with "Exit Code: 1" twice.
+	want := shape{Format: FormatGeminiCLI, Model: "gemini-2.5-flash", Turns: 3,
+		FirstTask: "Morning! I'm on ./inventory today and could use a hand with its checks, start with the first few and tell me what breaks.",
+		Events:    1, Calls: 9, Results: 9, Failed: 2, ExitCodes: 2}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
