@@ -15,7 +15,10 @@ const WorkingBytesPerMessage = 2 << 10
 
 // What importing and compiling a provider body (input_json) holds beyond
 // the request's own bytes, besides WorkingBytesPerMessage per message,
-// measured (make abuse's input probe, TestInputHeldBytesCoverTheImport):
+// measured: the live heap of a Compile with render_into_input peaks at
+// 3.8–4.1 times a 30 MB body above the request, and at 137 MB for 99,999
+// short messages (272 MB held); make abuse's input probe checks the
+// server's RSS against what is held.
 const (
 	// InputCopies is how many times the body's size is held beyond the
 	// request's: the texts imported from it, the body spliced with the
