@@ -1,9 +1,10 @@
 // Package tenant says whose a call is, and makes every store kept between
 // calls the caller's own: the transport records the authenticated caller
-// in the call's context (WithCaller), and each store puts the caller's
-// Namespace into every key it reads or writes, in memory and in Redis, so
-// that no caller can read or replace what another stored, whatever id or
-// content it sends. A call with no caller (a server without
+// in the call's context (WithCaller), and each store keys every entry by
+// it (the summary cache and the state refs' Redis entries by the caller's
+// Namespace, the state refs' memory by a map of callers, the schedule
+// cache by the caller's name in its hashed keys), so that no caller can
+// read or replace what another stored, whatever id or content it sends. A call with no caller (a server without
 // authentication, a program calling the engine in process) is in the one
 // shared namespace, which no authenticated caller is in.
 package tenant
