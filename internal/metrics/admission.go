@@ -3,6 +3,7 @@ package metrics
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -16,7 +17,20 @@ type Admission struct {
 	rejected        *prometheus.CounterVec
 	inflight        prometheus.Gauge
 	unauthenticated *prometheus.CounterVec
+	quotaRejected   *prometheus.CounterVec
+	callerCalls     *prometheus.GaugeVec
+
+	mu      sync.Mutex
+	callers map[string]bool // the callers with a label of their own
 }
+
+// MaxCallerLabels bounds the caller label's values: the first callers seen
+// get their own, the callers after them share "other"; calls without
+// authentication are "anonymous".
+const MaxCallerLabels = 100
+
+// anonymousCaller is the caller label of calls without authentication.
+const anonymousCaller = "anonymous"
 
 // UnauthenticatedPorts are the values of ctxc_unauthenticated_total's port
 // label: where a request without a valid token was refused.
@@ -38,6 +52,14 @@ func newAdmission(methods, limits []string) *Admission {
 		unauthenticated: counterVec("ctxc_unauthenticated_total",
 			"Requests refused for want of a valid bearer token or client certificate, by port (grpc, http, metrics).",
 			"port"),
+		quotaRejected: counterVec("ctxc_quota_rejected_total",
+			"API calls refused because their caller was at one of its quotas, by caller and quota (its configuration key).",
+			"caller", "quota"),
+		callerCalls: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ctxc_caller_inflight_calls",
+			Help: "API calls in flight, by caller.",
+		}, []string{"caller"}),
+		callers: map[string]bool{},
 	}
 	for _, p := range UnauthenticatedPorts {
 		a.unauthenticated.WithLabelValues(p)
@@ -88,4 +110,34 @@ func (a *Admission) method(name string) string {
 		return name
 	}
 	return otherValue
+}
+
+// QuotaRefused counts a call of caller ("" without authentication) refused
+// at quota.
+func (a *Admission) QuotaRefused(caller, quota string) {
+	a.quotaRejected.WithLabelValues(a.caller(caller), quota).Inc()
+}
+
+// AddCallerCalls adds delta to caller's calls in flight.
+func (a *Admission) AddCallerCalls(caller string, delta int) {
+	a.callerCalls.WithLabelValues(a.caller(caller)).Add(float64(delta))
+}
+
+// caller is the caller label: "anonymous" for "", the caller's name for the
+// first MaxCallerLabels callers seen, else "other". A caller keeps the label
+// it was first given.
+func (a *Admission) caller(name string) string {
+	if name == "" {
+		return anonymousCaller
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.callers[name] {
+		return name
+	}
+	if len(a.callers) >= MaxCallerLabels {
+		return otherValue
+	}
+	a.callers[name] = true
+	return name
 }

@@ -138,7 +138,7 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 
 	collectors := []prometheus.Collector{m.runs, m.inputTokens, m.outputTokens, m.compactions, m.compactionPoints, m.compactionRemoved,
 		m.stageDuration, m.stageRemoved, m.stageDegraded, m.repairs, m.helperTokens, m.helperCost,
-		m.admission.rejected, m.admission.inflight, m.admission.unauthenticated, build, newServices(cfg)}
+		m.admission.rejected, m.admission.inflight, m.admission.unauthenticated, m.admission.quotaRejected, m.admission.callerCalls, build, newServices(cfg)}
 	if len(cfg.ProxyEndpoints) > 0 {
 		collectors = append(collectors, m.proxy.collectors()...)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
@@ -502,3 +503,57 @@ ctxc_proxy_compactions_total{upstream="anthropic"} 1
 type fakeScheduleCache pipeline.ScheduleCacheStats
 
 func (f fakeScheduleCache) Stats() pipeline.ScheduleCacheStats { return pipeline.ScheduleCacheStats(f) }
+
+// TestQuotaMetricsByCaller: refusals at a quota and calls in flight are
+// counted by caller, the caller label bounded: "anonymous" for calls without
+// authentication, the first MaxCallerLabels callers by name, the rest
+// "other", each caller keeping its label.
+func TestQuotaMetricsByCaller(t *testing.T) {
+	m, reg := newMetrics(t, Config{})
+	a := m.Admission()
+	for i := range MaxCallerLabels - 1 {
+		a.AddCallerCalls(fmt.Sprintf("filler-%03d", i), 0)
+	}
+	a.QuotaRefused("team-a", "max_concurrent_calls")
+	a.QuotaRefused("team-a", "max_concurrent_calls")
+	a.QuotaRefused("", "calls_per_second")
+	a.QuotaRefused("team-b", "max_inflight_bytes") // the 101st caller
+	a.AddCallerCalls("team-a", 2)
+	a.AddCallerCalls("team-b", 1)
+	a.AddCallerCalls("team-c", 1)
+	a.AddCallerCalls("team-c", -1)
+	a.AddCallerCalls("", 1)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, metric := range f.GetMetric() {
+			var labels []string
+			for _, l := range metric.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			key := f.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch f.GetName() {
+			case "ctxc_quota_rejected_total":
+				got[key] = metric.GetCounter().GetValue()
+			case "ctxc_caller_inflight_calls":
+				if !strings.Contains(key, "filler-") {
+					got[key] = metric.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	want := map[string]float64{
+		"ctxc_quota_rejected_total{caller=team-a,quota=max_concurrent_calls}": 2,
+		"ctxc_quota_rejected_total{caller=anonymous,quota=calls_per_second}":  1,
+		"ctxc_quota_rejected_total{caller=other,quota=max_inflight_bytes}":    1,
+		"ctxc_caller_inflight_calls{caller=team-a}":                           2,
+		"ctxc_caller_inflight_calls{caller=other}":                            1, // team-b, and team-c came and went
+		"ctxc_caller_inflight_calls{caller=anonymous}":                        1,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("metrics by caller (-want +got):\n%s", diff)
+	}
+}

@@ -147,6 +147,8 @@ type admission struct {
 	observer        AdmissionObserver
 	refusals        *refusals
 	idle            *idleRelease // returns memory to the system when the server goes idle
+	// quotas are the callers' own limits (quota.go); nil: none.
+	quotas *callerQuotas
 }
 
 func newAdmission(tokens *Tokens, mtls bool, limits Limits, maxMessageBytes int, log *slog.Logger, observer AdmissionObserver) *admission {
@@ -184,14 +186,20 @@ func (a *admission) tap(ctx context.Context, info *tap.Info) (context.Context, e
 		return ctx, nil // reflection
 	}
 	provenCall(ctx)
+	// The caller's quota first: a caller at it takes nothing shared (quota.go).
+	leave, err := a.quotas.enter(ctx, info.FullMethodName)
+	if err != nil {
+		return nil, err
+	}
 	if n := a.calls.Add(1); n > int64(a.limits.MaxConcurrentCalls) {
 		a.calls.Add(-1)
+		leave()
 		a.log.WarnContext(ctx, "call refused: server busy", "method", info.FullMethodName, "limit", limitConcurrentCalls, "peer.address", adapter.PeerAddress(ctx))
 		a.observer.Rejected(info.FullMethodName, limitConcurrentCalls)
 		return nil, overloaded(limitConcurrentCalls, int64(a.limits.MaxConcurrentCalls))
 	}
 	// The stream's context ends when the call does, whichever way.
-	context.AfterFunc(ctx, func() { a.calls.Add(-1) })
+	context.AfterFunc(ctx, func() { a.calls.Add(-1); leave() })
 	return ctx, nil
 }
 

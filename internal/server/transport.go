@@ -79,6 +79,11 @@ type TransportConfig struct {
 	// Refusals, when set, is told of every request refused for want of
 	// credentials (*metrics.Admission).
 	Refusals RefusalObserver
+	// Quotas are each caller's own limits (quota.go); zero: none.
+	Quotas Quotas
+	// QuotaObserver, when set, is told of every call refused at its
+	// caller's quota and of each caller's calls in flight (*metrics.Admission).
+	QuotaObserver QuotaObserver
 }
 
 // AdmissionObserver is what admission control reports to, for metrics.
@@ -138,6 +143,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	refused := newRefusals(log, cfg.Refusals)
 	adm := newAdmission(cfg.Tokens, cfg.TLS != nil && cfg.TLS.MutualTLS(), cfg.Limits, cfg.MaxMessageBytes, log, cfg.Admission)
 	adm.refusals = refused
+	adm.quotas = newCallerQuotas(cfg.Quotas, log, cfg.QuotaObserver)
 	// Before metrics and the call log, so that they see the caller, the
 	// deadline and, for the gateway's calls, the HTTP client as the peer.
 	unary := []grpc.UnaryServerInterceptor{adm.unaryCallContext}
@@ -167,6 +173,7 @@ func NewTransport(svc ctxcv1.ContextCompilerServiceServer, cfg TransportConfig) 
 	})
 	unary = append(unary,
 		selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(callLogger, logOpts...), notHealth),
+		adm.quotas.unary, // before the shared queue for max_inflight_bytes
 		adm.unaryInflight,
 		recovery.UnaryServerInterceptor(recoverOpts...))
 	stream = append(stream,
