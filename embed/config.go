@@ -54,6 +54,11 @@ type (
 	SummaryCacheConfig = summarycache.Config
 	// StateRefsConfig is the state_refs section.
 	StateRefsConfig = stateref.Config
+	// Quotas is the quotas section: every caller's quota and, by caller
+	// name, those that differ.
+	Quotas = server.Quotas
+	// Quota is one caller's quota.
+	Quota = server.Quota
 )
 
 // DefaultLimits are the gRPC limits of NewConfig.
@@ -126,6 +131,10 @@ type Config struct {
 	StateRefs stateref.Config `yaml:"state_refs"`
 	// Proxy configures the provider-compatible endpoints on the HTTP port.
 	Proxy ProxyConfig `yaml:"proxy"`
+	// Quotas bound what each caller (a token's name) may hold of the server
+	// and how fast it may call, so that one caller cannot crowd out the
+	// others; none by default (docs/running-safely.md).
+	Quotas server.Quotas `yaml:"quotas"`
 
 	// Path is the YAML file the config was read from ("" when none); profiles
 	// from it are listed with it as their source.
@@ -310,6 +319,7 @@ func (c *Config) validate() []error {
 	if err := c.StateRefs.Validate(); err != nil {
 		problems = append(problems, fmt.Errorf("state_refs: %w", err))
 	}
+	problems = append(problems, c.Quotas.Validate(c.MaxMessageBytes)...)
 	// model_registry, models, summary_cache and profiles are checked as the
 	// engine is built from them (newEngine), in the same list.
 	return problems

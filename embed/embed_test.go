@@ -207,6 +207,51 @@ func TestValidateListsEveryProblem(t *testing.T) {
 	}
 }
 
+// TestQuotasFromTheConfigFile: the quotas section decodes into every
+// caller's default and the callers' own, and each problem of it is listed
+// with its key.
+func TestQuotasFromTheConfigFile(t *testing.T) {
+	cfg, err := embed.ParseConfig([]byte(`
+quotas:
+  default: {max_concurrent_calls: 8, calls_per_second: 20, burst: 40}
+  callers:
+    batch: {max_concurrent_calls: 2, max_inflight_bytes: 67108864}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := embed.Quotas{Default: embed.Quota{MaxConcurrentCalls: 8, CallsPerSecond: 20, Burst: 40},
+		Callers: map[string]embed.Quota{"batch": {MaxConcurrentCalls: 2, MaxInflightBytes: 64 << 20}}}
+	if diff := cmp.Diff(want, cfg.Quotas); diff != "" {
+		t.Errorf("quotas (-want +got):\n%s", diff)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("valid quotas: %v", err)
+	}
+	if diff := cmp.Diff(embed.Quotas{}, embed.NewConfig().Quotas); diff != "" {
+		t.Errorf("default quotas, want none (-want +got):\n%s", diff)
+	}
+	cfg, err = embed.ParseConfig([]byte(`
+quotas:
+  default: {calls_per_second: 5}
+  callers:
+    batch: {max_inflight_bytes: 1024}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := cfg.Validate(); err != nil {
+		got = strings.Split(err.Error(), "\n")
+	}
+	if diff := cmp.Diff([]string{
+		"quotas.default.burst: 0 must be at least 1 with calls_per_second (the calls a caller may make at once)",
+		"quotas.callers.batch.max_inflight_bytes: 1024 must be 0 or at least max_message_bytes (33554432), so that every request fits alone",
+	}, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
 // TestStartRefusesTheConfiguration: what Start refuses before listening is a
 // *ConfigError listing every problem, the engine's and the exposure's too;
 // Check lists the same without starting.

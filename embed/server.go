@@ -142,9 +142,11 @@ func (s *Server) start(cfg *Config) (run func() error, err error) {
 		return nil, err
 	}
 	tcfg := server.TransportConfig{MaxMessageBytes: cfg.MaxMessageBytes, Reflection: cfg.Reflection, GracePeriod: cfg.GracePeriod, Logger: log,
-		TracerProvider: cfg.tracerProvider(), TLS: tlsFiles, Tokens: tokens, Limits: cfg.limits(), DrainDelay: cfg.DrainDelay}
+		TracerProvider: cfg.tracerProvider(), TLS: tlsFiles, Tokens: tokens, Limits: cfg.limits(), DrainDelay: cfg.DrainDelay,
+		Quotas: cfg.Quotas}
 	if metrics != nil {
 		tcfg.MetricsRegisterer, tcfg.Admission, tcfg.Refusals = metrics.reg, metrics.domain.Admission(), metrics.domain.Admission()
+		tcfg.QuotaObserver = metrics.domain.Admission()
 		tcfg.MetricsExemplar = ctxcmetrics.TraceExemplar
 	}
 	transport := server.NewTransport(svc, tcfg)
