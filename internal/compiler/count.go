@@ -35,11 +35,15 @@ type CountResult struct {
 
 // CountTokens counts each text and message with the model's or encoding's
 // counter. It stops at the call's deadline between one text or message and
-// the next; the server's admission limits bound how many run at once.
+// the next, and inside one (a text of megabytes without a space takes
+// seconds); the server's admission limits bound how many run at once.
 func (s *Service) CountTokens(ctx context.Context, req CountRequest) (*CountResult, error) {
 	counter, err := s.counter(&req)
 	if err != nil {
 		return nil, err
+	}
+	if b, ok := counter.(agentstate.BoundCounter); ok {
+		counter = b.Bound(ctx.Done())
 	}
 	textProvenance := counterProvenance(counter)
 	res := &CountResult{Counter: counter.Name()}
@@ -60,6 +64,10 @@ func (s *Service) CountTokens(ctx context.Context, req CountRequest) (*CountResu
 		res.Total += n
 		res.Provenance = max(res.Provenance, p)
 		res.Messages = append(res.Messages, TokenCount{Tokens: n, Provenance: p})
+	}
+	// A count cut short when the call ended is approximate: never answered.
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
