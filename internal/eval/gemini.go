@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
@@ -48,7 +49,7 @@ type geminiPart struct {
 
 // readGeminiCLI reads a Gemini CLI chat file: its user and gemini
 // messages in the order they were first written, each as it was last
-// written; a tagged block the CLI writes itself (<session_context>) is an
+// written, from the last list a resumed session set on; a tagged block the CLI writes itself (<session_context>) is an
 // event; a call's result is the function response the CLI sent, an error
 // when the call's status says so or the output ends with a non-zero exit
 // code.
@@ -75,10 +76,11 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 				c.id = r.SessionID
 			}
 		case r.Set != nil && r.Set.Messages != nil:
-			// A resumed session sets the whole list again, in the API's
-			// shape (calls as functionCall parts, each response twice):
-			// only a message not read yet is new (the first list holds
-			// the session's context).
+			// A resumed session sets the whole list again as the CLI
+			// reloaded it (calls as the API's functionCall parts, each
+			// response twice): what it holds from then on is the
+			// session, whatever was written before.
+			order, byID = nil, map[string]geminiRecord{}
 			for i, raw := range r.Set.Messages {
 				var m geminiRecord
 				if err := json.Unmarshal(raw, &m); err != nil {
@@ -87,9 +89,12 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 				if m.ID == "" {
 					return nil, lineErr(l.n, "$set.messages", "[%d].id: required", i)
 				}
-				if _, seen := byID[m.ID]; !seen {
-					add(l.n, m)
+				if _, seen := byID[m.ID]; seen {
+					// The list repeats a call's id for its doubled
+					// response: keep both, in order.
+					m.ID = fmt.Sprintf("%s#%d", m.ID, i)
 				}
+				add(l.n, m)
 			}
 		case r.Type != "":
 			if r.ID == "" {
