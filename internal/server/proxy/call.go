@@ -218,6 +218,11 @@ func (c *call) compileFailed(err error) ([]byte, *refusal) {
 		return nil, rf
 	case c.reason == server.ReasonOverloaded:
 		return nil, overloaded("ctxc: the server is busy; retry shortly", retry)
+	case c.reason == server.ReasonQuotaExceeded:
+		// The caller is at its own quota: never forwarded past it.
+		rf := overloaded("ctxc: "+st.Message(), retry)
+		rf.reason = c.reason
+		return nil, rf
 	case c.reason == agentstate.ReasonContextIrreducible:
 		needed, available := info.GetMetadata()["needed_tokens"], info.GetMetadata()["available_tokens"]
 		// The service's message names each part that must be kept with its

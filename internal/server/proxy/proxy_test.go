@@ -125,6 +125,13 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 
 func startProxy(t *testing.T, cfg Config, tokens *server.Tokens) *harness {
 	t.Helper()
+	return startProxyOn(t, cfg, server.TransportConfig{Tokens: tokens})
+}
+
+// startProxyOn is startProxy on a transport configured as tcfg says.
+func startProxyOn(t *testing.T, cfg Config, tcfg server.TransportConfig) *harness {
+	t.Helper()
+	tokens := tcfg.Tokens
 	h := &harness{logs: &bytes.Buffer{}, obs: &observed{}}
 	log := slog.New(slog.NewJSONHandler(&lockedWriter{b: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	app, err := compiler.New(compiler.Config{Catalog: compilertest.NewCatalog(), Counters: compilertest.Counters{}, Logger: log})
@@ -135,7 +142,8 @@ func startProxy(t *testing.T, cfg Config, tokens *server.Tokens) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := server.NewTransport(svc, server.TransportConfig{Logger: log, Tokens: tokens})
+	tcfg.Logger = log
+	tr := server.NewTransport(svc, tcfg)
 	lis, err := server.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -696,6 +704,25 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 	if code := <-done; code != http.StatusOK {
 		t.Errorf("the first call: HTTP %d", code)
+	}
+}
+
+// TestCallerQuota: a caller at its quota gets the provider's 429 with
+// Retry-After naming the quota, and the call is not forwarded.
+func TestCallerQuota(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
+	h := startProxyOn(t, Config{Upstreams: map[Upstream]*url.URL{OpenAI: up.base(t)}},
+		server.TransportConfig{Quotas: server.Quotas{Default: server.Quota{CallsPerSecond: 0.01, Burst: 1}}})
+	if resp, body := post(t, h.url+"/v1/chat/completions", chatBody, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the first call: HTTP %d %s", resp.StatusCode, body)
+	}
+	resp, body := post(t, h.url+"/v1/chat/completions", chatBody, nil)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "100" ||
+		!strings.Contains(string(body), "ctxc: caller anonymous: quota calls_per_second 0.01 reached") || !strings.Contains(string(body), "rate_limit_exceeded") {
+		t.Errorf("HTTP %d %s %v", resp.StatusCode, body, resp.Header)
+	}
+	if n := len(up.requests()); n != 1 {
+		t.Errorf("the upstream got %d calls, want the first only", n)
 	}
 }
 
