@@ -68,6 +68,7 @@ func TestAbuse(t *testing.T) {
 	t.Run("proxy-unauthenticated-bodies", func(t *testing.T) { probeUnauthenticatedProxyBodies(t, report) })
 	t.Run("input-json", func(t *testing.T) { probeInputJSON(t, report) })
 	t.Run("refs-flood", func(t *testing.T) { probeRefsFlood(t, report) })
+	t.Run("quota-flood", func(t *testing.T) { probeQuotaFlood(t, report) })
 	t.Run("linear", func(t *testing.T) { probeLinear(t, report) })
 	t.Run("open-metrics-and-long-errors", func(t *testing.T) { probeOpenMetricsAndErrors(t, report) })
 }
