@@ -25,7 +25,7 @@ func (e *engine) metrics(reg prometheus.Registerer) (*metrics.Metrics, error) {
 	if e.schedules != nil {
 		schedules = e.schedules
 	}
-	return metrics.New(reg, metrics.Config{Version: e.version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(),
+	return metrics.New(reg, metrics.Config{Version: e.version, Profiles: e.catalog.Profiles(), Methods: methods, AdmissionLimits: server.AdmissionLimits(), Quotas: server.QuotaNames(),
 		TokenCache: tok, SummaryCache: e.cache, StateRefs: stateRefStats{e.refs}, ScheduleCache: schedules, HelperModels: e.helpers,
 		ProxyEndpoints: e.proxyEndpoints, ProxyOutcomes: proxy.Outcomes()})
 }

@@ -141,7 +141,11 @@ func TestReadmeLimitsTable(t *testing.T) {
 		"| | | (fixed) | `"+strconv.Itoa(compiler.MaxGoalBytes)+"` | bytes of a Compile's goal",
 		"| | | (fixed) | `"+strconv.Itoa(compiler.MaxStoredAttachmentBytes)+"` | bytes of an attachment kept in the summary cache",
 		"| | | `state_refs.max_bytes_per_caller` | `"+strconv.FormatInt(def.StateRefs.MaxBytesPerCaller, 10)+"` | bytes of states one caller keeps",
-		"| | | `state_refs.max_redis_entries_per_caller` | `"+strconv.Itoa(def.StateRefs.MaxRedisEntriesPerCaller)+"` | entries one caller keeps in Redis")
+		"| | | `state_refs.max_redis_entries_per_caller` | `"+strconv.Itoa(def.StateRefs.MaxRedisEntriesPerCaller)+"` | entries one caller keeps in Redis",
+		"| | | `quotas.default.max_concurrent_calls` | `"+strconv.Itoa(def.Quotas.Default.MaxConcurrentCalls)+"` | API calls one caller may have",
+		"| | | `quotas.default.max_inflight_bytes` | `"+strconv.FormatInt(def.Quotas.Default.MaxInflightBytes, 10)+"` | summed size of one caller's requests",
+		"| | | `quotas.default.calls_per_second` | `"+strconv.FormatFloat(def.Quotas.Default.CallsPerSecond, 'g', -1, 64)+"` | one caller's API calls a second",
+		"| | | `quotas.default.burst` | `"+strconv.Itoa(def.Quotas.Default.Burst)+"` | calls one caller may make at once")
 	for _, row := range rows {
 		if !strings.Contains(section, row) {
 			t.Errorf("the limits table lacks the row starting %s", row)
@@ -182,6 +186,33 @@ func TestReadmeSharedServiceConfigLoads(t *testing.T) {
 	}
 	if problems := exposureProblems(t, cfg); len(problems) != 0 || cfg.TLSClientCA == "" || cfg.DrainDelay == 0 || cfg.Reflection {
 		t.Errorf("exposure %v; config %+v", problems, cfg)
+	}
+}
+
+// TestRunningSafelyQuotasLoad: the quotas of "Running it safely" are a valid
+// config file, read as the text says (an entry is a caller's whole quota).
+func TestRunningSafelyQuotasLoad(t *testing.T) {
+	readme, err := docs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "**Quotas per caller.**")
+	if !ok {
+		t.Fatal(`Running it safely has no "Quotas per caller"`)
+	}
+	_, block, _ := strings.Cut(after, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	cfg, err := loadConfig(t, []string{"--config", writeFile(t, "ctxc.yaml", block)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := server.Quotas{Default: server.Quota{MaxConcurrentCalls: 8, MaxInflightBytes: 64 << 20, CallsPerSecond: 20, Burst: 40},
+		Callers: map[string]server.Quota{"batch-indexer": {MaxConcurrentCalls: 2, CallsPerSecond: 1, Burst: 5}}}
+	if diff := cmp.Diff(want, cfg.Quotas); diff != "" {
+		t.Errorf("quotas (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(server.Quotas{}, defaultConfig().Quotas); diff != "" {
+		t.Errorf("the default quotas, documented as none (-want +got):\n%s", diff)
 	}
 }
 

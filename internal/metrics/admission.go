@@ -20,8 +20,11 @@ type Admission struct {
 	quotaRejected   *prometheus.CounterVec
 	callerCalls     *prometheus.GaugeVec
 
+	quotas []string // the quota label's values
+
 	mu      sync.Mutex
 	callers map[string]bool // the callers with a label of their own
+	labeled map[string]bool // the caller labels whose series exist
 }
 
 // MaxCallerLabels bounds the caller label's values: the first callers seen
@@ -60,6 +63,7 @@ func newAdmission(methods, limits []string) *Admission {
 			Help: "API calls in flight, by caller.",
 		}, []string{"caller"}),
 		callers: map[string]bool{},
+		labeled: map[string]bool{},
 	}
 	for _, p := range UnauthenticatedPorts {
 		a.unauthenticated.WithLabelValues(p)
@@ -125,19 +129,27 @@ func (a *Admission) AddCallerCalls(caller string, delta int) {
 
 // caller is the caller label: "anonymous" for "", the caller's name for the
 // first MaxCallerLabels callers seen, else "other". A caller keeps the label
-// it was first given.
+// it was first given. A label's series start at zero when it is first
+// given, so that a caller's first refusal is an increase.
 func (a *Admission) caller(name string) string {
-	if name == "" {
-		return anonymousCaller
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.callers[name] {
-		return name
+	label := name
+	switch {
+	case name == "":
+		label = anonymousCaller
+	case a.callers[name]:
+	case len(a.callers) >= MaxCallerLabels:
+		label = otherValue
+	default:
+		a.callers[name] = true
 	}
-	if len(a.callers) >= MaxCallerLabels {
-		return otherValue
+	if !a.labeled[label] {
+		a.labeled[label] = true
+		for _, q := range a.quotas {
+			a.quotaRejected.WithLabelValues(label, q)
+		}
+		a.callerCalls.WithLabelValues(label)
 	}
-	a.callers[name] = true
-	return name
+	return label
 }

@@ -38,6 +38,9 @@ type Config struct {
 	// AdmissionLimits are the limits admission control refuses calls for
 	// (server.AdmissionLimits): the limit label's values.
 	AdmissionLimits []string
+	// Quotas are the quotas per caller calls are refused for
+	// (server.QuotaNames): the quota label's values.
+	Quotas []string
 	// TokenCache is the process-wide token-count cache (*tokens.Service).
 	TokenCache TokenCache
 	// SummaryCache is the cache of LLM-written summaries (*summarycache.Cache).
@@ -129,6 +132,7 @@ func New(reg prometheus.Registerer, cfg Config) (*Metrics, error) {
 		"Cost in US dollars of successful helper-model calls at the model registry's prices, by profile, task and model.",
 		"profile", "task", "model")
 	m.admission = newAdmission(cfg.Methods, cfg.AdmissionLimits)
+	m.admission.quotas = cfg.Quotas
 	m.proxy = newProxy(cfg.ProxyEndpoints, cfg.ProxyOutcomes)
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ctxc_build_info",

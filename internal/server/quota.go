@@ -126,6 +126,12 @@ const (
 	QuotaCallsPerSecond  = "calls_per_second"
 )
 
+// QuotaNames are the quotas a call may be refused for: every quota a
+// QuotaObserver is told of.
+func QuotaNames() []string {
+	return []string{QuotaConcurrentCalls, QuotaInflightBytes, QuotaCallsPerSecond}
+}
+
 // ReasonQuotaExceeded is the ErrorInfo reason of a call refused because its
 // caller is at one of its quotas (RESOURCE_EXHAUSTED, with the quota and the
 // caller in the ErrorInfo's metadata and a RetryInfo).
