@@ -26,7 +26,7 @@ import (
 // Quota probe: one caller floods, another calls steadily.
 const (
 	quotaFloodLoops  = 8                     // the flooding caller's calls kept going at once
-	quotaSteadyCalls = 100                   // the steady caller's Compiles in a row, one after another
+	quotaSteadyCalls = 500                   // the steady caller's Compiles in a row, one after another
 	quotaRounds      = 5                     // rounds of quotaSteadyCalls in each condition, in turns
 	quotaFloodQuota  = 1                     // the flooding caller's max_concurrent_calls
 	quotaFloodRate   = 2                     // the flooding caller's calls_per_second (burst 1)
@@ -46,14 +46,14 @@ type quotaRun struct {
 // probeQuotaFlood: caller "agent" keeps 8 Compiles of 4 MB going at once,
 // each sent again as soon as it is answered, on a server where its quota
 // is 1 call at a time, 2 calls a second and 32 MiB in flight; caller
-// "steady" (no quota) makes Compiles of a chat one after another: 100
-// alone, 100 while the flood waits the retry delay each refusal names (a
+// "steady" (no quota) makes Compiles of a chat one after another: 500
+// alone (about a second), 500 while the flood waits the retry delay each refusal names (a
 // caller at its quota: issue 43 holds the steady caller's p99 there to 2x
-// its p99 alone), 100 while it sends a refused call again 10 ms later
+// its p99 alone), 500 while it sends a refused call again 10 ms later
 // (hostile: told a second, it waits a hundredth), five times over. None of
-// the steady caller's calls fails in either. Under the hostile flood, 800
-// refused calls a second still reach the server and are turned away on the
-// same 2 cores (2.6x to 4.1x its p99 alone, measured): what the quota must
+// the steady caller's calls fails in either. Under the hostile flood,
+// hundreds of refused calls a second still reach the server and are turned
+// away on the same 2 cores (about 3x its p99 alone, measured): what the quota must
 // show there is that it spares the others most of what the same flood
 // costs them on a server without quotas, measured alike: its p99 is held
 // to half of theirs.
