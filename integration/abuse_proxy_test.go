@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -136,29 +135,5 @@ func probeUnauthenticatedProxyBodies(t *testing.T, report func(string, ...any)) 
 // from /metrics with the abuse token.
 func unauthenticatedCount(t *testing.T, s *server) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, s.metricsURL(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+abuseToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %s %v", resp.Status, err)
-	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if rest, ok := strings.CutPrefix(line, `ctxc_unauthenticated_total{port="http"} `); ok {
-			var n int
-			for _, c := range rest {
-				n = n*10 + int(c-'0')
-			}
-			return n
-		}
-	}
-	t.Fatalf("no ctxc_unauthenticated_total{port=\"http\"} in /metrics")
-	return 0
+	return metricInt(t, s, abuseToken, `ctxc_unauthenticated_total{port="http"}`)
 }

@@ -5,12 +5,8 @@ package integration
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -99,29 +95,5 @@ func probeRefsFlood(t *testing.T, report func(string, ...any)) {
 // stateRefEntries is the server's ctxc_state_ref_entries, read from its
 // /metrics with the flooding caller's token.
 func stateRefEntries(t *testing.T, s *server) int {
-	req, err := http.NewRequest(http.MethodGet, s.metricsURL(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+abuseToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "ctxc_state_ref_entries "); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("/metrics has no ctxc_state_ref_entries:\n%s", body)
-	return 0
+	return metricInt(t, s, abuseToken, "ctxc_state_ref_entries")
 }

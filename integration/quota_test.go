@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,4 +169,22 @@ func metricsText(t *testing.T, s *server, token string) string {
 		t.Fatal(err)
 	}
 	return string(body)
+}
+
+// metricInt is the value of one series (its name and labels as /metrics
+// writes them) in the server's /metrics, read with token.
+func metricInt(t *testing.T, s *server, token, series string) int {
+	t.Helper()
+	body := metricsText(t, s, token)
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("%s: %v", series, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("/metrics has no %s:\n%s", series, body)
+	return 0
 }
