@@ -579,26 +579,12 @@ func TestUnauthenticatedRefusedBeforeTheBody(t *testing.T) {
 		req.ContentLength = 30 << 20
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer sk-provider-key")
-		answered := make(chan *http.Response, 1)
-		go func() {
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-			}
-			answered <- resp
-		}()
-		select {
-		case resp := <-answered:
-			if resp == nil {
-				return
-			}
-			got, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(got), HeaderToken) {
-				t.Errorf("%s: HTTP %d %s; want 401 naming %s", path, resp.StatusCode, got, HeaderToken)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: no answer while the body was held: the proxy waited for it", path)
+		status, got, ok := answerWhileHeld(t, req)
+		if !ok {
+			return
+		}
+		if status != http.StatusUnauthorized || !strings.Contains(got, HeaderToken) {
+			t.Errorf("%s: HTTP %d %s; want 401 naming %s", path, status, got, HeaderToken)
 		}
 	}
 	if len(up.requests()) != 0 || !strings.Contains(h.logs.String(), "unauthenticated request refused") {
@@ -619,6 +605,18 @@ func TestTooLargeRefusedBeforeTheBody(t *testing.T) {
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.url+"/v1/chat/completions", &heldBody{release: release})
 	req.ContentLength = 30 << 20
 	req.Header.Set("Content-Type", "application/json")
+	status, got, ok := answerWhileHeld(t, req)
+	if ok && (status != http.StatusRequestEntityTooLarge || !strings.Contains(got, "max_message_bytes")) {
+		t.Errorf("HTTP %d %s; want 413", status, got)
+	}
+}
+
+// answerWhileHeld sends req, whose body sends nothing until released, and
+// returns the answer the proxy gave meanwhile; it fails the test when none
+// comes within 10 s (the proxy waited for the body). ok is false when the
+// call failed (reported).
+func answerWhileHeld(t *testing.T, req *http.Request) (status int, body string, ok bool) {
+	t.Helper()
 	answered := make(chan *http.Response, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
@@ -630,15 +628,14 @@ func TestTooLargeRefusedBeforeTheBody(t *testing.T) {
 	select {
 	case resp := <-answered:
 		if resp == nil {
-			return
+			return 0, "", false
 		}
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(got), "max_message_bytes") {
-			t.Errorf("HTTP %d %s; want 413", resp.StatusCode, got)
-		}
+		return resp.StatusCode, string(got), true
 	case <-time.After(10 * time.Second):
-		t.Fatal("no answer while the body was held: the proxy waited for it")
+		t.Fatalf("%s: no answer while the body was held: the proxy waited for it", req.URL.Path)
+		return 0, "", false
 	}
 }
 
