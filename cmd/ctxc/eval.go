@@ -61,7 +61,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	generate := fs.String("generate", "", "write a generated session for this seed (an unsigned integer) to standard output and exit")
 	turns := fs.Int("turns", 40, "user turns of a --generate session")
 	recorded := fs.Bool("recorded", false, "with --generate: build the session from recorded real tool outputs and people's own wording (eval/corpus) instead of synthetic ones")
-	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines) or one of "+formatNames())
+	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines) or one of "+eval.FormatNames())
 	factsFile := fs.String("facts", "", "measure the facts this JSON file lists ({\"facts\": [{\"id\", \"kind\", \"text\", \"turn\"}]}, as a session header's) instead of those found in the one session FILE")
 	cf := registerConfigFlags(fs, false)
 	if code, done := parseFlags(fs, io, args); done {
@@ -268,15 +268,6 @@ func loadSession(name string, stdin io.Reader, format eval.Format) (*eval.Sessio
 	}
 	s, _, err := eval.LoadAny(r, name, format)
 	return s, err
-}
-
-// formatNames lists the formats eval reads, for --format's help.
-func formatNames() string {
-	names := make([]string, len(eval.Formats))
-	for i, f := range eval.Formats {
-		names[i] = string(f)
-	}
-	return strings.Join(names, ", ")
 }
 
 // useFacts makes the facts listed in the file at path the ones measured on s.

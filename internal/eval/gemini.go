@@ -105,6 +105,19 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 	}
 	sent := map[string]bool{} // calls whose results are in
 	status := map[string]string{}
+	// Calls a user message answers; the others' results are read from the call.
+	answered := map[string]bool{}
+	for _, id := range order {
+		if r := byID[id]; r.Type == "user" {
+			var parts []geminiPart
+			_ = json.Unmarshal(r.Content, &parts)
+			for _, p := range parts {
+				if p.FunctionResponse != nil {
+					answered[p.FunctionResponse.ID] = true
+				}
+			}
+		}
+	}
 	for _, id := range order {
 		r, n := byID[id], lineOf[id]
 		switch r.Type {
@@ -171,7 +184,7 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 				// A result the CLI kept only with its call (no user message
 				// of function responses follows) is read from there.
 				for _, p := range tc.Result {
-					if fr := p.FunctionResponse; fr != nil && !sent[fr.ID] && !laterResponse(order, byID, id, fr.ID) {
+					if fr := p.FunctionResponse; fr != nil && !sent[fr.ID] && !answered[fr.ID] {
 						sent[fr.ID] = true
 						results = append(results, geminiResult(fr.ID, fr.Name, fr.Response, tc.Status))
 					}
@@ -184,32 +197,6 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 		}
 	}
 	return c, nil
-}
-
-// laterResponse reports whether a user message after the message named
-// from holds the function response of call.
-func laterResponse(order []string, byID map[string]geminiRecord, from, call string) bool {
-	after := false
-	for _, id := range order {
-		if id == from {
-			after = true
-			continue
-		}
-		r := byID[id]
-		if !after || r.Type != "user" {
-			continue
-		}
-		var parts []geminiPart
-		if json.Unmarshal(r.Content, &parts) != nil {
-			continue
-		}
-		for _, p := range parts {
-			if p.FunctionResponse != nil && p.FunctionResponse.ID == call {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // geminiResult is a function response as a tool result: its output (or

@@ -49,11 +49,16 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
+	return "", fmt.Errorf("%q is not auto or one of %s", s, FormatNames())
+}
+
+// FormatNames lists Formats, comma-separated, for flags and messages.
+func FormatNames() string {
 	names := make([]string, len(Formats))
 	for i, f := range Formats {
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("%q is not auto or one of %s", s, strings.Join(names, ", "))
+	return strings.Join(names, ", ")
 }
 
 // detectLines is how many non-blank lines detection reads.

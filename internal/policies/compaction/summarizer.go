@@ -1028,7 +1028,7 @@ var shortenedForm = regexp.MustCompile(` …(?: \([^()]*\))?$`)
 // isShortened says whether an item of a section is one identifyingForm
 // wrote (its clause ends in the mark, its identifiers follow).
 func isShortened(section, item string) bool {
-	return shortens(section) && !strings.Contains(item, "\n") && shortenedForm.MatchString(item)
+	return shortens(section) && strings.Contains(item, shortenedMark) && !strings.Contains(item, "\n") && shortenedForm.MatchString(item)
 }
 
 // identifierPattern finds what names a thing in an item: a file with its
