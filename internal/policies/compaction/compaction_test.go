@@ -67,6 +67,9 @@ func TestGolden(t *testing.T) {
 		{name: "drop_low_importance_tool_rounds", state: "session", factory: NewDropLowImportanceFactory(), settings: "{min_importance_threshold: 61, keep_recent_messages: 0}", recent: 1, target: 300},
 		{name: "summarize", state: "session", factory: NewSummarizeFactory(Deps{}), recent: 1, target: 100},
 		{name: "summarize_iterative", state: "iterative", factory: NewSummarizeFactory(Deps{}), recent: 1, target: 50},
+		// Summaries over their budget merge: the new one covers the earlier
+		// summary's messages too, and its label says so.
+		{name: "summarize_merge", state: "iterative", factory: NewSummarizeFactory(Deps{}), settings: "{max_summary_ratio: 1, min_summary_tokens: 80}", recent: 1, target: 50},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -201,6 +201,9 @@ func (m *Memo) requestKey(req *SummaryRequest) uint64 {
 		_, _ = h.WriteString(s)
 	}
 	put(req.BudgetTokens)
+	put(req.Count)
+	str(req.First)
+	str(req.Last)
 	if req.Counter != nil {
 		str(req.Counter.Name())
 	}

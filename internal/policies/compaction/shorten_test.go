@@ -51,11 +51,10 @@ func TestRenderShortensBeforeLeavingOut(t *testing.T) {
 	}
 	render := func(budget int) string {
 		b := newSummaryBuilder(SummaryRequest{})
-		b.messages = 40
 		for title, list := range items {
 			b.items[title] = append([]string(nil), list...)
 		}
-		return b.render(budget)
+		return b.render((&SummaryRequest{Count: 40}).Label(), budget)
 	}
 	full := render(1 << 20)
 	whole := strings.Count(full, "\n- ")

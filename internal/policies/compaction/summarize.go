@@ -93,11 +93,16 @@ type summaryPlan struct {
 	exhausted     bool                 // no more messages could be summarized
 	synthesized   map[string]bool      // ids of summaries written earlier in this run that it replaces
 	task          map[string]bool      // the call ids of the running task (runningCalls)
+	// count, first and last are what the summary's label says it stands
+	// for (SummaryRequest.Count): the covered messages, summaries aside.
+	count       int
+	first, last string
 }
 
 // request is the summary request of the plan within budget.
 func (p *summaryPlan) request(budget int, counter agentstate.TokenCounter) SummaryRequest {
-	return SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: counter, Running: p.running()}
+	return SummaryRequest{Span: p.span, Merge: p.merge, Earlier: p.earlier, BudgetTokens: budget, Counter: counter, Running: p.running(),
+		Count: p.count, First: p.first, Last: p.last}
 }
 
 // running lists, sorted, the calls of the running task that the span or a
@@ -276,7 +281,8 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	// Stack the new summary after the others when all fit the budget: the
 	// prompt prefix up to them stays as the provider cached it. Its size is
 	// the deterministic summary's, which every summarizer is budgeted against.
-	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter(), Running: p.running()})
+	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter(), Running: p.running(),
+		Count: p.count, First: p.first, Last: p.last})
 	p.budget = total - existing
 	if existing+stacked > total {
 		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total, 1)
@@ -401,6 +407,7 @@ func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total int, c
 // reset forgets what collect gathered, keeping the removed set.
 func (p *summaryPlan) reset() {
 	p.at, p.span, p.merge, p.earlier, p.covers, p.removedTokens, p.failures, p.synthesized = -1, nil, nil, nil, nil, 0, nil, nil
+	p.count, p.first, p.last = 0, "", ""
 }
 
 // measure is the size of the deterministic summary of a request.
@@ -444,12 +451,25 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 	seen := make(map[string]bool, len(entries)+covered-inherited)
 	p.covers = make([]string, 0, len(entries)+covered-inherited)
 	p.inherited = [2]int{}
-	cover := func(id string) {
+	// cover adds id to the covered ids; true when it was not there yet.
+	cover := func(id string) bool {
 		if id != "" && !seen[id] && !shownOutside[id] {
 			seen[id] = true
 			p.covers = append(p.covers, id)
+			return true
+		}
+		return false
+	}
+	// The label counts the covered messages, the summaries among them
+	// aside: the new ids as they are covered, and what an inherited or
+	// merged summary covers by its own label, not by its ids (read at every
+	// merge, they would cost every id summarized so far).
+	count := func(id string) {
+		if cover(id) {
+			p.count++
 		}
 	}
+	merged := map[string]bool{} // the ids of the summaries it merges
 	p.synthesized = map[string]bool{}
 	// The summary reads the log's own messages: what compaction masked or
 	// cut in the view is still there.
@@ -490,6 +510,11 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 		p.removedTokens += e.Tokens
 		if isSum {
 			p.merge = append(p.merge, m.Text())
+			merged[m.ID], merged[e.SourceID] = true, true
+			n, labelled := labelCount(m.Text())
+			if labelled {
+				p.count += n
+			}
 			if i == inherit {
 				p.inherited[0] = len(p.covers)
 				if len(p.covers) == 0 {
@@ -504,9 +529,14 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 					p.covers = append(p.covers, m.CoversMessageIDs...)
 				}
 				p.inherited[1] = len(p.covers)
+				if !labelled {
+					p.count += len(m.CoversMessageIDs)
+				}
 			} else {
 				for _, id := range m.CoversMessageIDs {
-					cover(id)
+					if cover(id) && !labelled {
+						p.count++
+					}
 				}
 			}
 			if e.SourceID == "" {
@@ -517,7 +547,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 				if o := original[id]; o != nil {
 					p.span = append(p.span, *o)
 				}
-				cover(id)
+				count(id)
 			}
 		} else {
 			if o := original[e.SourceID]; o != nil && e.Changed && o.Kind == m.Kind && o.Role == m.Role {
@@ -531,16 +561,47 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 			if e.SourceID == "" {
 				// A message normalize synthesized (a missing result): it is
 				// made again on every compile, so the summary covers it too.
-				cover(m.ID)
+				count(m.ID)
 			}
 		}
-		cover(e.SourceID)
+		if isSum {
+			cover(e.SourceID)
+		} else {
+			count(e.SourceID)
+		}
 	}
 	if inherit >= 0 && summarizedAgain(w, entries, p.remove, seen) {
 		p.reset()
 		s.collect(w, p, visible, true)
 		return
 	}
+	p.first, p.last = coveredEnds(w, p.covers, merged)
+}
+
+// coveredEnds are the first and the last of the covered ids that are not
+// summaries: those it merges, and the log's (which an inherited summary's
+// ids may hold).
+func coveredEnds(w *policies.Work, covers []string, merged map[string]bool) (first, last string) {
+	isSummary := func(id string) bool {
+		if merged[id] {
+			return true
+		}
+		m, ok := w.LogMessage(id)
+		return ok && m.Kind == agentstate.KindSummary && m.Role != agentstate.RoleTool
+	}
+	for _, id := range covers {
+		if !isSummary(id) {
+			first = id
+			break
+		}
+	}
+	for i := len(covers) - 1; i >= 0; i-- {
+		if !isSummary(covers[i]) {
+			last = covers[i]
+			break
+		}
+	}
+	return first, last
 }
 
 // summarizedAgain reports whether an entry shown outside the span, or an id

@@ -38,6 +38,43 @@ type SummaryRequest struct {
 	Running []string
 	// Counter measures text for the target model; nil counts 4 bytes a token.
 	Counter agentstate.TokenCounter
+	// Count, First and Last are what the summary's label says it stands
+	// for: how many messages, the first and the last of them, the span's
+	// and those of the summaries it merges (the summaries themselves not
+	// counted). With Count 0 the label counts the span and what the merged
+	// summaries' labels count, and names the span's ends only when it
+	// merges nothing: a merged summary's messages come before the span's.
+	Count       int
+	First, Last string
+}
+
+// Label is how a summary of the request opens: "Summary of 7 earlier
+// messages (m2 to m8)", or without the ends when they are not known.
+func (r *SummaryRequest) Label() string {
+	count, first, last := r.Count, r.First, r.Last
+	if count == 0 {
+		count = len(r.Span)
+		for _, text := range r.Merge {
+			if n, ok := labelCount(text); ok {
+				count += n
+			}
+		}
+		if len(r.Merge) == 0 && len(r.Span) > 0 {
+			first, last = r.Span[0].ID, r.Span[len(r.Span)-1].ID
+		}
+	}
+	if first == "" {
+		return fmt.Sprintf(summaryHeader, count)
+	}
+	return fmt.Sprintf(summaryHeader+" (%s to %s)", count, first, last)
+}
+
+// labelCount reads the count of a summary's label (Label; the
+// deterministic, the model's and truncate's summaries all open so).
+func labelCount(text string) (int, bool) {
+	var n int
+	_, err := fmt.Sscanf(text, summaryHeader, &n)
+	return n, err == nil
 }
 
 // Summarizer writes the text of a summary. Implementations must be
@@ -182,7 +219,7 @@ func (d DeterministicSummarizer) fit(ctx context.Context, req SummaryRequest) (s
 	}
 	b.resolveEarlier(req.Earlier)
 	b.dropKnown(req.Earlier)
-	text := b.render(req.BudgetTokens)
+	text := b.render(req.Label(), req.BudgetTokens)
 	d.Memo.remember(key, fitted{text, b.droppedWeight})
 	return text, b.droppedWeight
 }
@@ -192,9 +229,6 @@ type summaryBuilder struct {
 	// droppedWeight is the heaviest weight render left out.
 	droppedWeight int
 	counter       agentstate.TokenCounter
-	messages      int
-	first         string
-	last          string
 	items         map[string][]string
 	seen          map[string]map[string]bool
 	// failures by call id, in order; a later success of the same tool
@@ -301,12 +335,11 @@ func normalizeLines(text string) string {
 
 // merge carries the facts of an earlier summary into this one.
 func (b *summaryBuilder) merge(text string) {
-	items, count, ok := parseSummary(text)
+	items, _, ok := parseSummary(text)
 	if !ok {
 		b.add(secEarlier, strings.TrimSpace(text))
 		return
 	}
-	b.messages += count
 	for _, title := range orderedTitles(items) {
 		for _, it := range items[title] {
 			b.mergeItem(title, it)
@@ -401,10 +434,6 @@ const readCheckEvery = 256
 
 // read reads span into b; false when ctx ended before it was done.
 func (b *summaryBuilder) read(ctx context.Context, span []agentstate.Message) bool {
-	b.messages += len(span)
-	if len(span) > 0 {
-		b.first, b.last = span[0].ID, span[len(span)-1].ID
-	}
 	calls := map[string]agentstate.ToolCall{}
 	keys := pathKeys()
 	lastRequest, answered := "", true
@@ -821,18 +850,15 @@ func (b *summaryBuilder) count(s string) int {
 	return b.counter.CountText(s)
 }
 
-// render writes the summary within budgetTokens: sections in order of
-// importance, each item whole or not at all, and a closing line saying what
-// was left out. Failures still open are always written.
-func (b *summaryBuilder) render(budgetTokens int) string {
+// render writes the summary, opening with label (SummaryRequest.Label),
+// within budgetTokens: sections in order of importance, each item whole or
+// not at all, and a closing line saying what was left out. Failures still
+// open are always written.
+func (b *summaryBuilder) render(label string, budgetTokens int) string {
 	if t := b.toolsItem(); t != "" {
 		b.items[secTools] = []string{t}
 	}
-	span := ""
-	if b.first != "" {
-		span = fmt.Sprintf(" (%s to %s)", b.first, b.last)
-	}
-	header := fmt.Sprintf(summaryHeader+"%s, written by ctxc without a model.\n", b.messages, span)
+	header := label + ", written by ctxc without a model.\n"
 	// Room for the header and for the note on what was left out.
 	room := budgetTokens - b.count(header) - b.count("[... 999 items (about 99,999 tokens) left out to fit the summary budget: 999 user requests, 999 notes]\n")
 	b.compressFailures(room)

@@ -102,13 +102,16 @@ func (r *requestSummarizer) summarize(ctx context.Context, req compaction.Summar
 	entries := make([]string, len(span))
 	previous := strings.Join(req.Merge, "\n\n")
 	earlier := strings.Join(req.Earlier, "\n\n")
-	keyParts := []string{Type + "/v2", client.Model(), strconv.Itoa(req.BudgetTokens), previous, earlier}
+	// The label (what the summary stands for) is in the key: v3 labels say
+	// the first and the last message.
+	label := req.Label()
+	keyParts := []string{Type + "/v3", client.Model(), strconv.Itoa(req.BudgetTokens), previous, earlier, label}
 	for i := range span {
 		entries[i] = renderMessage(&span[i], r.p.cfg.ToolOutputChars)
 		keyParts = append(keyParts, span[i].ID, entries[i])
 	}
 	text, res, err := r.p.deps.Cache.GetOrCompute(ctx, summarycache.Key(keyParts...), func(ctx context.Context) (string, error) {
-		text, err := r.fold(ctx, client, entries, previous, earlier, req.BudgetTokens, len(span))
+		text, err := r.fold(ctx, client, entries, previous, earlier, req.BudgetTokens, label)
 		if err != nil {
 			return "", err
 		}
@@ -209,8 +212,9 @@ func verified(text string) (appended bool, missing int) {
 }
 
 // fold summarizes the entries in chunks that fit the model's window, each
-// call merging the summary so far (an iterative summary update).
-func (r *requestSummarizer) fold(ctx context.Context, client llm.Completer, entries []string, previous, earlier string, budgetTokens, messages int) (string, error) {
+// call merging the summary so far (an iterative summary update); the
+// summary opens with label (compaction.SummaryRequest.Label).
+func (r *requestSummarizer) fold(ctx context.Context, client llm.Completer, entries []string, previous, earlier string, budgetTokens int, label string) (string, error) {
 	counter := r.w.Counter()
 	system := systemPrompt(budgetTokens)
 	// The previous summary is at most budgetTokens when written by this policy;
@@ -231,7 +235,7 @@ func (r *requestSummarizer) fold(ctx context.Context, client llm.Completer, entr
 			return "", errors.New("the model returned an empty summary")
 		}
 	}
-	text := fmt.Sprintf("Summary of %d earlier messages, written by ctxc with %s.\n\n%s\n", messages, client.Model(), summary)
+	text := fmt.Sprintf("%s, written by ctxc with %s.\n\n%s\n", label, client.Model(), summary)
 	if n := counter.CountText(text); n > budgetTokens {
 		return "", fmt.Errorf("rejected a %d-token summary: over its budget of %d tokens (it must be smaller than what it replaces)", n, budgetTokens)
 	}
