@@ -1,37 +1,106 @@
 package integration
 
 import (
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
+
+// busyLoop spins until its own process has used 2 s of CPU (user + system,
+// read from /proc/self/stat in clock ticks), however fast the machine and
+// whichever awk it has; `exit N` after it. It runs in a child of a child,
+// as a phase's compilers do.
+const busyLoop = `bash -c 'target=$((2 * $(getconf CLK_TCK))); while read -r s < /proc/$BASHPID/stat; set -- ${s##*) }; ((${12} + ${13} < target)); do :; done'; exit `
+
+var (
+	closingLine  = regexp.MustCompile(`(?m)^<== busy: (?:FAILED \(exit (\d+)\) after )?(\d+)s \(cpu (\d+)s\)$`)
+	progressLine = regexp.MustCompile(`(?m)^… busy: still running, (\d+)s \(cpu (\d+)s\)$`)
+)
+
+// runPhase runs scripts/phase.sh NAME sh -c SCRIPT with a progress line
+// after every second of silence, and returns its output and exit status.
+func runPhase(t *testing.T, name, script string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("bash", "../scripts/phase.sh", name, "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "PHASE_PROGRESS_SECONDS=1")
+	out, err := cmd.Output()
+	if cmd.ProcessState == nil {
+		t.Fatalf("phase.sh did not run: %v", err)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
 
 // scripts/phase.sh frames each phase of make test: its closing line must
 // give the wall and the CPU time of what the phase ran, and its exit status
-// must be the command's, or make would go on past a failed phase.
+// must be the command's, or make would go on past a failed phase. While the
+// command is silent, progress lines give the time and CPU so far.
 func TestPhaseLines(t *testing.T) {
 	t.Parallel()
-	closing := regexp.MustCompile(`(?m)^<== busy: (?:FAILED \(exit (\d+)\) after )?(\d+)s \(cpu (\d+)s\)$`)
-	// About 2 s of CPU in a child of a child, as a phase's compilers are
-	// (2e7 rounds took 0.65 s on a fast core, which rounded to 0 s when a
-	// busy machine slowed the rest).
-	busy := `awk 'BEGIN { for (i = 0; i < 6e7; i++) s += i }'; exit `
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("the busy loop reads its CPU time from /proc")
+	}
 	for _, exit := range []int{0, 3} {
-		cmd := exec.Command("bash", "../scripts/phase.sh", "busy", "sh", "-c", busy+strconv.Itoa(exit))
-		out, err := cmd.Output()
-		if got := cmd.ProcessState.ExitCode(); got != exit {
-			t.Fatalf("exit %d: phase.sh exited %d (%v)\n%s", exit, got, err, out)
-		}
-		m := closing.FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("exit %d: no closing line like %q in\n%s", exit, closing, out)
-		}
-		if exit != 0 && string(m[1]) != strconv.Itoa(exit) {
-			t.Errorf("exit %d: the closing line says exit %s", exit, m[1])
-		}
-		if cpu, _ := strconv.Atoi(string(m[3])); cpu < 1 {
-			t.Errorf("exit %d: cpu %ds for a phase that computed for about 2 s:\n%s", exit, cpu, out)
-		}
+		t.Run("exit "+strconv.Itoa(exit), func(t *testing.T) {
+			t.Parallel()
+			out, got := runPhase(t, "busy", busyLoop+strconv.Itoa(exit))
+			if got != exit {
+				t.Fatalf("phase.sh exited %d, want %d:\n%s", got, exit, out)
+			}
+			m := closingLine.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no closing line like %q in\n%s", closingLine, out)
+			}
+			if exit != 0 && m[1] != strconv.Itoa(exit) {
+				t.Errorf("the closing line says exit %s", m[1])
+			}
+			// 2 s of CPU and its process's start, rounded to the second.
+			wall, _ := strconv.Atoi(m[2])
+			if cpu, _ := strconv.Atoi(m[3]); cpu != 2 {
+				t.Errorf("cpu %ds for a phase that used 2 s of CPU:\n%s", cpu, out)
+			}
+			if wall < 2 {
+				t.Errorf("%ds of wall time for a phase that used 2 s of CPU on one core:\n%s", wall, out)
+			}
+			// At least one progress line while it computed, the last within
+			// about a second of its end: at least 1 s of CPU by then.
+			progress := progressLine.FindAllStringSubmatch(out, -1)
+			if len(progress) == 0 {
+				t.Fatalf("no progress line like %q in 2 s of silence:\n%s", progressLine, out)
+			}
+			last := progress[len(progress)-1]
+			if secs, _ := strconv.Atoi(last[1]); secs > wall {
+				t.Errorf("a progress line at %ss, after the phase's %ds:\n%s", last[1], wall, out)
+			}
+			if cpu, _ := strconv.Atoi(last[2]); cpu < 1 {
+				t.Errorf("the last progress line says cpu %ss, at most a second before the 2 s were used:\n%s", last[2], out)
+			}
+		})
+	}
+}
+
+// A phase that prints gets no progress lines among its own, and its lines
+// pass through whole and in order; a phase ends when its command does, even
+// if a process the command left behind still holds the output open.
+func TestPhaseOutput(t *testing.T) {
+	t.Parallel()
+	out, status := runPhase(t, "chatty", `for i in 1 2 3 4 5; do echo "line $i"; sleep 0.4; done; printf 'no newline'`)
+	if status != 0 {
+		t.Fatalf("phase.sh exited %d:\n%s", status, out)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	want := []string{"==> chatty", "line 1", "line 2", "line 3", "line 4", "line 5", "no newline"}
+	if len(lines) != len(want)+1 || strings.Join(lines[:len(want)], "\n") != strings.Join(want, "\n") ||
+		!strings.HasPrefix(lines[len(want)], "<== chatty: ") {
+		t.Errorf("phase.sh printed\n%s\nwant %q and then the closing line", out, want)
+	}
+
+	start := time.Now()
+	out, status = runPhase(t, "leaves", `sleep 12 & echo started`)
+	if took := time.Since(start); status != 0 || took > 8*time.Second || !strings.Contains(out, "\n<== leaves: ") {
+		t.Errorf("a command that leaves a process holding the output: exit %d after %v:\n%s", status, took, out)
 	}
 }
