@@ -390,8 +390,13 @@ func (s *Server) startGateway(cfg *Config, tlsFiles *server.TLS, tokens *server.
 	if gcfg.Inspector != nil {
 		log.Info("inspector", "url", scheme+"://"+hlis.Addr().String()+"/ui/")
 	}
-	for u := range cfg.Proxy.upstreams() {
-		log.Info("proxy", "upstream", string(u), "base_url", scheme+"://"+hlis.Addr().String())
+	// One line an API: where its clients point their base URL (listen), and
+	// the upstream base URL the calls go on to, with the same path.
+	ups := cfg.Proxy.upstreams()
+	for _, u := range proxy.Upstreams() {
+		if raw, ok := ups[u]; ok {
+			log.Info("proxy", "api", string(u), "listen", scheme+"://"+hlis.Addr().String(), "upstream", raw)
+		}
 	}
 	return serveCtx, func() { stopGRPC(); gw.Close(); closeProxy() }, nil
 }
