@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -18,6 +19,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // spec is what one image is built from.
@@ -162,7 +166,56 @@ func build(s spec) (v1.ImageIndex, error) {
 		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &platform}})
 	}
 	idx := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
-	return mutate.Annotations(idx, annotations(s)).(v1.ImageIndex), nil
+	return canonicalIndex(mutate.Annotations(idx, annotations(s)).(v1.ImageIndex))
+}
+
+// canonicalIndex is idx serialized by the OCI image spec's own Go types,
+// in their field order, and without the artifactType go-containerregistry
+// gives an image's descriptor (these are images, not artifacts): the bytes
+// that tools built on those types (containerd, skopeo) write for it, so
+// that one copying the index without changing it (skopeo copy --all
+// --preserve-digests) finds it unchanged and keeps its digest.
+func canonicalIndex(idx v1.ImageIndex) (v1.ImageIndex, error) {
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	out := ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Annotations: m.Annotations}
+	for _, d := range m.Manifests {
+		desc := ocispec.Descriptor{MediaType: string(d.MediaType), Digest: digest.Digest(d.Digest.String()), Size: d.Size, Annotations: d.Annotations}
+		if p := d.Platform; p != nil {
+			desc.Platform = &ocispec.Platform{Architecture: p.Architecture, OS: p.OS, OSVersion: p.OSVersion, OSFeatures: p.OSFeatures, Variant: p.Variant}
+		}
+		out.Manifests = append(out.Manifests, desc)
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	h, size, err := v1.SHA256(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	return rawIndex{base: idx, raw: raw, digest: h, size: size}, nil
+}
+
+// rawIndex is an index with its manifest given as bytes; its images are
+// base's.
+type rawIndex struct {
+	base   v1.ImageIndex
+	raw    []byte
+	digest v1.Hash
+	size   int64
+}
+
+func (r rawIndex) MediaType() (types.MediaType, error)         { return types.OCIImageIndex, nil }
+func (r rawIndex) RawManifest() ([]byte, error)                { return r.raw, nil }
+func (r rawIndex) Digest() (v1.Hash, error)                    { return r.digest, nil }
+func (r rawIndex) Size() (int64, error)                        { return r.size, nil }
+func (r rawIndex) Image(h v1.Hash) (v1.Image, error)           { return r.base.Image(h) }
+func (r rawIndex) ImageIndex(h v1.Hash) (v1.ImageIndex, error) { return r.base.ImageIndex(h) }
+func (r rawIndex) IndexManifest() (*v1.IndexManifest, error) {
+	return v1.ParseIndexManifest(bytes.NewReader(r.raw))
 }
 
 func platformImage(s spec, base v1.Layer, b platformBinary) (v1.Image, error) {

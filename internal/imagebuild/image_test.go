@@ -29,6 +29,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/google/go-containerregistry/pkg/v1/validate"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // testCA is a PEM bundle of one self-signed certificate.
@@ -71,6 +72,15 @@ func mustBuild(t *testing.T, s spec) v1.ImageIndex {
 		t.Fatal(err)
 	}
 	return idx
+}
+
+func mustDigest(t *testing.T, idx v1.ImageIndex) v1.Hash {
+	t.Helper()
+	d, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // images returns the index's images by platform.
@@ -116,6 +126,25 @@ func TestIndexAndConfig(t *testing.T) {
 	}
 	if m.MediaType != types.OCIImageIndex {
 		t.Errorf("index media type %s, want %s", m.MediaType, types.OCIImageIndex)
+	}
+	// The bytes the OCI spec's types write for it (what skopeo compares
+	// before keeping a digest), with no artifactType: these are images.
+	raw, err := idx.RawManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asSpec ocispec.Index
+	if err := json.Unmarshal(raw, &asSpec); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := json.Marshal(asSpec); err != nil || !bytes.Equal(again, raw) {
+		t.Errorf("the index is not as the OCI spec's types write it (%v):\n%s\n%s", err, raw, again)
+	}
+	if bytes.Contains(raw, []byte("artifactType")) {
+		t.Errorf("the index gives an artifactType: %s", raw)
+	}
+	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != mustDigest(t, idx).Hex {
+		t.Errorf("the index's digest is not the SHA-256 of its bytes")
 	}
 
 	byPlatform := images(t, idx)
