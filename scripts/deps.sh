@@ -43,6 +43,8 @@ PACKAGES=(
   python3-setuptools
   python3-wheel
   php-zip
+  # make image and make dist put its CA bundle in the container image.
+  ca-certificates
   # The multi-replica test puts nginx (grpc_pass) in front of three servers:
   # the L7 gRPC load balancing the README's "Deploying" describes.
   nginx
