@@ -74,6 +74,24 @@ if [[ $mode == check ]]; then
   echo "missing Debian packages: ${missing[*]}; as root run: apt-get update && ${install[*]}" >&2
   exit 1
 fi
+# apt waits up to 10 minutes for a dpkg lock held by another apt (a fresh
+# machine's unattended upgrades, another terminal) rather than failing at once.
+export wait_lock=DPkg::Lock::Timeout=600
+# apt_update SUDO...: apt-get update. Debian 12's apt does not wait for the
+# package lists' lock (another apt-get update holds it) as it does for
+# dpkg's, so this tries again every 5 s for up to 10 minutes.
+apt_update() {
+  local deadline=$((SECONDS + 600)) out
+  while ! out=$("$@" apt-get -o "$wait_lock" update -qq 2>&1); do
+    if [[ $out != *"Could not get lock"* ]] || ((SECONDS >= deadline)); then
+      printf '%s\n' "$out" >&2
+      return 1
+    fi
+    printf 'waiting for the lock on the package lists: %s\n' "${out%%$'\n'*}"
+    sleep 5
+  done
+  [[ -z $out ]] || printf '%s\n' "$out"
+}
 
 sudo=()
 if [[ $(id -u) -ne 0 ]]; then
@@ -83,6 +101,9 @@ if [[ $(id -u) -ne 0 ]]; then
   fi
   sudo=(sudo -n)
 fi
-echo "installing Debian packages: ${missing[*]}"
-"${sudo[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" "${install[@]}"
+# Each a phase with its time: a cold install takes minutes. The environment
+# goes through env, as sudo would drop it.
+phase=$(dirname "${BASH_SOURCE[0]}")/phase.sh
+export -f apt_update
+"$phase" "apt-get update, for the missing Debian packages: ${missing[*]}" bash -c 'apt_update "$@"' apt_update "${sudo[@]}"
+"$phase" "apt-get install: ${missing[*]}" "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o "$wait_lock" "${install[@]:1}"
