@@ -127,13 +127,13 @@ func NewGateway(t *Transport, cfg GatewayConfig) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("http gateway: %w", err)
 	}
-	marshaler := &runtime.JSONPb{
+	marshaler := enumJSON{&runtime.JSONPb{
 		// lowerCamelCase names and no zero values, as grpcurl prints; protojson
 		// accepts proto names too. Unknown fields are errors, so a typo is not
-		// silently ignored.
+		// silently ignored. Enum values may go by their short names (enumJSON).
 		MarshalOptions:   protojson.MarshalOptions{EmitUnpopulated: false, UseProtoNames: false},
 		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-	}
+	}}
 	proxies := cfg.TrustedProxies
 	mux := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
