@@ -99,8 +99,14 @@ func helm(t *testing.T, args ...string) (string, error) {
 	if args[0] == "template" || args[0] == "lint" {
 		args = append(args, "--kube-version", kubeVersion)
 	}
+	return runHelm(t, filepath.Join(repoRoot, "deploy"), args...)
+}
+
+// runHelm runs the pinned helm in dir with exactly args.
+func runHelm(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
 	cmd := exec.Command(helmBinary(t), args...)
-	cmd.Dir = filepath.Join(repoRoot, "deploy")
+	cmd.Dir = dir
 	// No user's helm configuration or repositories: only the chart's own files.
 	home := t.TempDir()
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home, "HELM_CONFIG_HOME="+home, "HELM_DATA_HOME="+home)
@@ -111,6 +117,69 @@ func helm(t *testing.T, args ...string) (string, error) {
 		return out.String() + errOut.String(), err
 	}
 	return out.String(), nil
+}
+
+// TestHelmDefaultsToThePinnedKubernetes: make helm stamps the helm it
+// builds with the Kubernetes release of deploy/go.mod's k8s.io/client-go
+// (v0.X.Y is 1.X), as helm's own release builds are, so that
+// docs/deploying.md's `./bin/helm template` renders the chart with no
+// --kube-version (unstamped, helm assumes 1.20, which the chart's
+// kubeVersion refuses).
+func TestHelmDefaultsToThePinnedKubernetes(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*k8s\.io/client-go v0\.(\d+)\.\d+\b`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("deploy/go.mod does not require k8s.io/client-go")
+	}
+	want := "v1." + string(m[1]) + ".0"
+
+	// A chart whose one object says which release helm renders for.
+	probe := t.TempDir()
+	for name, text := range map[string]string{
+		"Chart.yaml":             "apiVersion: v2\nname: probe\nversion: 0.1.0\n",
+		"templates/version.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n  kubeVersion: {{ .Capabilities.KubeVersion.Version | quote }}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(probe, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(probe, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := runHelm(t, repoRoot, "template", "probe", probe)
+	if err != nil {
+		t.Fatalf("helm template of a probe chart: %v\n%s", err, out)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal([]byte(strings.TrimPrefix(out, "---\n")), &cm); err != nil {
+		t.Fatalf("the probe chart rendered %q: %v", out, err)
+	}
+	if got := cm.Data["kubeVersion"]; got != want {
+		t.Errorf("helm renders for Kubernetes %s by default, want %s (deploy/go.mod's k8s.io/client-go); a helm built before make helm stamped it? rm bin/helm && make helm", got, want)
+	}
+
+	// docs/deploying.md's command, as written, from the repository root.
+	guide, err := os.ReadFile(filepath.Join(repoRoot, "docs", "deploying.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := regexp.MustCompile(`(?m)^\./bin/helm (template .*)$`).FindSubmatch(guide)
+	if command == nil {
+		t.Fatal("docs/deploying.md has no ./bin/helm template command")
+	}
+	out, err = runHelm(t, repoRoot, strings.Fields(string(command[1]))...)
+	if err != nil {
+		t.Fatalf("docs/deploying.md's ./bin/helm %s: %v\n%s", command[1], err, out)
+	}
+	if diff := cmp.Diff(kinds(render(t, nil)), kinds(decodeStrictly(t, string(command[0]), []byte(out)))); diff != "" {
+		t.Errorf("docs/deploying.md's ./bin/helm %s renders other objects than with --kube-version %s (-want +got):\n%s", command[1], kubeVersion, diff)
+	}
+	if out, err := runHelm(t, repoRoot, "lint", "--strict", "deploy/helm/ctxc"); err != nil {
+		t.Errorf("helm lint --strict with its default Kubernetes release: %v\n%s", err, out)
+	}
 }
 
 // object is one rendered object with the template it came from.
