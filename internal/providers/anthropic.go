@@ -59,6 +59,18 @@ type anthropicSource struct {
 	FileID string `json:"file_id,omitempty"`
 }
 
+// UnmarshalJSON reads a source object, and leaves a source of another shape
+// (a search_result's source is its URL, a string) empty rather than fail the
+// whole message.
+func (s *anthropicSource) UnmarshalJSON(raw []byte) error {
+	type plain anthropicSource
+	var v plain
+	if json.Unmarshal(raw, &v) == nil {
+		*s = anthropicSource(v)
+	}
+	return nil
+}
+
 type anthropicTool struct {
 	// Type is set for Anthropic's server and client tools (web_search_...,
 	// bash_..., text_editor_...), which have no input_schema; empty or
@@ -425,9 +437,9 @@ func (v *anthropicValidator) toolResult(i, j int, role string, b anthropicBlock,
 		switch {
 		case c.Type == "text" && c.Text != nil:
 		case c.Type == "image" && validAnthropicImage(c.Source):
-		case c.Type == "document" || c.Type == "search_result":
+		case c.Type == "document" || c.Type == "search_result" || c.Type == "tool_reference" || c.Type == "browser_state":
 		default:
-			v.fail("messages[%d].content[%d].content[%d]: a tool_result holds text, image, document or search_result blocks, not %q", i, j, k, c.Type)
+			v.fail("messages[%d].content[%d].content[%d]: a tool_result holds text, image, document, search_result, tool_reference or browser_state blocks, not %q", i, j, k, c.Type)
 		}
 	}
 }
@@ -487,18 +499,30 @@ func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
 		return
 	}
 	t := turn{im: im, role: anthropicRole(m.Role)}
+	var raws []json.RawMessage // the blocks as sent, read once a block needs them
+	raw := func(j int) json.RawMessage {
+		if raws == nil {
+			_ = json.Unmarshal(m.Content, &raws)
+		}
+		if j < len(raws) {
+			return raws[j]
+		}
+		return nil
+	}
 	for j, b := range blocks {
 		ref := t.next(j, b.Type == "tool_result")
 		parts, results := len(t.parts), len(t.results)
-		importAnthropicBlock(&t, fmt.Sprintf("%s.content[%d]", path, j), b)
+		importAnthropicBlock(&t, fmt.Sprintf("%s.content[%d]", path, j), b, func() json.RawMessage { return raw(j) })
 		t.fromBlock(ref, parts, results)
 	}
 	t.flush()
 }
 
-// importAnthropicBlock reads one block at path into t; a block that cannot
-// be read is reported and left out.
-func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
+// importAnthropicBlock reads one block at path into t (raw gives its bytes);
+// a block that cannot be read is reported and left out, and one of a type
+// ctxc does not read (documents, search results, server tools' blocks) is
+// imported as opaqueText.
+func importAnthropicBlock(t *turn, path string, b anthropicBlock, raw func() json.RawMessage) {
 	im := t.im
 	switch b.Type {
 	case "text":
@@ -534,7 +558,7 @@ func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
 		if b.ToolUseID == "" {
 			im.fail(path+".tool_use_id", "a tool_result block needs the id of its tool_use")
 		}
-		content := anthropicText(im, b.Content, path+".content")
+		content := anthropicResultText(im, b.Content, path+".content")
 		t.results = append(t.results, agentstate.ToolResult{ToolCallID: b.ToolUseID, Name: im.callNames[b.ToolUseID], Content: content, IsError: b.IsError})
 	case "image":
 		switch {
@@ -547,12 +571,47 @@ func importAnthropicBlock(t *turn, path string, b anthropicBlock) {
 			t.parts = append(t.parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceData, Data: data, MediaType: b.Source.MediaType}))
 		case b.Source != nil && b.Source.Type == "url" && b.Source.URL != "":
 			t.parts = append(t.parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceURL, URL: b.Source.URL}))
+		case b.Source != nil && b.Source.Type == "file" && b.Source.FileID != "":
+			// An image of the Files API: sent as it was, or left out whole.
+			t.parts = append(t.parts, textPart(opaqueText(b.Type, raw())))
 		default:
-			im.fail(path+".source", "an image needs a base64 or url source")
+			im.fail(path+".source", "an image needs a base64, url or file source")
 		}
+	case "":
+		im.fail(path+".type", "a block needs a type")
 	default:
-		im.fail(path+".type", "unsupported block type %q", b.Type)
+		t.parts = append(t.parts, textPart(opaqueText(b.Type, raw())))
 	}
+}
+
+// anthropicResultText reads a tool_result's content: a string, or blocks
+// whose texts are joined with newlines, a block of another type (an image,
+// a document, a search result) as its opaqueText.
+func anthropicResultText(im *importer, raw json.RawMessage, path string) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []json.RawMessage
+	if !im.decode(raw, &blocks, path) {
+		return ""
+	}
+	texts := make([]string, 0, len(blocks))
+	for j, rb := range blocks {
+		var b anthropicBlock
+		if !im.decode(rb, &b, fmt.Sprintf("%s[%d]", path, j)) {
+			continue
+		}
+		if b.Type == "text" && b.Text != nil {
+			texts = append(texts, *b.Text)
+			continue
+		}
+		texts = append(texts, opaqueText(b.Type, rb))
+	}
+	return strings.Join(texts, "\n")
 }
 
 func anthropicRole(role string) agentstate.Role {

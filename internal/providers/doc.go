@@ -7,7 +7,9 @@
 // domain (Import, used by the Compile use case for CompileRequest.input_json),
 // and puts a compiled context back into the body it was imported from
 // (Splice: every field ctxc does not own, and every message the compile left
-// as it was, keeps its bytes; the proxy forwards the result).
+// as it was, keeps its bytes, and a message the compile changed is the
+// client's own JSON with only what changed written again; the proxy
+// forwards the result).
 //
 // The system prompt goes where each provider wants it: a leading
 // "system" message for OpenAI and Ollama, "instructions" for OpenAI
@@ -75,11 +77,17 @@
 // (string or block contents, developer messages, refusal parts, Gemini
 // "parameters" schemas, Anthropic text-block system prompts, Responses'
 // reasoning items and custom tool calls, a consecutive run of a Responses
-// turn's items as one assistant message). It rejects content it cannot
-// represent (audio, documents, server tools' blocks and items) with the
-// exact field; Gemini tools other than functionDeclarations and Responses'
-// built-in tools are skipped. An Anthropic system message in the
-// conversation (Claude Code sends its environment so) is imported pinned: it
-// instructs as the system prompt does. Imported.Origins says where each
-// message came from in the body.
+// turn's items as one assistant message, Chat Completions' custom tool calls
+// and deprecated function_call with its function message), and every message
+// and part type of the providers' SDKs besides: a part it does not read
+// (documents, audio, files, search results, server tools' blocks, Gemini's
+// executableCode, Responses' hosted tools' items) is imported as a text
+// naming it (opaqueText), which Splice never sends (the part goes as the
+// client sent it, or is left out whole); the calls and outputs of
+// Responses' built-in tools (shell, computer, apply_patch, MCP approvals)
+// are calls and results, so that compaction keeps them paired. Gemini tools
+// other than functionDeclarations and Responses' built-in tools are skipped.
+// An Anthropic system message in the conversation (Claude Code sends its
+// environment so) is imported pinned: it instructs as the system prompt
+// does. Imported.Origins says where each message came from in the body.
 package providers

@@ -33,9 +33,14 @@ type geminiPart struct {
 	FileData         *geminiFileData         `json:"fileData,omitempty"`
 	FunctionCall     *geminiFunctionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *geminiFunctionResponse `json:"functionResponse,omitempty"`
-	// The code execution tool's parts, which only a client's body carries.
+	// The code execution tool's parts, server-side tools' calls and
+	// responses, and audio transcriptions, which only a client's body
+	// carries.
 	ExecutableCode      json.RawMessage `json:"executableCode,omitempty"`
 	CodeExecutionResult json.RawMessage `json:"codeExecutionResult,omitempty"`
+	ToolCall            json.RawMessage `json:"toolCall,omitempty"`
+	ToolResponse        json.RawMessage `json:"toolResponse,omitempty"`
+	AudioTranscription  json.RawMessage `json:"audioTranscription,omitempty"`
 }
 
 type geminiBlob struct {
@@ -228,7 +233,7 @@ func ValidateGemini(body []byte) error {
 		var called, answered []string
 		for j, p := range content.Parts {
 			if geminiData(p) != 1 {
-				c.fail("contents[%d].parts[%d]: a part holds exactly one of text, inlineData, fileData, functionCall, functionResponse, executableCode, codeExecutionResult", i, j)
+				c.fail("contents[%d].parts[%d]: a part holds exactly one of text, inlineData, fileData, functionCall, functionResponse, executableCode, codeExecutionResult, toolCall, toolResponse, audioTranscription", i, j)
 			}
 			if p.Text != nil && !p.Thought && blank(*p.Text) {
 				c.fail("contents[%d].parts[%d]: blank text", i, j)
@@ -264,7 +269,7 @@ func ValidateGemini(body []byte) error {
 func geminiData(p geminiPart) int {
 	n := 0
 	for _, set := range []bool{p.Text != nil, p.InlineData != nil, p.FileData != nil, p.FunctionCall != nil, p.FunctionResponse != nil,
-		p.ExecutableCode != nil, p.CodeExecutionResult != nil} {
+		p.ExecutableCode != nil, p.CodeExecutionResult != nil, p.ToolCall != nil, p.ToolResponse != nil, p.AudioTranscription != nil} {
 		if set {
 			n++
 		}
@@ -334,7 +339,7 @@ func importGemini(im *importer, body []byte) {
 			im.out.Tools = append(im.out.Tools, agentstate.ToolDefinition{Name: d.Name, Description: d.Description, ParametersJSON: schemaText(schema)})
 		}
 	}
-	g := geminiImport{importer: im}
+	g := geminiImport{importer: im, body: body}
 	for i, content := range req.Contents {
 		if im.ended(i) {
 			return
@@ -350,6 +355,30 @@ func importGemini(im *importer, body []byte) {
 type geminiImport struct {
 	*importer
 	pending []pendingCall
+	// body is the body imported; raws its parts as sent, read once a part
+	// needs them.
+	body []byte
+	raws [][]json.RawMessage
+}
+
+// raw is part j of content i as sent.
+func (g *geminiImport) raw(i, j int) json.RawMessage {
+	if g.raws == nil {
+		var req struct {
+			Contents []struct {
+				Parts []json.RawMessage `json:"parts"`
+			} `json:"contents"`
+		}
+		_ = json.Unmarshal(g.body, &req)
+		g.raws = make([][]json.RawMessage, len(req.Contents))
+		for k, c := range req.Contents {
+			g.raws[k] = c.Parts
+		}
+	}
+	if i < len(g.raws) && j < len(g.raws[i]) {
+		return g.raws[i][j]
+	}
+	return nil
 }
 
 // geminiTurn is what one content is read into.
@@ -375,15 +404,17 @@ func (g *geminiImport) content(i int, content geminiContent) {
 	for j, p := range content.Parts {
 		ref := t.next(j, p.FunctionResponse != nil)
 		parts, results := len(t.parts), len(t.results)
-		g.part(fmt.Sprintf("%s.parts[%d]", path, j), &t, p)
+		g.part(fmt.Sprintf("%s.parts[%d]", path, j), &t, p, func() json.RawMessage { return g.raw(i, j) })
 		t.fromBlock(ref, parts, results)
 	}
 	t.flush()
 }
 
-// part reads one part at path into t; a part that cannot be read is reported
-// and left out.
-func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart) {
+// part reads one part at path into t (raw gives its bytes); a part that
+// cannot be read is reported and left out, and one holding what ctxc does
+// not read (executableCode, codeExecutionResult, toolCall...) is imported as
+// opaqueText.
+func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart, raw func() json.RawMessage) {
 	switch {
 	case p.Text != nil && p.Thought:
 		r := agentstate.Reasoning{Text: *p.Text}
@@ -416,7 +447,7 @@ func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart) {
 	case p.FunctionResponse != nil:
 		g.functionResponse(path, t, p.FunctionResponse)
 	default:
-		g.fail(path, "unsupported part (want text, inlineData, fileData, functionCall or functionResponse)")
+		t.parts = append(t.parts, textPart(opaqueText("part", raw())))
 	}
 }
 

@@ -123,6 +123,9 @@ type importer struct {
 	truncated  bool
 	// callNames maps call ids seen so far to tool names, to name results.
 	callNames map[string]string
+	// functionCall is the id made up for the last Chat Completions
+	// function_call not yet answered by a function message.
+	functionCall string
 	// at is the body message being read; refs, when set, are the places the
 	// next message added comes from (else the whole message at).
 	at   int
@@ -247,6 +250,14 @@ func (im *importer) syntheticCall(id string) {
 	im.out.SyntheticCallIDs[id] = true
 }
 
+// customCall records the id of a call of a custom tool (free-form input).
+func (im *importer) customCall(id string) {
+	if im.out.CustomCalls == nil {
+		im.out.CustomCalls = map[string]bool{}
+	}
+	im.out.CustomCalls[id] = true
+}
+
 func (im *importer) rememberCall(id, name string) {
 	if im.callNames == nil {
 		im.callNames = make(map[string]string)
@@ -340,4 +351,47 @@ func (c *checker) err(provider string) error {
 		return nil
 	}
 	return fmt.Errorf("invalid %s body: %s", provider, strings.Join(c.problems, "; "))
+}
+
+// opaqueRun is the longest string without white space that opaqueText keeps:
+// longer ones are base64 data, signatures or encrypted content.
+const opaqueRun = 128
+
+// opaqueText is what a part ctxc does not read (an Anthropic document or
+// server tool block, a Chat audio or file part, a Responses web search or
+// file search item, a Gemini executableCode part...) is imported as: a text
+// naming its type, then its JSON with every string of more than opaqueRun
+// bytes without white space cut to its length, so that the text counts about
+// what the part's words do and holds no long run to tokenize. Splice never
+// sends this text: it sends the part as the client did, or, when the compile
+// changed it, leaves it out whole.
+func opaqueText(kind string, raw json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "[" + kind + "]"
+	}
+	b, err := encodeJSON(shortenRuns(v))
+	if err != nil {
+		return "[" + kind + "]"
+	}
+	return "[" + kind + "] " + string(b)
+}
+
+// shortenRuns is opaqueText's cut of a decoded JSON value.
+func shortenRuns(v any) any {
+	switch v := v.(type) {
+	case string:
+		if len(v) > opaqueRun && !strings.ContainsAny(v, " \n\t") {
+			return fmt.Sprintf("(%d bytes)", len(v))
+		}
+	case []any:
+		for i := range v {
+			v[i] = shortenRuns(v[i])
+		}
+	case map[string]any:
+		for k := range v {
+			v[k] = shortenRuns(v[k])
+		}
+	}
+	return v
 }

@@ -3,6 +3,7 @@ package providers
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -29,12 +30,34 @@ type openAIMessage struct {
 	Content    json.RawMessage  `json:"content,omitempty"`
 	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string           `json:"tool_call_id,omitempty"`
+	// FunctionCall is the deprecated call of an assistant message, answered
+	// by a message of role "function" named as the function; read on import
+	// only, as Name is.
+	FunctionCall *openAIFunction `json:"function_call,omitempty"`
+	Name         string          `json:"name,omitempty"`
 }
 
 type openAIToolCall struct {
 	ID       string         `json:"id"`
 	Type     string         `json:"type"`
 	Function openAIFunction `json:"function"`
+	// Custom is a call of a custom tool (type "custom": free-form input),
+	// read on import only.
+	Custom *openAICustomCall `json:"custom,omitempty"`
+}
+
+type openAICustomCall struct {
+	Name  string `json:"name"`
+	Input string `json:"input"`
+}
+
+// nameAndArguments are a call's name and arguments, a custom tool's input
+// as its arguments.
+func (tc *openAIToolCall) nameAndArguments() (string, string) {
+	if tc.Custom != nil {
+		return tc.Custom.Name, tc.Custom.Input
+	}
+	return tc.Function.Name, tc.Function.Arguments
 }
 
 type openAIFunction struct {
@@ -58,6 +81,9 @@ type openAIImageURL struct {
 type openAITool struct {
 	Type     string             `json:"type"`
 	Function openAIFunctionDecl `json:"function"`
+	// Custom is a custom tool's definition (type "custom"), read on import
+	// and checked by the validator only.
+	Custom *openAIFunctionDecl `json:"custom,omitempty"`
 }
 
 type openAIFunctionDecl struct {
@@ -229,9 +255,11 @@ func ValidateOpenAI(body []byte) error {
 			if len(m.Content) == 0 || string(m.Content) == "null" {
 				c.fail("messages[%d]: %s message without content", i, m.Role)
 			}
+		case "function":
+			// The deprecated result of an assistant's function_call.
 		case "assistant":
-			if (len(m.Content) == 0 || string(m.Content) == "null") && len(m.ToolCalls) == 0 {
-				c.fail("messages[%d]: assistant message without content or tool_calls", i)
+			if (len(m.Content) == 0 || string(m.Content) == "null") && len(m.ToolCalls) == 0 && m.FunctionCall == nil {
+				c.fail("messages[%d]: assistant message without content, tool_calls or function_call", i)
 			}
 			if len(m.ToolCalls) > 0 {
 				open, openAt = make(map[string]bool), i
@@ -245,8 +273,8 @@ func ValidateOpenAI(body []byte) error {
 				}
 				ids[tc.ID] = true
 				open[tc.ID] = true
-				if tc.Type != "function" || tc.Function.Name == "" {
-					c.fail("messages[%d].tool_calls[%d]: want type function and a name", i, j)
+				if name, _ := tc.nameAndArguments(); tc.Type != "function" && tc.Type != "custom" || name == "" {
+					c.fail("messages[%d].tool_calls[%d]: want type function or custom, and a name", i, j)
 				}
 			}
 		default:
@@ -259,8 +287,11 @@ func ValidateOpenAI(body []byte) error {
 
 func validateFunctionTools(c *checker, tools []openAITool) {
 	for i, t := range tools {
+		if t.Type == "custom" && t.Custom != nil && t.Custom.Name != "" {
+			continue
+		}
 		if t.Type != "function" || t.Function.Name == "" {
-			c.fail("tools[%d]: want type function and a name", i)
+			c.fail("tools[%d]: want type function (or custom) and a name", i)
 		}
 		if len(t.Function.Parameters) > 0 && !isJSONObject(t.Function.Parameters) {
 			c.fail("tools[%d]: parameters must be an object", i)
@@ -295,6 +326,9 @@ func isJSONObject(raw json.RawMessage) bool {
 // openAITools imports tool definitions in the OpenAI shape (Ollama uses it too).
 func (im *importer) openAITools(tools []openAITool) {
 	for i, t := range tools {
+		if t.Custom != nil {
+			t.Function = *t.Custom
+		}
 		if t.Function.Name == "" {
 			im.fail(fmt.Sprintf("tools[%d].function.name", i), "a tool needs a name")
 		}
@@ -318,7 +352,7 @@ func importOpenAI(im *importer, body []byte) {
 		if !im.decode(raw, &m, path) {
 			continue
 		}
-		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(allowImages bool) []agentstate.Part {
+		im.openAIMessage(i, &m, &leading, func(allowImages bool) []agentstate.Part {
 			parts, _ := openAIImportContent(im, m.Content, path, allowImages)
 			return parts
 		})
@@ -331,10 +365,12 @@ func importOpenAI(im *importer, body []byte) {
 type openAICommon struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role       string           `json:"role"`
-		Content    any              `json:"content"`
-		ToolCalls  []openAIToolCall `json:"tool_calls"`
-		ToolCallID string           `json:"tool_call_id"`
+		Role         string           `json:"role"`
+		Content      any              `json:"content"`
+		ToolCalls    []openAIToolCall `json:"tool_calls"`
+		ToolCallID   string           `json:"tool_call_id"`
+		FunctionCall *openAIFunction  `json:"function_call"`
+		Name         string           `json:"name"`
 	} `json:"messages"`
 	Tools               []openAITool `json:"tools"`
 	MaxTokens           int          `json:"max_tokens"`
@@ -366,7 +402,8 @@ func importOpenAICommon(im *importer, body []byte) bool {
 		if im.ended(i) {
 			return true
 		}
-		im.openAIMessage(i, m.Role, m.ToolCalls, m.ToolCallID, &leading, func(bool) []agentstate.Part { return contents[i] })
+		om := openAIMessage{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, FunctionCall: m.FunctionCall, Name: m.Name}
+		im.openAIMessage(i, &om, &leading, func(bool) []agentstate.Part { return contents[i] })
 	}
 	return true
 }
@@ -434,7 +471,8 @@ func (im *importer) openAIHead(model string, maxTokens, maxCompletionTokens int,
 // openAIMessage imports message i of a Chat Completions body, whose
 // content reads it as parts: leading system and developer messages (while
 // *leading) become the system prompt, the others messages of their role.
-func (im *importer) openAIMessage(i int, role string, toolCalls []openAIToolCall, toolCallID string, leading *bool, content func(allowImages bool) []agentstate.Part) {
+func (im *importer) openAIMessage(i int, m *openAIMessage, leading *bool, content func(allowImages bool) []agentstate.Part) {
+	role, toolCalls, toolCallID := m.Role, m.ToolCalls, m.ToolCallID
 	im.at = i
 	path := func() string { return fmt.Sprintf("messages[%d]", i) }
 	system := role == "system" || role == "developer"
@@ -457,11 +495,24 @@ func (im *importer) openAIMessage(i int, role string, toolCalls []openAIToolCall
 			if tc.ID == "" {
 				im.fail(fmt.Sprintf("%s.tool_calls[%d].id", path(), j), "a tool call needs an id")
 			}
-			if tc.Function.Name == "" {
+			name, args := tc.nameAndArguments()
+			if name == "" {
 				im.fail(fmt.Sprintf("%s.tool_calls[%d].function.name", path(), j), "a tool call needs a function name")
 			}
-			im.rememberCall(tc.ID, tc.Function.Name)
-			parts = append(parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: tc.ID, Name: tc.Function.Name, ArgumentsJSON: tc.Function.Arguments}})
+			if tc.Custom != nil {
+				im.customCall(tc.ID)
+			}
+			im.rememberCall(tc.ID, name)
+			parts = append(parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: tc.ID, Name: name, ArgumentsJSON: args}})
+		}
+		if fc := m.FunctionCall; fc != nil {
+			// The deprecated function_call has no id: one is made up, and
+			// the function message after it answers it.
+			id := "openai-function-call-" + strconv.Itoa(i)
+			im.syntheticCall(id)
+			im.rememberCall(id, fc.Name)
+			im.functionCall = id
+			parts = append(parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: fc.Name, ArgumentsJSON: fc.Arguments}})
 		}
 		im.add(agentstate.RoleAssistant, parts)
 	case role == "tool":
@@ -470,8 +521,16 @@ func (im *importer) openAIMessage(i int, role string, toolCalls []openAIToolCall
 		}
 		text, isErr := errorResult(strings.Join(partTexts(content(false)), "\n"))
 		im.addResults([]agentstate.ToolResult{{ToolCallID: toolCallID, Name: im.callNames[toolCallID], Content: text, IsError: isErr}}, nil)
+	case role == "function":
+		if im.functionCall == "" {
+			im.fail(path()+".role", "a function message answers no function_call before it")
+			return
+		}
+		text, isErr := errorResult(strings.Join(partTexts(content(false)), "\n"))
+		im.addResults([]agentstate.ToolResult{{ToolCallID: im.functionCall, Name: m.Name, Content: text, IsError: isErr}}, nil)
+		im.functionCall = ""
 	default:
-		im.fail(path()+".role", "unsupported role %q (want system, developer, user, assistant or tool)", role)
+		im.fail(path()+".role", "unsupported role %q (want system, developer, user, assistant, tool or function)", role)
 	}
 }
 
@@ -484,13 +543,17 @@ func openAIImportContent(im *importer, raw json.RawMessage, path string, allowIm
 	if json.Unmarshal(raw, &s) == nil {
 		return []agentstate.Part{textPart(s)}, true
 	}
-	var cps []openAIContentPart
-	if !im.decode(raw, &cps, path+".content") {
+	var raws []json.RawMessage
+	if !im.decode(raw, &raws, path+".content") {
 		return nil, false
 	}
 	var parts []agentstate.Part
-	for j, cp := range cps {
+	for j, rp := range raws {
 		pp := fmt.Sprintf("%s.content[%d]", path, j)
+		var cp openAIContentPart
+		if !im.decode(rp, &cp, pp) {
+			continue
+		}
 		switch {
 		case cp.Type == "text" && cp.Text != nil:
 			parts = append(parts, textPart(*cp.Text))
@@ -504,8 +567,11 @@ func openAIImportContent(im *importer, raw json.RawMessage, path string, allowIm
 			} else {
 				im.fail(pp+".image_url.url", "an image needs a URL")
 			}
-		default:
+		case cp.Type == "image_url" || cp.Type == "text" || cp.Type == "refusal" || cp.Type == "":
 			im.fail(pp+".type", "unsupported content part %q here", cp.Type)
+		default:
+			// Audio, files: sent as the client sent them, or left out whole.
+			parts = append(parts, textPart(opaqueText(cp.Type, rp)))
 		}
 	}
 	return parts, true

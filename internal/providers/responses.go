@@ -31,9 +31,11 @@ type responsesItem struct {
 	Role    string          `json:"role,omitempty"`
 	Content json.RawMessage `json:"content,omitempty"`
 	// Calls and their outputs.
-	CallID    string `json:"call_id,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments,omitempty"`
+	CallID string `json:"call_id,omitempty"`
+	Name   string `json:"name,omitempty"`
+	// Arguments of a function call or an mcp_approval_request (a string;
+	// other items' arguments, a tool_search_call's object, are not read).
+	Arguments lenientString `json:"arguments,omitempty"`
 	// Input of a custom tool call (free-form text).
 	Input *string `json:"input,omitempty"`
 	// Output of a call: a string, or content parts.
@@ -43,6 +45,21 @@ type responsesItem struct {
 	ID               string             `json:"id,omitempty"`
 	Summary          []responsesContent `json:"summary,omitempty"`
 	EncryptedContent *string            `json:"encrypted_content,omitempty"`
+	// ApprovalRequestID is the mcp_approval_request an mcp_approval_response
+	// answers.
+	ApprovalRequestID string `json:"approval_request_id,omitempty"`
+}
+
+// lenientString is a string field that another item type holds a value of
+// another kind in: that value reads as "".
+type lenientString string
+
+func (s *lenientString) UnmarshalJSON(raw []byte) error {
+	var v string
+	if json.Unmarshal(raw, &v) == nil {
+		*s = lenientString(v)
+	}
+	return nil
 }
 
 type responsesContent struct {
@@ -81,6 +98,60 @@ const (
 	itemCustomCall       = "custom_tool_call"
 	itemCustomCallOutput = "custom_tool_call_output"
 )
+
+// responsesToolCalls are the call items of the built-in and hosted tools
+// whose outputs are items of their own (as function_call and
+// function_call_output are): each call's output type, and the tool's name
+// (an mcp_approval_request names its own).
+var responsesToolCalls = map[string]struct{ output, tool string }{
+	"computer_call":        {"computer_call_output", "computer"},
+	"local_shell_call":     {"local_shell_call_output", "local_shell"},
+	"shell_call":           {"shell_call_output", "shell"},
+	"apply_patch_call":     {"apply_patch_call_output", "apply_patch"},
+	"mcp_approval_request": {"mcp_approval_response", ""},
+}
+
+// responsesToolOutputs are responsesToolCalls' outputs, each with its call's type.
+var responsesToolOutputs = func() map[string]string {
+	out := make(map[string]string, len(responsesToolCalls))
+	for call, c := range responsesToolCalls {
+		out[c.output] = call
+	}
+	return out
+}()
+
+// responsesOtherItems are the items of the API's input ctxc does not read:
+// its hosted tools' calls with their results in them, references to stored
+// items, and compaction items. They are the assistant's, and go as the
+// client sent them or not at all.
+var responsesOtherItems = map[string]bool{
+	"file_search_call": true, "web_search_call": true, "image_generation_call": true, "code_interpreter_call": true,
+	"mcp_list_tools": true, "mcp_call": true, "item_reference": true, "compaction": true,
+	"tool_search_call": true, "tool_search_output": true, "additional_tools": true, "configuration_update": true,
+	"compaction_trigger": true, "program": true, "program_output": true,
+}
+
+// callID is the id a call item gives its call: call_id, or an
+// mcp_approval_request's id.
+func (it *responsesItem) callID() string {
+	if it.Type == "mcp_approval_request" {
+		return it.ID
+	}
+	return it.CallID
+}
+
+// answers is the id of the call an output item answers: call_id, a
+// local_shell_call_output's id when it has none, an mcp_approval_response's
+// approval_request_id.
+func (it *responsesItem) answers() string {
+	switch {
+	case it.Type == "mcp_approval_response":
+		return it.ApprovalRequestID
+	case it.CallID == "" && it.Type == "local_shell_call_output":
+		return it.ID
+	}
+	return it.CallID
+}
 
 func renderResponses(c *conversation) ([]byte, error) {
 	req := struct {
@@ -254,6 +325,12 @@ func ValidateResponses(body []byte) error {
 		c.fail("input is empty")
 	}
 	calls := map[string]string{} // call id -> type of its output, "" once answered
+	tools := map[string]string{} // the same for responsesToolCalls, which may stay unanswered
+	// An item_reference may stand for the call an output answers.
+	references := false
+	for _, it := range items {
+		references = references || it.Type == "item_reference"
+	}
 	for i, it := range items {
 		switch it.Type {
 		case "", itemMessage:
@@ -282,7 +359,7 @@ func ValidateResponses(body []byte) error {
 			}
 			calls[it.CallID] = output
 		case itemFunctionOutput, itemCustomCallOutput:
-			if calls[it.CallID] != it.Type {
+			if calls[it.CallID] != it.Type && !references {
 				c.fail("input[%d]: %s %q answers no call before it", i, it.Type, it.CallID)
 			}
 			calls[it.CallID] = ""
@@ -290,7 +367,23 @@ func ValidateResponses(body []byte) error {
 				c.fail("input[%d]: %s without output", i, it.Type)
 			}
 		default:
-			c.fail("input[%d]: item type %q", i, it.Type)
+			if tc, ok := responsesToolCalls[it.Type]; ok {
+				if it.callID() == "" {
+					c.fail("input[%d]: a %s needs its call id", i, it.Type)
+				}
+				tools[it.callID()] = tc.output
+				break
+			}
+			if _, ok := responsesToolOutputs[it.Type]; ok {
+				if tools[it.answers()] != it.Type && !references {
+					c.fail("input[%d]: %s %q answers no call before it", i, it.Type, it.answers())
+				}
+				delete(tools, it.answers())
+				break
+			}
+			if !responsesOtherItems[it.Type] {
+				c.fail("input[%d]: item type %q", i, it.Type)
+			}
 		}
 	}
 	for i, it := range items {
@@ -344,7 +437,7 @@ func importResponses(im *importer, body []byte) {
 	if len(req.Input) > 0 && !im.decode(req.Input, &items, "input") {
 		return
 	}
-	r := responsesImport{importer: im, leading: true}
+	r := responsesImport{importer: im, leading: true, body: body}
 	for i, it := range items {
 		if im.ended(i) {
 			return
@@ -367,6 +460,10 @@ type responsesImport struct {
 	refs      []Ref
 	// spoken says the turn being collected has a message or a call.
 	spoken bool
+	// body is the body imported; raws its input items as sent, read once an
+	// item needs them.
+	body []byte
+	raws []json.RawMessage
 }
 
 // flush adds the assistant message being collected.
@@ -438,7 +535,7 @@ func (r *responsesImport) item(path string, it responsesItem) {
 		if it.Name == "" {
 			im.fail(path+".name", "a call needs a name")
 		}
-		args := it.Arguments
+		args := string(it.Arguments)
 		if it.Type == itemCustomCall {
 			if im.out.CustomCalls == nil {
 				im.out.CustomCalls = map[string]bool{}
@@ -459,8 +556,67 @@ func (r *responsesImport) item(path string, it responsesItem) {
 		content, isErr := errorResult(responsesOutput(im, it.Output, path+".output"))
 		im.addResults([]agentstate.ToolResult{{ToolCallID: it.CallID, Name: im.callNames[it.CallID], Content: content, IsError: isErr}}, nil)
 	default:
-		im.fail(path+".type", "unsupported item type %q (want message, reasoning, function_call, function_call_output, custom_tool_call or custom_tool_call_output)", it.Type)
+		r.otherItem(path, it)
 	}
+}
+
+// otherItem reads an item of a type the API takes and ctxc does not read
+// (the built-in tools' calls and outputs, hosted tools' items, references,
+// compaction): a call of responsesToolCalls as a call of that tool, its
+// output as the call's result (its text, or the item's opaqueText), any
+// other as opaqueText in the assistant's turn.
+func (r *responsesImport) otherItem(path string, it responsesItem) {
+	im := r.importer
+	raw := r.raw(r.at)
+	if tc, ok := responsesToolCalls[it.Type]; ok {
+		id, name := it.callID(), tc.tool
+		if name == "" {
+			name = it.Name
+		}
+		if id == "" {
+			im.fail(path+".call_id", "a %s needs its call id", it.Type)
+		}
+		args := string(it.Arguments)
+		if it.Type != "mcp_approval_request" {
+			args = opaqueText(it.Type, raw)
+		}
+		im.rememberCall(id, name)
+		r.assistantPart(false, true, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: name, ArgumentsJSON: args}})
+		return
+	}
+	if _, ok := responsesToolOutputs[it.Type]; ok {
+		r.flush()
+		id := it.answers()
+		if id == "" {
+			im.fail(path+".call_id", "a %s needs the id of its call", it.Type)
+		}
+		var content string
+		if json.Unmarshal(it.Output, &content) != nil {
+			content = opaqueText(it.Type, raw)
+		}
+		im.addResults([]agentstate.ToolResult{{ToolCallID: id, Name: im.callNames[id], Content: content}}, nil)
+		return
+	}
+	if it.Type == "" {
+		im.fail(path+".type", "an item needs a type")
+		return
+	}
+	r.assistantPart(false, true, textPart(opaqueText(it.Type, raw)))
+}
+
+// raw is input item i as sent, read once an item needs it.
+func (r *responsesImport) raw(i int) json.RawMessage {
+	if r.raws == nil {
+		var req struct {
+			Input []json.RawMessage `json:"input"`
+		}
+		_ = json.Unmarshal(r.body, &req)
+		r.raws = req.Input
+	}
+	if i < len(r.raws) {
+		return r.raws[i]
+	}
+	return nil
 }
 
 // responsesContentParts reads a message's content: a string, or parts.
@@ -472,13 +628,17 @@ func responsesContentParts(im *importer, raw json.RawMessage, path string, allow
 	if json.Unmarshal(raw, &s) == nil {
 		return []agentstate.Part{textPart(s)}
 	}
-	var content []responsesContent
-	if !im.decode(raw, &content, path+".content") {
+	var raws []json.RawMessage
+	if !im.decode(raw, &raws, path+".content") {
 		return nil
 	}
 	var parts []agentstate.Part
-	for j, cp := range content {
+	for j, rp := range raws {
 		pp := fmt.Sprintf("%s.content[%d]", path, j)
+		var cp responsesContent
+		if !im.decode(rp, &cp, pp) {
+			continue
+		}
 		switch {
 		case (cp.Type == "input_text" || cp.Type == "output_text" || cp.Type == "text") && cp.Text != nil:
 			parts = append(parts, textPart(*cp.Text))
@@ -490,31 +650,41 @@ func responsesContentParts(im *importer, raw json.RawMessage, path string, allow
 			} else {
 				parts = append(parts, imagePart(agentstate.Image{Source: agentstate.ImageSourceURL, URL: *cp.ImageURL}))
 			}
-		default:
+		case cp.Type == "input_text" || cp.Type == "output_text" || cp.Type == "text" || cp.Type == "refusal" || cp.Type == "":
 			im.fail(pp+".type", "unsupported content part %q here", cp.Type)
+		default:
+			// Files, audio, images by file id: sent as the client sent
+			// them, or left out whole.
+			parts = append(parts, textPart(opaqueText(cp.Type, rp)))
 		}
 	}
 	return parts
 }
 
-// responsesOutput reads a call's output: a string, or text parts joined by
-// newlines.
+// responsesOutput reads a call's output: a string, or parts joined by
+// newlines, a text part as its text and another (an image, a file) as its
+// opaqueText.
 func responsesOutput(im *importer, raw json.RawMessage, path string) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var content []responsesContent
-	if !im.decode(raw, &content, path) {
+	var raws []json.RawMessage
+	if !im.decode(raw, &raws, path) {
 		return ""
 	}
-	texts := make([]string, 0, len(content))
-	for j, cp := range content {
-		if cp.Text == nil || cp.Type != "input_text" && cp.Type != "output_text" {
-			im.fail(fmt.Sprintf("%s[%d].type", path, j), "only text parts are supported here, got %q", cp.Type)
+	texts := make([]string, 0, len(raws))
+	for j, rp := range raws {
+		var cp responsesContent
+		if !im.decode(rp, &cp, fmt.Sprintf("%s[%d]", path, j)) {
 			continue
 		}
-		texts = append(texts, *cp.Text)
+		if cp.Text != nil && (cp.Type == "input_text" || cp.Type == "output_text") {
+			texts = append(texts, *cp.Text)
+			continue
+		}
+		// An image or a file of the output.
+		texts = append(texts, opaqueText(cp.Type, rp))
 	}
 	return strings.Join(texts, "\n")
 }

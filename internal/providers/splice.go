@@ -17,10 +17,13 @@ import (
 // contents; OpenAI Responses' input), and every other field of the body, its
 // unknown ones too, keeps its bytes and its place. In the conversation,
 // each message the compile left as it was keeps its JSON bytes (the client's
-// own cache_control, ids and extra fields with it), and the others are
-// rendered as Render renders them; for Anthropic and Gemini, whose turns
-// alternate, a turn is the client's own message when it holds exactly that
-// message's blocks, else one built from the blocks it holds.
+// own cache_control, ids, signatures and extra fields with it); a message
+// it changed is the client's JSON of it with only what changed written
+// again and the parts it left out left out (patch.go); only what the
+// compile made (summaries, repairs, placeholders) is rendered as Render
+// renders it. For Anthropic and Gemini, whose turns alternate, a turn is
+// the client's own message when it holds that message's blocks, else one
+// built from the blocks it holds.
 //
 // When the compile left every message as it was, Splice returns body itself
 // and changed is false: the caller sends the client's bytes. For Anthropic
@@ -59,7 +62,7 @@ func Splice(format agentstate.RenderFormat, body []byte, im *Imported, in Input)
 	case agentstate.RenderAnthropic, agentstate.RenderGemini:
 		conv, err = s.turns(fields)
 	default:
-		conv = s.flat()
+		conv, err = s.flat()
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("splice %s: %w", format, err)
@@ -182,7 +185,7 @@ func pendingCalls(view []agentstate.Entry) map[string]bool {
 // flat builds a conversation of messages that need no merging (OpenAI Chat
 // Completions and Responses, Ollama): the preamble the system prompt was
 // read from, then each entry as the body's own message(s) or rendered.
-func (s *splicer) flat() []json.RawMessage {
+func (s *splicer) flat() ([]json.RawMessage, error) {
 	out := slices.Clone(s.elems[:min(s.im.Preamble, len(s.elems))])
 	for i := range s.view {
 		if refs, ok := s.origin(i); ok {
@@ -194,30 +197,17 @@ func (s *splicer) flat() []json.RawMessage {
 			}
 			continue
 		}
-		m := s.message(i)
-		switch s.format {
-		case agentstate.RenderOpenAI:
-			for _, msg := range openAIMessagesOf(s.c, m) {
-				out = append(out, rawJSON(msg))
+		if n, ok := s.imported(i); ok {
+			elems, err := s.flatChanged(i, n)
+			if err != nil {
+				return nil, err
 			}
-		case agentstate.RenderOllama:
-			for _, msg := range ollamaMessagesOf(s.c, m) {
-				// An id Import made up is not the body's: Ollama pairs by name and order.
-				if s.im.SyntheticCallIDs[msg.ToolCallID] {
-					msg.ToolCallID = ""
-				}
-				for k := range msg.ToolCalls {
-					if s.im.SyntheticCallIDs[msg.ToolCalls[k].ID] {
-						msg.ToolCalls[k].ID = ""
-					}
-				}
-				out = append(out, rawJSON(msg))
-			}
-		case agentstate.RenderOpenAIResponses:
-			out = append(out, responsesItems(s.c, m, s.im.CustomCalls)...)
+			out = append(out, elems...)
+			continue
 		}
+		out = append(out, s.renderFlat(s.message(i))...)
 	}
-	return out
+	return out, nil
 }
 
 // bodyTurn is a message of an Anthropic or Gemini body, read for splicing.
@@ -335,15 +325,25 @@ func (s *splicer) turns(fields []field) ([]json.RawMessage, error) {
 			out[k] = s.elems[m]
 			continue
 		}
+		if m, ok := s.oneMessage(t); ok {
+			// The client's message with its blocks changed: its other
+			// fields as they were.
+			raws := make([]json.RawMessage, len(t.blocks))
+			for j, b := range t.blocks {
+				raws[j] = b.raw
+			}
+			msg, err := patchField(s.elems[m], s.blocksKey(), writeArray(raws))
+			if err != nil {
+				return nil, fmt.Errorf("message %d: %w", m, err)
+			}
+			out[k] = msg
+			continue
+		}
 		raws := make([]json.RawMessage, len(t.blocks))
 		for j, b := range t.blocks {
 			raws[j] = b.raw
 		}
-		content := "content"
-		if s.format == agentstate.RenderGemini {
-			content = "parts"
-		}
-		out[k] = writeObject([]field{{"role", rawJSON(t.role)}, {content, writeArray(raws)}})
+		out[k] = writeObject([]field{{"role", rawJSON(t.role)}, {s.blocksKey(), writeArray(raws)}})
 	}
 	return out, nil
 }
@@ -418,22 +418,11 @@ func (s *splicer) entryBlocks(i int) (string, []spliceBlock, error) {
 		}
 		return role, blocks, nil
 	}
-	m := s.message(i)
-	var blocks []spliceBlock
-	if s.format == agentstate.RenderGemini {
-		role, parts := geminiPartsOf(s.c, m)
-		for _, p := range parts {
-			raw := rawJSON(p)
-			blocks = append(blocks, spliceBlock{raw: raw, from: Ref{Message: -1}, first: s.opensTurn(role, raw)})
-		}
-		return role, blocks, nil
+	if n, ok := s.imported(i); ok {
+		return s.changedBlocks(i, n)
 	}
-	t := anthropicTurnOf(s.c, m)
-	for _, b := range append(t.thinking, t.blocks...) {
-		raw := rawJSON(b)
-		blocks = append(blocks, spliceBlock{raw: raw, from: Ref{Message: -1}, first: s.opensTurn(t.role, raw)})
-	}
-	return t.role, blocks, nil
+	role, blocks := s.renderBlocks(s.message(i))
+	return role, blocks, nil
 }
 
 // opensTurn reports whether a block must come first in its turn: thinking
@@ -458,6 +447,29 @@ func (s *splicer) opensTurn(role string, raw json.RawMessage) bool {
 		return role == "user"
 	}
 	return false
+}
+
+// blocksKey is the field of a turn that holds its blocks.
+func (s *splicer) blocksKey() string {
+	if s.format == agentstate.RenderGemini {
+		return "parts"
+	}
+	return "content"
+}
+
+// oneMessage reports whether every block of a turn is one of one body
+// message's (some of them, some changed).
+func (s *splicer) oneMessage(t *spliceTurn) (int, bool) {
+	if len(t.blocks) == 0 || t.blocks[0].from.Message < 0 {
+		return 0, false
+	}
+	m := t.blocks[0].from.Message
+	for _, b := range t.blocks {
+		if b.from.Message != m {
+			return 0, false
+		}
+	}
+	return m, true
 }
 
 // wholeMessage reports whether a turn holds exactly the blocks of one body

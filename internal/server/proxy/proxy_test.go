@@ -489,11 +489,11 @@ func TestRefusalsInTheProvidersShape(t *testing.T) {
 	}
 }
 
-// TestCompileFailure: a body the compile cannot take (here an audio part,
-// which ctxc cannot represent) goes upstream as the client's bytes by
-// default, saying why; with on_compile_error refuse it is the provider's error.
+// TestCompileFailure: a body the compile cannot take (here an image part
+// without its URL) goes upstream as the client's bytes by default, saying
+// why; with on_compile_error refuse it is the provider's error.
 func TestCompileFailure(t *testing.T) {
-	body := strings.Replace(chatBody, `"content":"hi"`, `"content":[{"type":"input_audio","input_audio":{"data":"AAAA","format":"wav"}}]`, 1)
+	body := strings.Replace(chatBody, `"content":"hi"`, `"content":[{"type":"image_url","image_url":{"url":""}}]`, 1)
 	for _, mode := range []string{OnErrorForward, OnErrorRefuse} {
 		t.Run(mode, func(t *testing.T) {
 			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
