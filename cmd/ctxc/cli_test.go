@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,4 +137,64 @@ func TestUnknownModelHintLeadsToModelRegistry(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, `"contextWindowTokenCount": 32768`) || !strings.Contains(out, `"counter": "cl100k_base*1.10"`) {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+}
+
+// TestFlagsMayFollowTheFiles: `ctxc compile FILE --profile X` runs as
+// `ctxc compile --profile X FILE` does (it once said "give exactly one
+// FILE"), and so does eval with its flags after the sessions; after "--"
+// an argument is a file even when it looks like a flag.
+func TestFlagsMayFollowTheFiles(t *testing.T) {
+	const chat = "../../examples/chat.json"
+	session := filepath.Join(t.TempDir(), "short.jsonl")
+	if err := os.WriteFile(session, []byte(runCLIOut(t, "eval", "--generate", "7", "--turns", "4")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		before, now []string
+	}{
+		{"compile", []string{"compile", "--profile", "policy-driven", chat}, []string{"compile", chat, "--profile", "policy-driven"}},
+		{"compile, = form", []string{"compile", "--profile=policy-driven", chat}, []string{"compile", chat, "-profile=policy-driven"}},
+		{"eval", []string{"eval", "--profiles", "policy-driven", "--windows", "8000", session},
+			[]string{"eval", session, "--profiles", "policy-driven", "--windows", "8000"}},
+		{"eval, flags on both sides", []string{"eval", "--profiles", "policy-driven", "--windows", "8000", session},
+			[]string{"eval", "--profiles", "policy-driven", session, "--windows", "8000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantCode, wantOut, wantErr := runCLI(t, nil, tt.before...)
+			if wantCode != exitOK {
+				t.Fatalf("%v: exit %d: %s", tt.before, wantCode, wantErr)
+			}
+			code, out, errOut := runCLI(t, nil, tt.now...)
+			if code != exitOK {
+				t.Fatalf("%v: exit %d: %s", tt.now, code, errOut)
+			}
+			// Times differ from run to run: eval's latency figures, compile's stage durations.
+			times := regexp.MustCompile(`(?s)\nCompile latency.*|\n *"durationMicros": "\d+",`)
+			wantOut, out = times.ReplaceAllString(wantOut, ""), times.ReplaceAllString(out, "")
+			if diff := cmp.Diff(wantOut, out); diff != "" {
+				t.Errorf("%v prints otherwise than %v (-flags first +flags after):\n%s", tt.now, tt.before, diff)
+			}
+		})
+	}
+	if !strings.Contains(runCLIOut(t, "compile", chat, "--profile", "policy-driven"), `"profile": "policy-driven"`) {
+		t.Errorf("compile FILE --profile policy-driven did not compile with policy-driven")
+	}
+
+	// After --, "--profile" is a second file: two files are one too many.
+	code, _, errOut := runCLI(t, nil, "compile", chat, "--", "--profile")
+	if code != exitUsage || !strings.HasPrefix(errOut, "ctxc compile: give exactly one FILE") {
+		t.Errorf("compile FILE -- --profile: exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// runCLIOut is the standard output of a command that must succeed.
+func runCLIOut(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := runCLI(t, nil, args...)
+	if code != exitOK {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	return out
 }

@@ -20,7 +20,7 @@ func runCompile(ctx context.Context, args []string, io stdio, lookupEnv func(str
 			"Errors print as a google.rpc.Status with its details; the exit code is then 1.")
 	profile := fs.String("profile", "", "profile to run; overrides the request's profile (default: the request's, else the default profile)")
 	cf := registerConfigFlags(fs, false)
-	if code, done := parseFlags(fs, io, args); done {
+	if code, done := parseFlagsAndArgs(fs, io, args); done {
 		return code
 	}
 	if fs.NArg() != 1 {

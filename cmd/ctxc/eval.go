@@ -64,7 +64,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	formatName := fs.String("format", "auto", "the format of every FILE: auto (detected from its first lines) or one of "+eval.FormatNames())
 	factsFile := fs.String("facts", "", "measure the facts this JSON file lists ({\"facts\": [{\"id\", \"kind\", \"text\", \"turn\"}]}, as a session header's) instead of those found in the one session FILE")
 	cf := registerConfigFlags(fs, false)
-	if code, done := parseFlags(fs, io, args); done {
+	if code, done := parseFlagsAndArgs(fs, io, args); done {
 		return code
 	}
 	fail := func(format string, a ...any) int {

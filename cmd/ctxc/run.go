@@ -139,6 +139,34 @@ func parseFlags(fs *flag.FlagSet, io stdio, args []string) (exit int, done bool)
 	return exitUsage, true
 }
 
+// parseFlagsAndArgs is parseFlags for a command whose arguments are files:
+// its flags may come after them too (`ctxc compile FILE --profile X`), as
+// people write them; after "--" every argument is a file. The flag package
+// alone stops at the first argument that is not a flag.
+func parseFlagsAndArgs(fs *flag.FlagSet, io stdio, args []string) (exit int, done bool) {
+	var files []string
+	for rest := args; ; {
+		if exit, done := parseFlags(fs, io, rest); done {
+			return exit, done
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		if parsed := len(rest) - len(left); parsed > 0 && rest[parsed-1] == "--" {
+			files = append(files, left...)
+			break
+		}
+		files, rest = append(files, left[0]), left[1:]
+	}
+	// fs.Args() is then the files, the flags as parsed.
+	if err := fs.Parse(append([]string{"--"}, files...)); err != nil {
+		fmt.Fprintf(io.err, "%s: %v\n", fs.Name(), err)
+		return exitUsage, true
+	}
+	return 0, false
+}
+
 // closest is the candidate nearest to s in edit distance, if it is near
 // enough to be a slip (at most a third of its length, and at least one edit
 // allowed); "" otherwise.
