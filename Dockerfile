@@ -1,5 +1,7 @@
 # syntax=docker/dockerfile:1
 # Build: make docker (or docker build --build-arg VERSION=$(cat VERSION) --build-arg COMMIT=$(git describe --always) -t ctxc .)
+#        make image builds the same image without Docker or base images (internal/imagebuild,
+#        whose test compares its settings with this file's final stage).
 # Run:   the image listens on 0.0.0.0, so ctxc serve refuses to start without TLS or tokens
 #        unless told it may serve in the open (README, "Running it safely"):
 #          docker run -p 50051:50051 -v /srv/ctxc:/etc/ctxc:ro \

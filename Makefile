@@ -42,7 +42,7 @@ GOCHECK := CGO_ENABLED=0 $(GO)
 CHECKFLAGS := -trimpath
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients long-tasks record-heldout test-short bench bench-clients bench-sessions run demo build dist test-dist docker clean
+.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients long-tasks record-heldout test-short bench bench-clients bench-sessions run demo build image dist test-dist docker clean
 
 all: build
 
@@ -166,6 +166,13 @@ test-clients: deps build
 test-short:
 	$(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -short ./...
 
+# make test as a new user's first run (scripts/test-fresh.sh): in a clean
+# clone of HEAD with empty Go build, module and npm caches, failing if its
+# output is ever silent for more than 30 s. About 20 minutes on two cores.
+.PHONY: test-fresh
+test-fresh:
+	@scripts/test-fresh.sh
+
 # The clients side by side (a prerequisite, so first), the generated long
 # sessions, the benchmarks, then the load test of `make test` as a 60s soak.
 bench: $(BIN)/grpcurl bench-clients bench-sessions
@@ -223,11 +230,38 @@ demo: build
 	@echo "ctxc: gRPC on 127.0.0.1:50051, HTTP/JSON on http://127.0.0.1:8080; the inspector: open http://127.0.0.1:8080/ui/"
 	$(BIN)/ctxc serve --config examples/profiles.yaml --listen 127.0.0.1:50051 --http-listen 127.0.0.1:8080
 
+# The container image (docs/releases.md, "The container image"), built by
+# internal/imagebuild with no container daemon and no base image: the static
+# binary for linux/amd64 and linux/arm64 (as make build builds it), Debian's
+# CA certificates, a nonroot user, and the Dockerfile's environment, user,
+# entrypoint and health check; an OCI image layout as a tar, whose index
+# digest it prints. Named as the chart runs it (image.repository), dated at
+# the commit's time, so that a rebuild of a commit gives the same digest.
+# make dist builds it into the release directory with its own binaries.
+IMAGE_REPOSITORY := $(shell awk '$$1 == "repository:" { print $$2; exit }' deploy/helm/ctxc/values.yaml)
+IMAGE_SOURCE := $(shell awk '$$1 == "home:" { print $$2 }' deploy/helm/ctxc/Chart.yaml)
+# The clients' packages declare the same license.
+IMAGE_LICENSES := Apache-2.0
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+IMAGE_FLAGS = -version $(VERSION) -commit $(COMMIT) -source-date-epoch $(SOURCE_DATE_EPOCH) \
+	-repository $(IMAGE_REPOSITORY) -source $(IMAGE_SOURCE) -licenses $(IMAGE_LICENSES) \
+	-ca-certs-version=$(shell dpkg-query -W -f='$${Version}' ca-certificates 2>/dev/null)
+IMAGE ?= dist/ctxc-$(VERSION)-image.oci.tar
+image: deps
+	@mkdir -p $(dir $(IMAGE))
+	@for arch in amd64 arm64; do \
+		echo "image: ctxc for linux/$$arch"; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/image/linux_$$arch/ctxc ./cmd/ctxc || exit 1; \
+	done
+	$(GOCHECK) run $(CHECKFLAGS) ./internal/imagebuild $(IMAGE_FLAGS) \
+		-binary linux/amd64=$(BIN)/image/linux_amd64/ctxc -binary linux/arm64=$(BIN)/image/linux_arm64/ctxc -out $(IMAGE)
+
 # The release directory dist/ctxc-$(VERSION) (scripts/dist.sh): binaries,
-# SBOM, the client packages, the chart, checksums. test-dist installs each
-# into a clean directory and runs its quick start (CI runs it after make test).
-dist: $(BIN)/helm $(BIN)/cyclonedx-gomod
-	VERSION=$(VERSION) COMMIT=$(COMMIT) LDFLAGS='$(LDFLAGS)' BUILD_TAGS='$(BUILD_TAGS)' scripts/dist.sh
+# SBOM, the container image, the client packages, the chart, checksums.
+# test-dist installs each into a clean directory and runs its quick start,
+# and runs the image's binary (CI runs it after make test).
+dist: deps $(BIN)/helm $(BIN)/cyclonedx-gomod
+	VERSION=$(VERSION) COMMIT=$(COMMIT) LDFLAGS='$(LDFLAGS)' BUILD_TAGS='$(BUILD_TAGS)' IMAGE_FLAGS='$(IMAGE_FLAGS)' scripts/dist.sh
 
 test-dist: dist
 	$(GOCHECK) test $(CHECKFLAGS) -count=1 -tags 'dist,$(BUILD_TAGS)' -run '^TestReleaseArtifacts$$' -v -timeout 20m ./integration/

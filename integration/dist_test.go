@@ -6,6 +6,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -17,6 +18,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/validate"
 )
 
 // TestReleaseArtifacts takes the release directory `make dist` wrote (make
@@ -114,12 +120,19 @@ func TestReleaseArtifacts(t *testing.T) {
 		}
 	})
 
+	t.Run("container image", func(t *testing.T) { checkImage(t, dist, version, bin) })
+
 	t.Run("sbom", func(t *testing.T) {
 		var bom struct {
 			BOMFormat  string `json:"bomFormat"`
 			Components []struct {
-				Name, Version string
+				Type, Name, Version, Purl string
+				Hashes                    []struct{ Alg, Content string }
 			} `json:"components"`
+			Dependencies []struct {
+				Ref       string   `json:"ref"`
+				DependsOn []string `json:"dependsOn"`
+			} `json:"dependencies"`
 		}
 		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dist, "ctxc_"+version+".cdx.json"))), &bom); err != nil {
 			t.Fatal(err)
@@ -132,6 +145,26 @@ func TestReleaseArtifacts(t *testing.T) {
 			if !slices.Contains(names, dep) {
 				t.Errorf("the bill of materials (%s) does not list %s", bom.BOMFormat, dep)
 			}
+		}
+		// The image, by the digest of its index.
+		sum := sha256.Sum256([]byte(readFile(t, filepath.Join(dist, "ctxc-"+version+"-image.index.json"))))
+		digest := hex.EncodeToString(sum[:])
+		var image string
+		for _, c := range bom.Components {
+			if c.Type == "container" && c.Version == version && len(c.Hashes) == 1 && c.Hashes[0].Alg == "SHA-256" && c.Hashes[0].Content == digest &&
+				strings.HasPrefix(c.Purl, "pkg:oci/ctxc@sha256%3A"+digest+"?") {
+				image = c.Purl
+			}
+		}
+		if image == "" {
+			t.Errorf("the bill of materials lists no container %s whose SHA-256 is the image's digest %s", version, digest)
+		}
+		found := false
+		for _, d := range bom.Dependencies {
+			found = found || (d.Ref == image && len(d.DependsOn) > 0)
+		}
+		if image != "" && !found {
+			t.Errorf("the bill of materials does not say what the image %s holds", image)
 		}
 	})
 }
@@ -243,5 +276,176 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkImage takes the release's container image as a registry would get
+// it: its index (whose SHA-256, in SHA256SUMS, is the image's digest) is the
+// one the archive's layout names with the chart's image; each platform runs
+// as a non-root user with the Dockerfile's entrypoint and labels saying
+// VERSION and the commit; and this machine's platform, unpacked, holds the
+// released binary, which says VERSION, serves with the image's environment
+// and answers the image's health check.
+func checkImage(t *testing.T, dist, version, released string) {
+	indexFile := "ctxc-" + version + "-image.index.json"
+	raw, err := os.ReadFile(filepath.Join(dist, indexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw)
+	digest := "sha256:" + hex.EncodeToString(sum[:])
+	if sums := readFile(t, filepath.Join(dist, "SHA256SUMS")); !strings.Contains(sums, digest[len("sha256:"):]+"  "+indexFile+"\n") {
+		t.Errorf("SHA256SUMS does not give the image's digest %s for %s:\n%s", digest, indexFile, sums)
+	}
+
+	root := t.TempDir()
+	run(t, root, "tar", "-xf", filepath.Join(dist, "ctxc-"+version+"-image.oci.tar"))
+	top, err := layout.ImageIndexFromPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := top.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries.Manifests) != 1 || entries.Manifests[0].Digest.String() != digest {
+		t.Fatalf("the archive's index.json lists %+v, want the image index %s alone", entries.Manifests, digest)
+	}
+	// The name the chart runs by default (helm template, as the chart subtest renders it).
+	name := entries.Manifests[0].Annotations["io.containerd.image.name"]
+	if tag := entries.Manifests[0].Annotations["org.opencontainers.image.ref.name"]; tag != version || name == "" || !strings.HasSuffix(name, ":"+version) {
+		t.Errorf("the archive names the image %q, tag %q; want it tagged %s", name, tag, version)
+	}
+	api := regexp.MustCompile(`(?m)^\s*k8s\.io/api v0\.(\d+\.\d+)\s*$`).FindStringSubmatch(readFile(t, filepath.Join(repoRoot, "deploy", "go.mod")))
+	rendered := run(t, repoRoot, filepath.Join(repoRoot, "bin", "helm"), "template", "ctxc", filepath.Join(dist, "ctxc-"+version+".tgz"), "--kube-version", "1."+api[1])
+	if !strings.Contains(rendered, "image: "+name+"\n") {
+		t.Errorf("the chart does not run the release's image %s by default", name)
+	}
+	idx, err := top.ImageIndex(entries.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.Index(idx); err != nil {
+		t.Fatalf("the image does not hold together: %v", err)
+	}
+
+	// What the released binary says it was built from.
+	out, err := exec.Command(released, "version").CombinedOutput()
+	commit := regexp.MustCompile(`\(commit (\S+)\)`).FindSubmatch(out)
+	if err != nil || commit == nil {
+		t.Fatalf("ctxc version: %v %s: want the commit", err, out)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var platforms []string
+	var native v1.Image
+	for _, d := range m.Manifests {
+		platforms = append(platforms, d.Platform.String())
+		img, err := idx.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cf.Config
+		if uid, _, _ := strings.Cut(c.User, ":"); uid == "" || uid == "0" || uid == "root" {
+			t.Errorf("%s runs as %q, want a non-root user", d.Platform, c.User)
+		}
+		if !slices.Equal(c.Entrypoint, []string{"/ctxc"}) || !slices.Equal(c.Cmd, []string{"serve"}) || !slices.Contains(c.Env, "CTXC_LISTEN=0.0.0.0:50051") {
+			t.Errorf("%s: entrypoint %q, cmd %q, env %q: want the Dockerfile's", d.Platform, c.Entrypoint, c.Cmd, c.Env)
+		}
+		for key, want := range map[string]string{"version": version, "revision": string(commit[1])} {
+			if got := c.Labels["org.opencontainers.image."+key]; got != want {
+				t.Errorf("%s: label org.opencontainers.image.%s is %q, want %q", d.Platform, key, got, want)
+			}
+		}
+		if d.Platform.OS == "linux" && d.Platform.Architecture == runtime.GOARCH {
+			native = img
+		}
+	}
+	if !slices.Equal(platforms, []string{"linux/amd64", "linux/arm64/v8"}) {
+		t.Errorf("the index holds %q, want linux/amd64 and linux/arm64/v8", platforms)
+	}
+	if native == nil {
+		t.Fatalf("no image for linux/%s to run here", runtime.GOARCH)
+	}
+
+	fs := unpackImage(t, native)
+	binary := filepath.Join(fs, "ctxc")
+	if want, got := readFile(t, released), readFile(t, binary); got != want {
+		t.Errorf("the image's /ctxc (%d bytes) is not the released binary (%d bytes)", len(got), len(want))
+	}
+	passwd := readFile(t, filepath.Join(fs, "etc", "passwd"))
+	cf, err := native.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _, _ := strings.Cut(cf.Config.User, ":")
+	if !regexp.MustCompile(`(?m)^[a-z]+:x:` + regexp.QuoteMeta(uid) + `:`).MatchString(passwd) {
+		t.Errorf("/etc/passwd has no user %s:\n%s", uid, passwd)
+	}
+	if pool := x509.NewCertPool(); !pool.AppendCertsFromPEM([]byte(readFile(t, filepath.Join(fs, "etc", "ssl", "certs", "ca-certificates.crt")))) {
+		t.Error("the image's CA bundle holds no certificate")
+	}
+	if out, err := exec.Command(binary, "version").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "ctxc "+version+" (commit "+string(commit[1])+")") {
+		t.Errorf("the image's ctxc version: %v %q, want ctxc %s (commit %s)", err, out, version, commit[1])
+	}
+
+	// Serve with the image's environment (on a loopback port), then its
+	// health check, as the runtime would run it, says healthy.
+	env := slices.Clone(cf.Config.Env)
+	addr := freeAddr(t)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "CTXC_LISTEN=") {
+			env[i] = "CTXC_LISTEN=" + addr
+		}
+	}
+	launch(t, launchOptions{binary: binary, env: env, noListen: true})
+	hc := cf.Config.Healthcheck
+	if hc == nil || len(hc.Test) < 2 || hc.Test[0] != "CMD" || hc.Test[1] != "/ctxc" {
+		t.Fatalf("health check %+v, want CMD /ctxc ...", hc)
+	}
+	check := exec.Command(binary, hc.Test[2:]...)
+	check.Env = append(os.Environ(), env...)
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("the image's health check %q: %v\n%s", hc.Test, err, out)
+	}
+}
+
+// unpackImage writes the image's file system (its layers applied in order)
+// to a new directory.
+func unpackImage(t *testing.T, img v1.Image) string {
+	t.Helper()
+	dir := t.TempDir()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return dir
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, filepath.FromSlash(h.Name))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(path, 0o755)
+		case tar.TypeReg:
+			var data []byte
+			if data, err = io.ReadAll(tr); err == nil {
+				err = os.WriteFile(path, data, h.FileInfo().Mode().Perm())
+			}
+		default:
+			t.Errorf("%s: unexpected entry type %c", h.Name, h.Typeflag)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
