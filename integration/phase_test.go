@@ -104,3 +104,41 @@ func TestPhaseOutput(t *testing.T) {
 		t.Errorf("a command that leaves a process holding the output: exit %d after %v:\n%s", status, took, out)
 	}
 }
+
+// scripts/silence-watch.sh (make test-fresh) fails a command whose output
+// was silent for longer than its limit, naming the phase the silence was in,
+// and passes one that prints often enough; a failed command's status is its.
+func TestSilenceWatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, script string
+		status       int
+		report       string // a line the report must hold; none when ""
+	}{
+		{"silent", `sleep 3; echo late`, 1, "silent for 3s (the limit is 2s) in no phase, after: (the start)"},
+		{"in a phase", `echo "==> build"; echo "==> inner"; echo "<== inner: 0s"; sleep 3; echo "<== build: 3s"`,
+			1, `silent for 3s (the limit is 2s) in phase "build", after: <== inner: 0s`},
+		{"silent to the end", `echo started; sleep 3`, 1, "silent for 3s (the limit is 2s) in no phase, after: started"},
+		{"a line every second", `for i in 1 2 3 4; do echo "line $i"; sleep 1; done`, 0, ""},
+		{"part of a line every second", `for i in 1 2 3 4; do printf "$i%%... "; sleep 1; done; echo`, 0, ""},
+		{"failed", `echo x; exit 4`, 4, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command("bash", "../scripts/silence-watch.sh", "2", "sh", "-c", tc.script)
+			out, _ := cmd.Output()
+			if got := cmd.ProcessState.ExitCode(); got != tc.status {
+				t.Errorf("exit %d, want %d:\n%s", got, tc.status, out)
+			}
+			if tc.report != "" && !strings.Contains(string(out), "\n  "+tc.report+"\n") {
+				t.Errorf("no report %q in\n%s", tc.report, out)
+			}
+			if tc.report == "" && strings.Contains(string(out), "silent for") {
+				t.Errorf("a silence reported:\n%s", out)
+			}
+			if !regexp.MustCompile(`(?m)^\[00:0\d\] `).Match(out) {
+				t.Errorf("no line of the output with its time, [00:0N]:\n%s", out)
+			}
+		})
+	}
+}
