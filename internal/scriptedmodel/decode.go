@@ -29,6 +29,8 @@ func decode(req *Request) error {
 		return decodeChat(req)
 	case Responses:
 		return decodeResponses(req)
+	case GeminiGenerateContent:
+		return decodeGemini(req)
 	}
 	return nil
 }

@@ -108,7 +108,7 @@ func (rw *replyWriter) anthropic() {
 	r := rw.reply
 	var blocks []map[string]any
 	if r.Thinking != "" {
-		blocks = append(blocks, map[string]any{"type": "thinking", "thinking": r.Thinking, "signature": "scripted"})
+		blocks = append(blocks, map[string]any{"type": "thinking", "thinking": r.Thinking, "signature": thinkingSignature(r.Thinking)})
 	}
 	if r.Text != "" {
 		blocks = append(blocks, map[string]any{"type": "text", "text": r.Text})
@@ -137,7 +137,7 @@ func (rw *replyWriter) anthropic() {
 			for _, s := range chunks(r.Thinking) {
 				deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": s})
 			}
-			deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": "scripted"})
+			deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": thinkingSignature(r.Thinking)})
 		case "text":
 			start["text"] = ""
 			for _, s := range chunks(b["text"].(string)) {
@@ -230,8 +230,18 @@ func (rw *replyWriter) responseItems() []map[string]any {
 	r := rw.reply
 	var items []map[string]any
 	if r.Thinking != "" {
-		items = append(items, map[string]any{"id": rw.id("rs_scripted_"), "type": "reasoning",
-			"summary": []any{map[string]any{"type": "summary_text", "text": r.Thinking}}})
+		item := map[string]any{"id": rw.id("rs_scripted_"), "type": "reasoning",
+			"summary": []any{map[string]any{"type": "summary_text", "text": r.Thinking}}}
+		var include struct {
+			Include []string `json:"include"`
+		}
+		_ = json.Unmarshal(rw.req.Body, &include)
+		for _, inc := range include.Include {
+			if inc == "reasoning.encrypted_content" {
+				item["encrypted_content"] = reasoningContent(item["id"].(string), r.Thinking)
+			}
+		}
+		items = append(items, item)
 	}
 	if r.Text != "" {
 		items = append(items, map[string]any{"id": rw.id("msg_scripted_"), "type": "message", "status": "completed", "role": "assistant",

@@ -18,10 +18,15 @@
 //	}))
 //
 // Endpoints: POST /v1/messages (and /v1/messages/count_tokens), POST
-// /v1/chat/completions and POST /v1/responses; a query string (Claude Code
-// sends ?beta=true) is ignored and a path prefix before /v1 is accepted, so
-// any base URL works. Anything else is answered 404 in the provider's error
-// shape and recorded too.
+// /v1/chat/completions, POST /v1/responses, and Gemini's POST
+// .../models/<model>:generateContent and :streamGenerateContent (?alt=sse);
+// a query string (Claude Code sends ?beta=true) is ignored and a path
+// prefix before /v1 is accepted, so any base URL works. Anything else is
+// answered 404 in the provider's error shape and recorded too.
+//
+// With Strict, the server refuses what the real APIs refuse (calls and
+// results that do not pair, signatures and encrypted reasoning sent back
+// changed or left out), as they do: with a 400 in the provider's shape.
 package scriptedmodel
 
 import (
@@ -49,6 +54,9 @@ const (
 	ChatCompletions Protocol = "openai-chat-completions"
 	// Responses is POST /v1/responses.
 	Responses Protocol = "openai-responses"
+	// GeminiGenerateContent is POST .../models/<model>:generateContent and
+	// :streamGenerateContent.
+	GeminiGenerateContent Protocol = "gemini-generate-content"
 	// Unknown is any other path (answered 404).
 	Unknown Protocol = "unknown"
 )
@@ -66,9 +74,10 @@ type Script func(*Request) (Reply, error)
 // one (tool_use, tool_calls, or function call items); otherwise the turn ends.
 type Reply struct {
 	// Thinking, when set, is sent as a reasoning block before the text
-	// (Anthropic: a thinking block with a placeholder signature; Responses: a
-	// reasoning item with a summary). Chat Completions has no such block and
-	// leaves it out.
+	// (Anthropic: a thinking block with the server's signature of its text;
+	// Responses: a reasoning item with a summary, and its encrypted content
+	// when the request includes reasoning.encrypted_content; Gemini: a
+	// thought part). Chat Completions has no such block and leaves it out.
 	Thinking  string
 	Text      string
 	ToolCalls []ToolCall
@@ -120,6 +129,8 @@ type Request struct {
 	Tools []string
 	// CustomTools are those of Tools defined as freeform (type "custom").
 	CustomTools map[string]bool
+	// Rejected is why a Strict server refused the request ("" when it did not).
+	Rejected string
 }
 
 // Turn is one message of a request's conversation, as the scripted model reads it.
@@ -181,14 +192,23 @@ func (r *Request) HasTool(name string) bool {
 // at a time, so it may keep state without its own locking.
 type Server struct {
 	script Script
+	strict bool
 
 	mu       sync.Mutex
 	requests []*Request
+	// thinkingOf is the thinking text given with each Anthropic tool_use
+	// id; reasoningOf the reasoning item id given with each Responses
+	// function call item id (what Strict wants back with them).
+	thinkingOf, reasoningOf map[string]string
 }
 
 // New returns a server that answers every model call with script's reply.
-func New(script Script) *Server {
-	return &Server{script: script}
+func New(script Script, opts ...Option) *Server {
+	s := &Server{script: script, thinkingOf: map[string]string{}, reasoningOf: map[string]string{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Requests returns every request received so far, in order.
@@ -199,11 +219,13 @@ func (s *Server) Requests() []*Request {
 }
 
 // credentialHeaders are never recorded.
-var credentialHeaders = []string{"Authorization", "X-Api-Key", "Api-Key", "Cookie", "Proxy-Authorization", "Openai-Organization", "Openai-Project", "Chatgpt-Account-Id"}
+var credentialHeaders = []string{"Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key", "Cookie", "Proxy-Authorization", "Openai-Organization", "Openai-Project", "Chatgpt-Account-Id"}
 
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
-	req := &Request{Method: hr.Method, Path: hr.URL.Path, Query: hr.URL.RawQuery, Header: hr.Header.Clone(), Protocol: protocolOf(hr)}
+	query := hr.URL.Query()
+	query.Del("key") // Gemini's key, when it comes as a parameter
+	req := &Request{Method: hr.Method, Path: hr.URL.Path, Query: query.Encode(), Header: hr.Header.Clone(), Protocol: protocolOf(hr)}
 	for _, h := range credentialHeaders {
 		req.Header.Del(h)
 	}
@@ -233,6 +255,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		writeError(w, req.Protocol, http.StatusBadRequest, err.Error())
 		return
 	}
+	if s.strict {
+		if why := s.check(req); why != "" {
+			req.Rejected = why
+			writeError(w, req.Protocol, http.StatusBadRequest, why)
+			return
+		}
+	}
 	if req.Protocol == AnthropicCountTokens {
 		writeJSON(w, map[string]int{"input_tokens": estimate(len(body))})
 		return
@@ -257,6 +286,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			reply.ToolCalls[i].ID = fmt.Sprintf("%s%03d_%d", callPrefix(req.Protocol), req.Seq, i)
 		}
 	}
+	s.given(req, reply)
 	out := replyWriter{w: w, req: req, reply: reply}
 	switch req.Protocol {
 	case AnthropicMessages:
@@ -265,6 +295,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		out.chat()
 	case Responses:
 		out.responses()
+	case GeminiGenerateContent:
+		out.gemini()
+	}
+}
+
+// given records the thinking given with the reply's calls, which Strict
+// wants back with them.
+func (s *Server) given(req *Request, reply Reply) {
+	if reply.Thinking == "" {
+		return
+	}
+	for i, c := range reply.ToolCalls {
+		switch req.Protocol {
+		case AnthropicMessages:
+			s.thinkingOf[c.ID] = reply.Thinking
+		case Responses:
+			s.reasoningOf[fmt.Sprintf("fc_scripted_%04d_%d", req.Seq, i)] = fmt.Sprintf("rs_scripted_%04d", req.Seq)
+		}
 	}
 }
 
@@ -279,6 +327,8 @@ func protocolOf(hr *http.Request) Protocol {
 		return ChatCompletions
 	case strings.HasSuffix(path, "/responses"):
 		return Responses
+	case strings.Contains(path, "/models/") && (strings.HasSuffix(path, ":generateContent") || strings.HasSuffix(path, ":streamGenerateContent")):
+		return GeminiGenerateContent
 	}
 	return Unknown
 }
@@ -325,6 +375,13 @@ func writeError(w http.ResponseWriter, p Protocol, code int, msg string) {
 			kind = "request_too_large"
 		}
 		v = map[string]any{"type": "error", "error": map[string]string{"type": kind, "message": msg}}
+	case GeminiGenerateContent:
+		status := map[int]string{http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusNotFound: "NOT_FOUND",
+			http.StatusMethodNotAllowed: "INVALID_ARGUMENT", http.StatusRequestEntityTooLarge: "INVALID_ARGUMENT"}[code]
+		if status == "" {
+			status = "INTERNAL"
+		}
+		v = map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}}
 	default:
 		kind := "invalid_request_error"
 		if code >= 500 {

@@ -55,6 +55,9 @@ func TestReplyWireForms(t *testing.T) {
 		{"chat.sse", "/v1/chat/completions", `{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"fix it"}]}`},
 		{"responses.json", "/v1/responses", `{"model":"gpt-5","input":"fix it","tools":[{"type":"function","name":"Read"},{"type":"custom","name":"apply_patch"}]}`},
 		{"responses.sse", "/api/v1/responses", `{"model":"gpt-5","stream":true,"input":"fix it","tools":[{"type":"function","name":"Read"},{"type":"custom","name":"apply_patch"}]}`},
+		{"responses-encrypted.json", "/v1/responses", `{"model":"gpt-5","store":false,"include":["reasoning.encrypted_content"],"input":"fix it","tools":[{"type":"function","name":"Read"}]}`},
+		{"gemini.json", "/v1beta/models/gemini-2.5-pro:generateContent", `{"contents":[{"role":"user","parts":[{"text":"fix it"}]}]}`},
+		{"gemini.sse", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"fix it"}]}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +124,20 @@ func TestDecode(t *testing.T) {
 				{Role: "user", ToolResults: []scriptedmodel.ToolResult{{CallID: "c2", Content: "ok"}}}},
 		},
 	}
+	tests = append(tests, struct {
+		name, path, body string
+		want             []scriptedmodel.Turn
+		system           string
+	}{
+		name: "gemini contents", path: "/v1beta/models/gemini-2.5-pro:generateContent",
+		body: `{"systemInstruction":{"parts":[{"text":"Be brief."}]},"contents":[{"role":"user","parts":[{"text":"build it"}]},` +
+			`{"role":"model","parts":[{"text":"x","thought":true},{"functionCall":{"name":"run","args":{"cmd":"go build"}},"thoughtSignature":"c2ln"}]},` +
+			`{"role":"user","parts":[{"functionResponse":{"id":"r1","name":"run","response":{"output":"ok"}}}]}]}`,
+		system: "Be brief.",
+		want: []scriptedmodel.Turn{{Role: "user", Text: "build it"},
+			{Role: "assistant", ToolCalls: []scriptedmodel.ToolCall{{ID: "run", Name: "run", Input: `{"cmd":"go build"}`}}},
+			{Role: "user", ToolResults: []scriptedmodel.ToolResult{{CallID: "r1", Content: "ok"}}}},
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *scriptedmodel.Request

@@ -25,7 +25,7 @@ func weatherScript(r *scriptedmodel.Request) (scriptedmodel.Reply, error) {
 	if r.LastUserText() == "fail" {
 		return scriptedmodel.Reply{}, errors.New("asked to fail")
 	}
-	return scriptedmodel.Reply{Text: "Let me check.", ToolCalls: []scriptedmodel.ToolCall{{Name: "get_weather", Input: `{"city":"Paris"}`}}}, nil
+	return scriptedmodel.Reply{Thinking: "The user wants today's weather.", Text: "Let me check.", ToolCalls: []scriptedmodel.ToolCall{{Name: "get_weather", Input: `{"city":"Paris"}`}}}, nil
 }
 
 // sdkDir holds the providers' SDKs (package-lock.json pins them; make test
@@ -50,12 +50,14 @@ func needNodeModules(t *testing.T, dir string) string {
 	return node
 }
 
-// The real SDKs (@anthropic-ai/sdk, openai) read every reply, JSON and
-// streamed, of every protocol: text, tool calls with their inputs, stop
-// reasons, usage, and an error in the provider's shape.
+// The real SDKs (@anthropic-ai/sdk, openai, @google/genai) read every reply,
+// JSON and streamed, of every protocol: thinking, text, tool calls with
+// their inputs, stop reasons, usage, and an error in the provider's shape;
+// and the turns they send back (thinking with its signature, reasoning,
+// Gemini's thought signature) pass the strict server.
 func TestRealSDKs(t *testing.T) {
 	node := needNodeModules(t, sdkDir)
-	sm := scriptedmodel.New(weatherScript)
+	sm := scriptedmodel.New(weatherScript, scriptedmodel.Strict())
 	srv := httptest.NewServer(sm)
 	defer srv.Close()
 	cmd := exec.Command(node, "check.mjs")
@@ -72,7 +74,7 @@ func TestRealSDKs(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	anthropicRound := map[string]any{
-		"first":  map[string]any{"stop": "tool_use", "blocks": []any{"text", "tool_use"}, "text": "Let me check.", "call": map[string]any{"name": "get_weather", "input": map[string]any{"city": "Paris"}}},
+		"first":  map[string]any{"stop": "tool_use", "blocks": []any{"thinking", "text", "tool_use"}, "text": "Let me check.", "call": map[string]any{"name": "get_weather", "input": map[string]any{"city": "Paris"}}},
 		"second": map[string]any{"stop": "end_turn", "text": "It is 18C and sunny in Paris.", "output_tokens": 7.0},
 	}
 	chatRound := map[string]any{
@@ -80,12 +82,17 @@ func TestRealSDKs(t *testing.T) {
 		"second": map[string]any{"finish": "stop", "text": "It is 18C and sunny in Paris.", "completion_tokens": 7.0},
 	}
 	responsesRound := map[string]any{
-		"first":  map[string]any{"items": []any{"message", "function_call"}, "text": "Let me check.", "call": map[string]any{"name": "get_weather", "input": map[string]any{"city": "Paris"}}},
+		"first":  map[string]any{"items": []any{"reasoning", "message", "function_call"}, "text": "Let me check.", "call": map[string]any{"name": "get_weather", "input": map[string]any{"city": "Paris"}}},
 		"second": map[string]any{"status": "completed", "text": "It is 18C and sunny in Paris.", "output_tokens": 7.0},
+	}
+	geminiRound := map[string]any{
+		"first":  map[string]any{"finish": "STOP", "thought": true, "text": "Let me check.", "call": map[string]any{"name": "get_weather", "input": map[string]any{"city": "Paris"}}, "signed": true},
+		"second": map[string]any{"finish": "STOP", "text": "It is 18C and sunny in Paris.", "output_tokens": 7.0},
 	}
 	want := map[string]any{
 		"anthropic": anthropicRound, "anthropic_stream": anthropicRound, "count_tokens": true,
 		"chat": chatRound, "chat_stream": chatRound, "responses": responsesRound, "responses_stream": responsesRound,
+		"gemini": geminiRound, "gemini_stream": geminiRound,
 		"error": map[string]any{"status": 500.0, "type": "api_error"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
@@ -94,11 +101,14 @@ func TestRealSDKs(t *testing.T) {
 
 	// Every request was recorded, without its credentials, and decoded.
 	reqs := sm.Requests()
-	if len(reqs) != 14 {
-		t.Fatalf("%d requests recorded, want 14", len(reqs))
+	if len(reqs) != 18 {
+		t.Fatalf("%d requests recorded, want 18", len(reqs))
 	}
 	for _, r := range reqs {
-		for _, h := range []string{"Authorization", "X-Api-Key"} {
+		if r.Rejected != "" {
+			t.Errorf("request %d (%s) was refused: %s", r.Seq, r.Path, r.Rejected)
+		}
+		for _, h := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"} {
 			if r.Header.Get(h) != "" {
 				t.Errorf("request %d (%s) recorded the credential header %s", r.Seq, r.Path, h)
 			}
@@ -124,7 +134,7 @@ func TestRealSDKs(t *testing.T) {
 			}
 		}
 	}
-	wantCounts := map[scriptedmodel.Protocol]int{scriptedmodel.AnthropicMessages: 5, scriptedmodel.AnthropicCountTokens: 1, scriptedmodel.ChatCompletions: 4, scriptedmodel.Responses: 4}
+	wantCounts := map[scriptedmodel.Protocol]int{scriptedmodel.AnthropicMessages: 5, scriptedmodel.AnthropicCountTokens: 1, scriptedmodel.ChatCompletions: 4, scriptedmodel.Responses: 4, scriptedmodel.GeminiGenerateContent: 4}
 	if d := cmp.Diff(wantCounts, byProtocol); d != "" {
 		t.Errorf("requests by protocol (-want +got):\n%s", d)
 	}

@@ -1,0 +1,116 @@
+package scriptedmodel_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/contextcompiler/ctxc/internal/scriptedmodel"
+)
+
+// thinkingScript thinks and calls read_file, then answers the result.
+func thinkingScript(r *scriptedmodel.Request) (scriptedmodel.Reply, error) {
+	if _, ok := r.LastToolResult(); ok {
+		return scriptedmodel.Reply{Text: "Done."}, nil
+	}
+	return scriptedmodel.Reply{Thinking: "The file names the bug.", Text: "Reading it.",
+		ToolCalls: []scriptedmodel.ToolCall{{Name: "read_file", Input: `{"path":"main.go"}`}}}, nil
+}
+
+// TestStrict: a strict server takes a conversation that gives back what it
+// was given (thinking and its signature, encrypted reasoning, thought
+// signatures) with the calls' results, and refuses, as the real APIs do,
+// each way of giving it back wrong.
+func TestStrict(t *testing.T) {
+	sm := scriptedmodel.New(thinkingScript, scriptedmodel.Strict())
+	srv := httptest.NewServer(sm)
+	defer srv.Close()
+	// first is the server's answer to a first request, as JSON.
+	first := func(path, body string) map[string]json.RawMessage {
+		code, got := post(t, srv.URL+path, body, nil)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, code, got)
+		}
+		var v map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(got), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	edit := func(s string, pairs ...string) string { return strings.NewReplacer(pairs...).Replace(s) }
+
+	// Anthropic: the assistant's content as given, then the result.
+	msg := first("/v1/messages", `{"model":"m","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"fix it"}]}`)
+	var blocks []map[string]any
+	_ = json.Unmarshal(msg["content"], &blocks)
+	toolID := blocks[2]["id"].(string)
+	anthropic := `{"model":"m","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"fix it"},` +
+		`{"role":"assistant","content":` + string(msg["content"]) + `},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + toolID + `","content":"package main"}]}]}`
+	thinking, _ := json.Marshal(blocks[0])
+
+	// Responses, stateless: the output items as given, then the output.
+	resp := first("/v1/responses", `{"model":"m","store":false,"include":["reasoning.encrypted_content"],"input":"fix it"}`)
+	var items []map[string]any
+	_ = json.Unmarshal(resp["output"], &items)
+	callID := items[2]["call_id"].(string)
+	output := string(resp["output"])
+	responses := `{"model":"m","store":false,"input":[{"role":"user","content":"fix it"},` + output[1:len(output)-1] +
+		`,{"type":"function_call_output","call_id":"` + callID + `","output":"package main"}]}`
+	reasoning, _ := json.Marshal(items[0])
+
+	// Gemini: the candidate's content as given, then the response.
+	gem := first("/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"text":"fix it"}]}]}`)
+	var cands []struct {
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(gem["candidates"], &cands)
+	gemini := `{"contents":[{"role":"user","parts":[{"text":"fix it"}]},` + string(cands[0].Content) +
+		`,{"role":"user","parts":[{"functionResponse":{"name":"read_file","response":{"output":"package main"}}}]}]}`
+	var content struct {
+		Parts []map[string]any `json:"parts"`
+	}
+	_ = json.Unmarshal(cands[0].Content, &content)
+	sig := content.Parts[2]["thoughtSignature"].(string)
+
+	tests := []struct {
+		name, path, body, want string
+	}{
+		{"anthropic as given", "/v1/messages", anthropic, ""},
+		{"anthropic thinking left out", "/v1/messages", edit(anthropic, string(thinking)+",", ""), "must start with a thinking block"},
+		{"anthropic thinking changed", "/v1/messages", edit(anthropic, "The file names the bug.", "The file names a bug."), "Invalid `signature` in `thinking` block"},
+		{"anthropic thinking with another's signature", "/v1/messages", edit(anthropic, `"signature":"`, `"signature":"AAAA`), "Invalid `signature`"},
+		{"anthropic result without its call", "/v1/messages", edit(anthropic, `"tool_use_id":"`+toolID, `"tool_use_id":"toolu_other`), "must have a corresponding `tool_use` block"},
+		{"anthropic thinking off, left out", "/v1/messages", edit(anthropic, string(thinking)+",", "", `"thinking":{"type":"enabled","budget_tokens":1024},`, ""), ""},
+		{"responses as given", "/v1/responses", responses, ""},
+		{"responses reasoning left out", "/v1/responses", edit(responses, string(reasoning)+",", ""), "without its required 'reasoning' item"},
+		{"responses reasoning changed", "/v1/responses", edit(responses, "The file names the bug.", "The file names a bug."), "could not be verified"},
+		{"responses reasoning without its content", "/v1/responses", edit(responses, `"encrypted_content":`, `"x_encrypted_content":`), "Items are not persisted when `store` is set to false"},
+		{"responses output without its call", "/v1/responses", edit(responses, `"call_id":"`+callID+`","output"`, `"call_id":"call_other","output"`), "No tool call found for function call output with call_id call_other"},
+		{"gemini as given", "/v1beta/models/g:generateContent", gemini, ""},
+		{"gemini signature left out", "/v1beta/models/g:generateContent", edit(gemini, `,"thoughtSignature":"`+sig+`"`, ""), "missing a thought_signature"},
+		{"gemini signature changed", "/v1beta/models/g:generateContent", edit(gemini, sig, "AAAA"+sig[4:]), "Corrupted thought signature"},
+		{"gemini response without its call", "/v1beta/models/g:generateContent", edit(gemini, `"functionResponse":{"name":"read_file"`, `"functionResponse":{"name":"other"`), "number of function response parts"},
+		{"chat tool message without its call", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"c1","content":"y"}]}`, "must be a response to a preceeding message with 'tool_calls'"},
+		{"chat call without its tool message", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"z"}]}`, "did not have response messages: c1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, got := post(t, srv.URL+tt.path, tt.body, nil)
+			if tt.want == "" {
+				if code != http.StatusOK {
+					t.Fatalf("refused: %d %s\n%s", code, got, tt.body)
+				}
+				return
+			}
+			if code != http.StatusBadRequest || !strings.Contains(got, tt.want) {
+				t.Fatalf("%d %s, want 400 saying %q\n%s", code, got, tt.want, tt.body)
+			}
+			reqs := sm.Requests()
+			if last := reqs[len(reqs)-1]; !strings.Contains(last.Rejected, tt.want) {
+				t.Errorf("recorded as rejected for %q", last.Rejected)
+			}
+		})
+	}
+}
