@@ -360,7 +360,15 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 	}
 	p.reset()
 	s.collect(w, p, visible, false)
-	p.budget = s.mergeBudget(ctx, p, total, w.Counter())
+	// Two summaries or fewer that overflow mean the last merge left too
+	// little room to stack: every compaction point would merge (and uncache)
+	// the whole summary again. This merge leaves room for three summaries
+	// the size of the new one instead.
+	next := total / 10
+	if len(summaries) <= 2 && stacked <= total/10 {
+		next = 3 * total / 10
+	}
+	p.budget = s.mergeBudget(ctx, p, total, next, w.Counter())
 }
 
 // mergeBudget is the budget of a summary that merges all the others: at most
@@ -368,8 +376,10 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 // need (with a tenth of that budget to spare, and at least a third of it), so
 // that the merge, which costs the cached prefix anyway, leaves room for as
 // many stacked summaries as it can before the next one. What it leaves out is
-// the least important: items lighter than any fact.
-func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total int, counter agentstate.TokenCounter) int {
+// the least important: items lighter than any fact. next is the room it
+// leaves for the summaries stacked after it when its facts need more than
+// merge_fill_ratio.
+func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total, next int, counter agentstate.TokenCounter) int {
 	full := int(float64(total) * s.cfg.MergeFillRatio)
 	lo := min(total/3, full)
 	req := p.request(0, counter)
@@ -382,12 +392,12 @@ func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total int, c
 		return min(lo+total/10, full)
 	}
 	// More facts than merge_fill_ratio holds: they may take the whole budget
-	// but the room for the next summary before any is shortened or left
+	// but the room for the next summaries before any is shortened or left
 	// out; the next compaction merges again sooner, which costs the cache
 	// less than a fact costs the agent.
 	hi := full
 	if !keepsFacts(full) {
-		lo, hi = full, total-total/10
+		lo, hi = full, max(full, total-next)
 		if !keepsFacts(hi) {
 			return hi
 		}
