@@ -1,7 +1,6 @@
 package embed
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"github.com/contextcompiler/ctxc/internal/server"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/internal/yamlkeys"
 )
 
 // Limits bound what the gRPC server accepts and how long it works on it:
@@ -204,27 +204,31 @@ func (c *Config) decodeFile(path string) error {
 	return c.decode(data, path)
 }
 
-// decode decodes the YAML document data, from the file path, over c.
+// decode decodes the YAML document data, from the file path, over c. Its
+// errors name the file's keys and sections, not Go's types (yamlkeys).
 func (c *Config) decode(data []byte, path string) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	// An empty file (io.EOF) is an empty config.
-	err := dec.Decode(c)
-	var typeErr *yaml.TypeError
-	switch {
-	case err == nil || errors.Is(err, io.EOF):
-		return nil
-	case errors.As(err, &typeErr):
-		problems := make([]error, len(typeErr.Errors))
-		for i, e := range typeErr.Errors {
-			if strings.Contains(e, "into llm.ModelsConfig") {
-				e += " (models holds the helper models planner and summarizer; model entries go under model_registry)"
-			}
-			problems[i] = fmt.Errorf("config file %s: %s", path, strings.TrimSpace(e))
-		}
-		return errors.Join(problems...)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
 	}
-	return fmt.Errorf("config file %s: %w", path, err)
+	// An empty file is an empty config.
+	err := yamlkeys.Decode(&doc, c, "")
+	if err == nil {
+		return nil
+	}
+	all := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		all = joined.Unwrap()
+	}
+	problems := make([]error, len(all))
+	for i, e := range all {
+		text := e.Error()
+		if strings.Contains(text, ": models: a list is not") {
+			text += " (models holds the helper models planner and summarizer; model entries go under model_registry)"
+		}
+		problems[i] = fmt.Errorf("config file %s: %s", path, text)
+	}
+	return errors.Join(problems...)
 }
 
 // NewLogger is the logger log_level and log_format describe, writing to w: the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 )
@@ -155,7 +156,81 @@ func TestParseConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng.Close()
-	if _, err := ParseConfig([]byte("listen_adress: x\n")); err == nil || !strings.Contains(err.Error(), "config file (data): line 1: field listen_adress not found") {
+	if _, err := ParseConfig([]byte("listen_adress: x\n")); err == nil || !strings.Contains(err.Error(), `config file (data): line 1: unknown key "listen_adress" at the top level; its keys: listen, metrics_listen,`) {
 		t.Errorf("an unknown key: %v", err)
 	}
+}
+
+// TestConfigErrorsNameKeysAndSections: a file's mistakes are reported in
+// its own terms, each with its line: an unknown key with its section and
+// the key it was probably meant to be (or the section's keys), a value of
+// the wrong kind with its key and what goes there. They once named Go's
+// types ("field http_listn not found in type embed.Config", "cannot
+// unmarshal !!str `abc` into int"), and a key under models.planner was not
+// checked at all.
+func TestConfigErrorsNameKeysAndSections(t *testing.T) {
+	file := `http_listn: 127.0.0.1:8080
+max_message_bytes: lots
+grace_period: 10x
+proxy:
+  openai_upstrem: https://api.openai.com
+  timeout: 10m
+models:
+  planner: {model: llama3.2, base_urll: "http://127.0.0.1:11434/v1"}
+summary_cache:
+  ttl: 1h
+  max_entrys: 10
+quotas:
+  callers:
+    ci: {calls_per_secnd: 5}
+state_refs:
+  zzz: 1
+insecure: [yes]
+`
+	_, err := ParseConfig([]byte(file))
+	if err == nil {
+		t.Fatal("the file was read without an error")
+	}
+	want := []string{
+		`config file (data): line 1: unknown key "http_listn" at the top level; did you mean "http_listen"?`,
+		`config file (data): line 2: max_message_bytes: "lots" is not a whole number`,
+		`config file (data): line 3: grace_period: "10x" is not a duration (such as 30s, 5m or 1h30m)`,
+		`config file (data): line 5: unknown key "openai_upstrem" in section "proxy"; did you mean "openai_upstream"?`,
+		`config file (data): line 8: unknown key "base_urll" in section "models.planner"; did you mean "base_url"?`,
+		`config file (data): line 11: unknown key "max_entrys" in section "summary_cache"; did you mean "max_entries"?`,
+		`config file (data): line 14: unknown key "calls_per_secnd" in section "quotas.callers.ci"; did you mean "calls_per_second"?`,
+		`config file (data): line 16: unknown key "zzz" in section "state_refs"; its keys: ` + strings.Join(yamlKeysOf(t, NewConfig().StateRefs), ", "),
+		`config file (data): line 17: insecure: a list is not true or false`,
+	}
+	if diff := cmp.Diff(want, strings.Split(err.Error(), "\n")); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	// A policy's settings, checked when the engine is built, name their
+	// line of the file too.
+	cfg, err := ParseConfig([]byte("profiles:\n  - name: mine\n    stages:\n      - policy: normalize\n      - policy: clamp\n        settings:\n          max_part_tokenz: 300\n      - policy: render\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	_, err = NewEngine(cfg)
+	if want := `profiles[0] (mine): stages[1] (clamp): line 7: unknown key "max_part_tokenz" in section "settings"; did you mean "max_part_tokens"?`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// yamlKeysOf lists the YAML keys of the struct v, in order.
+func yamlKeysOf(t *testing.T, v any) []string {
+	t.Helper()
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, _, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, " ") {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }

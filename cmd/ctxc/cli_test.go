@@ -119,7 +119,7 @@ profiles:
 
 	// Entries meant for the registry under models get a pointer to it.
 	file = writeFile(t, "ctxc.yaml", "models:\n  - name: acme\n")
-	if _, _, errOut := runCLI(t, nil, "profiles", "--config", file); !strings.Contains(errOut, "line 2: cannot unmarshal !!seq into llm.ModelsConfig (models holds the helper models planner and summarizer; model entries go under model_registry)") {
+	if _, _, errOut := runCLI(t, nil, "profiles", "--config", file); !strings.Contains(errOut, "line 2: models: a list is not a mapping of keys (models holds the helper models planner and summarizer; model entries go under model_registry)") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 }

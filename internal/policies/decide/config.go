@@ -1,12 +1,13 @@
 package decide
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/contextcompiler/ctxc/internal/yamlkeys"
 )
 
 // DefaultTargetRatio is the share of the trigger point that compaction aims
@@ -133,14 +134,8 @@ func (s TriggerSpec) config() (triggerConfig, error) {
 	if s.Settings.IsZero() {
 		return cfg, nil
 	}
-	raw, err := yaml.Marshal(&s.Settings)
-	if err != nil {
+	if err := yamlkeys.Decode(&s.Settings, cfg, "settings"); err != nil {
 		return nil, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil {
-		return nil, fmt.Errorf("settings (line %d): %w", s.Settings.Line, err)
 	}
 	return cfg, nil
 }
@@ -161,7 +156,9 @@ func (c *CompositeConfig) Validate() error {
 			if errors.Is(err, errUnknown) {
 				errs = append(errs, fmt.Errorf("%s.type: %w", path, err))
 			} else {
-				errs = append(errs, fmt.Errorf("%s.%w", path, err))
+				for _, e := range flatten(err) {
+					errs = append(errs, fmt.Errorf("%s: %w", path, e))
+				}
 			}
 			continue
 		}

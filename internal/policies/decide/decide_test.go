@@ -212,7 +212,7 @@ func TestValidate(t *testing.T) {
 				`mode: "some" must be "any" or "all"`,
 				"triggers[0].settings.ratio: 2 must be in (0, 1]",
 				`triggers[1].type: unknown trigger type "nope" (known: threshold, headroom, message_count, composite)`,
-				"triggers[2].settings (line 1): yaml: unmarshal errors:\n  line 1: field max_mesages not found in type decide.MessageCountConfig",
+				`triggers[2]: line 1: unknown key "max_mesages" in section "settings"; did you mean "max_messages"?`,
 				"triggers[3].settings.triggers[0].settings.min_headroom_tokens: -5 must be positive",
 			}},
 		{name: "composite empty", factory: NewCompositeFactory(), settings: "{triggers: []}",

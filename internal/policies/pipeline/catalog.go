@@ -15,6 +15,7 @@ import (
 
 	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/internal/yamlkeys"
 )
 
 //go:embed builtin.yaml
@@ -211,8 +212,11 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, place
 		}
 		cfg := f.CreateDefaultConfig()
 		if !s.Settings.IsZero() {
-			if err := decodeSettings(&s.Settings, cfg); err != nil {
-				problems = append(problems, fmt.Errorf("%s: settings (line %d): %w", where, s.Settings.Line, err))
+			if err := yamlkeys.Decode(&s.Settings, cfg, "settings"); err != nil {
+				// Each problem names its line of the file and its key.
+				for _, e := range leaves(err) {
+					problems = append(problems, fmt.Errorf("%s: %w", where, e))
+				}
 				continue
 			}
 		}
@@ -314,15 +318,12 @@ func requireStage(has map[policies.Stage]bool, user policies.Stage, needs ...pol
 	return nil
 }
 
-// decodeSettings decodes a YAML node over cfg, rejecting unknown keys.
-func decodeSettings(node *yaml.Node, cfg policies.Config) error {
-	raw, err := yaml.Marshal(node)
-	if err != nil {
-		return err
+// leaves splits joined errors into the errors joined.
+func leaves(err error) []error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		return joined.Unwrap()
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	return dec.Decode(cfg)
+	return []error{err}
 }
 
 // DefaultProfile names the profile that serves requests with no profile.
