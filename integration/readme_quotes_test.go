@@ -77,7 +77,7 @@ func readmeQuotes() []readmeQuote {
 			"for the exchange up to the assistant answer `a1` (input plus output, counted once), plus the event `e1` (#) and the new question `u2` (#) " +
 			"counted exactly; remaining # − # − # = #; compaction would start at #% of the usable window, # × # = #.",
 			func(t *testing.T, a *readmeAnswers) []any {
-				b := a.budget(t, `jq '.state.model = {name: "gpt-4o"}' examples/chat.json | grpcurl`)
+				b := a.budget(t, `jq '.state.model = {name: "gpt-4o"}' examples/chat.json | ./bin/grpcurl`)
 				bud := b.GetBudget()
 				if bud.GetProvenance() != ctxcv1.TokenCountProvenance_TOKEN_COUNT_PROVENANCE_ANCHORED {
 					t.Errorf("provenance %v; the README says ANCHORED", bud.GetProvenance())
@@ -122,7 +122,7 @@ func readmeQuotes() []readmeQuote {
 				Used     int
 				Messages []struct{ ID, Kind string }
 			}
-			a.decode(t, "/tmp/ctxc-session-compacted.json | grpcurl", &compiled)
+			a.decode(t, "/tmp/ctxc-session-compacted.json | ./bin/grpcurl", &compiled)
 			sum := summary(t, a)
 			shown := map[string]bool{}
 			for _, m := range compiled.Messages {
@@ -172,6 +172,9 @@ func readmeQuotes() []readmeQuote {
 				t.Errorf("%s quotes an answer the server does not give (-quoted +answered):\n%s", a.r.doc.Where(want.line), diff)
 			}
 			return []any{runtime.HTTPStatusFromCode(codes.Code(got.(map[string]any)["code"].(float64)))}
+		}},
+		{"value it cannot read is HTTP # naming the field and the values it takes", func(t *testing.T, a *readmeAnswers) []any {
+			return []any{a.httpStatus(t, http.MethodPost, rpcPath("Compile"), []byte(`{"state": {"context": {"messages": [{"id": "u1", "role": "usr"}]}}}`))}
 		}},
 		{"| `INVALID_ARGUMENT` (bad state, unknown profile or model, malformed JSON, unknown field), `FAILED_PRECONDITION` (`PROVIDER_MISMATCH`) | # |", func(t *testing.T, a *readmeAnswers) []any {
 			return []any{sameStatus(t, codes.InvalidArgument, codes.FailedPrecondition)}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/contextcompiler/ctxc/internal/docset"
 	"github.com/contextcompiler/ctxc/internal/testtools"
 )
@@ -156,20 +158,28 @@ type readmeAnswer struct {
 }
 
 // TestReadmeCommands runs every command of the README's ```sh blocks as a
-// user would, from the repository root: the server with the README's serve
-// command first, then each grpcurl, curl, ./bin/ctxc, Python and PHP command
-// against it in order, with the addresses and binaries substituted; `make`
-// commands are checked with `make -n`. A grpcurl command ending in "# fails
-// with CODE" must fail with that gRPC code; a curl command ending in "# fails
-// with HTTP STATUS" with that status. Then every number the README's text
-// quotes is compared with these answers (readmeQuotes).
+// user would, from the repository root, in a shell whose PATH has nothing
+// of the repository's (as a fresh one: `make test` puts ./bin on its own):
+// the server with the guides' serve command first, then each grpcurl, curl,
+// ./bin/ctxc, Python and PHP command against it in order, exactly as
+// written but for the addresses (the system picks the ports) and ./bin/ctxc
+// (this run's `make build`, at a path of its own); `make` commands are
+// checked with `make -n`, and `make demo` must run that same serve command.
+// A grpcurl command ending in "# fails with CODE" must fail with that gRPC
+// code; a curl command ending in "# fails with HTTP STATUS" with that
+// status. Then every number the README's text quotes is compared with these
+// answers (readmeQuotes).
 func TestReadmeCommands(t *testing.T) {
-	needGrpcurl(t)
+	// The commands run ./bin/grpcurl, as `make grpcurl` builds it.
+	if _, err := os.Stat(filepath.Join(repoRoot, "bin", "grpcurl")); err != nil {
+		testtools.Missing(t, "grpcurl not found at ./bin/grpcurl, where the README's commands run it from", "make grpcurl")
+	}
 	r := readReadme(t)
 	cmds := r.commands()
 	if len(cmds) < 10 {
 		t.Fatalf("found only %d commands in the documentation's ```sh blocks", len(cmds))
 	}
+	checkOneServerPerBlock(t, r)
 	var serveArgs string
 	for _, c := range cmds {
 		if args, ok := strings.CutPrefix(c, "./bin/ctxc serve"); ok {
@@ -180,6 +190,7 @@ func TestReadmeCommands(t *testing.T) {
 	if serveArgs == "" {
 		t.Fatal("the README has no ./bin/ctxc serve command to start the server with")
 	}
+	env := freshShellEnv()
 	// The HTTP port too is picked by the system; the server logs which.
 	s := startServer(t, strings.Fields(strings.ReplaceAll(serveArgs, readmeHTTPAddr, "127.0.0.1:0"))...)
 	httpAddr := s.httpAddr(t)
@@ -206,13 +217,13 @@ func TestReadmeCommands(t *testing.T) {
 					t.Fatalf(".ci/run is not an executable file: %v", err)
 				}
 				return
-			case strings.HasPrefix(command, "grpcurl "):
-				command = grpcurlBinary + strings.TrimPrefix(command, "grpcurl")
+			case strings.HasPrefix(command, "grpcurl ") || strings.Contains(command, "| grpcurl "):
+				t.Fatalf("%q runs grpcurl from PATH, where a fresh shell has none: run it as ./bin/grpcurl, where make grpcurl builds it", line)
+			case strings.HasPrefix(command, "./bin/grpcurl "):
 				isJSON = strings.Contains(command, "ctxc.v1.") && !strings.Contains(command, " describe ") && !strings.Contains(command, " > ")
 			case strings.HasPrefix(command, "./bin/ctxc "):
 				command = ctxcBinary + strings.TrimPrefix(command, "./bin/ctxc")
-			case strings.HasPrefix(command, "jq ") && strings.Contains(command, "| grpcurl "):
-				command = strings.Replace(command, "| grpcurl ", "| "+grpcurlBinary+" ", 1)
+			case strings.HasPrefix(command, "jq ") && strings.Contains(command, "| ./bin/grpcurl "):
 				isJSON = !strings.Contains(command, " > ")
 			case strings.HasPrefix(command, "curl ") || strings.HasPrefix(command, "jq ") && strings.Contains(command, "| curl "):
 				needCurl(t)
@@ -232,7 +243,7 @@ func TestReadmeCommands(t *testing.T) {
 			command = strings.ReplaceAll(command, readmeHTTPAddr, httpAddr)
 			command = strings.ReplaceAll(command, "/tmp/ctxc-session-", scratch+"/ctxc-session-")
 			cmd := exec.Command("bash", "-o", "pipefail", "-c", command)
-			cmd.Dir = repoRoot
+			cmd.Dir, cmd.Env = repoRoot, env
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -254,6 +265,9 @@ func TestReadmeCommands(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v:\n%s", err, out)
 			}
+			if command == "make -n demo" {
+				checkDemoServes(t, stdout.String(), serveArgs)
+			}
 			if isJSON {
 				var v map[string]any
 				if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
@@ -266,4 +280,79 @@ func TestReadmeCommands(t *testing.T) {
 		t.Run("quoted numbers", func(t *testing.T) { checkReadmeQuotes(t, r, answers, httpAddr, scratch) })
 	}
 	s.waitServing(t)
+}
+
+// freshShellEnv is the test's environment with PATH as a fresh shell has
+// it: without the repository's directories (`make test` exports ./bin on
+// PATH, and a command that relied on it would pass here and fail for a
+// reader).
+func freshShellEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if path, ok := strings.CutPrefix(kv, "PATH="); ok {
+			var keep []string
+			for _, dir := range filepath.SplitList(path) {
+				if abs, err := filepath.Abs(dir); err == nil && abs != repoRoot && !strings.HasPrefix(abs, repoRoot+string(filepath.Separator)) {
+					keep = append(keep, dir)
+				}
+			}
+			kv = "PATH=" + strings.Join(keep, string(filepath.ListSeparator))
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// startsServer reports whether a documented command starts a server on the
+// documented ports.
+func startsServer(command string) bool {
+	return command == "make run" || command == "make demo" || strings.HasPrefix(command, "./bin/ctxc serve")
+}
+
+// checkOneServerPerBlock: a block of commands run in order starts at most
+// one server; a second on the same ports fails with "bind: address already
+// in use". Alternatives belong in the text.
+func checkOneServerPerBlock(t *testing.T, r *readme) {
+	t.Helper()
+	for _, b := range r.blocks {
+		if b.lang != "sh" {
+			continue
+		}
+		var servers []string
+		for _, l := range b.lines {
+			if l = strings.TrimSpace(l); startsServer(l) {
+				servers = append(servers, l)
+			}
+		}
+		if len(servers) > 1 {
+			t.Errorf("%s: the block starts %d servers on the same ports, one after the other (%q): say the alternatives in the text", r.doc.Where(b.line), len(servers), servers)
+		}
+	}
+}
+
+// checkDemoServes: `make demo` (its dry run printed out) runs the serve
+// command the guides start the server with, on the README's address.
+func checkDemoServes(t *testing.T, out, serveArgs string) {
+	t.Helper()
+	// Flags and their values, in any order.
+	flags := func(args string) map[string]string {
+		fields, m := strings.Fields(args), map[string]string{}
+		for i := 0; i+1 < len(fields); i += 2 {
+			m[fields[i]] = fields[i+1]
+		}
+		if len(fields)%2 != 0 {
+			m[fields[len(fields)-1]] = ""
+		}
+		return m
+	}
+	want := flags("--listen " + readmeAddr + " " + serveArgs)
+	for _, line := range strings.Split(out, "\n") {
+		if _, args, ok := strings.Cut(line, "/ctxc serve "); ok {
+			if diff := cmp.Diff(want, flags(args)); diff != "" {
+				t.Errorf("make demo runs `ctxc serve %s`, not what the guides start the server with, `./bin/ctxc serve%s` on %s (-guides +make demo):\n%s", args, serveArgs, readmeAddr, diff)
+			}
+			return
+		}
+	}
+	t.Errorf("make demo runs no ctxc serve:\n%s", out)
 }
