@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,23 +66,35 @@ func TestReleaseArtifacts(t *testing.T) {
 		}
 	})
 
-	for _, artifact := range []string{"ctxc_client-" + version + "-py3-none-any.whl", "ctxc-client-" + version + ".tar.gz"} {
+	// docs/releases.md's commands for the wheel: a virtual environment that
+	// sees Debian's python3-grpcio and python3-protobuf, so that pip fetches
+	// nothing (PyPI may be out of reach); the sdist the same way, built with
+	// Debian's setuptools (--no-build-isolation, as the guide says).
+	wheel := "ctxc_client-" + version + "-py3-none-any.whl"
+	pythonBlock := regexp.MustCompile("(?s)```console\n(/usr/bin/python3 -m venv .*?)```").FindStringSubmatch(readFile(t, filepath.Join(repoRoot, "docs", "releases.md")))
+	for _, artifact := range []string{wheel, "ctxc-client-" + version + ".tar.gz"} {
 		t.Run("python "+artifact, func(t *testing.T) {
+			if pythonBlock == nil || !strings.Contains(pythonBlock[1], " ./"+wheel+"\n") {
+				t.Fatalf("docs/releases.md has no console block that makes a venv and installs ./%s", wheel)
+			}
 			dir := t.TempDir()
-			// Debian's grpcio and protobuf are the dependencies (--no-deps:
-			// nothing comes from PyPI); an sdist builds with Debian's setuptools.
-			run(t, dir, "/usr/bin/python3", "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
-				"--target", filepath.Join(dir, "site"), filepath.Join(dist, artifact))
+			script := strings.ReplaceAll(pythonBlock[1], "./"+wheel, filepath.Join(dist, artifact))
+			if artifact != wheel {
+				script = strings.ReplaceAll(script, "pip install ", "pip install --no-build-isolation ")
+			}
+			if out := run(t, dir, "bash", "-e", "-c", script); !strings.HasSuffix(out, "\n"+version+"\n") {
+				t.Errorf("docs/releases.md's commands printed\n%s\nwant the version %s last", out, version)
+			}
 			writeFile(t, filepath.Join(dir, "quickstart.py"), quickStart(t, "clients/python/README.md", "python", s.addr, httpAddr)+
 				"import ctxc as _c\nassert _c.__version__ == "+`"`+version+`"`+", _c.__version__\n")
-			cmd := exec.Command("/usr/bin/python3", "quickstart.py")
-			cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONPATH="+filepath.Join(dir, "site"))
-			out, err := cmd.CombinedOutput()
+			out, err := exec.Command(filepath.Join(dir, "venv", "bin", "python"), filepath.Join(dir, "quickstart.py")).CombinedOutput()
 			if err != nil || !regexp.MustCompile(`^\d+ \d+ \d+\n$`).Match(out) {
 				t.Errorf("the quick start: %v\n%s", err, out)
 			}
 		})
 	}
+
+	t.Run("the archive's README", func(t *testing.T) { checkArchiveReadme(t, dist, version) })
 
 	t.Run("php", func(t *testing.T) {
 		dir := t.TempDir()
@@ -446,6 +459,56 @@ func unpackImage(t *testing.T, img v1.Image) string {
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// checkArchiveReadme runs the README the binary's archive ships as a user
+// with only the unpacked archive would: in the directory it was unpacked
+// into, the server as its serve command starts it (on ports the kernel
+// picks, which the other commands then call), every other command as
+// written; what they print is what the README says they print. The guides
+// it names are in docs/.
+func checkArchiveReadme(t *testing.T, dist, version string) {
+	dir := t.TempDir()
+	archive := filepath.Join(dist, "ctxc_"+version+"_linux_"+runtime.GOARCH+".tar.gz")
+	untar(t, archive, "ctxc", filepath.Join(dir, "ctxc"))
+	untar(t, archive, "README.md", filepath.Join(dir, "README.md"))
+	readme := readFile(t, filepath.Join(dir, "README.md"))
+	if !strings.HasPrefix(readme, "# ctxc "+version+"\n") || !strings.Contains(readme, "binary for linux/"+runtime.GOARCH+" ") {
+		t.Errorf("the archive's README does not name version %s and linux/%s:\n%s", version, runtime.GOARCH, readme)
+	}
+	if left := regexp.MustCompile(`@[A-Z]+@`).FindAllString(readme, -1); left != nil {
+		t.Errorf("the archive's README keeps placeholders %v", left)
+	}
+	var out strings.Builder
+	replace := strings.NewReplacer()
+	for _, block := range regexp.MustCompile("(?s)```console\n(.*?)```").FindAllStringSubmatch(readme, -1) {
+		if strings.HasPrefix(block[1], "./ctxc serve ") {
+			args := strings.Fields(strings.ReplaceAll(block[1], readmeHTTPAddr, "127.0.0.1:0"))
+			if len(args) < 2 || strings.Contains(block[1], "\n./") {
+				t.Fatalf("the serve block holds more than its command:\n%s", block[1])
+			}
+			s := launch(t, launchOptions{binary: filepath.Join(dir, "ctxc"), args: args[2:]})
+			replace = strings.NewReplacer(readmeAddr, s.addr, readmeHTTPAddr, s.httpAddr(t))
+			continue
+		}
+		out.WriteString(run(t, dir, "bash", "-e", "-c", replace.Replace(block[1])))
+	}
+	got := out.String()
+	// ctxc version; the eval table, budget-aware keeping more of the
+	// planted facts than pragmatic's trimming; health; the compiled state.
+	facts := map[string]float64{}
+	for _, m := range regexp.MustCompile(`(?m)^\| (budget-aware|pragmatic) \| 8,000 \| \d+ \| [\d.]+ \| ([\d.]+) \|`).FindAllStringSubmatch(got, -1) {
+		facts[m[1]], _ = strconv.ParseFloat(m[2], 64)
+	}
+	if !strings.Contains(got, "ctxc "+version) || len(facts) != 2 || facts["budget-aware"] <= facts["pragmatic"] || !strings.Contains(got, "SERVING\n") ||
+		!regexp.MustCompile(`\{"messages":\[\{"id":"ctxc-system","role":"ROLE_SYSTEM","parts":\[\{"text":"You are terse."\}\]\},\{"id":"u1","role":"ROLE_USER"`).MatchString(got) {
+		t.Errorf("the archive's README's commands printed (facts kept %v):\n%s", facts, got)
+	}
+	for _, m := range regexp.MustCompile("`([a-z-]+\\.md)`").FindAllStringSubmatch(readme, -1) {
+		if _, err := os.Stat(filepath.Join(repoRoot, "docs", m[1])); err != nil {
+			t.Errorf("the archive's README names the guide docs/%s: %v", m[1], err)
 		}
 	}
 }

@@ -38,8 +38,11 @@ PACKAGES=(
   chromium
   fonts-dejavu-core
   # make dist builds the Python client's sdist and wheel with Debian's build
-  # frontend and the PHP client's Composer archive (zip).
+  # frontend and the PHP client's Composer archive (zip); make test-dist
+  # installs them as docs/releases.md says, in a venv that sees Debian's
+  # grpcio.
   python3-build
+  python3-venv
   python3-setuptools
   python3-wheel
   php-zip
