@@ -26,9 +26,12 @@ const (
 	StageRender
 )
 
-// StageInfo is what the runner, the invariant checker, ListProfiles and the
-// docs know of a stage kind. Adding a stage kind is one row of the table and
-// its package; nothing else names stages.
+// StageInfo is what the catalog, the runner and the invariant checker know of
+// a stage kind: none of them names a stage, each reads the columns. Adding a
+// stage kind is its constant and row here and its package; the lists written
+// for people (the stage table of docs/ARCHITECTURE.md, StageReport.stage in
+// proto/ctxc/v1/compiler_service.proto) are checked against this table by
+// tests (TestProtoListsTheStages, TestArchitectureStageTable).
 type StageInfo struct {
 	Stage Stage
 	Name  string
@@ -56,6 +59,11 @@ type StageInfo struct {
 	// Final stages produce output from the finished view; the Compact RPC
 	// stops before them.
 	Final bool
+	// Places: the stage's policies place a Compile's attachments. A profile
+	// without such a policy runs the configured attachment policy
+	// (pipeline.Config.AttachmentPolicy) in the stage's place, in runs with
+	// attachments, when it has the stage's Needs; else it refuses them.
+	Places bool
 	// Needs are the stages a profile must declare when it declares this one.
 	Needs []Stage
 }
@@ -66,7 +74,7 @@ var stageTable = [...]StageInfo{
 	{Stage: StageIsolate, Name: "isolate", Doc: "tool-trace isolation: transparent, boundary records, observation masking"},
 	{Stage: StageEstimate, Name: "estimate", ReadOnly: true, Counts: true, Doc: "count every message: exact, anchored or estimated, and say which"},
 	{Stage: StageBudget, Name: "budget", ReadOnly: true, Measures: true, Needs: []Stage{StageEstimate}, Doc: "the token budget: window, used, reserved output, soft threshold, remaining"},
-	{Stage: StagePlan, Name: "plan", Needs: []Stage{StageEstimate, StageBudget}, Doc: "place attached documents and large artifacts (LLM planner or deterministic plan)"},
+	{Stage: StagePlan, Name: "plan", Places: true, Needs: []Stage{StageEstimate, StageBudget}, Doc: "place attached documents and large artifacts (LLM planner or deterministic plan)"},
 	{Stage: StageDecide, Name: "decide", ReadOnly: true, Decides: true, Needs: []Stage{StageBudget}, Doc: "the trigger: whether to compact, and the target (low-water mark) to compact to"},
 	{Stage: StageCompact, Name: "compact", Compacts: true, Needs: []Stage{StageEstimate, StageBudget}, Doc: "compaction transforms, cheapest and least lossy first, run at compaction points"},
 	{Stage: StageRender, Name: "render", ReadOnly: true, Final: true, Doc: "the provider's request body (OpenAI, Anthropic, Gemini, Ollama)"},

@@ -108,6 +108,9 @@ func TestAttachmentsArePlacedWhateverTheStages(t *testing.T) {
 	if !errors.As(err, &invalid) || invalid.Reason != ReasonAttachmentsUnsupported || invalid.Violations[0].Field != "attachments" {
 		t.Fatalf("no-budget with attachments: err %v, want INVALID_ARGUMENT %s on attachments", err, ReasonAttachmentsUnsupported)
 	}
+	if got, want := invalid.Violations[0].Description, `profile "no-budget" cannot place attachments: it has no plan stage, nor the estimate and budget stages placing them needs; use a profile that has them (every built-in profile does)`; got != want {
+		t.Errorf("no-budget with attachments: description\n%s\nwant\n%s", got, want)
+	}
 	if _, _, err := stages("no-budget", nil); err != nil {
 		t.Errorf("no-budget without attachments: %v", err)
 	}

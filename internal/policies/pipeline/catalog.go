@@ -53,8 +53,9 @@ type profile struct {
 	info  ProfileInfo
 	steps []step
 	// attaching are the steps of a run with attachments: steps itself when
-	// the profile has a plan stage, steps with the placement policy in the
-	// plan stage's place otherwise, nil when it cannot place them.
+	// the profile has a policy of the placing stage (the stage table's Places
+	// column), steps with the placement policy in that stage's place
+	// otherwise, nil when it cannot place them.
 	attaching []step
 	// trigger is the decide stage's trigger, nil when the profile has none:
 	// the budget's should_compact is its verdict.
@@ -103,8 +104,8 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 	var placement policies.Factory
 	if cfg.AttachmentPolicy != "" {
 		f, ok := reg.Factory(cfg.AttachmentPolicy)
-		if !ok || f.Stage() != policies.StagePlan {
-			problems = append(problems, fmt.Errorf("attachment policy %q is not a registered plan-stage policy", cfg.AttachmentPolicy))
+		if places := placingStage(); !ok || f.Stage() != places.Stage {
+			problems = append(problems, fmt.Errorf("attachment policy %q is not a registered %s-stage policy", cfg.AttachmentPolicy, places.Name))
 		} else {
 			placement = f
 		}
@@ -204,10 +205,10 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, place
 		}
 		declared[f.Stage()] = true
 		if f.Stage() < last {
-			problems = append(problems, fmt.Errorf("%s: stage %s cannot follow stage %s (order: %s)", where, f.Stage(), last, stageOrder()))
+			problems = append(problems, fmt.Errorf("%s: stage %s cannot follow stage %s (order: %s)", where, f.Stage(), last, policies.StageOrder()))
 		}
 		last = f.Stage()
-		if first := policies.Stages()[0]; i == 0 && f.Stage() != first.Stage {
+		if first := stageWith(func(st policies.StageInfo) bool { return st.First }); i == 0 && f.Stage() != first.Stage {
 			problems = append(problems, fmt.Errorf("%s: the first policy must be a %s-stage policy, so every later stage sees a well-formed log", where, first.Name))
 		}
 		cfg := f.CreateDefaultConfig()
@@ -263,17 +264,23 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, place
 }
 
 // placeAttachments sets how the profile places a Compile's attachments: by
-// its own plan policy, else by the placement policy in the plan stage's
-// place (it needs the counts and the budget), else not at all.
+// its own policy of the placing stage, else by the placement policy in that
+// stage's place when the profile has the stage's Needs, else not at all.
 func (p *profile) placeAttachments(placement policies.Factory, declared map[policies.Stage]bool) error {
+	places := placingStage()
 	for _, s := range p.steps {
-		if s.stage == policies.StagePlan {
+		if s.stage == places.Stage {
 			p.attaching, p.info.AttachmentPolicy = p.steps, s.typ
 			return nil
 		}
 	}
-	if placement == nil || !declared[policies.StageEstimate] || !declared[policies.StageBudget] {
+	if placement == nil {
 		return nil
+	}
+	for _, n := range places.Needs {
+		if !declared[n] {
+			return nil
+		}
 	}
 	pol, err := placement.Create(placement.CreateDefaultConfig())
 	if err != nil {
@@ -281,23 +288,39 @@ func (p *profile) placeAttachments(placement policies.Factory, declared map[poli
 	}
 	at := len(p.steps)
 	for i, s := range p.steps {
-		if s.stage > policies.StagePlan {
+		if s.stage > places.Stage {
 			at = i
 			break
 		}
 	}
-	p.attaching = slices.Insert(slices.Clone(p.steps), at, step{stage: policies.StagePlan, typ: placement.Type(), policy: pol})
+	p.attaching = slices.Insert(slices.Clone(p.steps), at, step{stage: places.Stage, typ: placement.Type(), policy: pol})
 	p.info.AttachmentPolicy = placement.Type()
 	return nil
 }
 
-// stageOrder names the stages in run order, from the stage table.
-func stageOrder() string {
-	names := make([]string, 0, len(policies.Stages()))
+// stageWith is the first row of the stage table, in run order, whose column
+// is set (TestStageTable: one row sets each column the catalog reads).
+func stageWith(column func(policies.StageInfo) bool) policies.StageInfo {
 	for _, st := range policies.Stages() {
-		names = append(names, st.Name)
+		if column(st) {
+			return st
+		}
 	}
-	return strings.Join(names, ", ")
+	return policies.StageInfo{}
+}
+
+// placingStage is the stage whose policies place a Compile's attachments.
+func placingStage() policies.StageInfo {
+	return stageWith(func(st policies.StageInfo) bool { return st.Places })
+}
+
+// stageNames joins the stages' names with "and".
+func stageNames(stages []policies.Stage) string {
+	names := make([]string, len(stages))
+	for i, s := range stages {
+		names[i] = s.String()
+	}
+	return strings.Join(names, " and ")
 }
 
 // requireStage checks that a profile with a `user` stage also has every
@@ -306,14 +329,14 @@ func requireStage(has map[policies.Stage]bool, user policies.Stage, needs ...pol
 	if !has[user] {
 		return nil
 	}
-	var missing []string
+	var missing []policies.Stage
 	for _, n := range needs {
 		if !has[n] {
-			missing = append(missing, n.String())
+			missing = append(missing, n)
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("stages: a %s policy needs %s policies before it", user, strings.Join(missing, " and "))
+		return fmt.Errorf("stages: a %s policy needs %s policies before it", user, stageNames(missing))
 	}
 	return nil
 }
@@ -359,8 +382,9 @@ func (c *Catalog) forRun(req Request) (*profile, error) {
 		return p, err
 	}
 	if p.attaching == nil {
+		places := placingStage()
 		return nil, &agentstate.InvalidArgumentError{Reason: ReasonAttachmentsUnsupported, Violations: []agentstate.FieldViolation{{Field: "attachments",
-			Description: fmt.Sprintf("profile %q cannot place attachments: it has no plan stage, nor the estimate and budget stages placing them needs; use a profile that has them (every built-in profile does)", p.info.Name)}}}
+			Description: fmt.Sprintf("profile %q cannot place attachments: it has no %s stage, nor the %s stages placing them needs; use a profile that has them (every built-in profile does)", p.info.Name, places.Name, stageNames(places.Needs))}}}
 	}
 	return &profile{info: p.info, steps: p.attaching, attaching: p.attaching, trigger: p.trigger, fingerprint: p.fingerprint}, nil
 }

@@ -40,8 +40,9 @@ type ProfileSpec struct {
 	// CompactOnExecutionError does the same when an execution ends with an
 	// error. Default false.
 	CompactOnExecutionError bool `yaml:"compact_on_execution_error" json:"compact_on_execution_error"`
-	// Stages lists the policies in run order; their stages must follow the fixed
-	// stage order (normalize, project, isolate, estimate, budget, decide, compact, render).
+	// Stages lists the policies in run order; their stages must follow the
+	// stage table's order (policies.Stages), which the catalog's "cannot
+	// follow" error spells out.
 	Stages []StepSpec `yaml:"stages" json:"stages"`
 }
 
@@ -61,10 +62,11 @@ type Config struct {
 	Profiles []ProfileSpec
 	// Source names where Profiles came from (the config file path), for ListProfiles.
 	Source string
-	// AttachmentPolicy is the plan-stage policy type that places a Compile's
-	// attachments under a profile without a plan stage (cmd/ctxc sets
-	// "place_attachments"); it runs in the plan stage's place only in runs
-	// with attachments. Empty: such a profile refuses attachments.
+	// AttachmentPolicy is the policy type, of the stage that places
+	// attachments (policies.StageInfo.Places), that places a Compile's
+	// attachments under a profile without that stage (cmd/ctxc sets
+	// "place_attachments"); it runs in that stage's place only in runs with
+	// attachments. Empty: such a profile refuses attachments.
 	AttachmentPolicy string
 	// ScheduleCache remembers the compaction schedule's progress across
 	// runs, so that a compile of a log grown by appends resumes where an
@@ -86,9 +88,9 @@ type ProfileInfo struct {
 	CompactOnExecutionEnd   bool
 	CompactOnExecutionError bool
 	Stages                  []StepInfo
-	// AttachmentPolicy is the plan-stage policy that places a Compile's
-	// attachments: the profile's own, or Config.AttachmentPolicy; "" when
-	// the profile refuses them.
+	// AttachmentPolicy is the policy, of the stage that places attachments,
+	// that places a Compile's attachments: the profile's own, or
+	// Config.AttachmentPolicy; "" when the profile refuses them.
 	AttachmentPolicy string
 }
 
