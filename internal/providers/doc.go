@@ -61,7 +61,8 @@
 //	           without a schema gets {"type":"object","properties":{}};
 //	           a leading assistant message comes back after LeadingUserText
 //	gemini     call ids (Import synthesizes "gemini-call-<content>-<n>" and
-//	           pairs responses with calls by order and name); merging, system
+//	           pairs responses with calls by order and name, a response whose
+//	           id names no call, as Gemini CLI sends, too); merging, system
 //	           messages, blank text and LeadingUserText as for anthropic;
 //	           reasoning with no text is dropped
 //	ollama     text parts of a message come back joined by "\n", reasoning as

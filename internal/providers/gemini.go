@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -472,9 +473,17 @@ func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *geminiFuncti
 
 func (g *geminiImport) functionResponse(path string, t *geminiTurn, fr *geminiFunctionResponse) {
 	id := fr.ID
-	if id == "" {
-		var ok bool
-		if id, ok = takePending(&g.pending, fr.Name); !ok {
+	if k := slices.IndexFunc(g.pending, func(pc pendingCall) bool { return pc.id == id }); id != "" && k >= 0 {
+		g.pending = slices.Delete(g.pending, k, k+1)
+	} else {
+		// No id, or one of the client's own for a call the model gave none
+		// (Gemini CLI gives each call an id for its response): the first
+		// call of that name still pending.
+		pid, ok := takePending(&g.pending, fr.Name)
+		switch {
+		case ok:
+			id = pid
+		case id == "":
 			g.fail(path+".functionResponse.name", "functionResponse %q answers no functionCall of the previous model turn", fr.Name)
 			return
 		}

@@ -95,6 +95,14 @@ func TestImportVariants(t *testing.T) {
 					msg("in-3", agentstate.RoleTool, result("gemini-call-1-1", "b", `{"result":42}`, false)),
 					msg("in-4", agentstate.RoleTool, result("gemini-call-1-0", "a", "A", false)),
 				}}},
+		{"gemini responses with the client's ids for calls without", agentstate.RenderGemini,
+			`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"a","args":{}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"id":"a-1712","name":"a","response":{"output":"A"}}}]}]}`,
+			&Imported{Origins: origins(blocks(0, 0), blocks(1, 0), blocks(2, 0)),
+				SyntheticCallIDs: map[string]bool{"gemini-call-1-0": true}, Messages: []agentstate.Message{
+					msg("in-1", agentstate.RoleUser, text("go")),
+					msg("in-2", agentstate.RoleAssistant, call("gemini-call-1-0", "a", "{}")),
+					msg("in-3", agentstate.RoleTool, result("gemini-call-1-0", "a", "A", false)),
+				}}},
 		{"ollama without ids", agentstate.RenderOllama,
 			`{"model":"llama3.1","messages":[{"role":"user","content":"go"},{"role":"assistant","content":"","thinking":"hm","tool_calls":[{"function":{"name":"a","arguments":{"k":"v"}}}]},{"role":"tool","content":"ok","tool_name":"a"}]}`,
 			&Imported{Model: "llama3.1", Origins: origins(whole(0), whole(1), whole(2)), SyntheticCallIDs: map[string]bool{"ollama-call-1-0": true}, Messages: []agentstate.Message{

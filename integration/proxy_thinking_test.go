@@ -1,0 +1,320 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/contextcompiler/ctxc/internal/scriptedmodel"
+)
+
+// thinkingSteps is how many tool calls the thinking model makes before it
+// answers.
+const thinkingSteps = 12
+
+// thinkingModel thinks before each step of a task: it runs the step after
+// the one the last tool output names (compaction leaves out the earlier
+// ones), and after thinkingSteps it answers. What it thinks names the step,
+// so that each signature is of its own text.
+func thinkingModel(r *scriptedmodel.Request) (scriptedmodel.Reply, error) {
+	step := 0
+	if res, ok := r.LastToolResult(); ok {
+		m := regexp.MustCompile(`TestExportStep(\d+)`).FindStringSubmatch(res.Content)
+		if m == nil {
+			return scriptedmodel.Reply{}, fmt.Errorf("the last tool output names no step: %.200s", res.Content)
+		}
+		step, _ = strconv.Atoi(m[1])
+	}
+	if step >= thinkingSteps {
+		return scriptedmodel.Reply{Thinking: "Every check passed.", Text: "The export job is fixed."}, nil
+	}
+	return scriptedmodel.Reply{Thinking: fmt.Sprintf("Step %d: the last output decides the next command.", step+1),
+		Text:      fmt.Sprintf("Running check %d. ", step+1) + plan,
+		ToolCalls: []scriptedmodel.ToolCall{{Name: "run_shell", Input: fmt.Sprintf(`{"cmd":"go test ./export/... -run Step%d"}`, step+1)}}}, nil
+}
+
+// plan is what the model writes before each call: long enough for the
+// compile to cut it in the turns that have left the recent ones, so that
+// ctxc changes the model's turns too, not only the tool outputs.
+var plan = strings.Repeat("The export job reads every row of the ledger, groups the rows by account and writes one file per account; the step tests check each stage on its own, so the failing one names the stage to look at next. ", 8)
+
+// shellOutput is a long tool output, different at each step.
+func shellOutput(step int) string {
+	var b strings.Builder
+	for line := range 60 {
+		fmt.Fprintf(&b, "=== RUN TestExportStep%d/case_%02d\n--- PASS: TestExportStep%d/case_%02d (0.%02ds) rows=%d\n", step, line, step, line, line, step*1000+line)
+	}
+	return b.String()
+}
+
+// thinkingSession is how one provider's client runs a task: its first body,
+// and, from an answer, the conversation to append (the model's turn as the
+// SDKs keep it, then the results of its calls), or nil when it is done.
+type thinkingSession struct {
+	name, path string
+	header     func(http.Header)
+	body       func(conversation []json.RawMessage) []byte
+	next       func(t *testing.T, answer []byte, step int) []json.RawMessage
+}
+
+var thinkingSessions = []thinkingSession{
+	{
+		name: "anthropic signed thinking", path: "/v1/messages",
+		header: func(h http.Header) { h.Set("X-Api-Key", plantedKey); h.Set("Anthropic-Version", "2023-06-01") },
+		body: func(conv []json.RawMessage) []byte {
+			return []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"thinking":{"type":"enabled","budget_tokens":1024},` +
+				`"system":[{"type":"text","text":"You fix the export job.","cache_control":{"type":"ephemeral"}}],` +
+				`"tools":[{"name":"run_shell","input_schema":{"type":"object","properties":{"cmd":{"type":"string"}}}}],"messages":[` + joinJSON(conv) + `]}`)
+		},
+		next: func(t *testing.T, answer []byte, step int) []json.RawMessage {
+			var a struct {
+				Content json.RawMessage `json:"content"`
+				Stop    string          `json:"stop_reason"`
+			}
+			mustUnmarshal(t, answer, &a)
+			if a.Stop != "tool_use" {
+				return nil
+			}
+			var blocks []struct{ Type, ID string }
+			mustUnmarshal(t, a.Content, &blocks)
+			var results []string
+			for _, b := range blocks {
+				if b.Type == "tool_use" {
+					results = append(results, `{"type":"tool_result","tool_use_id":"`+b.ID+`","content":`+jsonString(shellOutput(step))+`}`)
+				}
+			}
+			return []json.RawMessage{json.RawMessage(`{"role":"assistant","content":` + string(a.Content) + `}`),
+				json.RawMessage(`{"role":"user","content":[` + strings.Join(results, ",") + `]}`)}
+		},
+	},
+	{
+		name: "responses encrypted reasoning", path: "/v1/responses",
+		header: func(h http.Header) { h.Set("Authorization", "Bearer "+plantedKey) },
+		body: func(conv []json.RawMessage) []byte {
+			return []byte(`{"model":"gpt-4o","instructions":"You fix the export job.","store":false,"include":["reasoning.encrypted_content"],` +
+				`"max_output_tokens":1024,"tools":[{"type":"function","name":"run_shell","parameters":{"type":"object"},"strict":false}],"input":[` + joinJSON(conv) + `]}`)
+		},
+		next: func(t *testing.T, answer []byte, step int) []json.RawMessage {
+			var a struct {
+				Output []json.RawMessage `json:"output"`
+			}
+			mustUnmarshal(t, answer, &a)
+			out := append([]json.RawMessage(nil), a.Output...)
+			calls := 0
+			for _, item := range a.Output {
+				var it struct {
+					Type   string `json:"type"`
+					CallID string `json:"call_id"`
+				}
+				mustUnmarshal(t, item, &it)
+				if it.Type == "function_call" {
+					calls++
+					out = append(out, json.RawMessage(`{"type":"function_call_output","id":"fco_`+it.CallID+`","call_id":"`+it.CallID+`","output":`+jsonString(shellOutput(step))+`}`))
+				}
+			}
+			if calls == 0 {
+				return nil
+			}
+			return out
+		},
+	},
+	{
+		name: "gemini thought signatures", path: "/v1beta/models/gemini-2.5-pro:generateContent",
+		header: func(h http.Header) { h.Set("X-Goog-Api-Key", plantedKey) },
+		body: func(conv []json.RawMessage) []byte {
+			return []byte(`{"systemInstruction":{"parts":[{"text":"You fix the export job."}]},"generationConfig":{"maxOutputTokens":1024,"thinkingConfig":{"includeThoughts":true}},` +
+				`"tools":[{"functionDeclarations":[{"name":"run_shell","parametersJsonSchema":{"type":"object"}}]}],"contents":[` + joinJSON(conv) + `]}`)
+		},
+		next: func(t *testing.T, answer []byte, step int) []json.RawMessage {
+			var a struct {
+				Candidates []struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"candidates"`
+			}
+			mustUnmarshal(t, answer, &a)
+			var content struct {
+				Parts []struct {
+					FunctionCall *struct{ Name string } `json:"functionCall"`
+				} `json:"parts"`
+			}
+			mustUnmarshal(t, a.Candidates[0].Content, &content)
+			var responses []string
+			for _, p := range content.Parts {
+				if p.FunctionCall != nil {
+					// As Gemini CLI does, the client gives the call an id for its response.
+					responses = append(responses, `{"functionResponse":{"id":"`+fmt.Sprintf("%s-%d", p.FunctionCall.Name, step)+`","name":"`+p.FunctionCall.Name+`","response":{"output":`+jsonString(shellOutput(step))+`}}}`)
+				}
+			}
+			if len(responses) == 0 {
+				return nil
+			}
+			return []json.RawMessage{a.Candidates[0].Content, json.RawMessage(`{"role":"user","parts":[` + strings.Join(responses, ",") + `]}`)}
+		},
+	},
+}
+
+func joinJSON(elems []json.RawMessage) string {
+	parts := make([]string, len(elems))
+	for i, e := range elems {
+		parts[i] = string(e)
+	}
+	return strings.Join(parts, ",")
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func mustUnmarshal(t *testing.T, data []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+}
+
+// thinkingWindow is small beside a session's ~25,000 tokens: ctxc compacts
+// it from the fourth step on.
+const thinkingWindow = 9000
+
+// TestProxyThinkingSessions runs a task of a model that thinks before every
+// call through the real proxy, in a window a third of the session's size,
+// against the scripted model in its strict mode, which refuses what the
+// real APIs refuse: Anthropic's signed thinking (the last assistant turn
+// that used tools must bring its thinking block back, unmodified),
+// Responses' encrypted reasoning with store false (each reasoning item
+// back as given, before the calls given with it; no output without its
+// call), Gemini's thought signatures (each function call of the current
+// turn with the signature given with it). Each client sends the model's
+// turns back as the SDKs keep them. Every request reaches the model and
+// none is refused, compaction rewrites the later ones, and the task ends.
+func TestProxyThinkingSessions(t *testing.T) {
+	t.Parallel()
+	sm := scriptedmodel.New(thinkingModel, scriptedmodel.Strict())
+	up := httptest.NewServer(sm)
+	t.Cleanup(up.Close)
+	_, base := startProxyServer(t, map[string]string{"openai": up.URL, "anthropic": up.URL, "gemini": up.URL})
+	for _, sess := range thinkingSessions {
+		t.Run(sess.name, func(t *testing.T) {
+			conv := []json.RawMessage{firstTurn(sess.path)}
+			rewritten := 0
+			for step := 1; ; step++ {
+				if step > thinkingSteps+1 {
+					t.Fatalf("the task did not end after %d steps", step-1)
+				}
+				req, err := http.NewRequest(http.MethodPost, base+sess.path, bytes.NewReader(sess.body(conv)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Ctxc-Max-Context-Tokens", strconv.Itoa(thinkingWindow))
+				sess.header(req.Header)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				answer, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Ctxc-Error") != "" {
+					t.Fatalf("step %d: HTTP %d (forwarded %s, ctxc error %q): %s", step, resp.StatusCode,
+						resp.Header.Get("X-Ctxc-Forwarded"), resp.Header.Get("X-Ctxc-Error"), answer)
+				}
+				if resp.Header.Get("X-Ctxc-Forwarded") == "rewritten" {
+					rewritten++
+				}
+				more := sess.next(t, answer, step)
+				if more == nil {
+					break
+				}
+				conv = append(conv, more...)
+			}
+			t.Logf("%d requests rewritten by ctxc", rewritten)
+			if rewritten < 4 {
+				t.Errorf("ctxc rewrote %d requests: the session did not test what compaction keeps", rewritten)
+			}
+		})
+	}
+	for _, r := range sm.Requests() {
+		if r.Rejected != "" {
+			t.Errorf("the strict model refused request %d (%s): %s", r.Seq, r.Protocol, r.Rejected)
+		}
+		if err := idsIntact(r); err != nil {
+			t.Errorf("request %d (%s): %v", r.Seq, r.Protocol, err)
+		}
+	}
+}
+
+// firstTurn is the task as a client of the endpoint at path sends it.
+func firstTurn(path string) json.RawMessage {
+	const task = "The export job's tests fail at random; run the step tests one by one until they all pass."
+	if strings.Contains(path, ":generateContent") {
+		return json.RawMessage(`{"role":"user","parts":[{"text":"` + task + `"}]}`)
+	}
+	return json.RawMessage(`{"role":"user","content":"` + task + `"}`)
+}
+
+// idsIntact checks what the strict model does not refuse but a client needs
+// back: each Responses output keeps the id its client gave it (fco_ and its
+// call's id), each Gemini functionResponse the id its client gave it, and
+// each Gemini model turn's first function call its thought signature.
+func idsIntact(r *scriptedmodel.Request) error {
+	switch r.Protocol {
+	case scriptedmodel.Responses:
+		var b struct {
+			Input []struct {
+				Type   string `json:"type"`
+				ID     string `json:"id"`
+				CallID string `json:"call_id"`
+			} `json:"input"`
+		}
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			return err
+		}
+		for i, it := range b.Input {
+			if it.Type == "function_call_output" && it.ID != "fco_"+it.CallID {
+				return fmt.Errorf("input[%d]: the output of %s has id %q, its client gave it %q", i, it.CallID, it.ID, "fco_"+it.CallID)
+			}
+		}
+	case scriptedmodel.GeminiGenerateContent:
+		var b struct {
+			Contents []struct {
+				Role  string `json:"role"`
+				Parts []struct {
+					ThoughtSignature string           `json:"thoughtSignature"`
+					FunctionCall     *json.RawMessage `json:"functionCall"`
+					FunctionResponse *struct {
+						ID string `json:"id"`
+					} `json:"functionResponse"`
+				} `json:"parts"`
+			} `json:"contents"`
+		}
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			return err
+		}
+		for i, c := range b.Contents {
+			first := true
+			for j, p := range c.Parts {
+				if p.FunctionResponse != nil && !strings.HasPrefix(p.FunctionResponse.ID, "run_shell-") {
+					return fmt.Errorf("contents[%d].parts[%d]: the functionResponse lost its id (%q)", i, j, p.FunctionResponse.ID)
+				}
+				if p.FunctionCall != nil {
+					if first && p.ThoughtSignature == "" {
+						return fmt.Errorf("contents[%d].parts[%d]: the functionCall lost its thought signature", i, j)
+					}
+					first = false
+				}
+			}
+		}
+	}
+	return nil
+}
