@@ -5,7 +5,33 @@ import (
 )
 
 // Each block reader looks at line i, and when a structure it knows starts
-// there, records its findings and returns how many lines it took.
+// there, records its findings and returns how many lines it took. Most walk
+// the lines below the start with scan, saying of each whether it is the
+// block's and keeping what they need of it.
+
+// lineRole is what a block reader says of a line below the block's start.
+type lineRole uint8
+
+const (
+	inBlock   lineRole = iota // the line is the block's: read on
+	endBefore                 // the block ended above the line
+	endWith                   // the line is the block's last
+)
+
+// scan walks the lines from index from, asking role of each (its index, the
+// line, the line trimmed) until one ends the block or the output ends, and
+// returns the index of the first line after the block.
+func (r *reader) scan(from int, role func(j int, l, t string) lineRole) int {
+	for j := from; j < len(r.lines); j++ {
+		switch role(j, r.lines[j], r.trimmed[j]) {
+		case endBefore:
+			return j
+		case endWith:
+			return j + 1
+		}
+	}
+	return max(from, len(r.lines))
+}
 
 // pythonTraceback: "Traceback (most recent call last):", frames (outermost
 // first), then the exception line. Kept: the exception and the innermost
@@ -17,15 +43,12 @@ func (r *reader) pythonTraceback(i int) int {
 	if r.trim(i) != "Traceback (most recent call last):" {
 		return 0
 	}
-	j := i + 1
 	frame, first, source, repeated := "", "", "", ""
-	for ; j < len(r.lines); j++ {
-		l, t := r.lines[j], r.trim(j)
-		if strings.HasPrefix(t, "[Previous line repeated ") {
+	j := r.scan(i+1, func(j int, l, t string) lineRole {
+		switch {
+		case strings.HasPrefix(t, "[Previous line repeated "):
 			repeated = t
-			continue
-		}
-		if strings.HasPrefix(t, `File "`) {
+		case strings.HasPrefix(t, `File "`):
 			if first == "" {
 				first = t
 			}
@@ -36,13 +59,13 @@ func (r *reader) pythonTraceback(i int) int {
 					source = r.trim(j + 1)
 				}
 			}
-			continue
+		case t == "" || startsWithSpace(l):
+			// a frame's source line, carets, "[Previous line repeated …]"
+		default:
+			return endBefore // the exception
 		}
-		if t == "" || startsWithSpace(l) {
-			continue // a frame's source line, carets, "[Previous line repeated …]"
-		}
-		break
-	}
+		return inBlock
+	})
 	if frame == "" {
 		frame = first
 	}
@@ -104,11 +127,9 @@ func (r *reader) goPanic(i int) int {
 	perGoroutine := strings.Contains(headline, "deadlock") || strings.Contains(headline, "timed out")
 	withFrame := 0
 	lines := []string{headline}
-	j := i + 1
 	fn, found, goroutines := "", false, 0
 	running := false
-	for ; j < len(r.lines); j++ {
-		l, t := r.lines[j], r.trim(j)
+	j := r.scan(i+1, func(j int, l, t string) lineRole {
 		switch {
 		case t == "running tests:":
 			running = true // "panic: test timed out": which tests ran
@@ -133,10 +154,10 @@ func (r *reader) goPanic(i int) int {
 		case !startsWithSpace(l) && j+1 < len(r.lines) && goFrameFile.MatchString(r.lines[j+1]):
 			fn = t
 		default:
-			goto done
+			return endBefore
 		}
-	}
-done:
+		return inBlock
+	})
 	if goroutines == 0 && len(lines) == 1 && !strings.HasPrefix(headline, "fatal error: ") {
 		// "panic: " at a line's start without a trace: still a panic line.
 		r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: headline}, "")
@@ -176,23 +197,19 @@ func (r *reader) goRace(i int) int {
 	}
 	lines := []string{"WARNING: DATA RACE"}
 	key := ""
-	j := i + 1
 	accesses, frames := 0, 0
 	fn := ""
-	for ; j < len(r.lines); j++ {
-		t := r.trim(j)
-		if strings.HasPrefix(t, "==================") {
-			j++
-			break
-		}
+	j := r.scan(i+1, func(_ int, l, t string) lineRole {
 		switch {
+		case strings.HasPrefix(t, "=================="):
+			return endWith
 		case goRaceAccess.MatchString(t):
 			accesses++
 			frames = 0
 			fn = ""
 		case strings.HasPrefix(t, "Goroutine ") && strings.HasSuffix(t, ":"):
 			accesses = 3 // where goroutines were created: not the race
-		case goFrameFile.MatchString(r.lines[j]):
+		case goFrameFile.MatchString(l):
 			// Each of the two accesses by its innermost project frame and
 			// that frame's caller.
 			if accesses <= 2 && frames < 2 && goProjectFunc(fn) && projectPath(t) {
@@ -203,7 +220,8 @@ func (r *reader) goRace(i int) int {
 		case t != "":
 			fn = t
 		}
-	}
+		return inBlock
+	})
 	r.add(Finding{Kind: Race, Severity: Error, Lines: lines, key: key}, "")
 	return j - i
 }
@@ -247,19 +265,16 @@ func (r *reader) goTestFailure(i int) int {
 	depth := indent(r.lines[i])
 	name := m[2]
 	var logged []string
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		l, t := r.lines[j], r.trim(j)
-		if t == "" {
-			continue
-		}
-		if indent(l) <= depth || goTestFail.MatchString(l) || strings.HasPrefix(t, "=== ") {
-			break
-		}
-		if goTestLog.MatchString(l) {
+	j := r.scan(i+1, func(_ int, l, t string) lineRole {
+		switch {
+		case t == "":
+		case indent(l) <= depth || goTestFail.MatchString(l) || strings.HasPrefix(t, "=== "):
+			return endBefore
+		case goTestLog.MatchString(l):
 			logged = append(logged, t)
 		}
-	}
+		return inBlock
+	})
 	if len(logged) == 0 {
 		logged = r.goTestLog[name]
 	}
@@ -293,19 +308,18 @@ func (r *reader) rustPanic(i int) int {
 	lines := []string{t}
 	j := i + 1
 	if strings.HasSuffix(t, ":") {
-		for ; j < len(r.lines) && len(lines) < 4; j++ {
-			n := r.trim(j)
-			if n == "" || strings.HasPrefix(n, "note: ") || strings.HasPrefix(n, "stack backtrace:") {
-				break
+		j = r.scan(j, func(_ int, _, n string) lineRole {
+			if len(lines) >= 4 || n == "" || strings.HasPrefix(n, "note: ") || strings.HasPrefix(n, "stack backtrace:") {
+				return endBefore
 			}
 			lines = append(lines, n)
-		}
+			return inBlock
+		})
 	}
 	// A backtrace (RUST_BACKTRACE=1): numbered frames and "at" lines; the
 	// innermost frame of the project's own code is kept.
 	fn, frame := "", ""
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
+	j = r.scan(j, func(_ int, _, n string) lineRole {
 		switch {
 		case rustFrame.MatchString(n):
 			fn = n
@@ -315,10 +329,10 @@ func (r *reader) rustPanic(i int) int {
 			}
 		case n == "stack backtrace:" || strings.HasPrefix(n, "note: "):
 		default:
-			goto done
+			return endBefore
 		}
-	}
-done:
+		return inBlock
+	})
 	if frame != "" {
 		lines = append(lines, frame)
 	}
@@ -351,12 +365,12 @@ func (r *reader) rustDiagnostic(i int) int {
 			}
 			// Skip the excerpt with its carets and notes, up to the next
 			// headline.
-			j := k + 1
-			for ; j < len(r.lines); j++ {
-				if t := r.trim(j); t == "" || rustHeadline.MatchString(r.lines[j]) {
-					break
+			j := r.scan(k+1, func(_ int, l, t string) lineRole {
+				if t == "" || rustHeadline.MatchString(l) {
+					return endBefore
 				}
-			}
+				return inBlock
+			})
 			r.add(Finding{Kind: Diagnostic, Severity: sev, Lines: []string{r.trim(i), r.trim(k)}, key: r.trim(i)}, "")
 			return j - i
 		}
@@ -383,9 +397,7 @@ func (r *reader) sanitizer(i int) int {
 	// the innermost project frame of where it was allocated or freed.
 	var access, accessFrame, located, allocFrame string
 	inAlloc := false
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
+	j := r.scan(i+1, func(_ int, _, n string) lineRole {
 		if m := sanitizerFrame.FindStringSubmatch(n); m != nil {
 			if projectPath(m[2]) && !strings.HasPrefix(m[2], "(") {
 				switch {
@@ -395,7 +407,7 @@ func (r *reader) sanitizer(i int) int {
 					allocFrame = n
 				}
 			}
-			continue
+			return inBlock
 		}
 		switch {
 		case access == "" && sanitizerAccess.MatchString(n):
@@ -405,13 +417,12 @@ func (r *reader) sanitizer(i int) int {
 		case strings.Contains(n, " by thread ") && strings.HasSuffix(n, " here:"):
 			inAlloc = true
 		case strings.HasPrefix(n, "SUMMARY: "):
-			goto done // a line of its own
+			return endBefore // a line of its own
 		case strings.HasPrefix(n, "==") && strings.Contains(n, "ABORTING"):
-			j++
-			goto done
+			return endWith
 		}
-	}
-done:
+		return inBlock
+	})
 	lines := present(t, access, accessFrame, located, allocFrame)
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
@@ -435,9 +446,7 @@ func (r *reader) valgrind(i int) int {
 	}
 	lines := []string{r.trim(i)}
 	frames, address := 0, ""
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
+	j := r.scan(i+1, func(_ int, _, n string) lineRole {
 		if f := valgrindFrame.FindStringSubmatch(n); f != nil {
 			// The first two frames of the error (not of where its block was
 			// allocated), the allocator's own left out.
@@ -445,17 +454,17 @@ func (r *reader) valgrind(i int) int {
 				lines = append(lines, n)
 				frames++
 			}
-			continue
+			return inBlock
 		}
-		if strings.HasPrefix(n, "==") && strings.Contains(n, "Address 0x") && address == "" {
+		switch {
+		case strings.HasPrefix(n, "==") && strings.Contains(n, "Address 0x") && address == "":
 			address = n
-			continue
+		case strings.HasPrefix(n, "==") && (strings.Contains(n, " at 0x") || strings.Contains(n, " by 0x") || strings.Contains(n, "Block was") || strings.Contains(n, "Uninitialised value")):
+		default:
+			return endBefore
 		}
-		if strings.HasPrefix(n, "==") && (strings.Contains(n, " at 0x") || strings.Contains(n, " by 0x") || strings.Contains(n, "Block was") || strings.Contains(n, "Uninitialised value")) {
-			continue
-		}
-		break
-	}
+		return inBlock
+	})
 	if address != "" {
 		lines = append(lines, address)
 	}
@@ -515,10 +524,8 @@ func (r *reader) stackTrace(i int) int {
 	// library below it (a stream, a framework) when the exception came
 	// from inside the library's call.
 	caller, libraryAfter := "", false
-	j := k
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
-		if atFrame.MatchString(r.lines[j]) {
+	j := r.scan(k, func(_ int, l, n string) lineRole {
+		if atFrame.MatchString(l) {
 			project := projectFrame(n)
 			switch {
 			case (frame == "" || locOnly.MatchString(frame)) && project:
@@ -528,13 +535,13 @@ func (r *reader) stackTrace(i int) int {
 			case frame != "" && project && libraryAfter && caller == "":
 				caller = n
 			}
-			continue
+			return inBlock
 		}
 		if strings.HasPrefix(n, "... ") && strings.HasSuffix(n, " more") || n == "^" || strings.HasPrefix(n, "Suppressed: ") {
-			continue
+			return inBlock
 		}
-		break
-	}
+		return endBefore
+	})
 	lines := present(t, frame, source, caller, version)
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
@@ -587,13 +594,11 @@ func (r *reader) pytestSection(i int) int {
 	name = strings.TrimPrefix(name, "ERROR collecting ")
 	var asserts []string
 	first, loc, via := "", "", ""
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
+	j := r.scan(i+1, func(_ int, l, n string) lineRole {
 		if pytestHeader.MatchString(n) || sectionEnd.MatchString(n) {
-			break
+			return endBefore
 		}
-		if first == "" && n != "" && !startsWithSpace(r.lines[j]) && errorScore(n) >= 2 && !CodeLike(n) && !strings.HasPrefix(n, "E ") && len(strings.Fields(n)) >= 3 {
+		if first == "" && n != "" && !startsWithSpace(l) && errorScore(n) >= 2 && !CodeLike(n) && !strings.HasPrefix(n, "E ") && len(strings.Fields(n)) >= 3 {
 			first = n // "ImportError while importing test module '…'."
 		}
 		// The first "E" line says what failed; those that follow and compare
@@ -610,7 +615,8 @@ func (r *reader) pytestSection(i int) int {
 				loc = n
 			}
 		}
-	}
+		return inBlock
+	})
 	if loc == "" {
 		loc = via
 	}
@@ -694,13 +700,10 @@ func (r *reader) jestFailure(i int) int {
 	lines := []string{t}
 	msg, expected, received, frame := "", "", "", ""
 	var diff []string
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		l, n := r.lines[j], r.trim(j)
-		if strings.HasPrefix(n, "● ") || n != "" && !startsWithSpace(l) {
-			break
-		}
+	j := r.scan(i+1, func(_ int, l, n string) lineRole {
 		switch {
+		case strings.HasPrefix(n, "● ") || n != "" && !startsWithSpace(l):
+			return endBefore
 		case n == "" || strings.HasPrefix(n, "|") || jestCodeFrame.MatchString(n):
 		case diffLine(n) && !strings.HasPrefix(n, "- Snapshot") && !strings.HasPrefix(n, "+ Received"):
 			if len(diff) < 2 {
@@ -717,7 +720,8 @@ func (r *reader) jestFailure(i int) int {
 		case msg == "":
 			msg = n
 		}
-	}
+		return inBlock
+	})
 	lines = append(lines, present(msg, expected, received, strings.Join(diff, " "), frame)...)
 	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
@@ -737,13 +741,10 @@ func (r *reader) vitestFailure(i int) int {
 		return 0
 	}
 	msg, frame := "", ""
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
-		if vitestFail.MatchString(n) || strings.HasPrefix(n, "⎯") {
-			break
-		}
+	j := r.scan(i+1, func(_ int, _, n string) lineRole {
 		switch {
+		case vitestFail.MatchString(n) || strings.HasPrefix(n, "⎯"):
+			return endBefore
 		case strings.HasPrefix(n, "❯ "):
 			if frame == "" && projectPath(n) {
 				frame = n
@@ -751,7 +752,8 @@ func (r *reader) vitestFailure(i int) int {
 		case msg == "" && n != "" && !strings.HasPrefix(n, "- ") && !strings.HasPrefix(n, "+ ") && !jestCodeFrame.MatchString(n):
 			msg = n
 		}
-	}
+		return inBlock
+	})
 	lines := present(t, msg, frame)
 	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
@@ -775,13 +777,10 @@ func (r *reader) tapFailure(i int) int {
 	j := i + 1
 	if j < len(r.lines) && r.trim(j) == "---" {
 		inStack := false
-		for j++; j < len(r.lines); j++ {
-			n := r.trim(j)
-			if n == "..." {
-				j++
-				break
-			}
+		j = r.scan(j+1, func(j int, _, n string) lineRole {
 			switch {
+			case n == "...":
+				return endWith
 			case strings.HasPrefix(n, "location: "):
 				loc = n
 			case strings.HasPrefix(n, "stack: "):
@@ -804,7 +803,8 @@ func (r *reader) tapFailure(i int) int {
 			case strings.HasSuffix(n, ":") && !strings.Contains(n, " "):
 				inStack = false
 			}
-		}
+			return inBlock
+		})
 	}
 	if strings.Contains(msg, "subtest failed") || strings.Contains(msg, "subtests failed") {
 		return j - i // a suite failing because its tests did: they say why
@@ -856,16 +856,11 @@ func (r *reader) specFailure(i int) int {
 	depth := indent(r.lines[i])
 	msg, frame, where := "", "", ""
 	var diff []string
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		l, n := r.lines[j], r.trim(j)
-		if n == "" {
-			continue
-		}
-		if indent(l) <= depth {
-			break
-		}
+	j := r.scan(i+1, func(_ int, l, n string) lineRole {
 		switch {
+		case n == "":
+		case indent(l) <= depth:
+			return endBefore
 		case atFrame.MatchString(l):
 			if frame == "" && projectFrame(n) {
 				frame = n
@@ -877,7 +872,8 @@ func (r *reader) specFailure(i int) int {
 		case len(diff) < 2 && diffLine(n):
 			diff = append(diff, n)
 		}
-	}
+		return inBlock
+	})
 	if msg == "" || strings.Contains(msg, "subtest failed") || strings.Contains(msg, "subtests failed") {
 		return j - i
 	}
@@ -914,13 +910,10 @@ func (r *reader) phpunitFailure(i int) int {
 	}
 	var msg []string
 	loc := ""
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
-		if numberedTest.MatchString(n) || strings.HasPrefix(n, "FAILURES!") || strings.HasPrefix(n, "ERRORS!") || strings.HasPrefix(n, "--") {
-			break
-		}
+	j := r.scan(i+1, func(_ int, _, n string) lineRole {
 		switch {
+		case numberedTest.MatchString(n) || strings.HasPrefix(n, "FAILURES!") || strings.HasPrefix(n, "ERRORS!") || strings.HasPrefix(n, "--"):
+			return endBefore
 		case phpLocation.MatchString(n):
 			if loc == "" && projectPath(n) {
 				loc = n
@@ -932,7 +925,8 @@ func (r *reader) phpunitFailure(i int) int {
 		case len(msg) < 2 && (len(msg) == 0 || msg[len(msg)-1] != ""):
 			msg = append(msg, n) // a custom message, then "Failed asserting that …"
 		}
-	}
+		return inBlock
+	})
 	lines := present(append(append([]string{t}, msg...), loc)...)
 	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
@@ -955,15 +949,15 @@ func (r *reader) grpcurlError(i int) int {
 	// The status details grpcurl prints as JSON: the reason and the fields
 	// named, on one line.
 	var details []string
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
-		if !startsWithSpace(r.lines[j]) && n != "Details:" && !detailItem.MatchString(n) && n != "}" {
-			break
+	j = r.scan(j, func(_ int, l, n string) lineRole {
+		if !startsWithSpace(l) && n != "Details:" && !detailItem.MatchString(n) && n != "}" {
+			return endBefore
 		}
 		if jsonErrorKey.MatchString(n) && !strings.HasPrefix(n, `"description"`) || strings.HasPrefix(n, `"reason"`) || strings.HasPrefix(n, `"field"`) {
 			details = append(details, n)
 		}
-	}
+		return inBlock
+	})
 	if len(details) > 0 {
 		lines = append(lines, strings.Join(details, " "))
 	}
@@ -1000,23 +994,21 @@ func (r *reader) terraformError(i int) int {
 	lines := []string{t}
 	on, source, explained := "", "", false
 	var values []string
-	j := i + 1
 	blank := 0
-	for ; j < len(r.lines); j++ {
-		raw := r.trim(j)
+	j := r.scan(i+1, func(j int, l, raw string) lineRole {
 		n := strings.TrimSpace(strings.TrimPrefix(raw, "│"))
-		if raw == "╵" || raw == "╷" || tfHeadline.MatchString(raw) && j > i+1 {
-			if raw == "╵" {
-				j++
-			}
-			break
+		if raw == "╵" {
+			return endWith
+		}
+		if raw == "╷" || tfHeadline.MatchString(raw) && j > i+1 {
+			return endBefore
 		}
 		if n == "" {
 			blank++
 			if explained || blank >= 2 && !boxed {
-				break
+				return endBefore
 			}
-			continue
+			return inBlock
 		}
 		blank = 0
 		switch {
@@ -1025,14 +1017,15 @@ func (r *reader) terraformError(i int) int {
 		case on != "" && source == "" && tfSource.MatchString(n):
 			source = raw
 		case strings.HasPrefix(n, "├") || strings.HasPrefix(n, "╵"):
-		case strings.HasPrefix(n, "│") || strings.HasPrefix(raw, "│ │") || strings.HasPrefix(r.lines[j], "    │"):
+		case strings.HasPrefix(n, "│") || strings.HasPrefix(raw, "│ │") || strings.HasPrefix(l, "    │"):
 			values = append(values, raw)
-		case !explained && !startsWithSpace(r.lines[j]) || boxed && !explained && on != "":
+		case !explained && !startsWithSpace(l) || boxed && !explained && on != "":
 			lines = append(lines, "")
 			lines[len(lines)-1] = raw
 			explained = true
 		}
-	}
+		return inBlock
+	})
 	expl := ""
 	if explained {
 		expl = lines[len(lines)-1]
@@ -1102,18 +1095,18 @@ func (r *reader) eslintFile(i int) int {
 	if !pathOnly.MatchString(t) || i+1 >= len(r.lines) || !eslintProblem.MatchString(r.lines[i+1]) {
 		return 0
 	}
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		m := eslintProblem.FindStringSubmatch(r.lines[j])
+	j := r.scan(i+1, func(_ int, l, n string) lineRole {
+		m := eslintProblem.FindStringSubmatch(l)
 		if m == nil {
-			break
+			return endBefore
 		}
 		sev := Warning
 		if m[3] == "error" {
 			sev = Error
 		}
-		r.add(Finding{Kind: Diagnostic, Severity: sev, Lines: []string{t + "  " + r.trim(j)}, key: m[4] + "  " + m[5]}, "")
-	}
+		r.add(Finding{Kind: Diagnostic, Severity: sev, Lines: []string{t + "  " + n}, key: m[4] + "  " + m[5]}, "")
+		return inBlock
+	})
 	return j - i
 }
 
@@ -1159,16 +1152,15 @@ func (r *reader) markedFailure(i int) int {
 	}
 	depth := indent(r.lines[i])
 	lines := []string{t}
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		l, n := r.lines[j], r.trim(j)
+	j := r.scan(i+1, func(_ int, l, n string) lineRole {
 		if n == "" || indent(l) <= depth || markedFail.MatchString(n) {
-			break
+			return endBefore
 		}
 		if len(lines) < 3 && (!atFrame.MatchString(l) || projectFrame(n)) {
 			lines = append(lines, n)
 		}
-	}
+		return inBlock
+	})
 	r.add(Finding{Kind: Test, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
@@ -1196,19 +1188,17 @@ func (r *reader) httpResponse(i int) int {
 	}
 	lines := []string{t}
 	var body []string
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
-		if httpNextResp.MatchString(n) {
-			break
-		}
+	j := r.scan(i+1, func(_ int, _, n string) lineRole {
 		switch {
+		case httpNextResp.MatchString(n):
+			return endBefore
 		case httpAdvice.MatchString(n):
 			lines = append(lines, n)
 		case bodyErrorLine(n):
 			body = append(body, n)
 		}
-	}
+		return inBlock
+	})
 	lines = append(lines, body...)
 	r.add(Finding{Kind: Status, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
@@ -1388,27 +1378,27 @@ func (r *reader) javacDiagnostic(i int) int {
 	if !ok {
 		return 0
 	}
-	j := i + 1
 	var source string
 	var details []string
-	for ; j < len(r.lines) && j <= i+8; j++ {
-		n := r.trim(j)
+	j := r.scan(i+1, func(j int, l, n string) lineRole {
 		switch {
+		case j > i+8:
+			return endBefore
 		case javacDetail.MatchString(n):
 			if len(details) < 3 {
 				details = append(details, n)
 			}
 		case n == "^" || strings.Trim(n, " ^") == "":
-		case source == "" && startsWithSpace(r.lines[j]) && len(details) == 0:
+		case source == "" && startsWithSpace(l) && len(details) == 0:
 			source = n
-		case source != "" && startsWithSpace(r.lines[j]):
+		case source != "" && startsWithSpace(l):
 			// "  cannot find symbol" above the symbol of an invalid method
 			// reference: part of the same diagnostic.
 		default:
-			goto done
+			return endBefore
 		}
-	}
-done:
+		return inBlock
+	})
 	if source != "" {
 		f.Lines = append(f.Lines, source) // the line it is in
 	}
@@ -1441,19 +1431,17 @@ func (r *reader) junitConsoleFailure(i int) int {
 		return 0
 	}
 	exc, frame := "", ""
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
-		if junitFailure.MatchString(n) || n == "" || !startsWithSpace(r.lines[j]) {
-			break
-		}
+	j := r.scan(i+1, func(_ int, l, n string) lineRole {
 		switch {
+		case junitFailure.MatchString(n) || n == "" || !startsWithSpace(l):
+			return endBefore
 		case strings.HasPrefix(n, "=> ") && exc == "":
 			exc = n
 		case exc != "" && frame == "" && bareJavaFrame.MatchString(n) && projectFrame("at "+n):
 			frame = n
 		}
-	}
+		return inBlock
+	})
 	if exc == "" {
 		return 0
 	}
@@ -1507,9 +1495,7 @@ func (r *reader) phpUncaught(i int) int {
 	}
 	lines := []string{t}
 	frames := 0
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
+	j := r.scan(i+1, func(_ int, _, n string) lineRole {
 		switch {
 		case n == "", n == "Stack trace:", strings.HasPrefix(n, "#") && strings.HasSuffix(n, "{main}"), strings.HasPrefix(n, "thrown in "), strings.HasPrefix(n, "PHP Stack trace:"):
 		case phpFrame.MatchString(n):
@@ -1523,10 +1509,10 @@ func (r *reader) phpUncaught(i int) int {
 			}
 			frames = 1 // one frame of a chained exception
 		default:
-			goto done
+			return endBefore
 		}
-	}
-done:
+		return inBlock
+	})
 	r.add(Finding{Kind: Exception, Severity: Error, Lines: lines, key: t}, "")
 	return j - i
 }
@@ -1544,16 +1530,15 @@ func (r *reader) consoleException(i int) int {
 		return 0
 	}
 	var msg []string
-	j := i + 1
-	for ; j < len(r.lines); j++ {
-		n := r.trim(j)
-		if n == "" && len(msg) > 0 {
-			break
-		}
-		if n != "" {
+	j := r.scan(i+1, func(_ int, _, n string) lineRole {
+		switch {
+		case n == "" && len(msg) > 0:
+			return endBefore
+		case n != "":
 			msg = append(msg, n)
 		}
-	}
+		return inBlock
+	})
 	lines := []string{t}
 	if len(msg) > 0 {
 		lines = append(lines, strings.Join(msg, " "))
