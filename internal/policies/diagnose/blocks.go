@@ -38,9 +38,6 @@ func (r *reader) scan(from int, role func(j int, l, t string) lineRole) int {
 // frame in the project's code.
 func (r *reader) pythonTraceback(i int) int {
 	if r.trim(i) != "Traceback (most recent call last):" {
-		return 0 // a cheap look before the expressions
-	}
-	if r.trim(i) != "Traceback (most recent call last):" {
 		return 0
 	}
 	frame, first, source, repeated := "", "", "", ""
@@ -189,9 +186,6 @@ func goProjectFunc(fn string) bool {
 var goRaceAccess = later(`^(?:Previous )?(?:[Rr]ead|[Ww]rite|[Aa]tomic \w+)(?: of size \d+)? at 0x[0-9a-f]+ by (?:goroutine \d+|main goroutine):$`)
 
 func (r *reader) goRace(i int) int {
-	if r.trim(i) != "WARNING: DATA RACE" {
-		return 0 // a cheap look before the expressions
-	}
 	if r.trim(i) != "WARNING: DATA RACE" {
 		return 0
 	}
@@ -694,7 +688,7 @@ func (r *reader) jestFailure(i int) int {
 		return 0 // a cheap look before the expressions
 	}
 	t := r.trim(i)
-	if !strings.HasPrefix(t, "● ") || strings.HasPrefix(t, "● Console") {
+	if strings.HasPrefix(t, "● Console") {
 		return 0
 	}
 	lines := []string{t}
@@ -934,9 +928,6 @@ func (r *reader) phpunitFailure(i int) int {
 
 // grpcurl: "ERROR:" then "  Code: NotFound" and "  Message: …".
 func (r *reader) grpcurlError(i int) int {
-	if r.trim(i) != "ERROR:" {
-		return 0 // a cheap look before the expressions
-	}
 	if r.trim(i) != "ERROR:" || i+1 >= len(r.lines) || !strings.HasPrefix(r.trim(i+1), "Code: ") {
 		return 0
 	}
@@ -1117,7 +1108,7 @@ func (r *reader) pythonSyntaxError(i int) int {
 		return 0 // a cheap look before the expressions
 	}
 	t := r.trim(i)
-	if !strings.HasPrefix(t, `File "`) || !strings.Contains(t, `", line `) {
+	if !strings.Contains(t, `", line `) {
 		return 0
 	}
 	for k := i + 1; k < len(r.lines) && k <= i+5; k++ {
@@ -1232,7 +1223,7 @@ func (r *reader) diffHeader(i int) int {
 		return 0 // a cheap look before the expressions
 	}
 	t := r.trim(i)
-	if !strings.HasPrefix(t, "--- ") || i+1 >= len(r.lines) || !strings.HasPrefix(r.trim(i+1), "+++ ") {
+	if i+1 >= len(r.lines) || !strings.HasPrefix(r.trim(i+1), "+++ ") {
 		return 0
 	}
 	r.add(Finding{Kind: Diagnostic, Severity: Plain, Lines: []string{t}, key: t}, "")
@@ -1246,7 +1237,7 @@ func (r *reader) goImports(i int) int {
 		return 0 // a cheap look before the expressions
 	}
 	t := r.trim(i)
-	if !strings.HasPrefix(t, "go: ") || !strings.HasSuffix(t, " imports") {
+	if !strings.HasSuffix(t, " imports") {
 		return 0
 	}
 	j := i + 1
@@ -1457,9 +1448,6 @@ var bareJavaFrame = later(`^[\w$.<>]+\([\w$.]+:\d+\)$`)
 
 // Gradle: "* What went wrong:" and the failure on the next lines.
 func (r *reader) gradleFailure(i int) int {
-	if r.trim(i) != "* What went wrong:" {
-		return 0 // a cheap look before the expressions
-	}
 	if r.trim(i) != "* What went wrong:" || i+1 >= len(r.lines) {
 		return 0
 	}
