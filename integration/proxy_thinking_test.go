@@ -15,25 +15,44 @@ import (
 	"github.com/contextcompiler/ctxc/internal/scriptedmodel"
 )
 
-// thinkingSteps is how many tool calls the thinking model makes before it
-// answers.
+// thinkingTasks are the user's two tasks, each some steps of the thinking
+// model: the second comes after the first's answer, so that the first's
+// turns are an older turn of the conversation.
+var thinkingTasks = []string{
+	"The export job's tests fail at random; run step tests 1 through 7, one by one, until they all pass.",
+	"Now run step tests 8 through 12 the same way.",
+}
+
+// thinkingSteps is how many tool calls the thinking model makes in all.
 const thinkingSteps = 12
 
-// thinkingModel thinks before each step of a task: it runs the step after
-// the one the last tool output names (compaction leaves out the earlier
-// ones), and after thinkingSteps it answers. What it thinks names the step,
+// thinkingModel thinks before each step of a task ("run step tests N
+// through M"): it runs the step after the one the last tool output names
+// (compaction leaves out the earlier ones), or the first when the user has
+// just asked, and after the last it answers. What it thinks names the step,
 // so that each signature is of its own text.
 func thinkingModel(r *scriptedmodel.Request) (scriptedmodel.Reply, error) {
-	step := 0
+	var task []string
+	for i := len(r.Messages) - 1; i >= 0 && task == nil; i-- {
+		if r.Messages[i].Role == "user" {
+			// The user's last task (a summary may come after it).
+			task = regexp.MustCompile(`step tests (\d+) through (\d+)`).FindStringSubmatch(r.Messages[i].Text)
+		}
+	}
+	if task == nil {
+		return scriptedmodel.Reply{}, fmt.Errorf("no task in %q", r.LastUserText())
+	}
+	first, last := atoi(task[1]), atoi(task[2])
+	step := first - 1
 	if res, ok := r.LastToolResult(); ok {
 		m := regexp.MustCompile(`TestExportStep(\d+)`).FindStringSubmatch(res.Content)
 		if m == nil {
 			return scriptedmodel.Reply{}, fmt.Errorf("the last tool output names no step: %.200s", res.Content)
 		}
-		step, _ = strconv.Atoi(m[1])
+		step = atoi(m[1])
 	}
-	if step >= thinkingSteps {
-		return scriptedmodel.Reply{Thinking: "Every check passed.", Text: "The export job is fixed."}, nil
+	if step >= last {
+		return scriptedmodel.Reply{Thinking: "Every check passed.", Text: fmt.Sprintf("Steps %d to %d pass.", first, last)}, nil
 	}
 	return scriptedmodel.Reply{Thinking: fmt.Sprintf("Step %d: the last output decides the next command.", step+1),
 		Text:      fmt.Sprintf("Running check %d. ", step+1) + plan,
@@ -45,6 +64,11 @@ func thinkingModel(r *scriptedmodel.Request) (scriptedmodel.Reply, error) {
 // ctxc changes the model's turns too, not only the tool outputs.
 var plan = strings.Repeat("The export job reads every row of the ledger, groups the rows by account and writes one file per account; the step tests check each stage on its own, so the failing one names the stage to look at next. ", 8)
 
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
 // shellOutput is a long tool output, different at each step.
 func shellOutput(step int) string {
 	var b strings.Builder
@@ -54,14 +78,15 @@ func shellOutput(step int) string {
 	return b.String()
 }
 
-// thinkingSession is how one provider's client runs a task: its first body,
-// and, from an answer, the conversation to append (the model's turn as the
-// SDKs keep it, then the results of its calls), or nil when it is done.
+// thinkingSession is how one provider's client runs a task: its body of a
+// conversation, and, from an answer, the conversation to append (the
+// model's turn as the SDKs keep it, then the results of its calls) and
+// whether the model answered without a call (the task is done).
 type thinkingSession struct {
 	name, path string
 	header     func(http.Header)
 	body       func(conversation []json.RawMessage) []byte
-	next       func(t *testing.T, answer []byte, step int) []json.RawMessage
+	next       func(t *testing.T, answer []byte, step int) (more []json.RawMessage, done bool)
 }
 
 var thinkingSessions = []thinkingSession{
@@ -73,14 +98,15 @@ var thinkingSessions = []thinkingSession{
 				`"system":[{"type":"text","text":"You fix the export job.","cache_control":{"type":"ephemeral"}}],` +
 				`"tools":[{"name":"run_shell","input_schema":{"type":"object","properties":{"cmd":{"type":"string"}}}}],"messages":[` + joinJSON(conv) + `]}`)
 		},
-		next: func(t *testing.T, answer []byte, step int) []json.RawMessage {
+		next: func(t *testing.T, answer []byte, step int) ([]json.RawMessage, bool) {
 			var a struct {
 				Content json.RawMessage `json:"content"`
 				Stop    string          `json:"stop_reason"`
 			}
 			mustUnmarshal(t, answer, &a)
+			turn := json.RawMessage(`{"role":"assistant","content":` + string(a.Content) + `}`)
 			if a.Stop != "tool_use" {
-				return nil
+				return []json.RawMessage{turn}, true
 			}
 			var blocks []struct{ Type, ID string }
 			mustUnmarshal(t, a.Content, &blocks)
@@ -90,8 +116,7 @@ var thinkingSessions = []thinkingSession{
 					results = append(results, `{"type":"tool_result","tool_use_id":"`+b.ID+`","content":`+jsonString(shellOutput(step))+`}`)
 				}
 			}
-			return []json.RawMessage{json.RawMessage(`{"role":"assistant","content":` + string(a.Content) + `}`),
-				json.RawMessage(`{"role":"user","content":[` + strings.Join(results, ",") + `]}`)}
+			return []json.RawMessage{turn, json.RawMessage(`{"role":"user","content":[` + strings.Join(results, ",") + `]}`)}, false
 		},
 	},
 	{
@@ -101,7 +126,7 @@ var thinkingSessions = []thinkingSession{
 			return []byte(`{"model":"gpt-4o","instructions":"You fix the export job.","store":false,"include":["reasoning.encrypted_content"],` +
 				`"max_output_tokens":1024,"tools":[{"type":"function","name":"run_shell","parameters":{"type":"object"},"strict":false}],"input":[` + joinJSON(conv) + `]}`)
 		},
-		next: func(t *testing.T, answer []byte, step int) []json.RawMessage {
+		next: func(t *testing.T, answer []byte, step int) ([]json.RawMessage, bool) {
 			var a struct {
 				Output []json.RawMessage `json:"output"`
 			}
@@ -119,10 +144,7 @@ var thinkingSessions = []thinkingSession{
 					out = append(out, json.RawMessage(`{"type":"function_call_output","id":"fco_`+it.CallID+`","call_id":"`+it.CallID+`","output":`+jsonString(shellOutput(step))+`}`))
 				}
 			}
-			if calls == 0 {
-				return nil
-			}
-			return out
+			return out, calls == 0
 		},
 	},
 	{
@@ -132,7 +154,7 @@ var thinkingSessions = []thinkingSession{
 			return []byte(`{"systemInstruction":{"parts":[{"text":"You fix the export job."}]},"generationConfig":{"maxOutputTokens":1024,"thinkingConfig":{"includeThoughts":true}},` +
 				`"tools":[{"functionDeclarations":[{"name":"run_shell","parametersJsonSchema":{"type":"object"}}]}],"contents":[` + joinJSON(conv) + `]}`)
 		},
-		next: func(t *testing.T, answer []byte, step int) []json.RawMessage {
+		next: func(t *testing.T, answer []byte, step int) ([]json.RawMessage, bool) {
 			var a struct {
 				Candidates []struct {
 					Content json.RawMessage `json:"content"`
@@ -153,9 +175,9 @@ var thinkingSessions = []thinkingSession{
 				}
 			}
 			if len(responses) == 0 {
-				return nil
+				return []json.RawMessage{a.Candidates[0].Content}, true
 			}
-			return []json.RawMessage{a.Candidates[0].Content, json.RawMessage(`{"role":"user","parts":[` + strings.Join(responses, ",") + `]}`)}
+			return []json.RawMessage{a.Candidates[0].Content, json.RawMessage(`{"role":"user","parts":[` + strings.Join(responses, ",") + `]}`)}, false
 		},
 	},
 }
@@ -181,11 +203,12 @@ func mustUnmarshal(t *testing.T, data []byte, v any) {
 }
 
 // thinkingWindow is small beside a session's ~25,000 tokens: ctxc compacts
-// it from the fourth step on.
+// it once a few steps have run.
 const thinkingWindow = 9000
 
-// TestProxyThinkingSessions runs a task of a model that thinks before every
-// call through the real proxy, in a window a third of the session's size,
+// TestProxyThinkingSessions runs two tasks of a model that thinks before
+// every call through the real proxy, in a window a third of the session's
+// size,
 // against the scripted model in its strict mode, which refuses what the
 // real APIs refuse: Anthropic's signed thinking (the last assistant turn
 // that used tools must bring its thinking block back, unmodified),
@@ -194,7 +217,7 @@ const thinkingWindow = 9000
 // call), Gemini's thought signatures (each function call of the current
 // turn with the signature given with it). Each client sends the model's
 // turns back as the SDKs keep them. Every request reaches the model and
-// none is refused, compaction rewrites the later ones, and the task ends.
+// none is refused, compaction rewrites the later ones, and the tasks end.
 func TestProxyThinkingSessions(t *testing.T) {
 	t.Parallel()
 	sm := scriptedmodel.New(thinkingModel, scriptedmodel.Strict())
@@ -203,11 +226,11 @@ func TestProxyThinkingSessions(t *testing.T) {
 	_, base := startProxyServer(t, map[string]string{"openai": up.URL, "anthropic": up.URL, "gemini": up.URL})
 	for _, sess := range thinkingSessions {
 		t.Run(sess.name, func(t *testing.T) {
-			conv := []json.RawMessage{firstTurn(sess.path)}
-			rewritten := 0
+			conv := []json.RawMessage{userTurn(sess.path, thinkingTasks[0])}
+			rewritten, task := 0, 0
 			for step := 1; ; step++ {
-				if step > thinkingSteps+1 {
-					t.Fatalf("the task did not end after %d steps", step-1)
+				if step > thinkingSteps+len(thinkingTasks) {
+					t.Fatalf("the tasks did not end after %d steps", step-1)
 				}
 				req, err := http.NewRequest(http.MethodPost, base+sess.path, bytes.NewReader(sess.body(conv)))
 				if err != nil {
@@ -232,11 +255,14 @@ func TestProxyThinkingSessions(t *testing.T) {
 				if resp.Header.Get("X-Ctxc-Forwarded") == "rewritten" {
 					rewritten++
 				}
-				more := sess.next(t, answer, step)
-				if more == nil {
-					break
-				}
+				more, done := sess.next(t, answer, step)
 				conv = append(conv, more...)
+				if done {
+					if task++; task == len(thinkingTasks) {
+						break
+					}
+					conv = append(conv, userTurn(sess.path, thinkingTasks[task]))
+				}
 			}
 			t.Logf("%d requests rewritten by ctxc", rewritten)
 			if rewritten < 4 {
@@ -254,13 +280,12 @@ func TestProxyThinkingSessions(t *testing.T) {
 	}
 }
 
-// firstTurn is the task as a client of the endpoint at path sends it.
-func firstTurn(path string) json.RawMessage {
-	const task = "The export job's tests fail at random; run the step tests one by one until they all pass."
+// userTurn is a task as a client of the endpoint at path sends it.
+func userTurn(path, task string) json.RawMessage {
 	if strings.Contains(path, ":generateContent") {
-		return json.RawMessage(`{"role":"user","parts":[{"text":"` + task + `"}]}`)
+		return json.RawMessage(`{"role":"user","parts":[{"text":` + jsonString(task) + `}]}`)
 	}
-	return json.RawMessage(`{"role":"user","content":"` + task + `"}`)
+	return json.RawMessage(`{"role":"user","content":` + jsonString(task) + `}`)
 }
 
 // idsIntact checks what the strict model does not refuse but a client needs

@@ -475,8 +475,11 @@ func FieldsKept(format agentstate.RenderFormat, in, out []byte) error {
 			c.made(path, el)
 		}
 	}
-	if format == agentstate.RenderAnthropic {
+	switch format {
+	case agentstate.RenderAnthropic:
 		c.thinkingKept(inConv)
+	case agentstate.RenderOpenAIResponses:
+		c.reasoningKept(inConv)
 	}
 	if len(c.problems) > 0 {
 		return fmt.Errorf("%s", strings.Join(c.problems, "\n"))
@@ -685,6 +688,33 @@ func hasTagged(raw json.RawMessage) bool {
 	var elems []json.RawMessage
 	_ = json.Unmarshal(raw, &elems)
 	return slices.ContainsFunc(elems, func(e json.RawMessage) bool { return tagOf(e) != "" })
+}
+
+// reasoningKept checks the Responses API's rule for a call item that
+// carries its id: where it is sent, the reasoning item it came with (the
+// last one before it in its turn) is sent too.
+func (c *keptChecker) reasoningKept(inConv json.RawMessage) {
+	var items []json.RawMessage
+	_ = json.Unmarshal(inConv, &items)
+	reasoning := ""
+	for i, raw := range items {
+		var it struct {
+			Type string `json:"type"`
+			Role string `json:"role"`
+			ID   string `json:"id"`
+		}
+		_ = json.Unmarshal(raw, &it)
+		switch {
+		case it.Type == "reasoning":
+			reasoning = tagOf(raw)
+		case (it.Type == "function_call" || it.Type == "custom_tool_call") && it.ID != "":
+			if reasoning != "" && c.seen[tagOf(raw)] && !c.seen[reasoning] {
+				c.fail(fmt.Sprintf("input[%d]", i), "%s %s is sent without the reasoning item %s it came with", it.Type, it.ID, reasoning)
+			}
+		case (it.Type == "" || it.Type == "message") && it.Role != "assistant" || strings.HasSuffix(it.Type, "_output"):
+			reasoning = ""
+		}
+	}
 }
 
 func keysOf(fields []field) []string {

@@ -598,6 +598,9 @@ func (s *splicer) flatChanged(i, n int) ([]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.format == agentstate.RenderOpenAIResponses {
+		pieces = s.keepReasoning(edits, pieces)
+	}
 	var out []json.RawMessage
 	done := map[int]bool{}
 	var added []agentstate.Part
@@ -655,6 +658,33 @@ func (s *splicer) flatChanged(i, n int) ([]json.RawMessage, error) {
 		out = append(out, s.renderFlat(&m)...)
 	}
 	return out, nil
+}
+
+// keepReasoning keeps, as the client sent them, the reasoning items the
+// compile left out before a call item it kept that carries its id (the
+// API refuses such a call without the reasoning item it came with: "was
+// provided without its required 'reasoning' item").
+func (s *splicer) keepReasoning(edits []edit, pieces []piece) []piece {
+	var keptCall = -1 // the last call item kept with its id
+	for j := range edits {
+		e := &edits[j]
+		if e.cur != nil && e.orig.Kind == agentstate.PartToolCall && e.src.slot == slotElem && hasKey(s.elems[e.src.elem], "id") {
+			keptCall = j
+		}
+	}
+	for j := 0; j < keptCall; j++ {
+		e := &edits[j]
+		if e.cur != nil || e.orig.Kind != agentstate.PartReasoning {
+			continue
+		}
+		e.cur = e.orig
+		at := slices.IndexFunc(pieces, func(pc piece) bool { return pc.at > j })
+		if at < 0 {
+			at = len(pieces)
+		}
+		pieces = slices.Insert(pieces, at, piece{at: j, part: e.orig})
+	}
+	return pieces
 }
 
 // renderFlat renders a message as Chat Completions, Ollama or Responses

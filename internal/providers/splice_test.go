@@ -336,3 +336,34 @@ func breakpointsOf(t *testing.T, body []byte) []string {
 	}
 	return out
 }
+
+// TestSpliceKeepsReasoningBeforeItsCalls: a Responses assistant turn the
+// compile masks (its reasoning and text left out, a placeholder given) keeps
+// its reasoning item as the client sent it when a call item after it keeps
+// its id, since the API refuses such a call without its reasoning; its
+// message item gets the placeholder, its other fields as they were.
+func TestSpliceKeepsReasoningBeforeItsCalls(t *testing.T) {
+	reasoning := `{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Look at main.go."}],"encrypted_content":"c2lnbmVk"}`
+	call := `{"type":"function_call","id":"fc_1","call_id":"c1","name":"read","arguments":"{}","status":"completed"}`
+	body := []byte(`{"model":"gpt-4o","store":false,"input":[{"role":"user","content":"fix it"},` + reasoning +
+		`,{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Reading main.go first.","annotations":[]}]},` +
+		call + `,{"type":"function_call_output","id":"fco_1","call_id":"c1","output":"package main"}]}`)
+	im, err := Import(agentstate.RenderOpenAIResponses, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := agentstate.EntriesFromLog(im.Messages)
+	m := &view[1].Message
+	m.Parts = []agentstate.Part{text("[masked]"), m.Parts[2]}
+	view[1].Changed = true
+	out, _, err := Splice(agentstate.RenderOpenAIResponses, body, im, Input{View: view})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"gpt-4o","store":false,"input":[{"role":"user","content":"fix it"},` + reasoning +
+		`,{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"[masked]","annotations":[]}]},` +
+		call + `,{"type":"function_call_output","id":"fco_1","call_id":"c1","output":"package main"}]}`
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
