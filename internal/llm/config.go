@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/contextcompiler/ctxc/internal/bounds"
 )
 
 // Config is one helper model: which model, on which endpoint, with which
@@ -75,24 +77,14 @@ func (c *Config) Validate() error {
 	} else if c.APIKeyEnv != "" && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
 		errs = append(errs, fmt.Errorf("api_key_env: the key in %s would travel in plain text to %s; use an https base_url (or a loopback one)", c.APIKeyEnv, u.Host))
 	}
-	if c.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("timeout: %v must be positive", c.Timeout))
-	}
-	if c.MaxRetries < 0 || c.MaxRetries > 10 {
-		errs = append(errs, fmt.Errorf("max_retries: %d must be in [0, 10]", c.MaxRetries))
-	}
-	if c.ContextWindow < 512 {
-		errs = append(errs, fmt.Errorf("context_window: %d is less than 512", c.ContextWindow))
-	}
-	if c.BreakerFailures < 1 {
-		errs = append(errs, fmt.Errorf("breaker_failures: %d is less than 1", c.BreakerFailures))
-	}
-	if c.BreakerCooldown <= 0 {
-		errs = append(errs, fmt.Errorf("breaker_cooldown: %v must be positive", c.BreakerCooldown))
-	}
-	if c.MaxReplyBytes < 1024 {
-		errs = append(errs, fmt.Errorf("max_reply_bytes: %d is less than 1024", c.MaxReplyBytes))
-	}
+	errs = append(errs,
+		bounds.Positive("timeout", c.Timeout),
+		bounds.Closed("max_retries", c.MaxRetries, 0, 10),
+		bounds.AtLeast("context_window", c.ContextWindow, 512),
+		bounds.AtLeast("breaker_failures", c.BreakerFailures, 1),
+		bounds.Positive("breaker_cooldown", c.BreakerCooldown),
+		bounds.AtLeast("max_reply_bytes", c.MaxReplyBytes, 1024),
+	)
 	if c.FallbackReserve < 0 || c.FallbackReserve > 0.9 {
 		errs = append(errs, fmt.Errorf("fallback_reserve: %v must be in [0, 0.9]", c.FallbackReserve))
 	}

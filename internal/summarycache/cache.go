@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/contextcompiler/ctxc/internal/bounds"
 	"github.com/contextcompiler/ctxc/internal/tenant"
 )
 
@@ -50,16 +51,11 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("redis_url: %v", err))
 		}
 	}
-	if c.TTL <= 0 {
-		errs = append(errs, fmt.Errorf("ttl: %v must be positive", c.TTL))
-	}
-	if c.MaxEntries < 1 {
-		errs = append(errs, fmt.Errorf("max_entries: %d is less than 1", c.MaxEntries))
-	}
-	if c.RedisTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("redis_timeout: %v must be positive", c.RedisTimeout))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs,
+		bounds.Positive("ttl", c.TTL),
+		bounds.AtLeast("max_entries", c.MaxEntries, 1),
+		bounds.Positive("redis_timeout", c.RedisTimeout),
+	)...)
 }
 
 // Stats count a cache's lookups since start.

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/bounds"
 	"github.com/contextcompiler/ctxc/internal/tenant"
 )
 
@@ -64,18 +65,11 @@ func DefaultConfig() Config {
 
 // Validate reports every problem of the config.
 func (c *Config) Validate() error {
-	var errs []error
-	if c.TTL <= 0 {
-		errs = append(errs, fmt.Errorf("ttl: %v must be positive", c.TTL))
-	}
-	if c.MaxBytes < 0 {
-		errs = append(errs, fmt.Errorf("max_bytes: %d is negative", c.MaxBytes))
-	}
-	if c.MaxBytesPerCaller < 0 {
-		errs = append(errs, fmt.Errorf("max_bytes_per_caller: %d is negative", c.MaxBytesPerCaller))
-	}
-	if c.MaxRedisEntriesPerCaller < 0 {
-		errs = append(errs, fmt.Errorf("max_redis_entries_per_caller: %d is negative", c.MaxRedisEntriesPerCaller))
+	errs := []error{
+		bounds.Positive("ttl", c.TTL),
+		bounds.NotNegative("max_bytes", c.MaxBytes),
+		bounds.NotNegative("max_bytes_per_caller", c.MaxBytesPerCaller),
+		bounds.NotNegative("max_redis_entries_per_caller", c.MaxRedisEntriesPerCaller),
 	}
 	if c.KeyPrefix == "" {
 		errs = append(errs, errors.New("key_prefix: required"))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/contextcompiler/ctxc/internal/bounds"
 	"github.com/contextcompiler/ctxc/internal/policies/isolation"
 )
 
@@ -21,14 +22,10 @@ type ClampConfig struct {
 
 // Validate reports every problem of the config.
 func (c *ClampConfig) Validate() error {
-	var errs []error
-	if c.MaxPartTokens < 1 {
-		errs = append(errs, fmt.Errorf("max_part_tokens: %d is less than 1", c.MaxPartTokens))
-	}
-	if !(c.HeadRatio >= 0 && c.HeadRatio <= 1) {
-		errs = append(errs, fmt.Errorf("head_ratio: %v must be in [0, 1]", c.HeadRatio))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		bounds.AtLeast("max_part_tokens", c.MaxPartTokens, 1),
+		bounds.Closed("head_ratio", c.HeadRatio, 0, 1),
+	)
 }
 
 // DedupeConfig is the "dedupe" policy's settings.
@@ -52,10 +49,7 @@ func (c *DedupeConfig) Validate() error {
 			errs = append(errs, fmt.Errorf("resource_keys[%d]: empty key", i))
 		}
 	}
-	if !(c.MinSavingRatio >= 0 && c.MinSavingRatio <= 1) {
-		errs = append(errs, fmt.Errorf("min_saving_ratio: %v must be in [0, 1]", c.MinSavingRatio))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, bounds.Closed("min_saving_ratio", c.MinSavingRatio, 0, 1))...)
 }
 
 // MaskObservationsConfig is the "mask_observations" policy's settings: those of
@@ -109,10 +103,7 @@ type DropLowImportanceConfig struct {
 
 // Validate reports every problem of the config.
 func (c *DropLowImportanceConfig) Validate() error {
-	var errs []error
-	if c.MinImportanceThreshold < 1 || c.MinImportanceThreshold > 101 {
-		errs = append(errs, fmt.Errorf("min_importance_threshold: %d must be in [1, 101]", c.MinImportanceThreshold))
-	}
+	errs := []error{bounds.Closed("min_importance_threshold", c.MinImportanceThreshold, 1, 101)}
 	if c.KeepRecentMessages < 0 {
 		errs = append(errs, fmt.Errorf("keep_recent_messages: %d must not be negative", c.KeepRecentMessages))
 	}
@@ -154,23 +145,13 @@ func DefaultSummarizeConfig() SummarizeConfig {
 
 // Validate reports every problem of the config.
 func (c *SummarizeConfig) Validate() error {
-	var errs []error
-	if !(c.MaxSummaryRatio > 0 && c.MaxSummaryRatio <= 2) {
-		errs = append(errs, fmt.Errorf("max_summary_ratio: %v must be in (0, 2]", c.MaxSummaryRatio))
-	}
-	if c.MaxSummaryTokens < 0 {
-		errs = append(errs, fmt.Errorf("max_summary_tokens: %d is negative", c.MaxSummaryTokens))
-	}
-	if c.MinSummaryTokens < 1 {
-		errs = append(errs, fmt.Errorf("min_summary_tokens: %d is less than 1", c.MinSummaryTokens))
-	}
-	if !(c.MergeFillRatio > 0 && c.MergeFillRatio <= 1) {
-		errs = append(errs, fmt.Errorf("merge_fill_ratio: %v must be in (0, 1]", c.MergeFillRatio))
-	}
-	if c.MinSpanMessages < 1 {
-		errs = append(errs, fmt.Errorf("min_span_messages: %d is less than 1", c.MinSpanMessages))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		bounds.LeftOpen("max_summary_ratio", c.MaxSummaryRatio, 0, 2),
+		bounds.NotNegative("max_summary_tokens", c.MaxSummaryTokens),
+		bounds.AtLeast("min_summary_tokens", c.MinSummaryTokens, 1),
+		bounds.LeftOpen("merge_fill_ratio", c.MergeFillRatio, 0, 1),
+		bounds.AtLeast("min_span_messages", c.MinSpanMessages, 1),
+	)
 }
 
 // Truncate modes.
@@ -208,14 +189,9 @@ func (c *TruncateConfig) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("mode: %q must be %q, %q or %q", c.Mode, TruncateFit, TruncateMessageLimit, TruncateTokenLimit))
 	}
-	if c.MaxMessages < 1 {
-		errs = append(errs, fmt.Errorf("max_messages: %d is less than 1", c.MaxMessages))
-	}
-	if c.TargetTokens < 0 {
-		errs = append(errs, fmt.Errorf("target_tokens: %d is negative", c.TargetTokens))
-	}
-	if !(c.TargetRatio > 0 && c.TargetRatio <= 1) {
-		errs = append(errs, fmt.Errorf("target_ratio: %v must be in (0, 1]", c.TargetRatio))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs,
+		bounds.AtLeast("max_messages", c.MaxMessages, 1),
+		bounds.NotNegative("target_tokens", c.TargetTokens),
+		bounds.LeftOpen("target_ratio", c.TargetRatio, 0, 1),
+	)...)
 }

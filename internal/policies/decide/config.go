@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/contextcompiler/ctxc/internal/bounds"
 	"github.com/contextcompiler/ctxc/internal/yamlkeys"
 )
 
@@ -28,12 +29,11 @@ type ThresholdConfig struct {
 
 // Validate reports every problem of the config.
 func (c *ThresholdConfig) Validate() error {
-	var errs []error
-	if c.Ratio != nil && !(*c.Ratio > 0 && *c.Ratio <= 1) {
-		errs = append(errs, fmt.Errorf("ratio: %v must be in (0, 1]", *c.Ratio))
+	var ratio error
+	if c.Ratio != nil {
+		ratio = bounds.LeftOpen("ratio", *c.Ratio, 0, 1)
 	}
-	errs = append(errs, validateTargetRatio(c.TargetRatio))
-	return errors.Join(errs...)
+	return errors.Join(ratio, bounds.LeftOpen("target_ratio", c.TargetRatio, 0, 1))
 }
 
 // HeadroomConfig is the "headroom" trigger's settings.
@@ -49,12 +49,10 @@ type HeadroomConfig struct {
 
 // Validate reports every problem of the config.
 func (c *HeadroomConfig) Validate() error {
-	var errs []error
-	if c.MinHeadroomTokens <= 0 {
-		errs = append(errs, fmt.Errorf("min_headroom_tokens: %d must be positive", c.MinHeadroomTokens))
-	}
-	errs = append(errs, validateTargetRatio(c.TargetRatio))
-	return errors.Join(errs...)
+	return errors.Join(
+		bounds.Positive("min_headroom_tokens", c.MinHeadroomTokens),
+		bounds.LeftOpen("target_ratio", c.TargetRatio, 0, 1),
+	)
 }
 
 // MessageCountConfig is the "message_count" trigger's settings.
@@ -70,12 +68,10 @@ type MessageCountConfig struct {
 
 // Validate reports every problem of the config.
 func (c *MessageCountConfig) Validate() error {
-	var errs []error
-	if c.MaxMessages <= 0 {
-		errs = append(errs, fmt.Errorf("max_messages: %d must be positive", c.MaxMessages))
-	}
-	errs = append(errs, validateTargetRatio(c.TargetRatio))
-	return errors.Join(errs...)
+	return errors.Join(
+		bounds.Positive("max_messages", c.MaxMessages),
+		bounds.LeftOpen("target_ratio", c.TargetRatio, 0, 1),
+	)
 }
 
 // Composite modes.
@@ -184,11 +180,4 @@ func flatten(err error) []error {
 		return out
 	}
 	return []error{err}
-}
-
-func validateTargetRatio(r float64) error {
-	if !(r > 0 && r <= 1) {
-		return fmt.Errorf("target_ratio: %v must be in (0, 1]", r)
-	}
-	return nil
 }

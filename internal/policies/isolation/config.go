@@ -3,6 +3,8 @@ package isolation
 import (
 	"errors"
 	"fmt"
+
+	"github.com/contextcompiler/ctxc/internal/bounds"
 )
 
 // TransparentConfig is the transparent policy's settings; it has none.
@@ -20,10 +22,7 @@ type BoundaryConfig struct {
 
 // Validate reports every problem of the config.
 func (c *BoundaryConfig) Validate() error {
-	if c.MaxRecordCalls < 1 {
-		return fmt.Errorf("max_record_calls: %d is less than 1", c.MaxRecordCalls)
-	}
-	return nil
+	return bounds.AtLeast("max_record_calls", c.MaxRecordCalls, 1)
 }
 
 // MaskingConfig is the observation_masking policy's settings.
@@ -60,21 +59,12 @@ func DefaultMaskingConfig() *MaskingConfig {
 
 // Validate reports every problem of the config.
 func (c *MaskingConfig) Validate() error {
-	var errs []error
-	if c.PreviewChars < 0 {
-		errs = append(errs, fmt.Errorf("preview_chars: %d is negative", c.PreviewChars))
-	}
-	if c.ProtectRecentTokens < 0 {
-		errs = append(errs, fmt.Errorf("protect_recent_tokens: %d is negative", c.ProtectRecentTokens))
-	}
-	if c.MinPrunableTokens < 0 {
-		errs = append(errs, fmt.Errorf("min_prunable_tokens: %d is negative", c.MinPrunableTokens))
-	}
-	if c.KeepToolUses < 0 {
-		errs = append(errs, fmt.Errorf("keep_tool_uses: %d is negative", c.KeepToolUses))
-	}
-	if c.ClearAtLeastTokens < 0 {
-		errs = append(errs, fmt.Errorf("clear_at_least_tokens: %d is negative", c.ClearAtLeastTokens))
+	errs := []error{
+		bounds.NotNegative("preview_chars", c.PreviewChars),
+		bounds.NotNegative("protect_recent_tokens", c.ProtectRecentTokens),
+		bounds.NotNegative("min_prunable_tokens", c.MinPrunableTokens),
+		bounds.NotNegative("keep_tool_uses", c.KeepToolUses),
+		bounds.NotNegative("clear_at_least_tokens", c.ClearAtLeastTokens),
 	}
 	for i, t := range c.ExemptTools {
 		if t == "" {

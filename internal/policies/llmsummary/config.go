@@ -2,8 +2,8 @@ package llmsummary
 
 import (
 	"errors"
-	"fmt"
 
+	"github.com/contextcompiler/ctxc/internal/bounds"
 	"github.com/contextcompiler/ctxc/internal/policies/compaction"
 )
 
@@ -22,12 +22,5 @@ type Config struct {
 
 // Validate reports every problem of the config.
 func (c *Config) Validate() error {
-	var errs []error
-	if err := c.SummarizeConfig.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if c.ToolOutputChars < 100 {
-		errs = append(errs, fmt.Errorf("tool_output_chars: %d is less than 100", c.ToolOutputChars))
-	}
-	return errors.Join(errs...)
+	return errors.Join(c.SummarizeConfig.Validate(), bounds.AtLeast("tool_output_chars", c.ToolOutputChars, 100))
 }

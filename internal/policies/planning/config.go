@@ -2,7 +2,8 @@ package planning
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/contextcompiler/ctxc/internal/bounds"
 )
 
 // Thresholds tune ShouldUseLLMPlanning's decision table.
@@ -48,37 +49,17 @@ type Config struct {
 
 // Validate reports every problem of the config.
 func (c *Config) Validate() error {
-	var errs []error
-	if c.PreviewChars < 50 {
-		errs = append(errs, fmt.Errorf("preview_chars: %d is less than 50", c.PreviewChars))
-	}
-	if c.MaxPromptChars < 4000 {
-		errs = append(errs, fmt.Errorf("max_prompt_chars: %d is less than 4000", c.MaxPromptChars))
-	}
-	if c.ChunkChars < 100 {
-		errs = append(errs, fmt.Errorf("chunk_chars: %d is less than 100", c.ChunkChars))
-	}
-	if c.MaxSummaryTokens < 16 {
-		errs = append(errs, fmt.Errorf("max_summary_tokens: %d is less than 16", c.MaxSummaryTokens))
-	}
-	if c.MaxExtractTokens < 16 {
-		errs = append(errs, fmt.Errorf("max_extract_tokens: %d is less than 16", c.MaxExtractTokens))
-	}
 	t := &c.Thresholds
-	if t.MinTotalChars < 0 {
-		errs = append(errs, fmt.Errorf("thresholds.min_total_chars: %d is negative", t.MinTotalChars))
-	}
-	if t.LargeArtifactChars < 1 {
-		errs = append(errs, fmt.Errorf("thresholds.large_artifact_chars: %d is less than 1", t.LargeArtifactChars))
-	}
-	if !(t.FitBufferRatio >= 0 && t.FitBufferRatio <= 10) {
-		errs = append(errs, fmt.Errorf("thresholds.fit_buffer_ratio: %v must be in [0, 10]", t.FitBufferRatio))
-	}
-	if !(t.NearLimitRatio > 0 && t.NearLimitRatio <= 1) {
-		errs = append(errs, fmt.Errorf("thresholds.near_limit_ratio: %v must be in (0, 1]", t.NearLimitRatio))
-	}
-	if t.ExpensiveInputPerMTok < 0 {
-		errs = append(errs, fmt.Errorf("thresholds.expensive_input_per_mtok: %v is negative", t.ExpensiveInputPerMTok))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		bounds.AtLeast("preview_chars", c.PreviewChars, 50),
+		bounds.AtLeast("max_prompt_chars", c.MaxPromptChars, 4000),
+		bounds.AtLeast("chunk_chars", c.ChunkChars, 100),
+		bounds.AtLeast("max_summary_tokens", c.MaxSummaryTokens, 16),
+		bounds.AtLeast("max_extract_tokens", c.MaxExtractTokens, 16),
+		bounds.NotNegative("thresholds.min_total_chars", t.MinTotalChars),
+		bounds.AtLeast("thresholds.large_artifact_chars", t.LargeArtifactChars, 1),
+		bounds.Closed("thresholds.fit_buffer_ratio", t.FitBufferRatio, 0, 10),
+		bounds.LeftOpen("thresholds.near_limit_ratio", t.NearLimitRatio, 0, 1),
+		bounds.NotNegative("thresholds.expensive_input_per_mtok", t.ExpensiveInputPerMTok),
+	)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/contextcompiler/ctxc/internal/bounds"
 	"github.com/contextcompiler/ctxc/internal/policies"
 )
 
@@ -19,11 +20,7 @@ type PlacementConfig struct {
 
 // Validate reports every problem of the config.
 func (c *PlacementConfig) Validate() error {
-	var errs []error
-	if c.ChunkChars < 100 {
-		errs = append(errs, fmt.Errorf("chunk_chars: %d is less than 100", c.ChunkChars))
-	}
-	return errors.Join(errs...)
+	return errors.Join(bounds.AtLeast("chunk_chars", c.ChunkChars, 100))
 }
 
 type placementFactory struct{}
