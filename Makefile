@@ -89,7 +89,7 @@ generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/proto
 # binary embeds; committed, so building ctxc needs no Node. Deterministic:
 # CI runs it and checks that nothing changed.
 ui:
-	cd ui && npm ci --no-audit --no-fund && npm run build
+	cd ui && $(NPM_CI) && npm run build
 
 # Python stubs of the ctxc Python package (clients/python), generated with
 # Debian's protoc and grpc_python_plugin (scripts/deps.sh; the well-known types
@@ -115,6 +115,10 @@ lint: $(BIN)/buf
 # client packages' own tests. Each phase prints a line before it and one with
 # its time after (scripts/phase.sh).
 PHASE := scripts/phase.sh
+# Every npm ci fails on a package whose engines the machine's Node (the one
+# scripts/deps.sh installs, 20) does not meet, rather than warning
+# EBADENGINE and installing it anyway.
+NPM_CI := npm ci --no-audit --no-fund --engine-strict
 test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks proxy-clients
 	@$(PHASE) "vet the abuse harness (make abuse) and the release test (make test-dist)" sh -c "$(GOCHECK) vet $(CHECKFLAGS) -tags 'abuse,$(BUILD_TAGS)' ./integration/ && $(GOCHECK) vet $(CHECKFLAGS) -tags 'dist,$(BUILD_TAGS)' ./integration/"
 	@$(PHASE) "go test ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -timeout 12m ./...
@@ -122,13 +126,13 @@ test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmo
 # The providers' own SDKs (@anthropic-ai/sdk, openai; pinned by the
 # package-lock.json there) that internal/scriptedmodel's test drives.
 scriptedmodel-sdks:
-	@$(PHASE) "npm ci: the provider SDKs internal/scriptedmodel drives" sh -c 'cd internal/scriptedmodel/testdata/sdk && npm ci --no-audit --no-fund'
+	@$(PHASE) "npm ci: the provider SDKs internal/scriptedmodel drives" sh -c 'cd internal/scriptedmodel/testdata/sdk && $(NPM_CI)'
 
 # The real clients the proxy's integration tests drive (the OpenAI and
 # Anthropic SDKs, Claude Code, Codex CLI, Gemini CLI, pi), at the versions
 # package-lock.json pins.
 proxy-clients:
-	@$(PHASE) "npm ci: the real clients the proxy tests drive" sh -c 'cd integration/testdata/proxy-clients && npm ci --no-audit --no-fund'
+	@$(PHASE) "npm ci: the real clients the proxy tests drive" sh -c 'cd integration/testdata/proxy-clients && $(NPM_CI)'
 
 # The real agent CLIs through long tasks in ctxc's proxy (docs/measuring.md,
 # "Long tasks of real agent CLIs"): every CLI, window, length and seed of
@@ -159,7 +163,7 @@ test-deploy: build $(BIN)/helm
 # phpunit and Composer's autoloader (scripts/deps.sh).
 CLIENTS_PYTHON ?= /usr/bin/python3
 test-clients: deps build
-	@$(PHASE) "clients: TypeScript (npm ci, npm test)" sh -c 'cd clients/typescript && npm ci --no-audit --no-fund && CTXC_BIN=$(BIN)/ctxc npm test'
+	@$(PHASE) "clients: TypeScript (npm ci, npm test)" sh -c 'cd clients/typescript && $(NPM_CI) && CTXC_BIN=$(BIN)/ctxc npm test'
 	@$(PHASE) "clients: Python (unittest)" sh -c 'cd clients/python && CTXC_BIN=$(BIN)/ctxc PYTHONPATH=src:. $(CLIENTS_PYTHON) -m unittest discover -s tests -t .'
 	@$(PHASE) "clients: PHP (phpunit)" sh -c 'cd clients/php && COMPOSER_ALLOW_SUPERUSER=1 composer dump-autoload --dev --quiet && CTXC_BIN=$(BIN)/ctxc phpunit'
 
@@ -212,7 +216,7 @@ bench-sessions: build
 
 # LangChain.js: compileMessages through ctxc against trimMessages, side by side.
 bench-clients: deps build
-	cd clients/typescript && npm ci --no-audit --no-fund && CTXC_BIN=$(BIN)/ctxc npm run bench
+	cd clients/typescript && $(NPM_CI) && CTXC_BIN=$(BIN)/ctxc npm run bench
 
 # The first build names each package as it compiles it (-v): minutes on a
 # cold cache, which would otherwise pass in silence.

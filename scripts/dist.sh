@@ -53,7 +53,7 @@ CGO_ENABLED=0 go run -trimpath ./internal/imagebuild ${IMAGE_FLAGS:?set by make 
   -sbom "$out/ctxc_${version}.cdx.json"
 
 step "TypeScript client (npm pack)"
-(cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && npm pack --silent --pack-destination "$out" >/dev/null)
+(cd clients/typescript && npm ci --no-audit --no-fund --engine-strict --loglevel=error && npm pack --silent --pack-destination "$out" >/dev/null)
 
 step "Python client (sdist and wheel, with Debian's python3-build)"
 log=$(mktemp)
