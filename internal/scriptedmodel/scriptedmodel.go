@@ -135,9 +135,9 @@ type Request struct {
 
 // Turn is one message of a request's conversation, as the scripted model reads it.
 type Turn struct {
-	// Role is "user" or "assistant"; a Chat "tool" message or a Responses
-	// function_call_output item becomes a user message with a ToolResult, as
-	// in Anthropic's shape.
+	// Role is "user" or "assistant" (Gemini's "model"); a Chat "tool"
+	// message or a Responses function_call_output item becomes a user
+	// message with a ToolResult, as in Anthropic's shape.
 	Role        string
 	Text        string
 	ToolCalls   []ToolCall
