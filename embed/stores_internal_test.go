@@ -26,7 +26,7 @@ var kept = map[string]string{
 	"engine.cache":                 "per caller: attachments, summaries and plans (summarycache scopes every key by tenant.Namespace)",
 	"engine.refs":                  "per caller: states named by reference (stateref keys every state by its caller)",
 	"components.Cache":             "per caller: the same summary cache as engine.cache",
-	"engine.schedules":             "per caller: the schedule cache's keys hash pipeline.Request.CacheScope, the caller (cmd/ctxc TestScheduleCacheMissesWhatChanged, \"another caller\")",
+	"engine.schedules":             "per caller: the schedule cache's keys hash pipeline.Request.CacheScope, the caller (internal/pipelinetest TestScheduleCacheMissesWhatChanged, \"another caller\")",
 	"engine.catalog":               "the built profiles, with engine.schedules and the policies' memos: content-addressed, a value computed from what the asking caller sends itself, keys hashed with a random seed (compaction TestMemoKeysAreSeeded)",
 	"engine.tokens":                "content-addressed: token counts by encoding and content, keys hashed with a random seed",
 	"components.Outputs":           "content-addressed: what was read of a tool output, by the output, keys hashed with a random seed (diagnose TestCacheIsSeeded)",

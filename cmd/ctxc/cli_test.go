@@ -23,6 +23,7 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, s
 }
 
 func TestMistypedNamesGetTheClosest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string // standard error
@@ -48,6 +49,7 @@ func TestMistypedNamesGetTheClosest(t *testing.T) {
 }
 
 func TestCompileReportsAParseErrorOnce(t *testing.T) {
+	t.Parallel()
 	// protobuf varies its error texts' spacing on purpose, so each error is
 	// matched by its words.
 	tests := []struct {

@@ -44,6 +44,7 @@ func loadConfig(t *testing.T, args []string, env map[string]string) (embed.Confi
 }
 
 func TestConfigPrecedence(t *testing.T) {
+	t.Parallel()
 	file := writeFile(t, "ctxc.yaml", `
 listen: 127.0.0.1:7000
 http_listen: 127.0.0.1:8080
@@ -86,6 +87,7 @@ max_message_bytes: 2048
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := loadConfig(t, tt.args, tt.env)
 			if err != nil {
 				t.Fatal(err)
@@ -160,8 +162,10 @@ func TestReadmeConfigTableMatchesSettings(t *testing.T) {
 }
 
 func TestHelpForEveryCommand(t *testing.T) {
+	t.Parallel()
 	for _, c := range commands() {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var out, errOut strings.Builder
 			code := run(context.Background(), []string{c.name, "--help"}, stdio{in: strings.NewReader(""), out: &out, err: &errOut}, envFrom(nil))
 			if code != exitOK || !strings.HasPrefix(out.String(), "Usage:\n  ctxc "+c.name) || errOut.Len() != 0 {
@@ -176,6 +180,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 }
 
 func TestDefaultHealthAddr(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ listen, want string }{
 		{"", "127.0.0.1:50051"},
 		{"0.0.0.0:6000", "127.0.0.1:6000"},
@@ -196,6 +201,7 @@ func TestDefaultHealthAddr(t *testing.T) {
 }
 
 func TestTracesConfigured(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		env  map[string]string
 		want bool
@@ -217,6 +223,7 @@ func TestTracesConfigured(t *testing.T) {
 }
 
 func TestReadCompileRequestAcceptsBothForms(t *testing.T) {
+	t.Parallel()
 	state := `{"model": {"name": "gpt-4o"}, "context": {"messages": [{"id": "u1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}]}}`
 	want := &ctxcv1.CompileRequest{State: &ctxcv1.AgentState{Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{
 		Messages: []*ctxcv1.Message{{Id: "u1", Role: ctxcv1.Role_ROLE_USER, Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "hi"}}}}}}}}
@@ -235,6 +242,7 @@ func TestReadCompileRequestAcceptsBothForms(t *testing.T) {
 }
 
 func TestSpanExporterFromEnvironment(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		env     map[string]string
 		wantErr string // "" for an exporter

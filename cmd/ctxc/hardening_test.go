@@ -39,6 +39,7 @@ func exposureProblems(t *testing.T, cfg embed.Config) []string {
 }
 
 func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {
+	t.Parallel()
 	tokens := writeFile(t, "tokens", "agent 0123456789abcdef\n")
 	tests := []struct {
 		name string
@@ -59,6 +60,7 @@ func TestExposureNeedsTLSOrTokensOrInsecure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			cfg, err := loadConfig(t, tt.args, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 func TestWindowSweepDegradesByStep(t *testing.T) {
 	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
-		t.Skip("replays 10 sessions through two profiles at nine windows")
+		t.Skip("replays 10 sessions through two profiles at nine windows; make test runs it")
 	}
 	start := time.Now()
 	var sessions []*eval.Session

@@ -148,6 +148,9 @@ func heldOutEvalArgs(file, facts string) []string {
 // -update` rewrites the blocks from what they print now.
 func TestGuideEvalBlocks(t *testing.T) {
 	t.Parallel() // long, and shares nothing with the other tests
+	if testing.Short() && !*updateExample {
+		t.Skip("runs every eval block of the guides; make test runs it")
+	}
 	texts := map[string]string{}
 	for _, b := range evalBlocks {
 		if _, read := texts[b.guide]; read {

@@ -158,7 +158,7 @@ func oneOf(typ reflect.Type) reflect.Value {
 
 // TestScheduleCacheIsSeeded: each cache hashes its keys with a random seed
 // of its own (the scope, the caller, is in every key besides:
-// cmd/ctxc TestScheduleCacheMissesWhatChanged, "another caller").
+// internal/pipelinetest TestScheduleCacheMissesWhatChanged, "another caller").
 func TestScheduleCacheIsSeeded(t *testing.T) {
 	if a, b := NewScheduleCache(1000), NewScheduleCache(1000); a.seed == b.seed {
 		t.Error("two schedule caches share a seed: it is not random")

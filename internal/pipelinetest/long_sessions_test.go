@@ -1,4 +1,4 @@
-package main
+package pipelinetest
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 func TestLongSessionsKeepFactsWindowAndCache(t *testing.T) {
 	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
-		t.Skip("replays two 40-turn sessions through four profile and window pairs")
+		t.Skip("replays two 40-turn sessions through four profile and window pairs; make test runs it")
 	}
 	svc := testService(t)
 	var sessions []*eval.Session
@@ -89,7 +89,7 @@ func TestLongSessionsKeepFactsWindowAndCache(t *testing.T) {
 // sent).
 func TestStatelessCompilesOnlyAppendBetweenCompactions(t *testing.T) {
 	if testing.Short() {
-		t.Skip("replays a 40-turn session")
+		t.Skip("replays a 40-turn session; make test runs it")
 	}
 	svc := testService(t)
 	s, err := synth.Generate(synth.Options{Seed: 23, Turns: 24})
@@ -173,7 +173,7 @@ func sentContent(msgs []*ctxcv1.Message) []*ctxcv1.Message {
 func TestTwoHundredTurnRouteSessionKeepsEveryFact(t *testing.T) {
 	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
-		t.Skip("replays a 200-turn session")
+		t.Skip("replays a 200-turn session; make test runs it")
 	}
 	svc := testService(t)
 	s, err := synth.Generate(synth.Options{Seed: 5, Turns: 200})
@@ -214,7 +214,7 @@ func TestTwoHundredTurnRouteSessionKeepsEveryFact(t *testing.T) {
 func TestRecordedSessionsKeepFacts(t *testing.T) {
 	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
-		t.Skip("replays three 40-turn sessions through three profiles and two windows")
+		t.Skip("replays three 40-turn sessions through three profiles and two windows; make test runs it")
 	}
 	svc := testService(t)
 	var sessions []*eval.Session
@@ -274,7 +274,7 @@ func TestRecordedSessionsKeepFacts(t *testing.T) {
 func TestLongRecordedSessionKeepsFacts(t *testing.T) {
 	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
-		t.Skip("replays a 120-turn session through two profiles")
+		t.Skip("replays a 120-turn session through two profiles; make test runs it")
 	}
 	s, err := realistic.Generate(realistic.Options{Seed: 43, Turns: 120})
 	if err != nil {
@@ -312,7 +312,7 @@ func TestLongRecordedSessionKeepsFacts(t *testing.T) {
 func TestNoCompileDropsASummaryWhole(t *testing.T) {
 	t.Parallel() // long, and shares nothing with the other tests
 	if testing.Short() {
-		t.Skip("replays a 120-turn session")
+		t.Skip("replays a 120-turn session; make test runs it")
 	}
 	s, err := realistic.Generate(realistic.Options{Seed: 42, Turns: 120})
 	if err != nil {
@@ -336,5 +336,39 @@ func TestNoCompileDropsASummaryWhole(t *testing.T) {
 		if returned > back {
 			t.Errorf("turn %d left out %d facts (of %d) that turn %d kept again", prev.Turn, returned, prev.FactsDue, cur.Turn)
 		}
+	}
+}
+
+// Generated sessions are valid Route logs: replayed through the real service
+// with every built-in profile, no Route fails, every compile is structurally
+// valid, and a compile fails only as irreducible.
+func TestGeneratedSessionsReplayThroughTheService(t *testing.T) {
+	t.Parallel() // long, and shares nothing with the other tests
+	if testing.Short() {
+		t.Skip("replays three generated sessions through three profiles after every step; make test runs it")
+	}
+	svc := testService(t)
+	var sessions []*eval.Session
+	for _, seed := range []uint64{11, 12, 13} {
+		s, err := synth.Generate(synth.Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	res, err := eval.Run(context.Background(), svc, sessions, eval.Options{Profiles: []string{"pragmatic", "budget-aware", "policy-driven"}, Windows: []uint32{16_000}, EveryStep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Compiles {
+		if c.Code != "" && c.Code != "ResourceExhausted" {
+			t.Errorf("%s %s line %d: %s %s", c.Session, c.Profile, c.Line, c.Code, c.Error)
+		}
+		for _, v := range c.Violations {
+			t.Errorf("%s %s line %d: %s", c.Session, c.Profile, c.Line, v)
+		}
+	}
+	if len(res.Compiles) < 3*3*150 {
+		t.Errorf("only %d compiles: --every-step should compile after every step", len(res.Compiles))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package pipelinetest
 
 import (
 	"context"
@@ -25,7 +25,7 @@ var summaryLabel = regexp.MustCompile(`^Summary of (\d+) earlier messages(?: \((
 // did from its 44th line on.
 func TestSummaryLabelsNameWhatTheyCover(t *testing.T) {
 	if testing.Short() {
-		t.Skip("replays a 40-turn session")
+		t.Skip("replays a 40-turn session; make test runs it")
 	}
 	svc := testService(t)
 	s, err := synth.Generate(synth.Options{Seed: 23, Turns: 40})
