@@ -369,7 +369,12 @@ func TestRoundTripExamples(t *testing.T) {
 // its provider's validator (Render returns none that does not), is JSON, and
 // imports back to the same conversation up to the documented losses.
 func TestGeneratedStates(t *testing.T) {
-	for seed := int64(0); seed < 300; seed++ {
+	// -short renders the first 40 states in a second; make test all 300.
+	states := int64(300)
+	if testing.Short() {
+		states = 40
+	}
+	for seed := int64(0); seed < states; seed++ {
 		st := statetest.Generate(rand.New(rand.NewSource(seed)), statetest.DefaultOptions())
 		w := normalizedWork(st)
 		for _, f := range formats {
