@@ -44,6 +44,9 @@ type call struct {
 	compileTime, upstream time.Duration
 	outcome, reason       string
 	status                int
+	// needed and available are a context's tokens that must be kept and
+	// the usable window, when the context cannot fit.
+	needed, available int
 }
 
 // read checks the request and reads its body.
@@ -225,6 +228,8 @@ func (c *call) compileFailed(err error) ([]byte, *refusal) {
 		return nil, rf
 	case c.reason == agentstate.ReasonContextIrreducible:
 		needed, available := info.GetMetadata()["needed_tokens"], info.GetMetadata()["available_tokens"]
+		c.needed, _ = strconv.Atoi(needed)
+		c.available, _ = strconv.Atoi(available)
 		// The service's message names each part that must be kept with its
 		// size: the client learns what to shorten.
 		detail := "what must be kept does not fit the window"
@@ -517,6 +522,10 @@ func (c *call) finish() {
 	}
 	if c.reason != "" {
 		attrs = append(attrs, "reason", c.reason)
+	}
+	if c.needed > 0 {
+		// What the caller must shorten, as the refusal says.
+		attrs = append(attrs, "needed_tokens", c.needed, "available_tokens", c.available)
 	}
 	c.p.log.Info("proxied", attrs...)
 }
