@@ -196,7 +196,9 @@ func lastMessage(body []byte) (result bool, texts []string) {
 	_ = json.Unmarshal(m.Content, &blocks)
 	for _, block := range blocks {
 		result = result || block.Type == "tool_result"
-		if block.Type == "text" || block.Type == "input_text" {
+		// A Chat Completions tool message's blocks (Qwen Code's) are
+		// the tool's output, not text of the user's.
+		if (block.Type == "text" || block.Type == "input_text") && m.Role != "tool" {
 			all = append(all, block.Text)
 		}
 	}

@@ -62,6 +62,9 @@ var readmeSectionsCheckedApart = map[string]string{
 	"## Running it safely": "cmd/ctxc's TestReadmeLimitsTable compares the limits table, the token length and the retry hint " +
 		"with the code; TestReadmeSharedServiceConfigLoads loads its configuration; the behaviour it describes is " +
 		"tested through the binary (security_test.go, hardening_test.go, connections_test.go)",
+	"## Agent CLIs through ctxc": "integration/wrap_test.go runs each CLI through ctxc wrap and compares the windows table " +
+		"with what ctxc refused below it (TestWrapAgentCLIs) and with the versions package.json pins and the test's windows " +
+		"(TestWrapWindowsTable); internal/agentcli's tests compare the configuration by hand with what ctxc wrap applies",
 	"## Deploying": "deploy/ (make test-deploy) renders, lints and strictly decodes the chart and the sidecar manifest; " +
 		"TestReplicasBehaveAsOneService and TestSidecarAgentExample run what it describes; TestReadmeDeploying checks its " +
 		"service config and nginx configuration against the ones the tests use; the sizing figures are what " +

@@ -44,6 +44,7 @@ func commands() []command {
 		{"compile", "run a profile on a JSON state offline and print the CompileResponse", runCompile},
 		{"eval", "replay recorded sessions through profiles and windows and measure the compiled contexts", runEval},
 		{"profiles", "list the profiles (built-in and from --config)", runProfiles},
+		{"wrap", "run an agent CLI (claude, codex, gemini, qwen, opencode, pi) through a ctxc proxy of its own", runWrap},
 		{"health", "probe a running server's grpc.health.v1; exit 0 when SERVING", runHealth},
 		{"version", "print the version", runVersion},
 	}

@@ -22,6 +22,7 @@ var Guides = []string{
 	"docs/api-tour.md",
 	"docs/http.md",
 	"docs/proxy.md",
+	"docs/agents.md",
 	"docs/inspector.md",
 	"docs/clients.md",
 	"docs/python-sidecar.md",
