@@ -561,7 +561,7 @@ func agentsWindowsTable(t *testing.T) map[string]windowsRow {
 // TestWrapWindowsTable keeps docs/agents.md's table of windows true to
 // what the tests run: a row for each CLI, at the version package.json
 // pins, the window the task runs in, and the least window: four thirds of
-// what it always sends (a quarter is kept for the answer), rounded up to a
+// its first call (a quarter is kept for the answer), rounded up to a
 // thousand. TestWrapAgentCLIs compares what it always sends with what
 // ctxc refused; the guide's "three shell calls" are wrapSteps.
 func TestWrapWindowsTable(t *testing.T) {

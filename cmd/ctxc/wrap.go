@@ -42,7 +42,7 @@ func runWrap(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	upstream := fs.String("upstream", "", "the provider's base URL the calls go on to (env CTXC_WRAP_UPSTREAM)")
 	cliPath := fs.String("cli-path", "", "the CLI's program (default: <cli> found on PATH)")
 	configPath := fs.String("config", "", "YAML config file for profiles, models and the proxy's settings (its addresses, TLS and tokens are the run's own)")
-	logPath := fs.String("log", "", "append ctxc's log (JSON, a line per proxied call) to this file")
+	logPath := fs.String("log", "", "append ctxc's log to this file (JSON lines; a \"proxied\" line per call, with its tokens before and after)")
 	if code, done := parseFlags(fs, io, args); done {
 		return code
 	}
