@@ -132,6 +132,8 @@ plugin_sharing = false
 		},
 		{
 			// A model of modelProviders at a local server: the upstream.
+			// wrap runs it without the proxy variables (it applies them to
+			// loopback too), so the guard sees none of its own traffic.
 			cli: qwenCLI, command: "qwen", pkg: "@qwen-code/qwen-code", window: 24000,
 			home: func(up string) map[string]string {
 				return map[string]string{".qwen/settings.json": `{
@@ -242,6 +244,10 @@ func TestWrapAgentCLIs(t *testing.T) {
 			}
 			if res.outcome("rewritten") == 0 || res.compacted() == 0 {
 				t.Errorf("no call was rewritten and compacted in a %d-token window: %+v", c.window, res.calls)
+			}
+			// Every call went upstream, the rewritten ones as ctxc compiled them.
+			if len(res.requests) != len(res.calls) || res.outcome("refused") > 0 {
+				t.Errorf("the upstream received %d requests of the %d calls ctxc logged: %+v", len(res.requests), len(res.calls), res.calls)
 			}
 			checkWrapSummary(t, res)
 
