@@ -291,7 +291,27 @@ func readmeQuotes() []readmeQuote {
 			l := compiler.DefaultLimits()
 			return []any{l.MaxMessages, l.MaxPartsPerMessage, l.MaxTools}
 		}},
+		{"A phase silent for # s gets a line saying it is still running, with its time and CPU so far, so a cold run never goes # s without a line",
+			func(t *testing.T, a *readmeAnswers) []any {
+				return []any{scriptNumber(t, "scripts/phase.sh", `every=\$\{PHASE_PROGRESS_SECONDS:-([0-9]+)\}`),
+					scriptNumber(t, "scripts/test-fresh.sh", `silence-watch\.sh ([0-9]+) make test`)}
+			}},
 	}
+}
+
+// scriptNumber is the number a script sets, the first group of pattern.
+func scriptNumber(t *testing.T, path, pattern string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(pattern).FindSubmatch(data)
+	if m == nil {
+		t.Fatalf("%s: no match for %s", path, pattern)
+		return ""
+	}
+	return string(m[1])
 }
 
 // checkReadmeQuotes checks every passage of readmeQuotes against the answers,
