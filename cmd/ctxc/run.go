@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/contextcompiler/ctxc/internal/yamlkeys"
 	"io"
 	"runtime"
 	"strings"
@@ -75,7 +76,7 @@ func run(ctx context.Context, args []string, io stdio, lookupEnv func(string) (s
 	for _, c := range commands() {
 		names = append(names, c.name)
 	}
-	if near := closest(args[0], names); near != "" {
+	if near := yamlkeys.Closest(args[0], names); near != "" {
 		fmt.Fprintf(io.err, "Did you mean %q?\n", near)
 	}
 	fmt.Fprintln(io.err)
@@ -132,7 +133,7 @@ func parseFlags(fs *flag.FlagSet, io stdio, args []string) (exit int, done bool)
 		fmt.Fprintf(io.err, "%s: unknown flag --%s\n", fs.Name(), name)
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		if near := closest(name, names); near != "" {
+		if near := yamlkeys.Closest(name, names); near != "" {
 			fmt.Fprintf(io.err, "Did you mean --%s?\n", near)
 		}
 	}
@@ -166,41 +167,6 @@ func parseFlagsAndArgs(fs *flag.FlagSet, io stdio, args []string) (exit int, don
 		return exitUsage, true
 	}
 	return 0, false
-}
-
-// closest is the candidate nearest to s in edit distance, if it is near
-// enough to be a slip (at most a third of its length, and at least one edit
-// allowed); "" otherwise.
-func closest(s string, candidates []string) string {
-	best, bestDist := "", 0
-	for _, c := range candidates {
-		d := editDistance(s, c)
-		if d <= max(1, len(c)/3) && (best == "" || d < bestDist) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func runVersion(_ context.Context, args []string, io stdio, _ func(string) (string, bool)) int {

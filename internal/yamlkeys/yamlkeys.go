@@ -137,7 +137,7 @@ func unknownKey(k *yaml.Node, section string, names []string) string {
 		where = fmt.Sprintf("in section %q", section)
 	}
 	text := fmt.Sprintf("line %d: unknown key %q %s", k.Line, k.Value, where)
-	if near := closest(k.Value, names); near != "" {
+	if near := Closest(k.Value, names); near != "" {
 		return text + fmt.Sprintf("; did you mean %q?", near)
 	}
 	return text + "; its keys: " + strings.Join(names, ", ")
@@ -243,9 +243,10 @@ func join(section, key string) string {
 	return section + "." + key
 }
 
-// closest is the name nearest to s, if near enough to be a slip (at most a
-// third of its length in edits, and at least one allowed); "" otherwise.
-func closest(s string, names []string) string {
+// Closest is the name nearest to s, if near enough to be a slip (at most a
+// third of its length in edits, and at least one allowed); "" otherwise. The
+// CLI's did-you-mean for commands and flags uses it too.
+func Closest(s string, names []string) string {
 	best, bestDist := "", 0
 	for _, c := range names {
 		d := distance(s, c)
