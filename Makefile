@@ -85,7 +85,7 @@ generate: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/proto
 	$(BIN)/buf generate
 
 # The inspector page (ui/: Preact and uPlot, bundled by the esbuild that
-# ui/package-lock.json pins) built into internal/server/inspector/assets, which the
+# ui/package-lock.json pins) built into internal/service/inspector/assets, which the
 # binary embeds; committed, so building ctxc needs no Node. Deterministic:
 # CI runs it and checks that nothing changed.
 ui:
@@ -180,7 +180,7 @@ test-fresh:
 # The clients side by side (a prerequisite, so first), the generated long
 # sessions, the benchmarks, then the load test of `make test` as a 60s soak.
 bench: $(BIN)/grpcurl bench-clients bench-sessions
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./internal/tokens/... ./internal/policies/... ./internal/server/... ./integration/...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./internal/tokens/... ./policies/... ./internal/service/... ./integration/...
 	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
 
 # The abuse harness (docs/running-safely.md): every probe of a hostile or

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // shellTool is how one CLI's shell tool takes a command: its name in the

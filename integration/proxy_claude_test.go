@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/providers"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // The scratch Go module Claude Code works on: a stock package whose Reserve

@@ -17,8 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/providers"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // proxyFormat is how a test talks to one of the proxy's endpoints.

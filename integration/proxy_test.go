@@ -16,8 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/testtools"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // plantedKey is a provider key the proxy tests send with every call: it must

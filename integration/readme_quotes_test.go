@@ -28,8 +28,8 @@ import (
 	"github.com/contextcompiler/ctxc/internal/adapter"
 	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
 	"github.com/contextcompiler/ctxc/internal/compiler"
-	"github.com/contextcompiler/ctxc/internal/policies/compaction"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
+	"github.com/contextcompiler/ctxc/policies/compaction"
 )
 
 // readmeQuote is a passage of the README's text that quotes numbers, and

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/providers"
 	"github.com/contextcompiler/ctxc/internal/scriptedmodel"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // scriptedUpstream is a model provider in the test: a real HTTP server that

@@ -1,4 +1,4 @@
-// Builds the inspector page into internal/server/inspector/assets, which the Go
+// Builds the inspector page into internal/service/inspector/assets, which the Go
 // binary embeds: one script, one style sheet and index.html, no network at
 // run time. Deterministic: the same sources and package-lock.json give the
 // same bytes (make ui, then git diff --exit-code, as CI checks).

@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/protobuf/testing/protocmp"
 
-	"github.com/contextcompiler/ctxc/embed"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 func envFrom(m map[string]string) func(string) (string, bool) {
@@ -32,7 +32,7 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-func loadConfig(t *testing.T, args []string, env map[string]string) (embed.Config, error) {
+func loadConfig(t *testing.T, args []string, env map[string]string) (server.Config, error) {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -57,31 +57,31 @@ max_message_bytes: 2048
 		name string
 		args []string
 		env  map[string]string
-		want func(c *embed.Config)
+		want func(c *server.Config)
 	}{
-		{"defaults", nil, nil, func(c *embed.Config) {}},
-		{"file over defaults", []string{"--config", file}, nil, func(c *embed.Config) {
+		{"defaults", nil, nil, func(c *server.Config) {}},
+		{"file over defaults", []string{"--config", file}, nil, func(c *server.Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
 			c.HTTPListen = "127.0.0.1:8080"
 		}},
-		{"file from CTXC_CONFIG", nil, map[string]string{"CTXC_CONFIG": file}, func(c *embed.Config) {
+		{"file from CTXC_CONFIG", nil, map[string]string{"CTXC_CONFIG": file}, func(c *server.Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
 			c.HTTPListen = "127.0.0.1:8080"
 		}},
-		{"environment over file", []string{"--config", file}, map[string]string{"CTXC_LISTEN": "unix:///tmp/ctxc.sock", "CTXC_REFLECTION": "true"}, func(c *embed.Config) {
+		{"environment over file", []string{"--config", file}, map[string]string{"CTXC_LISTEN": "unix:///tmp/ctxc.sock", "CTXC_REFLECTION": "true"}, func(c *server.Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "unix:///tmp/ctxc.sock", "debug", 3*time.Second, true, 2048, file
 			c.HTTPListen = "127.0.0.1:8080"
 		}},
 		{"flags over environment", []string{"--config", file, "--listen", "127.0.0.1:9", "--reflection=false", "--log-format", "json"},
-			map[string]string{"CTXC_LISTEN": "127.0.0.1:8", "CTXC_REFLECTION": "true", "CTXC_METRICS_LISTEN": "127.0.0.1:9090"}, func(c *embed.Config) {
+			map[string]string{"CTXC_LISTEN": "127.0.0.1:8", "CTXC_REFLECTION": "true", "CTXC_METRICS_LISTEN": "127.0.0.1:9090"}, func(c *server.Config) {
 				c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:9", "debug", 3*time.Second, false, 2048, file
 				c.LogFormat, c.MetricsListen, c.HTTPListen = "json", "127.0.0.1:9090", "127.0.0.1:8080"
 			}},
-		{"http listener: flag over environment over file", []string{"--config", file, "--http-listen", "127.0.0.1:8082"}, map[string]string{"CTXC_HTTP_LISTEN": "127.0.0.1:8081"}, func(c *embed.Config) {
+		{"http listener: flag over environment over file", []string{"--config", file, "--http-listen", "127.0.0.1:8082"}, map[string]string{"CTXC_HTTP_LISTEN": "127.0.0.1:8081"}, func(c *server.Config) {
 			c.Listen, c.LogLevel, c.GracePeriod, c.Reflection, c.MaxMessageBytes, c.Path = "127.0.0.1:7000", "debug", 3*time.Second, false, 2048, file
 			c.HTTPListen = "127.0.0.1:8082"
 		}},
-		{"http listener from the environment", nil, map[string]string{"CTXC_HTTP_LISTEN": "0.0.0.0:8081"}, func(c *embed.Config) {
+		{"http listener from the environment", nil, map[string]string{"CTXC_HTTP_LISTEN": "0.0.0.0:8081"}, func(c *server.Config) {
 			c.HTTPListen = "0.0.0.0:8081"
 		}},
 	}
@@ -336,7 +336,7 @@ func TestReadmeProxyConfigLoads(t *testing.T) {
 		t.Errorf("proxy %+v", cfg.Proxy)
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	eng, err := embed.NewEngine(&cfg)
+	eng, err := server.NewEngine(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,12 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/contextcompiler/ctxc/embed"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/eval"
 	"github.com/contextcompiler/ctxc/internal/eval/realistic"
 	"github.com/contextcompiler/ctxc/internal/eval/synth"
-	"github.com/contextcompiler/ctxc/internal/server"
+	"github.com/contextcompiler/ctxc/internal/service"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 // evalMaxMessageBytes is the gRPC message limit of --addr calls: a long
@@ -185,7 +185,7 @@ func runEval(ctx context.Context, args []string, io stdio, lookupEnv func(string
 // builds it. It prints what went wrong itself; ok is false then.
 func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (string, bool), addr string, io stdio) (svc eval.Service, where string, closeSvc func(), ok bool) {
 	if addr != "" {
-		conn, err := grpc.NewClient(server.DialTarget(addr), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		conn, err := grpc.NewClient(service.DialTarget(addr), grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(evalMaxMessageBytes), grpc.MaxCallSendMsgSize(evalMaxMessageBytes)))
 		if err != nil {
 			fmt.Fprintf(io.err, "ctxc eval: %v\n", err)
@@ -199,7 +199,7 @@ func evalService(fs *flag.FlagSet, cf *configFlags, lookupEnv func(string) (stri
 		return nil, "", nil, false
 	}
 	cfg.Logger = cfg.NewLogger(io.err)
-	eng, err := embed.NewEngine(&cfg)
+	eng, err := server.NewEngine(&cfg)
 	if err != nil {
 		printProblems(io.err, "cannot build the profiles", err)
 		return nil, "", nil, false

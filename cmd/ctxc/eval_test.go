@@ -13,10 +13,10 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/contextcompiler/ctxc/embed"
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/eval"
 	"github.com/contextcompiler/ctxc/internal/eval/synth"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 var updateExample = flag.Bool("update", false, "rewrite examples/sessions/long-coding-40.jsonl")
@@ -39,7 +39,7 @@ func testService(t *testing.T) eval.Service {
 	t.Helper()
 	cfg := defaultConfig()
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	eng, err := embed.NewEngine(&cfg)
+	eng, err := server.NewEngine(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,19 +11,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/embed"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/llm"
-	"github.com/contextcompiler/ctxc/internal/server"
+	"github.com/contextcompiler/ctxc/internal/service"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/server"
 )
 
-// exposureProblems are the problems embed.Check finds in cfg that refuse to
+// exposureProblems are the problems server.Check finds in cfg that refuse to
 // serve in the open (the ones only `ctxc serve` reports), each one line.
-func exposureProblems(t *testing.T, cfg embed.Config) []string {
+func exposureProblems(t *testing.T, cfg server.Config) []string {
 	t.Helper()
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	err := embed.Check(&cfg)
+	err := server.Check(&cfg)
 	if err == nil {
 		return nil
 	}
@@ -154,11 +154,11 @@ func TestReadmeLimitsTable(t *testing.T) {
 		}
 	}
 	safely, _, _ := strings.Cut(string(readme[strings.Index(string(readme), "\n## Running it safely\n"):]), "\n### Limits\n")
-	logLimit := server.DefaultLimits().MaxInflightBytes / adapter.WorkingBytesPerMessage
+	logLimit := service.DefaultLimits().MaxInflightBytes / adapter.WorkingBytesPerMessage
 	for _, quote := range []string{
-		"`<name> <token>` (at least " + strconv.Itoa(server.MinTokenLength) + " characters;",
-		"`google.rpc.RetryInfo` of " + server.RetryDelay.String() + " (HTTP 429 with `Retry-After: " + strconv.Itoa(int(server.RetryDelay.Seconds())) + "`)",
-		"a call holding at most " + strconv.Itoa(server.SmallCallBytes>>10) + " KiB goes ahead of larger ones waiting",
+		"`<name> <token>` (at least " + strconv.Itoa(service.MinTokenLength) + " characters;",
+		"`google.rpc.RetryInfo` of " + service.RetryDelay.String() + " (HTTP 429 with `Retry-After: " + strconv.Itoa(int(service.RetryDelay.Seconds())) + "`)",
+		"a call holding at most " + strconv.Itoa(service.SmallCallBytes>>10) + " KiB goes ahead of larger ones waiting",
 		"Compiling a state also holds " + strconv.Itoa(adapter.WorkingBytesPerMessage>>10) + " KiB for each message of its log",
 		"and " + strconv.Itoa(tokens.PieceWorkingBytes) + " bytes for each byte of its longest run of text without a space",
 		"at the default limit, any log of " + strconv.FormatInt(logLimit/1000, 10) + "," + fmt.Sprintf("%03d", logLimit%1000) + " messages or more) is refused",
@@ -208,18 +208,18 @@ func TestRunningSafelyQuotasLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := server.Quotas{Default: server.Quota{MaxConcurrentCalls: 8, MaxInflightBytes: 64 << 20, CallsPerSecond: 20, Burst: 40},
-		Callers: map[string]server.Quota{"batch-indexer": {MaxConcurrentCalls: 2, CallsPerSecond: 1, Burst: 5}}}
+	want := service.Quotas{Default: service.Quota{MaxConcurrentCalls: 8, MaxInflightBytes: 64 << 20, CallsPerSecond: 20, Burst: 40},
+		Callers: map[string]service.Quota{"batch-indexer": {MaxConcurrentCalls: 2, CallsPerSecond: 1, Burst: 5}}}
 	if diff := cmp.Diff(want, cfg.Quotas); diff != "" {
 		t.Errorf("quotas (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(server.Quotas{}, defaultConfig().Quotas); diff != "" {
+	if diff := cmp.Diff(service.Quotas{}, defaultConfig().Quotas); diff != "" {
 		t.Errorf("the default quotas, documented as none (-want +got):\n%s", diff)
 	}
 }
 
 // TestHTTPUIValues: http_ui's values (which ports
-// serve the page is embed's TestInspectorOnlyOnLoopbackUnlessAsked).
+// serve the page is package server's TestInspectorOnlyOnLoopbackUnlessAsked).
 func TestHTTPUIValues(t *testing.T) {
 	for _, bad := range [][]string{{"--http-ui", "yes", "--http-listen", "127.0.0.1:2"}, {"--http-ui", "on"}} {
 		if _, err := loadConfig(t, bad, nil); err == nil || !strings.Contains(err.Error(), "http_ui: ") {

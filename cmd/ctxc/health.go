@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/contextcompiler/ctxc/internal/server"
+	"github.com/contextcompiler/ctxc/internal/service"
 )
 
 func runHealth(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
@@ -24,7 +24,7 @@ func runHealth(ctx context.Context, args []string, io stdio, lookupEnv func(stri
 			"1 otherwise. Made for container health checks in images without a shell; with --wait,\n"+
 			"for scripts that start a server and wait until it serves.")
 	addr := fs.String("addr", defaultHealthAddr(lookupEnv), "server address: host:port or unix:///path (default from CTXC_LISTEN)")
-	service := fs.String("service", "", `service to check; "" is the whole server`)
+	serviceName := fs.String("service", "", `service to check; "" is the whole server`)
 	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
 	wait := fs.Bool("wait", false, "keep asking until the answer is SERVING or --timeout passes, connecting again every few milliseconds while the server is not up")
 	env := func(k string) string { v, _ := lookupEnv(k); return v }
@@ -53,7 +53,7 @@ func runHealth(ctx context.Context, args []string, io stdio, lookupEnv func(stri
 		opts = append(opts, grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff: backoff.Config{BaseDelay: waitInterval, Multiplier: 1, MaxDelay: waitInterval}, MinConnectTimeout: *timeout}))
 	}
-	conn, err := grpc.NewClient(server.DialTarget(*addr), opts...)
+	conn, err := grpc.NewClient(service.DialTarget(*addr), opts...)
 	if err != nil {
 		fmt.Fprintf(io.err, "ctxc health: %v\n", err)
 		return exitError
@@ -61,7 +61,7 @@ func runHealth(ctx context.Context, args []string, io stdio, lookupEnv func(stri
 	defer conn.Close()
 	client := healthpb.NewHealthClient(conn)
 	for {
-		resp, err := client.Check(ctx, &healthpb.HealthCheckRequest{Service: *service}, grpc.WaitForReady(true))
+		resp, err := client.Check(ctx, &healthpb.HealthCheckRequest{Service: *serviceName}, grpc.WaitForReady(true))
 		if err != nil {
 			fmt.Fprintf(io.err, "ctxc health: %s: %v\n", *addr, err)
 			return exitError
@@ -92,7 +92,7 @@ func defaultHealthAddr(lookupEnv func(string) (string, bool)) string {
 	if !ok || addr == "" {
 		return defaultConfig().Listen
 	}
-	if _, isUnix := server.UnixSocketPath(addr); isUnix {
+	if _, isUnix := service.UnixSocketPath(addr); isUnix {
 		return addr
 	}
 	host, port, err := net.SplitHostPort(addr)

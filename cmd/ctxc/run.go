@@ -18,7 +18,7 @@ import (
 
 // version (the VERSION file's release) and commit are set at build time:
 // -ldflags "-X main.version=0.1.0 -X main.commit=7a22a11". The server reports
-// version (embed.Config.Version).
+// version (server.Config.Version).
 var version, commit = "dev", ""
 
 // Exit codes.

@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/contextcompiler/ctxc/embed"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(string) (string, bool)) int {
@@ -48,14 +48,14 @@ func runServe(ctx context.Context, args []string, io stdio, lookupEnv func(strin
 		// Every problem, as Start would list them, but nothing is started;
 		// after a config file that cannot be read, nothing is checked.
 		if fileErr := (*configFileError)(nil); !errors.As(err, &fileErr) {
-			err = errors.Join(err, embed.Check(&cfg))
+			err = errors.Join(err, server.Check(&cfg))
 		}
 		printProblems(io.err, "invalid configuration", errors.Join(tracingErr, err))
 		_ = shutdownTracing(context.Background())
 		return exitError
 	}
-	srv, err := embed.Start(ctx, &cfg)
-	if cfgErr := (*embed.ConfigError)(nil); errors.As(err, &cfgErr) {
+	srv, err := server.Start(ctx, &cfg)
+	if cfgErr := (*server.ConfigError)(nil); errors.As(err, &cfgErr) {
 		printProblems(io.err, "invalid configuration", err)
 		_ = shutdownTracing(context.Background())
 		return exitError

@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/contextcompiler/ctxc/embed"
 	"github.com/contextcompiler/ctxc/internal/agentcli"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 // agentsGuide is the guide to each CLI's configuration by hand.
@@ -76,7 +76,7 @@ func runWrap(ctx context.Context, args []string, io stdio, lookupEnv func(string
 	w := &wrapRun{io: io, agent: agent, program: program, args: rest[1:], window: *window, profile: *profile, upstream: *upstream, lookupEnv: lookupEnv}
 	code, err := w.run(ctx, *configPath, *logPath)
 	if err != nil {
-		var cfgErr *embed.ConfigError
+		var cfgErr *server.ConfigError
 		if errors.As(err, &cfgErr) {
 			printProblems(io.err, "invalid configuration", err)
 		} else {
@@ -133,7 +133,7 @@ func (w *wrapRun) run(ctx context.Context, configPath, logPath string) (int, err
 
 	cfg := defaultConfig()
 	if configPath != "" {
-		file, err := embed.LoadConfigFile(configPath)
+		file, err := server.LoadConfigFile(configPath)
 		if err != nil {
 			return 0, err
 		}
@@ -172,7 +172,7 @@ func (w *wrapRun) run(ctx context.Context, configPath, logPath string) (int, err
 	cfg.Logger, cfg.Version = cfg.NewLogger(logTo), version
 	// Not the command's context: Ctrl-C is the CLI's to handle, and the
 	// proxy must serve it until it exits.
-	srv, err := embed.Start(context.WithoutCancel(ctx), &cfg)
+	srv, err := server.Start(context.WithoutCancel(ctx), &cfg)
 	if err != nil {
 		return 0, err
 	}

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // compiledToProto converts compiled messages for a response. A compiled

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // decodeLog decodes a valid state's log.

@@ -10,10 +10,10 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
-	"github.com/contextcompiler/ctxc/internal/policies"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // decoder converts requests to domain types and validates them in the same

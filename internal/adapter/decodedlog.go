@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // decodedLog is a state's log as this server decoded and validated it,

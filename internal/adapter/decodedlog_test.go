@@ -13,8 +13,8 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // decodeExtending decodes log as a call by reference to a state whose

@@ -11,7 +11,7 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // ReasonStateRefNotFound is the ErrorInfo reason of a base_state_ref this

@@ -13,9 +13,9 @@ import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/adapter/stateblob"
 	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // This file decodes whole requests into the application layer's requests.

@@ -3,8 +3,8 @@ package adapter
 import (
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/adapter/stateblob"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // This file encodes the application layer's results as responses.

@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 	"github.com/contextcompiler/ctxc/internal/summarycache/redistest"
 	"github.com/contextcompiler/ctxc/internal/tenant"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // TestAttachmentsAreTheCallersOwn, with the production store (the summary

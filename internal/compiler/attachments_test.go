@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // memoryStore is an AttachmentStore in a map, by attachment id.

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
 	"github.com/contextcompiler/ctxc/internal/providers"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Request is what the state-taking use cases share: Budget and Compact take

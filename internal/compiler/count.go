@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // CountRequest is one CountTokens: texts and messages counted with the

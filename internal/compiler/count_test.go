@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // endingCounter is a counter bound to the call (agentstate.BoundCounter)

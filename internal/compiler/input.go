@@ -3,9 +3,9 @@ package compiler
 import (
 	"context"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/providers"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // WorkingBytesPerMessage is what compiling a log holds per message beyond

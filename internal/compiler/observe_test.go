@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
 	"github.com/contextcompiler/ctxc/internal/compiler/routing"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // runs records what the service observed, as the fields a test compares.

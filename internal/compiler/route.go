@@ -5,10 +5,10 @@ import (
 	"errors"
 	"time"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler/routing"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // What Route appends (package compiler/routing documents each).

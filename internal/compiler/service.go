@@ -5,8 +5,8 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Catalog runs profiles; *pipeline.Catalog is the production one.

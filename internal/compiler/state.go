@@ -1,8 +1,8 @@
 package compiler
 
 import (
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler/routing"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // StateSource is a request's state as the adapter decoded it, with what the

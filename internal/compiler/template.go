@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // ReasonTemplateVariableMissing is a {{name}} placeholder without a value.

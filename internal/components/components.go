@@ -4,21 +4,21 @@
 package components
 
 import (
+	"github.com/contextcompiler/ctxc/internal/accounting"
+	"github.com/contextcompiler/ctxc/internal/diagnose"
 	"github.com/contextcompiler/ctxc/internal/llm"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/accounting"
-	"github.com/contextcompiler/ctxc/internal/policies/budget"
-	"github.com/contextcompiler/ctxc/internal/policies/compaction"
-	"github.com/contextcompiler/ctxc/internal/policies/decide"
-	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
-	"github.com/contextcompiler/ctxc/internal/policies/estimate"
-	"github.com/contextcompiler/ctxc/internal/policies/isolation"
-	"github.com/contextcompiler/ctxc/internal/policies/llmsummary"
-	"github.com/contextcompiler/ctxc/internal/policies/normalize"
-	"github.com/contextcompiler/ctxc/internal/policies/planning"
-	"github.com/contextcompiler/ctxc/internal/policies/render"
-	"github.com/contextcompiler/ctxc/internal/policies/views"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/budget"
+	"github.com/contextcompiler/ctxc/policies/compaction"
+	"github.com/contextcompiler/ctxc/policies/decide"
+	"github.com/contextcompiler/ctxc/policies/estimate"
+	"github.com/contextcompiler/ctxc/policies/isolate"
+	"github.com/contextcompiler/ctxc/policies/llmsummary"
+	"github.com/contextcompiler/ctxc/policies/normalize"
+	"github.com/contextcompiler/ctxc/policies/plan"
+	"github.com/contextcompiler/ctxc/policies/project"
+	"github.com/contextcompiler/ctxc/policies/render"
 )
 
 // Deps are the shared parts some policies are built with; the zero value
@@ -45,18 +45,18 @@ func Factories(deps Deps) []policies.Factory {
 		// normalize
 		normalize.NewFactory(),
 		// project
-		views.NewFactory(),
+		project.NewFactory(),
 		// isolate
-		isolation.NewTransparentFactory(),
-		isolation.NewBoundaryFactory(isolation.Deps{Outputs: deps.Outputs}),
-		isolation.NewObservationMaskingFactory(isolation.Deps{Outputs: deps.Outputs}),
+		isolate.NewTransparentFactory(),
+		isolate.NewBoundaryFactory(isolate.Deps{Outputs: deps.Outputs}),
+		isolate.NewObservationMaskingFactory(isolate.Deps{Outputs: deps.Outputs}),
 		// estimate
 		estimate.NewFactory(),
 		// budget
 		budget.NewFactory(),
 		// plan
-		planning.NewFactory(planning.Deps{Planner: deps.Planner, Summarizer: deps.Summarizer, Cache: deps.Cache, Prices: deps.Prices, Outputs: deps.Outputs}),
-		planning.NewPlacementFactory(),
+		plan.NewFactory(plan.Deps{Planner: deps.Planner, Summarizer: deps.Summarizer, Cache: deps.Cache, Prices: deps.Prices, Outputs: deps.Outputs}),
+		plan.NewPlacementFactory(),
 		// decide
 		decide.NewThresholdFactory(),
 		decide.NewHeadroomFactory(),

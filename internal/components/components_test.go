@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/contextcompiler/ctxc/internal/components"
-	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/policies"
 )
 
 // stageRow is what a row of docs/ARCHITECTURE.md's stage table says of a

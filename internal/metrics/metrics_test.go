@@ -15,13 +15,13 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/llm"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // fakeClient is a helper-model client with fixed counters.

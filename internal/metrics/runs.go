@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
-	"github.com/contextcompiler/ctxc/internal/policies"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Outcomes of a run (the outcome label of ctxc_pipeline_runs_total).

@@ -4,7 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/contextcompiler/ctxc/internal/llm"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 	"github.com/contextcompiler/ctxc/internal/tokens"
 )

@@ -18,9 +18,9 @@ import (
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/compiler/compilertest"
 	"github.com/contextcompiler/ctxc/internal/components"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
-	"github.com/contextcompiler/ctxc/internal/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
+	"github.com/contextcompiler/ctxc/internal/statetest"
+	"github.com/contextcompiler/ctxc/policies"
 )
 
 // An example policy for an existing stage, written as a contributor would

@@ -11,13 +11,13 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/components"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
-	"github.com/contextcompiler/ctxc/internal/policies/planning"
-	"github.com/contextcompiler/ctxc/internal/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/diagnose"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
+	"github.com/contextcompiler/ctxc/internal/statetest"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
+	"github.com/contextcompiler/ctxc/policies/plan"
 )
 
 // windowResolver gives every model the same window and the fake 4-bytes-a-token
@@ -135,8 +135,8 @@ func condensedToFit(w *policies.Work, compaction policies.CompactionReport, id s
 	switch {
 	case !ok:
 		return false
-	case d.Policy == planning.Type:
-		return strings.HasSuffix(d.Reason, planning.WidenedReason)
+	case d.Policy == plan.Type:
+		return strings.HasSuffix(d.Reason, plan.WidenedReason)
 	case d.Disposition != policies.DispositionMasked:
 		return false
 	}

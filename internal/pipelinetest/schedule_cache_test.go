@@ -13,11 +13,11 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/contextcompiler/ctxc/internal/adapter"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
-	"github.com/contextcompiler/ctxc/internal/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/diagnose"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
+	"github.com/contextcompiler/ctxc/internal/statetest"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // specResolver is windowResolver honouring the request's window override.

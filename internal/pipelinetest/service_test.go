@@ -4,18 +4,18 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/embed"
 	"github.com/contextcompiler/ctxc/internal/docset"
 	"github.com/contextcompiler/ctxc/internal/eval"
+	"github.com/contextcompiler/ctxc/server"
 )
 
 // testService is the in-process service `ctxc eval` measures by default:
 // an engine of the default configuration, the built-in profiles.
 func testService(t *testing.T) eval.Service {
 	t.Helper()
-	cfg := embed.NewConfig()
+	cfg := server.NewConfig()
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	eng, err := embed.NewEngine(cfg)
+	eng, err := server.NewEngine(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // part is too large.
 func TestRunningExecutionOverTheWindowIsShrunkNotRefused(t *testing.T) {
 	svc := testService(t)
-	read, err := os.ReadFile("../../internal/policies/compaction/summarizer.go") // ~10K tokens of real source
+	read, err := os.ReadFile("../../policies/compaction/summarizer.go") // ~10K tokens of real source
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestRunningExecutionOverTheWindowIsShrunkNotRefused(t *testing.T) {
 			content = string(read)
 		}
 		msgs = append(msgs,
-			&ctxcv1.Message{Id: "a" + id, Role: ctxcv1.Role_ROLE_ASSISTANT, ExecutionId: "e1", Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_ToolCall{ToolCall: &ctxcv1.ToolCall{Id: id, Name: "Read", ArgumentsJson: `{"file_path":"policies/compaction/summarizer.go"}`}}}}},
+			&ctxcv1.Message{Id: "a" + id, Role: ctxcv1.Role_ROLE_ASSISTANT, ExecutionId: "e1", Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_ToolCall{ToolCall: &ctxcv1.ToolCall{Id: id, Name: "Read", ArgumentsJson: `{"file_path":"internal/policies/compaction/summarizer.go"}`}}}}},
 			&ctxcv1.Message{Id: "t" + id, Role: ctxcv1.Role_ROLE_TOOL, ExecutionId: "e1", Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_ToolResult{ToolResult: &ctxcv1.ToolResult{ToolCallId: id, Name: "Read", Content: content}}}}})
 	}
 	system := strings.Repeat("You are a coding agent. Follow the repository's conventions and run the tests. ", 300) // ~5K tokens

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Anthropic Messages wire types.

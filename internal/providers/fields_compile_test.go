@@ -8,13 +8,13 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
 	"github.com/contextcompiler/ctxc/internal/compiler"
 	"github.com/contextcompiler/ctxc/internal/components"
-	"github.com/contextcompiler/ctxc/internal/policies/diagnose"
-	"github.com/contextcompiler/ctxc/internal/policies/pipeline"
+	"github.com/contextcompiler/ctxc/internal/diagnose"
+	"github.com/contextcompiler/ctxc/internal/pipeline"
 	"github.com/contextcompiler/ctxc/internal/providers"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // realCompiler is the application layer as the proxy's server runs it: the

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // The fields corpus (testdata/fields/<format>.json) holds an example of

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Gemini generateContent wire types (REST, camelCase field names).

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Error reasons of this package, reported in google.rpc.ErrorInfo.reason.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // checkEvery is how many conversation elements Measure and Import read

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Ollama /api/chat wire types.

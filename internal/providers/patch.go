@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // What Splice sends for a message the compile changed (a result cut, a text

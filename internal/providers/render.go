@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // DefaultMaxTokens is Anthropic's max_tokens when neither the budget nor the

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/statetest"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // lossOf applies to a view what the provider cannot carry, as the package doc's

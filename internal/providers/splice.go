@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Splice puts a compiled context back into the request body it was imported

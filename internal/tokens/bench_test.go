@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies"
-	"github.com/contextcompiler/ctxc/internal/policies/budget"
+	"github.com/contextcompiler/ctxc/policies"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
+	"github.com/contextcompiler/ctxc/policies/budget"
 )
 
 func readCorpus(b *testing.B) []string {

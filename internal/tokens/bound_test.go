@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // A counter bound to a call that has ended cuts a long run short, and what

@@ -8,7 +8,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // counter is a agentstate.TokenCounter for one resolved model. Content counts

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // TestCountMemo: a message whose memo holds its count is counted from the

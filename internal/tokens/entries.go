@@ -3,7 +3,7 @@ package tokens
 import (
 	"sync"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // minBytesPerWorker is the least content a counting goroutine is given: below

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/statetest"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // TestParallelCountingEqualsSequential: a log long enough to be split across

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // DefaultCacheEntries bounds the token-count cache: at about 100 bytes per

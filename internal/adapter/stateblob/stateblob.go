@@ -52,7 +52,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Format constants.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/statetest"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // inputFromBytes decodes arbitrary bytes into a Route input, total like

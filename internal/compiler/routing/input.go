@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // ReasonInvalidRouteInput is the reason of the InvalidArgumentError Route

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
-	"github.com/contextcompiler/ctxc/internal/policies/statetest"
+	"github.com/contextcompiler/ctxc/internal/statetest"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // ignoreResolution ignores the one change Route makes to existing messages:

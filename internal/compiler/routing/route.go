@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextcompiler/ctxc/internal/agentstate"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
 // Route appends one input to a copy of st and returns the copy. st is never

@@ -1,0 +1,9 @@
+// Package policies is the policy contract of ctxc, public so that a Go
+// program can add its own policies: the working set a pipeline run passes
+// from stage to stage (Work, over the domain types of package agentstate),
+// the report it keeps, the Policy and Factory interfaces, the Registry of
+// factories and the stage kinds in their fixed order. The built-in policies
+// live beneath it, one package per policy family (normalize, project,
+// isolate, estimate, budget, plan, decide, compaction, llmsummary, render);
+// the runtime that schedules them is internal.
+package policies

@@ -1,0 +1,559 @@
+package policies
+
+import "github.com/contextcompiler/ctxc/policies/agentstate"
+
+// Disposition says what became of a log message in a compile.
+type Disposition uint8
+
+// Dispositions, numbered as in the proto.
+const (
+	DispositionUnspecified Disposition = iota
+	DispositionKept
+	DispositionMasked
+	DispositionSummarized
+	DispositionDropped
+	DispositionRepaired
+	DispositionTruncated
+)
+
+var dispositionNames = [...]string{"unspecified", "kept", "masked", "summarized", "dropped", "repaired", "truncated"}
+
+func (d Disposition) String() string {
+	if int(d) < len(dispositionNames) {
+		return dispositionNames[d]
+	}
+	return "disposition?"
+}
+
+// ArtifactUsage records what the planner did with one artifact.
+type ArtifactUsage struct {
+	ArtifactID    string
+	Source        string
+	Type          string
+	Strategy      string
+	OriginalSize  int
+	ProcessedSize int
+	CacheHit      bool
+}
+
+// ModelUsage is what one helper model (planner, summarizer) consumed.
+type ModelUsage struct {
+	Task         string
+	Model        string
+	Calls        int
+	InputTokens  int
+	OutputTokens int
+	CostUSD      float64
+}
+
+// CacheStats counts summary cache lookups.
+type CacheStats struct {
+	Hits, Misses, Errors int
+}
+
+// Repair records one structural fix.
+type Repair struct {
+	Kind      string
+	MessageID string
+	Detail    string
+}
+
+// Repair kinds.
+const (
+	RepairOrphanResultDropped      = "ORPHAN_RESULT_DROPPED"
+	RepairMissingResultSynthesized = "MISSING_RESULT_SYNTHESIZED"
+	RepairEmptyPartRemoved         = "EMPTY_PART_REMOVED"
+	RepairEmptyMessageDropped      = "EMPTY_MESSAGE_DROPPED"
+	RepairReasoningDropped         = "REASONING_DROPPED"
+	RepairRoleOrderFixed           = "ROLE_ORDER_FIXED"
+	RepairToolResultNameFilled     = "TOOL_RESULT_NAME_FILLED"
+)
+
+// MessageReport says what a run did with one log message.
+type MessageReport struct {
+	MessageID   string
+	Disposition Disposition
+	Tokens      int
+	Provenance  agentstate.Provenance
+	Reason      string
+	Policy      string
+}
+
+// StageReport describes one executed step of a profile.
+type StageReport struct {
+	Stage            string
+	Policy           string
+	DurationMicros   uint64
+	MessagesIn       int
+	MessagesOut      int
+	TokensIn         int
+	TokensOut        int
+	MessagesAffected int
+	Degraded         bool
+	DegradedReason   string
+	Skipped          bool
+	// Detail says what the step did beyond the counts (a verify pass's
+	// additions, a target not reached).
+	Detail string
+	// CompactionPoint is the 1-based index in Report.Compaction.Points of the
+	// compaction point the step ran at; 0 for steps outside compaction.
+	CompactionPoint int
+}
+
+// CompactionReport describes the compaction schedule of one run: the levels it
+// worked between and every compaction point that changed the view.
+type CompactionReport struct {
+	// TriggerTokens is the used-token count at which compaction starts (the
+	// decide stage's trigger point, or the usable window for a profile without
+	// one); 0 when the trigger is not a token count.
+	TriggerTokens int
+	// TargetTokens is the low-water mark compaction aims at when it runs.
+	TargetTokens int
+	// ReachedTokens is what the compiled context uses by ctxc's own count.
+	ReachedTokens int
+	// TriggerFired says whether the trigger fired on the context this call
+	// compiled (before its last compaction point ran).
+	TriggerFired bool
+	// Forced says the Compact RPC compacted though no trigger fired.
+	Forced bool
+	// Points are the compaction points that changed the view, oldest first.
+	Points []CompactionPoint
+}
+
+// CompactionPoint is one place in the log where compaction ran.
+type CompactionPoint struct {
+	// AfterMessageID is the id of the log message the point follows (the
+	// user message that opens a turn, or the answer that ended an execution).
+	AfterMessageID string
+	// Reason says why compaction ran.
+	Reason string
+	// Intake says only messages that had just left the recency window were
+	// edited in place, to stay under the trigger.
+	Intake bool
+	// TokensBefore and TokensAfter are the used tokens of the view up to the
+	// point before and after compaction; TargetTokens is what it aimed at.
+	TokensBefore, TokensAfter, TargetTokens int
+	// Stable says the point is one later compiles of the log, grown by
+	// appends, pass again and compact identically; a fit made in the middle of
+	// a turn because the window was exceeded is not.
+	Stable bool
+}
+
+// Report explains a run.
+type Report struct {
+	Profile  string
+	Stages   []StageReport
+	Messages []MessageReport
+	Repairs  []Repair
+	Warnings []string
+	// FirstChangedIndex is the end of the stable prefix of the compiled
+	// messages (system prompt at 0): the messages before it are shown exactly
+	// as later compiles of this log, grown by appends, show them until the next
+	// compaction point.
+	FirstChangedIndex int
+	// VerbatimPrefix is how many leading compiled messages (system prompt
+	// included) are the log's own messages, unchanged: what omit_stable_prefix
+	// may leave out.
+	VerbatimPrefix int
+	// OmittedMessageReports is how many leading log messages Messages
+	// leaves out (Request.ReportFromVerbatim): those of the verbatim prefix.
+	OmittedMessageReports int
+	Compacted             bool
+	Compaction            CompactionReport
+	PlanningUsed          bool
+	Artifacts             []ArtifactUsage
+	ModelUsage            []ModelUsage
+	Cache                 CacheStats
+	TotalCostUSD          float64
+}
+
+// Input is what a run is asked to compile: the request, the resolved model
+// with its counter, and the profile's recency window. No stage writes it: a
+// Work gives it out only through read methods.
+type Input struct {
+	// State is the request's state; the run never modifies it.
+	State *agentstate.State
+	// Options are the request's per-call options.
+	Options agentstate.Options
+	// Model is the resolved target model.
+	Model agentstate.ModelInfo
+	// Counter measures messages for Model.
+	Counter agentstate.TokenCounter
+	// Attachments are the request's attached documents (artifacts for the planner).
+	Attachments []agentstate.Attachment
+	// RecentTurns is the profile's recency window: the latest RecentTurns turns are
+	// kept verbatim and contiguous by every compaction transform.
+	RecentTurns int
+}
+
+// control is what only the runner sets, through its Control, and every
+// stage reads through Work's methods of the same names.
+type control struct {
+	hardLimit         int
+	hardLimitExceeded bool
+	scopeStart        int
+	pass              CompactionPass
+	atEnd             bool
+}
+
+// StepNotes are what a policy says of its own step (Degrade, Note, Touch):
+// the runner takes them into the step's report after every step.
+type StepNotes struct {
+	// Degraded and DegradedReason say the policy fell back, and why.
+	Degraded       bool
+	DegradedReason string
+	// Detail is what the policy wants its step's report to say.
+	Detail string
+	// Touches counts Touch calls: the step's messages affected.
+	Touches int
+}
+
+// Work is the working set of one pipeline run. The runner creates it with
+// NewWork; each policy reads and changes it in stage order. Its fields are
+// what stages write: the view, the measures, the decision and the ledger.
+// The input and the runner's control are read through methods, so that no
+// stage can write them.
+type Work struct {
+	in    Input
+	ctl   control
+	notes StepNotes
+
+	// Entries is the current view, oldest first; the system prompt is not in it.
+	Entries []agentstate.Entry
+	// SystemTokens and ToolTokens are the preamble's counts (set by the estimate stage).
+	SystemTokens, ToolTokens int
+	// Budget is set by the budget stage.
+	Budget *agentstate.Budget
+	// CompactionRequested is set by the decide stage; the runner then runs the compact stage.
+	CompactionRequested bool
+	// CompactionTarget is the used-token count compaction aims at (set by the decide
+	// stage; the runner sets it to HardLimit when it compacts only to fit the window).
+	CompactionTarget int
+	// DecisionReason says why the decide stage asked for compaction.
+	DecisionReason string
+	// Repairs and Warnings feed the report. Like Appended, they are only
+	// appended to (or replaced whole), never edited in place.
+	Repairs  []Repair
+	Warnings []string
+	// Appended holds messages that Compact persists into the log (summaries).
+	Appended []agentstate.Message
+	// Masks holds masks that Compact records on log messages, by log id,
+	// written only through SetMask.
+	Masks map[string]agentstate.Mask
+	// Rendered is the provider request body the render stage produced (JSON).
+	Rendered string
+	// PlanningUsed, Artifacts, ModelUsage and Cache feed the report's LLM section;
+	// policies that call models add to them.
+	PlanningUsed bool
+	Artifacts    []ArtifactUsage
+	ModelUsage   []ModelUsage
+	Cache        CacheStats
+
+	// dispositions records what a policy did with a log message that is no
+	// longer shown as-is (Dispose, Disposition); messages without a record
+	// and still in Entries are kept. Written only through Dispose, so that
+	// the runner can take a step back without copying it (Checkpoint).
+	dispositions dispositionLedger
+	journal      *ledgerJournal // what Dispose and SetMask overwrote since Checkpoint
+	spareJournal *ledgerJournal // the last one released, for the next Checkpoint
+	logIDs       map[string]int // State.Context.Messages' positions by id, built on first use
+	tape         *LedgerTape    // the ledger writes since RecordLedger, when recording
+}
+
+// NewWork starts the working set of a run on in, with the view of its
+// whole log. The Control it returns is the runner's: the only way to set
+// what stages may only read (the hard limit, the compaction pass) and to
+// take a step's notes.
+func NewWork(in Input) (*Work, *Control) {
+	w := &Work{in: in}
+	if in.State != nil {
+		w.Entries = agentstate.EntriesFromLog(in.State.Context.Messages)
+	}
+	return w, &Control{w: w}
+}
+
+// State is the request's state. Policies must not modify what it points to.
+func (w *Work) State() *agentstate.State { return w.in.State }
+
+// Options are the request's per-call options.
+func (w *Work) Options() agentstate.Options { return w.in.Options }
+
+// Model is the resolved target model.
+func (w *Work) Model() agentstate.ModelInfo { return w.in.Model }
+
+// Counter measures messages for Model.
+func (w *Work) Counter() agentstate.TokenCounter { return w.in.Counter }
+
+// Attachments are the request's attached documents.
+func (w *Work) Attachments() []agentstate.Attachment { return w.in.Attachments }
+
+// RecentTurns is the profile's recency window: the latest RecentTurns turns
+// are kept verbatim and contiguous by every compaction transform.
+func (w *Work) RecentTurns() int { return w.in.RecentTurns }
+
+// HardLimit is the most tokens the context may use: window minus reserved
+// output, set by the runner from the budget.
+func (w *Work) HardLimit() int { return w.ctl.hardLimit }
+
+// HardLimitExceeded says the view does not fit HardLimit; then even the
+// running execution's trace may be compacted.
+func (w *Work) HardLimitExceeded() bool { return w.ctl.hardLimitExceeded }
+
+// ScopeStart narrows what compaction transforms may change to the entries
+// from this index on (policies.Protection marks the ones before it): set for
+// an intake pass, 0 otherwise.
+func (w *Work) ScopeStart() int { return w.ctl.scopeStart }
+
+// Pass says what a compact-stage run is for.
+func (w *Work) Pass() CompactionPass { return w.ctl.pass }
+
+// AtEnd says the compaction point being compacted ends the view this call
+// compiles. At points inside the log nothing needs to fit the window yet, so
+// transforms must not give up what a later point can still keep (the
+// truncation fallback keeps summaries there).
+func (w *Work) AtEnd() bool { return w.ctl.atEnd }
+
+// Notes are what the current step has noted so far (Degrade, Note, Touch).
+func (w *Work) Notes() StepNotes { return w.notes }
+
+// Control is the runner's hold on a Work (NewWork): it sets what stages may
+// only read and takes what a step noted.
+type Control struct{ w *Work }
+
+// SetHardLimit sets HardLimit.
+func (c *Control) SetHardLimit(n int) { c.w.ctl.hardLimit = n }
+
+// SetHardLimitExceeded sets HardLimitExceeded.
+func (c *Control) SetHardLimitExceeded(b bool) { c.w.ctl.hardLimitExceeded = b }
+
+// SetPass sets what the next compact-stage run is for and, for an intake
+// pass, the first entry it may change.
+func (c *Control) SetPass(p CompactionPass, scopeStart int) {
+	c.w.ctl.pass, c.w.ctl.scopeStart = p, scopeStart
+}
+
+// SetAtEnd sets AtEnd.
+func (c *Control) SetAtEnd(b bool) { c.w.ctl.atEnd = b }
+
+// TakeNotes returns what the step that just ran noted and clears it for the next.
+func (c *Control) TakeNotes() StepNotes {
+	n := c.w.notes
+	c.w.notes = StepNotes{}
+	return n
+}
+
+// LogMessage is the message of the state's log with id, found in constant
+// time: a lookup at every compaction point must not walk the whole log.
+// The log is read-only during a run.
+func (w *Work) LogMessage(id string) (*agentstate.Message, bool) {
+	if w.State() == nil {
+		return nil, false
+	}
+	msgs := w.State().Context.Messages
+	if w.logIDs == nil {
+		w.logIDs = make(map[string]int, len(msgs))
+		for i := range msgs {
+			if _, dup := w.logIDs[msgs[i].ID]; !dup {
+				w.logIDs[msgs[i].ID] = i
+			}
+		}
+	}
+	i, ok := w.logIDs[id]
+	if !ok || i >= len(msgs) || msgs[i].ID != id {
+		return nil, false
+	}
+	return &msgs[i], true
+}
+
+// CompactionPass says what a run of the compaction transforms is for.
+type CompactionPass uint8
+
+const (
+	// PassEvent compacts the view towards CompactionTarget.
+	PassEvent CompactionPass = iota
+	// PassIntake edits in place (policies.InPlaceEdit) only the entries from
+	// ScopeStart on, which have just left the recency window, towards
+	// CompactionTarget (just under the trigger). Such edits cost no cached
+	// prefix, so size thresholds meant to protect the cache do not apply.
+	PassIntake
+)
+
+// Touch marks entry i as changed, so the runner counts it again.
+func (w *Work) Touch(i int) {
+	w.Entries[i].Counted = false
+	w.Entries[i].Changed = true
+	w.notes.Touches++
+}
+
+// SetMask records the mask Compact puts on a log message.
+func (w *Work) SetMask(id string, m agentstate.Mask) {
+	if w.Masks == nil {
+		w.Masks = make(map[string]agentstate.Mask)
+	}
+	if w.journal != nil {
+		old, existed := w.Masks[id]
+		w.journal.masks = append(w.journal.masks, undo[agentstate.Mask]{id, old, existed})
+	}
+	w.Masks[id] = m
+	if w.tape != nil {
+		w.tape.writes = append(w.tape.writes, ledgerWrite{id: id, mask: m, isMask: true})
+	}
+}
+
+// ledgerJournal is what Dispose and SetMask overwrote: taking a step back
+// costs what the step wrote, not the size of a ledger that grows with the log.
+type ledgerJournal struct {
+	dispositions []dispositionUndo
+	masks        []undo[agentstate.Mask]
+}
+
+type undo[V any] struct {
+	key     string
+	old     V
+	existed bool
+}
+
+// A Checkpoint is a state of the ledger (dispositions, Masks, Appended,
+// Repairs, Warnings) that Rollback returns to.
+type Checkpoint struct {
+	tape     int // writes on the tape
+	appended []agentstate.Message
+	repairs  []Repair
+	warnings []string
+}
+
+// Checkpoint marks the ledger as it is now; until Release, Rollback can
+// return to it. Checkpoints do not nest.
+func (w *Work) Checkpoint() Checkpoint {
+	// The journal of the last checkpoint is reused: steps of one run write
+	// about as much each, and growing a new one at every step cost as much
+	// as the records it held.
+	j := w.spareJournal
+	if j == nil {
+		j = &ledgerJournal{}
+	}
+	clear(j.dispositions)
+	clear(j.masks)
+	j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
+	w.journal, w.spareJournal = j, nil
+	cp := Checkpoint{appended: w.Appended, repairs: w.Repairs, warnings: w.Warnings}
+	if w.tape != nil {
+		cp.tape = len(w.tape.writes)
+	}
+	return cp
+}
+
+// Rollback returns the ledger to cp, undoing every Dispose and SetMask since.
+func (w *Work) Rollback(cp Checkpoint) {
+	if j := w.journal; j != nil {
+		for i := len(j.dispositions) - 1; i >= 0; i-- {
+			w.dispositions.undo(j.dispositions[i])
+		}
+		undoAll(w.Masks, j.masks)
+		j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
+	}
+	if w.tape != nil {
+		w.tape.writes = w.tape.writes[:cp.tape]
+	}
+	// The slices are only appended to, so their old headers are their old contents.
+	w.Appended, w.Repairs, w.Warnings = cp.appended, cp.repairs, cp.warnings
+}
+
+// undoAll puts back, newest first, what log says m held before.
+func undoAll[V any](m map[string]V, log []undo[V]) {
+	for i := len(log) - 1; i >= 0; i-- {
+		if u := log[i]; u.existed {
+			m[u.key] = u.old
+		} else {
+			delete(m, u.key)
+		}
+	}
+}
+
+// A LedgerTape is the ledger writes (Dispose, SetMask) of part of a run, in
+// order and without those rolled back: what a run resumed from a snapshot of
+// another makes again on its own ledger (ReplayLedger), so that the records
+// the steps before agree on are its own.
+type LedgerTape struct {
+	writes []ledgerWrite
+}
+
+type ledgerWrite struct {
+	id     string
+	hint   int32
+	report MessageReport
+	mask   agentstate.Mask
+	isMask bool
+}
+
+// Len is how many writes the tape holds.
+func (t *LedgerTape) Len() int { return len(t.writes) }
+
+// Bytes estimates the memory the tape holds.
+func (t *LedgerTape) Bytes() int {
+	n := 0
+	for i := range t.writes {
+		wr := &t.writes[i]
+		n += 96 + len(wr.id) + len(wr.report.MessageID) + len(wr.report.Reason) + len(wr.report.Policy) + len(wr.mask.Reason) + len(wr.mask.Placeholder)
+	}
+	return n
+}
+
+// RecordLedger starts recording the ledger's writes on a new tape.
+func (w *Work) RecordLedger() { w.tape = &LedgerTape{} }
+
+// LedgerTape is a copy of the writes recorded since RecordLedger.
+func (w *Work) LedgerTape() LedgerTape {
+	if w.tape == nil {
+		return LedgerTape{}
+	}
+	return LedgerTape{writes: append([]ledgerWrite(nil), w.tape.writes...)}
+}
+
+// ReplayLedger makes the tape's writes again, in order, as Dispose and
+// SetMask (recorded, when recording).
+func (w *Work) ReplayLedger(t LedgerTape) {
+	for i := range t.writes {
+		wr := &t.writes[i]
+		if wr.isMask {
+			w.SetMask(wr.id, wr.mask)
+		} else {
+			w.dispose(wr.report, wr.hint)
+		}
+	}
+}
+
+// Release ends the recording Checkpoint started.
+func (w *Work) Release() { w.spareJournal, w.journal = w.journal, nil }
+
+// Repair records a repair.
+func (w *Work) Repair(r Repair) { w.Repairs = append(w.Repairs, r) }
+
+// Warn records a warning for the caller.
+func (w *Work) Warn(s string) { w.Warnings = append(w.Warnings, s) }
+
+// Note adds a sentence to the current step's report detail.
+func (w *Work) Note(s string) {
+	if w.notes.Detail != "" {
+		w.notes.Detail += "; "
+	}
+	w.notes.Detail += s
+}
+
+// Degrade marks the current step as having fallen back.
+func (w *Work) Degrade(reason string) {
+	w.notes.Degraded = true
+	w.notes.DegradedReason = reason
+}
+
+// MessageTokens sums the counts of the entries (counted ones only).
+func (w *Work) MessageTokens() int {
+	n := 0
+	for i := range w.Entries {
+		n += w.Entries[i].Tokens
+	}
+	return n
+}
+
+// UsedTokens is the preamble plus every entry.
+func (w *Work) UsedTokens() int { return w.SystemTokens + w.ToolTokens + w.MessageTokens() }
