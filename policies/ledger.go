@@ -11,7 +11,7 @@ import (
 // It is kept by log position, not by id: a compile of a long log disposes of
 // most of it at one compaction point after another, and a map keyed by id,
 // hashed and missed in cache at every record, cost more than the compaction
-// it recorded (docs/ARCHITECTURE.md, "Performance").
+// it recorded (docs/design.md, "Performance").
 type dispositionLedger struct {
 	at []int32 // by log position: 1 + index into reports; 0 when none
 	// reports are kept in chunks, so that growing the ledger never copies it.

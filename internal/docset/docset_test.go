@@ -48,7 +48,9 @@ func TestEveryGuideIsReadAndLinked(t *testing.T) {
 	}
 	var guides []string
 	for _, f := range found {
-		if name := "docs/" + filepath.Base(f); name != "docs/ARCHITECTURE.md" {
+		// The architecture and its design notes are read beside the code,
+		// not as the README's sections.
+		if name := "docs/" + filepath.Base(f); name != "docs/ARCHITECTURE.md" && name != "docs/design.md" {
 			guides = append(guides, name)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
-// The compaction schedule (docs/ARCHITECTURE.md, "Compaction schedule").
+// The compaction schedule (docs/design.md, "Compaction schedule").
 //
 // A stateless compile of a growing log must keep the same compacted prefix,
 // byte for byte, until compaction is really needed again, or every turn is

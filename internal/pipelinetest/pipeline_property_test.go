@@ -207,7 +207,7 @@ func TestEveryProfileKeepsTheInvariants(t *testing.T) {
 		}
 		// Runs only read the state they are given: calls by reference share
 		// a decoded log, and its count memos, between calls
-		// (docs/ARCHITECTURE.md, "Calls by reference"). The same state
+		// (docs/design.md, "Calls by reference"). The same state
 		// generated again is what every run must leave it as.
 		st, pristine := generate(), generate()
 		size := fullSize(st)

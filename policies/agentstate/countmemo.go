@@ -5,14 +5,14 @@ import "sync/atomic"
 // CountMemo remembers the raw token count of a message's content, per
 // encoding, for a message whose parts never change once made: those of a
 // log the server keeps decoded beside a state, which every call by
-// reference compiles again (docs/ARCHITECTURE.md, "Calls by reference").
+// reference compiles again (docs/design.md, "Calls by reference").
 // Counting such a log then costs a load per message instead of hashing its
 // content for the count cache.
 //
 // A memo answers only for the parts it was made for (the same backing array
 // and length): a copy of the message given other parts, shortened or
 // rewritten, never reads it. Compiles only read the state they are given
-// (docs/ARCHITECTURE.md, "Calls by reference"), so the same parts are the
+// (docs/design.md, "Calls by reference"), so the same parts are the
 // same content. Calls by reference to one state share its messages and their
 // memos: a memo is safe for concurrent use.
 //

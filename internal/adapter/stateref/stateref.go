@@ -3,7 +3,7 @@
 // and in time, and in Redis when one is configured, so that any replica can
 // resolve a reference another one gave. It owns the reference format, the
 // way a referenced state is extended with what a call appends, and the
-// entries' layout in Redis. See docs/ARCHITECTURE.md, "Calls by reference".
+// entries' layout in Redis. See docs/design.md, "Calls by reference".
 package stateref
 
 import (

@@ -3,7 +3,7 @@
 // boundary, the rendered body) and plots `ctxc eval --json` output. Its
 // assets are built from ui/ by `make ui` and embedded here, so the binary
 // serves the page with no network and no files beside it; the page calls the
-// HTTP/JSON API of the same server (docs/ARCHITECTURE.md, "The inspector").
+// HTTP/JSON API of the same server (docs/design.md, "The inspector").
 package inspector
 
 import (
