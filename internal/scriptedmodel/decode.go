@@ -22,6 +22,7 @@ func decode(req *Request) error {
 		return fmt.Errorf("the body is not a JSON object: %w", err)
 	}
 	req.Model, req.Stream = head.Model, head.Stream
+	req.ThinkingOn = thinkingOn(req.Protocol, req.Body)
 	switch req.Protocol {
 	case AnthropicMessages, AnthropicCountTokens:
 		return decodeAnthropic(req)
@@ -33,6 +34,42 @@ func decode(req *Request) error {
 		return decodeGemini(req)
 	}
 	return nil
+}
+
+// thinkingOn reads whether a body asks the model to think (Request.ThinkingOn).
+func thinkingOn(p Protocol, body []byte) bool {
+	var b struct {
+		Thinking *struct {
+			Type string `json:"type"`
+		} `json:"thinking"`
+		Reasoning        json.RawMessage `json:"reasoning"`
+		Include          []string        `json:"include"`
+		GenerationConfig *struct {
+			ThinkingConfig *struct {
+				IncludeThoughts bool `json:"includeThoughts"`
+			} `json:"thinkingConfig"`
+		} `json:"generationConfig"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return false
+	}
+	switch p {
+	case AnthropicMessages:
+		return b.Thinking != nil && (b.Thinking.Type == "enabled" || b.Thinking.Type == "adaptive")
+	case Responses:
+		if r := bytes.TrimSpace(b.Reasoning); len(r) > 0 && string(r) != "null" {
+			return true
+		}
+		for _, inc := range b.Include {
+			if inc == "reasoning.encrypted_content" {
+				return true
+			}
+		}
+	case GeminiGenerateContent:
+		g := b.GenerationConfig
+		return g != nil && g.ThinkingConfig != nil && g.ThinkingConfig.IncludeThoughts
+	}
+	return false
 }
 
 // appendMessage adds m to msgs, merging it into the last message when both

@@ -129,8 +129,20 @@ type Request struct {
 	Tools []string
 	// CustomTools are those of Tools defined as freeform (type "custom").
 	CustomTools map[string]bool
+	// ThinkingOn says the request asks the model to think: Anthropic's
+	// thinking enabled or adaptive, a Responses reasoning setting or
+	// reasoning.encrypted_content included, Gemini's thinkingConfig with
+	// includeThoughts. A script gives Reply.Thinking when it is, as a
+	// thinking model would; Chat Completions has no such setting here.
+	ThinkingOn bool
 	// Rejected is why a Strict server refused the request ("" when it did not).
 	Rejected string
+	// Verified is how many of this server's signatures a Strict server
+	// checked in the request and found as it gave them: Anthropic thinking
+	// signatures, Responses reasoning items' encrypted content, Gemini
+	// thought signatures. A request that brings none back counts 0, so a
+	// run that must carry them back can say it did.
+	Verified int
 }
 
 // Turn is one message of a request's conversation, as the scripted model reads it.

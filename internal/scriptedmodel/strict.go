@@ -85,19 +85,19 @@ func Strict() Option {
 type Option func(*Server)
 
 // check is what the strict server finds wrong with a request ("" for
-// nothing); the server's lock is held.
+// nothing); it sets req.Verified. The server's lock is held.
 func (s *Server) check(req *Request) string {
 	var problems []string
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	switch req.Protocol {
 	case AnthropicMessages:
-		s.checkAnthropic(req.Body, fail)
+		req.Verified = s.checkAnthropic(req.Body, fail)
 	case ChatCompletions:
 		checkChat(req.Body, fail)
 	case Responses:
-		s.checkResponses(req.Body, fail)
+		req.Verified = s.checkResponses(req.Body, fail)
 	case GeminiGenerateContent:
-		checkGemini(req.Body, fail)
+		req.Verified = checkGemini(req.Body, fail)
 	}
 	return strings.Join(problems, "; ")
 }
@@ -112,7 +112,8 @@ type block struct {
 	Input     json.RawMessage `json:"input"`
 }
 
-func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) {
+// checkAnthropic returns how many thinking signatures it verified.
+func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) (verified int) {
 	var b struct {
 		Thinking *struct {
 			Type string `json:"type"`
@@ -123,7 +124,7 @@ func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) {
 		} `json:"messages"`
 	}
 	if json.Unmarshal(body, &b) != nil {
-		return // decode already refused it
+		return 0 // decode already refused it
 	}
 	thinkingOn := b.Thinking != nil && b.Thinking.Type != "disabled"
 	seen := map[string]bool{}
@@ -151,6 +152,8 @@ func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) {
 			case "thinking":
 				if !validSignature(bl.Signature, mac("thinking", bl.Thinking)) {
 					fail("messages.%d.content.%d: Invalid `signature` in `thinking` block", i, j)
+				} else {
+					verified++
 				}
 			case "redacted_thinking":
 				fail("messages.%d.content.%d: Invalid `data` in `redacted_thinking` block (this server redacts none)", i, j)
@@ -217,6 +220,7 @@ func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) {
 			}
 		}
 	}
+	return verified
 }
 
 func checkChat(body []byte, fail func(string, ...any)) {
@@ -265,7 +269,8 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-func (s *Server) checkResponses(body []byte, fail func(string, ...any)) {
+// checkResponses returns how many reasoning items' encrypted content it verified.
+func (s *Server) checkResponses(body []byte, fail func(string, ...any)) (verified int) {
 	var b struct {
 		Store *bool           `json:"store"`
 		Input json.RawMessage `json:"input"`
@@ -284,7 +289,7 @@ func (s *Server) checkResponses(body []byte, fail func(string, ...any)) {
 		EncryptedContent *string `json:"encrypted_content"`
 	}
 	if json.Unmarshal(b.Input, &items) != nil {
-		return
+		return 0
 	}
 	stateless := b.Store != nil && !*b.Store
 	calls := map[string]bool{} // call ids, true once answered
@@ -306,6 +311,8 @@ func (s *Server) checkResponses(body []byte, fail func(string, ...any)) {
 				fail("Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input. (input[%d])", it.ID, i)
 			case it.EncryptedContent != nil && !validSignature(*it.EncryptedContent, mac("reasoning", it.ID, strings.Join(texts, "\n"))):
 				fail("input[%d]: The encrypted content for item %s could not be verified.", i, it.ID)
+			case it.EncryptedContent != nil:
+				verified++
 			}
 			if i+1 == len(items) || items[i+1].Type == "message" && items[i+1].Role != "assistant" || items[i+1].Type == "" && items[i+1].Role != "assistant" ||
 				strings.HasSuffix(items[i+1].Type, "_output") {
@@ -332,12 +339,14 @@ func (s *Server) checkResponses(body []byte, fail func(string, ...any)) {
 			fail("No tool output found for function call %s.", id)
 		}
 	}
+	return verified
 }
 
-func checkGemini(body []byte, fail func(string, ...any)) {
+// checkGemini returns how many thought signatures it verified.
+func checkGemini(body []byte, fail func(string, ...any)) (verified int) {
 	var b geminiBody
 	if json.Unmarshal(body, &b) != nil {
-		return
+		return 0
 	}
 	// The current turn starts at the last user content with more than
 	// function responses.
@@ -374,7 +383,9 @@ func checkGemini(body []byte, fail func(string, ...any)) {
 				switch {
 				case p.ThoughtSignature != "" && !validThoughtSignature(p.ThoughtSignature, fc.Name):
 					fail("contents[%d].parts[%d]: Corrupted thought signature.", i, j)
-				case p.ThoughtSignature == "" && first && i > current:
+				case p.ThoughtSignature != "":
+					verified++
+				case first && i > current:
 					fail("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:%s` , position %d. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", fc.Name, i+1)
 				}
 				first = false
@@ -393,6 +404,7 @@ func checkGemini(body []byte, fail func(string, ...any)) {
 	if len(calls) > 0 {
 		fail("the last content is the model's function calls %v without their responses", calls)
 	}
+	return verified
 }
 
 func sameMultiset(a, b []string) bool {
