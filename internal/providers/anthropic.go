@@ -6,81 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
-// Anthropic Messages wire types.
-type anthropicRequest struct {
-	Model string `json:"model,omitempty"`
-	// System is a string, or an array of text blocks on import.
-	System    json.RawMessage    `json:"system,omitempty"`
-	MaxTokens int                `json:"max_tokens"`
-	Messages  []anthropicMessage `json:"messages"`
-	Tools     []anthropicTool    `json:"tools,omitempty"`
-}
-
-type anthropicMessage struct {
-	Role string `json:"role"`
-	// Content is an array of blocks, or a string on import.
-	Content json.RawMessage `json:"content"`
-}
-
-type anthropicBlock struct {
-	Type      string           `json:"type"`
-	Text      *string          `json:"text,omitempty"`
-	Thinking  *string          `json:"thinking,omitempty"`
-	Signature string           `json:"signature,omitempty"`
-	Data      string           `json:"data,omitempty"`
-	Source    *anthropicSource `json:"source,omitempty"`
-	ID        string           `json:"id,omitempty"`
-	Name      string           `json:"name,omitempty"`
-	Input     json.RawMessage  `json:"input,omitempty"`
-	ToolUseID string           `json:"tool_use_id,omitempty"`
-	// Content of a tool_result: a string, or text blocks on import.
-	Content json.RawMessage `json:"content,omitempty"`
-	IsError bool            `json:"is_error,omitempty"`
-	// CacheControl marks a prompt-cache breakpoint after this block.
-	CacheControl *anthropicCacheControl `json:"cache_control,omitempty"`
-}
-
-type anthropicCacheControl struct {
-	Type string `json:"type"`
-}
-
 // maxCacheBreakpoints is how many blocks a request may mark with cache_control.
 const maxCacheBreakpoints = 4
-
-type anthropicSource struct {
-	Type      string `json:"type"`
-	MediaType string `json:"media_type,omitempty"`
-	Data      string `json:"data,omitempty"`
-	URL       string `json:"url,omitempty"`
-	// FileID names a file of the Files API (type "file").
-	FileID string `json:"file_id,omitempty"`
-}
-
-// UnmarshalJSON reads a source object, and leaves a source of another shape
-// (a search_result's source is its URL, a string) empty rather than fail the
-// whole message.
-func (s *anthropicSource) UnmarshalJSON(raw []byte) error {
-	type plain anthropicSource
-	var v plain
-	if json.Unmarshal(raw, &v) == nil {
-		*s = anthropicSource(v)
-	}
-	return nil
-}
-
-type anthropicTool struct {
-	// Type is set for Anthropic's server and client tools (web_search_...,
-	// bash_..., text_editor_...), which have no input_schema; empty or
-	// "custom" for a tool the client defines.
-	Type         string                 `json:"type,omitempty"`
-	Name         string                 `json:"name"`
-	Description  string                 `json:"description,omitempty"`
-	InputSchema  json.RawMessage        `json:"input_schema,omitempty"`
-	CacheControl *anthropicCacheControl `json:"cache_control,omitempty"`
-}
 
 // emptyInputSchema is sent for a tool without parameters: input_schema is required.
 var emptyInputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -89,12 +20,12 @@ var emptyInputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // because the API wants them before every other block of the turn.
 type anthropicTurn struct {
 	role     string
-	thinking []anthropicBlock
-	blocks   []anthropicBlock
+	thinking []wire.AnthropicBlock
+	blocks   []wire.AnthropicBlock
 }
 
 func renderAnthropic(c *conversation) ([]byte, error) {
-	req := anthropicRequest{Model: c.model, MaxTokens: c.maxTokens, Messages: []anthropicMessage{}}
+	req := wire.AnthropicRequest{Model: c.model, MaxTokens: c.maxTokens, Messages: []wire.AnthropicMessage{}}
 	if c.system != "" {
 		req.System = rawJSON(c.system)
 	}
@@ -103,7 +34,7 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 		if schema == nil {
 			schema = emptyInputSchema
 		}
-		req.Tools = append(req.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		req.Tools = append(req.Tools, wire.AnthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
 	if c.responseFormat != "" {
 		c.notes.add("response format(s) omitted (the Messages API has no response_format)", 1)
@@ -129,7 +60,7 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 	}
 	if len(turns) > 0 && turns[0].role == "assistant" {
 		text := LeadingUserText
-		turns = append([]anthropicTurn{{role: "user", blocks: []anthropicBlock{{Type: "text", Text: &text}}}}, turns...)
+		turns = append([]anthropicTurn{{role: "user", blocks: []wire.AnthropicBlock{{Type: "text", Text: &text}}}}, turns...)
 		if stableTurn >= 0 {
 			stableTurn++
 		}
@@ -140,7 +71,7 @@ func renderAnthropic(c *conversation) ([]byte, error) {
 	cacheAfter(turns, stableTurn)
 	cacheAfter(turns, len(turns)-1)
 	for _, t := range turns {
-		req.Messages = append(req.Messages, anthropicMessage{Role: t.role, Content: rawJSON(append(t.thinking, t.blocks...))})
+		req.Messages = append(req.Messages, wire.AnthropicMessage{Role: t.role, Content: rawJSON(append(t.thinking, t.blocks...))})
 	}
 	return encodeJSON(req)
 }
@@ -159,11 +90,11 @@ func anthropicTurnOf(c *conversation, m *agentstate.Message) anthropicTurn {
 				c.notes.add("blank text part(s) omitted (the API rejects them)", 1)
 				continue
 			}
-			t.blocks = append(t.blocks, anthropicBlock{Type: "text", Text: &p.Text})
+			t.blocks = append(t.blocks, wire.AnthropicBlock{Type: "text", Text: &p.Text})
 		case p.Kind == agentstate.PartToolCall && t.role == "assistant":
-			t.blocks = append(t.blocks, anthropicBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: argumentsObject(p.ToolCall.ArgumentsJSON)})
+			t.blocks = append(t.blocks, wire.AnthropicBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: argumentsObject(p.ToolCall.ArgumentsJSON)})
 		case p.Kind == agentstate.PartToolResult && m.Role == agentstate.RoleTool:
-			b := anthropicBlock{Type: "tool_result", ToolUseID: p.ToolResult.ToolCallID, IsError: p.ToolResult.IsError}
+			b := wire.AnthropicBlock{Type: "tool_result", ToolUseID: p.ToolResult.ToolCallID, IsError: p.ToolResult.IsError}
 			if p.ToolResult.Content != "" {
 				b.Content = rawJSON(p.ToolResult.Content)
 			}
@@ -174,15 +105,15 @@ func anthropicTurnOf(c *conversation, m *agentstate.Message) anthropicTurn {
 			case len(r.Signature) == 0:
 				c.notes.add("unsigned reasoning part(s) omitted (the API accepts only signed thinking)", 1)
 			case r.Text == "":
-				t.thinking = append(t.thinking, anthropicBlock{Type: "redacted_thinking", Data: base64.StdEncoding.EncodeToString(r.Signature)})
+				t.thinking = append(t.thinking, wire.AnthropicBlock{Type: "redacted_thinking", Data: base64.StdEncoding.EncodeToString(r.Signature)})
 			default:
-				t.thinking = append(t.thinking, anthropicBlock{Type: "thinking", Thinking: &r.Text, Signature: base64.StdEncoding.EncodeToString(r.Signature)})
+				t.thinking = append(t.thinking, wire.AnthropicBlock{Type: "thinking", Thinking: &r.Text, Signature: base64.StdEncoding.EncodeToString(r.Signature)})
 			}
 		case p.Kind == agentstate.PartImage && t.role == "user" && m.Role != agentstate.RoleTool:
 			if mt, data, ok := imageBytes(p.Image); ok {
-				t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
+				t.blocks = append(t.blocks, wire.AnthropicBlock{Type: "image", Source: &wire.AnthropicSource{Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
 			} else {
-				t.blocks = append(t.blocks, anthropicBlock{Type: "image", Source: &anthropicSource{Type: "url", URL: p.Image.URL}})
+				t.blocks = append(t.blocks, wire.AnthropicBlock{Type: "image", Source: &wire.AnthropicSource{Type: "url", URL: p.Image.URL}})
 			}
 		default:
 			c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, m.Role), 1)
@@ -196,7 +127,7 @@ func cacheAfter(turns []anthropicTurn, i int) {
 	if i < 0 || i >= len(turns) || len(turns[i].blocks) == 0 {
 		return
 	}
-	turns[i].blocks[len(turns[i].blocks)-1].CacheControl = &anthropicCacheControl{Type: "ephemeral"}
+	turns[i].blocks[len(turns[i].blocks)-1].CacheControl = &wire.AnthropicCacheControl{Type: "ephemeral"}
 }
 
 // ValidateAnthropic checks the Messages API rules a body must meet: the
@@ -217,7 +148,7 @@ func ValidateAnthropic(body []byte) error {
 // validateAnthropic is ValidateAnthropic, with or without the max_tokens
 // rule (a count_tokens body has none, and Splice keeps the client's).
 func validateAnthropic(body []byte, maxTokens bool) error {
-	var req anthropicRequest
+	var req wire.AnthropicRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("invalid anthropic body: %w", err)
 	}
@@ -254,7 +185,7 @@ func (v *anthropicValidator) system(raw json.RawMessage) {
 	if len(raw) == 0 || isJSONString(raw) {
 		return
 	}
-	var blocks []anthropicBlock
+	var blocks []wire.AnthropicBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		v.fail("system must be a string or text blocks")
 		return
@@ -286,7 +217,7 @@ type anthropicValidator struct {
 // systemMessage checks a system message of the conversation (Claude Code
 // sends its environment so): text only, and never between a tool_use and
 // its tool_result.
-func (v *anthropicValidator) systemMessage(i int, m anthropicMessage) {
+func (v *anthropicValidator) systemMessage(i int, m wire.AnthropicMessage) {
 	if len(v.open) > 0 {
 		v.fail("messages[%d]: a system message between a tool_use and its tool_result", i)
 	}
@@ -297,7 +228,7 @@ func (v *anthropicValidator) systemMessage(i int, m anthropicMessage) {
 		}
 		return
 	}
-	var blocks []anthropicBlock
+	var blocks []wire.AnthropicBlock
 	if err := json.Unmarshal(m.Content, &blocks); err != nil || len(blocks) == 0 {
 		v.fail("messages[%d]: content must be a string or text blocks", i)
 		return
@@ -312,7 +243,7 @@ func (v *anthropicValidator) systemMessage(i int, m anthropicMessage) {
 	}
 }
 
-func (v *anthropicValidator) message(i int, m anthropicMessage) {
+func (v *anthropicValidator) message(i int, m wire.AnthropicMessage) {
 	if m.Role == "system" {
 		v.systemMessage(i, m)
 		return
@@ -325,7 +256,7 @@ func (v *anthropicValidator) message(i int, m anthropicMessage) {
 	if m.Role != want {
 		v.fail("messages[%d]: role %q, want %q (roles alternate, starting with user)", i, m.Role, want)
 	}
-	var blocks []anthropicBlock
+	var blocks []wire.AnthropicBlock
 	var text string
 	switch {
 	case json.Unmarshal(m.Content, &text) == nil:
@@ -370,7 +301,7 @@ func (v *anthropicValidator) message(i int, m anthropicMessage) {
 // block checks block j of message i, of role; leading says no block other
 // than thinking and tool_result came before it, answered collects the
 // tool_use ids the message's results answer.
-func (v *anthropicValidator) block(i, j int, role string, b anthropicBlock, leading bool, answered map[string]bool) {
+func (v *anthropicValidator) block(i, j int, role string, b wire.AnthropicBlock, leading bool, answered map[string]bool) {
 	switch b.Type {
 	case "text":
 		if b.Text == nil || blank(*b.Text) {
@@ -417,7 +348,7 @@ func (v *anthropicValidator) block(i, j int, role string, b anthropicBlock, lead
 	}
 }
 
-func (v *anthropicValidator) toolResult(i, j int, role string, b anthropicBlock, leading bool, answered map[string]bool) {
+func (v *anthropicValidator) toolResult(i, j int, role string, b wire.AnthropicBlock, leading bool, answered map[string]bool) {
 	switch {
 	case role != "user" || !leading:
 		v.fail("messages[%d].content[%d]: tool_result must come first in a user message", i, j)
@@ -428,7 +359,7 @@ func (v *anthropicValidator) toolResult(i, j int, role string, b anthropicBlock,
 	if len(b.Content) == 0 || isJSONString(b.Content) {
 		return
 	}
-	var blocks []anthropicBlock
+	var blocks []wire.AnthropicBlock
 	if err := json.Unmarshal(b.Content, &blocks); err != nil {
 		v.fail("messages[%d].content[%d]: tool_result content must be a string or blocks", i, j)
 		return
@@ -444,12 +375,12 @@ func (v *anthropicValidator) toolResult(i, j int, role string, b anthropicBlock,
 	}
 }
 
-func validAnthropicImage(s *anthropicSource) bool {
+func validAnthropicImage(s *wire.AnthropicSource) bool {
 	return s != nil && (s.Type == "base64" && s.MediaType != "" && s.Data != "" || s.Type == "url" && s.URL != "" || s.Type == "file" && s.FileID != "")
 }
 
 func importAnthropic(im *importer, body []byte) {
-	var req anthropicRequest
+	var req wire.AnthropicRequest
 	if !im.decode(body, &req, "") {
 		return
 	}
@@ -473,7 +404,7 @@ func importAnthropic(im *importer, body []byte) {
 // importAnthropicMessage reads one message at path: a string content, or
 // blocks whose results and other content become separate messages, in
 // block order.
-func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
+func importAnthropicMessage(im *importer, path string, m wire.AnthropicMessage) {
 	switch m.Role {
 	case "user", "assistant":
 	case "system":
@@ -494,7 +425,7 @@ func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
 		im.add(anthropicRole(m.Role), []agentstate.Part{textPart(s)})
 		return
 	}
-	var blocks []anthropicBlock
+	var blocks []wire.AnthropicBlock
 	if !im.decode(m.Content, &blocks, path+".content") {
 		return
 	}
@@ -522,7 +453,7 @@ func importAnthropicMessage(im *importer, path string, m anthropicMessage) {
 // a block that cannot be read is reported and left out, and one of a type
 // ctxc does not read (documents, search results, server tools' blocks) is
 // imported as opaqueText.
-func importAnthropicBlock(t *turn, path string, b anthropicBlock, raw func() json.RawMessage) {
+func importAnthropicBlock(t *turn, path string, b wire.AnthropicBlock, raw func() json.RawMessage) {
 	im := t.im
 	switch b.Type {
 	case "text":
@@ -601,7 +532,7 @@ func anthropicResultText(im *importer, raw json.RawMessage, path string) string 
 	}
 	texts := make([]string, 0, len(blocks))
 	for j, rb := range blocks {
-		var b anthropicBlock
+		var b wire.AnthropicBlock
 		if !im.decode(rb, &b, fmt.Sprintf("%s[%d]", path, j)) {
 			continue
 		}
@@ -631,7 +562,7 @@ func anthropicText(im *importer, raw json.RawMessage, path string) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var blocks []anthropicBlock
+	var blocks []wire.AnthropicBlock
 	if !im.decode(raw, &blocks, path) {
 		return ""
 	}

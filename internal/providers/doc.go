@@ -9,7 +9,8 @@
 // (Splice: every field ctxc does not own, and every message the compile left
 // as it was, keeps its bytes, and a message the compile changed is the
 // client's own JSON with only what changed written again; the proxy
-// forwards the result).
+// forwards the result). The bodies' types are package wire's, the module's
+// one set of them.
 //
 // The system prompt goes where each provider wants it: a leading
 // "system" message for OpenAI and Ollama, "instructions" for OpenAI

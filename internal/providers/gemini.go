@@ -10,106 +10,27 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
-// Gemini generateContent wire types (REST, camelCase field names).
-type geminiRequest struct {
-	SystemInstruction *geminiContent          `json:"systemInstruction,omitempty"`
-	Contents          []geminiContent         `json:"contents"`
-	Tools             []geminiTool            `json:"tools,omitempty"`
-	GenerationConfig  *geminiGenerationConfig `json:"generationConfig,omitempty"`
-}
-
-type geminiContent struct {
-	Role  string       `json:"role,omitempty"`
-	Parts []geminiPart `json:"parts"`
-}
-
-type geminiPart struct {
-	Text             *string                 `json:"text,omitempty"`
-	Thought          bool                    `json:"thought,omitempty"`
-	ThoughtSignature string                  `json:"thoughtSignature,omitempty"`
-	InlineData       *geminiBlob             `json:"inlineData,omitempty"`
-	FileData         *geminiFileData         `json:"fileData,omitempty"`
-	FunctionCall     *geminiFunctionCall     `json:"functionCall,omitempty"`
-	FunctionResponse *geminiFunctionResponse `json:"functionResponse,omitempty"`
-	// The code execution tool's parts, server-side tools' calls and
-	// responses, and audio transcriptions, which only a client's body
-	// carries.
-	ExecutableCode      json.RawMessage `json:"executableCode,omitempty"`
-	CodeExecutionResult json.RawMessage `json:"codeExecutionResult,omitempty"`
-	ToolCall            json.RawMessage `json:"toolCall,omitempty"`
-	ToolResponse        json.RawMessage `json:"toolResponse,omitempty"`
-	AudioTranscription  json.RawMessage `json:"audioTranscription,omitempty"`
-}
-
-type geminiBlob struct {
-	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
-}
-
-type geminiFileData struct {
-	MimeType string `json:"mimeType,omitempty"`
-	FileURI  string `json:"fileUri"`
-}
-
-type geminiFunctionCall struct {
-	ID   string          `json:"id,omitempty"`
-	Name string          `json:"name"`
-	Args json.RawMessage `json:"args,omitempty"`
-}
-
-type geminiFunctionResponse struct {
-	ID       string          `json:"id,omitempty"`
-	Name     string          `json:"name"`
-	Response json.RawMessage `json:"response"`
-}
-
-// geminiResult is the functionResponse.response the renderer writes: Gemini
-// reads "output" as the function's output and "error" as its failure.
-type geminiResult struct {
-	Output *string `json:"output,omitempty"`
-	Error  *string `json:"error,omitempty"`
-}
-
-type geminiTool struct {
-	FunctionDeclarations []geminiFunctionDeclaration `json:"functionDeclarations,omitempty"`
-}
-
-type geminiFunctionDeclaration struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	// ParametersJSONSchema takes a JSON schema as is; Parameters (an OpenAPI
-	// subset) is read on import only.
-	Parameters           json.RawMessage `json:"parameters,omitempty"`
-	ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema,omitempty"`
-}
-
-type geminiGenerationConfig struct {
-	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
-	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
-	// The answer's limit, read on import only.
-	MaxOutputTokens int `json:"maxOutputTokens,omitempty"`
-}
-
 func renderGemini(c *conversation) ([]byte, error) {
-	req := geminiRequest{Contents: []geminiContent{}}
+	req := wire.GeminiRequest{Contents: []wire.GeminiContent{}}
 	if c.system != "" {
 		system := c.system
-		req.SystemInstruction = &geminiContent{Parts: []geminiPart{{Text: &system}}}
+		req.SystemInstruction = &wire.GeminiContent{Parts: []wire.GeminiPart{{Text: &system}}}
 	}
 	if len(c.tools) > 0 {
-		decls := make([]geminiFunctionDeclaration, len(c.tools))
+		decls := make([]wire.GeminiFunctionDeclaration, len(c.tools))
 		for i, t := range c.tools {
-			decls[i] = geminiFunctionDeclaration{Name: t.Name, Description: t.Description, ParametersJSONSchema: c.toolSchemas[i]}
+			decls[i] = wire.GeminiFunctionDeclaration{Name: t.Name, Description: t.Description, ParametersJSONSchema: c.toolSchemas[i]}
 		}
-		req.Tools = []geminiTool{{FunctionDeclarations: decls}}
+		req.Tools = []wire.GeminiTool{{FunctionDeclarations: decls}}
 	}
 	if rf := parseResponseFormat(c.responseFormat, c.notes); rf != nil {
-		req.GenerationConfig = &geminiGenerationConfig{ResponseMimeType: "application/json", ResponseJSONSchema: rf.schema}
+		req.GenerationConfig = &wire.GeminiGenerationConfig{ResponseMimeType: "application/json", ResponseJSONSchema: rf.schema}
 	}
-	appendTurn := func(role string, parts []geminiPart) {
+	appendTurn := func(role string, parts []wire.GeminiPart) {
 		if len(parts) == 0 {
 			return
 		}
@@ -117,7 +38,7 @@ func renderGemini(c *conversation) ([]byte, error) {
 			req.Contents[n-1].Parts = append(req.Contents[n-1].Parts, parts...)
 			return
 		}
-		req.Contents = append(req.Contents, geminiContent{Role: role, Parts: parts})
+		req.Contents = append(req.Contents, wire.GeminiContent{Role: role, Parts: parts})
 	}
 	for i := range c.messages {
 		role, parts := geminiPartsOf(c, &c.messages[i])
@@ -125,13 +46,13 @@ func renderGemini(c *conversation) ([]byte, error) {
 	}
 	if len(req.Contents) > 0 && req.Contents[0].Role == "model" {
 		text := LeadingUserText
-		req.Contents = append([]geminiContent{{Role: "user", Parts: []geminiPart{{Text: &text}}}}, req.Contents...)
+		req.Contents = append([]wire.GeminiContent{{Role: "user", Parts: []wire.GeminiPart{{Text: &text}}}}, req.Contents...)
 	}
 	return encodeJSON(req)
 }
 
 // geminiPartsOf renders one compiled message as the parts of a turn of role.
-func geminiPartsOf(c *conversation, m *agentstate.Message) (role string, parts []geminiPart) {
+func geminiPartsOf(c *conversation, m *agentstate.Message) (role string, parts []wire.GeminiPart) {
 	role = "user"
 	if m.Role == agentstate.RoleAssistant {
 		role = "model"
@@ -143,28 +64,28 @@ func geminiPartsOf(c *conversation, m *agentstate.Message) (role string, parts [
 				c.notes.add("blank text part(s) omitted", 1)
 				continue
 			}
-			parts = append(parts, geminiPart{Text: &p.Text})
+			parts = append(parts, wire.GeminiPart{Text: &p.Text})
 		case p.Kind == agentstate.PartToolCall && role == "model":
-			parts = append(parts, geminiPart{FunctionCall: &geminiFunctionCall{Name: p.ToolCall.Name, Args: argumentsObject(p.ToolCall.ArgumentsJSON)}})
+			parts = append(parts, wire.GeminiPart{FunctionCall: &wire.GeminiFunctionCall{Name: p.ToolCall.Name, Args: argumentsObject(p.ToolCall.ArgumentsJSON)}})
 		case p.Kind == agentstate.PartToolResult && m.Role == agentstate.RoleTool:
 			content := p.ToolResult.Content
-			res := geminiResult{Output: &content}
+			res := wire.GeminiResult{Output: &content}
 			if p.ToolResult.IsError {
-				res = geminiResult{Error: &content}
+				res = wire.GeminiResult{Error: &content}
 			}
-			parts = append(parts, geminiPart{FunctionResponse: &geminiFunctionResponse{Name: p.ToolResult.Name, Response: rawJSON(res)}})
+			parts = append(parts, wire.GeminiPart{FunctionResponse: &wire.GeminiFunctionResponse{Name: p.ToolResult.Name, Response: rawJSON(res)}})
 		case p.Kind == agentstate.PartReasoning && role == "model" && p.Reasoning.Text != "":
 			r := p.Reasoning
-			gp := geminiPart{Text: &r.Text, Thought: true}
+			gp := wire.GeminiPart{Text: &r.Text, Thought: true}
 			if len(r.Signature) > 0 {
 				gp.ThoughtSignature = base64.StdEncoding.EncodeToString(r.Signature)
 			}
 			parts = append(parts, gp)
 		case p.Kind == agentstate.PartImage && role == "user" && m.Role != agentstate.RoleTool:
 			if mt, data, ok := imageBytes(p.Image); ok {
-				parts = append(parts, geminiPart{InlineData: &geminiBlob{MimeType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
+				parts = append(parts, wire.GeminiPart{InlineData: &wire.GeminiBlob{MimeType: mt, Data: base64.StdEncoding.EncodeToString(data)}})
 			} else {
-				parts = append(parts, geminiPart{FileData: &geminiFileData{MimeType: urlMediaType(p.Image), FileURI: p.Image.URL}})
+				parts = append(parts, wire.GeminiPart{FileData: &wire.GeminiFileData{MimeType: urlMediaType(p.Image), FileURI: p.Image.URL}})
 			}
 		case p.Kind == agentstate.PartReasoning && role == "model":
 			c.notes.add("reasoning part(s) without text omitted (a thought part needs text)", 1)
@@ -194,7 +115,7 @@ func urlMediaType(img agentstate.Image) string {
 // functionCalls is followed by a user turn with exactly N functionResponses
 // of the same names, and functionResponses appear nowhere else.
 func ValidateGemini(body []byte) error {
-	var req geminiRequest
+	var req wire.GeminiRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("invalid gemini body: %w", err)
 	}
@@ -267,7 +188,7 @@ func ValidateGemini(body []byte) error {
 }
 
 // geminiData counts the data fields set on a part.
-func geminiData(p geminiPart) int {
+func geminiData(p wire.GeminiPart) int {
 	n := 0
 	for _, set := range []bool{p.Text != nil, p.InlineData != nil, p.FileData != nil, p.FunctionCall != nil, p.FunctionResponse != nil,
 		p.ExecutableCode != nil, p.CodeExecutionResult != nil, p.ToolCall != nil, p.ToolResponse != nil, p.AudioTranscription != nil} {
@@ -310,7 +231,7 @@ func takePending(pending *[]pendingCall, name string) (string, bool) {
 }
 
 func importGemini(im *importer, body []byte) {
-	var req geminiRequest
+	var req wire.GeminiRequest
 	if !im.decode(body, &req, "") {
 		return
 	}
@@ -389,7 +310,7 @@ type geminiTurn struct {
 	calls int
 }
 
-func (g *geminiImport) content(i int, content geminiContent) {
+func (g *geminiImport) content(i int, content wire.GeminiContent) {
 	path := fmt.Sprintf("contents[%d]", i)
 	t := geminiTurn{turn: turn{im: g.importer}, index: i}
 	switch content.Role {
@@ -415,7 +336,7 @@ func (g *geminiImport) content(i int, content geminiContent) {
 // cannot be read is reported and left out, and one holding what ctxc does
 // not read (executableCode, codeExecutionResult, toolCall...) is imported as
 // opaqueText.
-func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart, raw func() json.RawMessage) {
+func (g *geminiImport) part(path string, t *geminiTurn, p wire.GeminiPart, raw func() json.RawMessage) {
 	switch {
 	case p.Text != nil && p.Thought:
 		r := agentstate.Reasoning{Text: *p.Text}
@@ -452,7 +373,7 @@ func (g *geminiImport) part(path string, t *geminiTurn, p geminiPart, raw func()
 	}
 }
 
-func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *geminiFunctionCall) {
+func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *wire.GeminiFunctionCall) {
 	if t.role != agentstate.RoleAssistant {
 		g.fail(path+".functionCall", "a functionCall belongs in a model turn")
 		return
@@ -471,7 +392,7 @@ func (g *geminiImport) functionCall(path string, t *geminiTurn, fc *geminiFuncti
 	t.parts = append(t.parts, agentstate.Part{Kind: agentstate.PartToolCall, ToolCall: agentstate.ToolCall{ID: id, Name: fc.Name, ArgumentsJSON: argumentsFromObject(fc.Args)}})
 }
 
-func (g *geminiImport) functionResponse(path string, t *geminiTurn, fr *geminiFunctionResponse) {
+func (g *geminiImport) functionResponse(path string, t *geminiTurn, fr *wire.GeminiFunctionResponse) {
 	id := fr.ID
 	if k := slices.IndexFunc(g.pending, func(pc pendingCall) bool { return pc.id == id }); id != "" && k >= 0 {
 		g.pending = slices.Delete(g.pending, k, k+1)

@@ -7,54 +7,17 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
-// Ollama /api/chat wire types.
-type ollamaRequest struct {
-	Model    string          `json:"model,omitempty"`
-	Messages []ollamaMessage `json:"messages"`
-	Tools    []openAITool    `json:"tools,omitempty"`
-	Format   json.RawMessage `json:"format,omitempty"`
-	Options  *ollamaOptions  `json:"options,omitempty"`
-	Stream   *bool           `json:"stream,omitempty"`
-}
-
-type ollamaMessage struct {
-	Role      string           `json:"role"`
-	Content   string           `json:"content"`
-	Thinking  string           `json:"thinking,omitempty"`
-	Images    []string         `json:"images,omitempty"`
-	ToolCalls []ollamaToolCall `json:"tool_calls,omitempty"`
-	ToolName  string           `json:"tool_name,omitempty"`
-	// ToolCallID and ollamaToolCall.ID carry call ids for Ollama versions that
-	// read them; older versions ignore them and pair by tool_name and order.
-	ToolCallID string `json:"tool_call_id,omitempty"`
-}
-
-type ollamaToolCall struct {
-	ID       string         `json:"id,omitempty"`
-	Function ollamaFunction `json:"function"`
-}
-
-type ollamaFunction struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-type ollamaOptions struct {
-	NumCtx int `json:"num_ctx,omitempty"`
-	// NumPredict is the answer's limit, read on import only (-1: none).
-	NumPredict int `json:"num_predict,omitempty"`
-}
-
 func renderOllama(c *conversation) ([]byte, error) {
 	stream := false
-	req := ollamaRequest{Model: c.model, Messages: []ollamaMessage{}, Tools: functionTools(c), Stream: &stream}
+	req := wire.OllamaRequest{Model: c.model, Messages: []wire.OllamaMessage{}, Tools: functionTools(c), Stream: &stream}
 	// Without num_ctx Ollama uses its small default window and silently cuts
 	// the front of a longer prompt: the system prompt and the task go first.
 	if c.contextWindow > 0 {
-		req.Options = &ollamaOptions{NumCtx: c.contextWindow}
+		req.Options = &wire.OllamaOptions{NumCtx: c.contextWindow}
 	}
 	if rf := parseResponseFormat(c.responseFormat, c.notes); rf != nil {
 		if rf.jsonOnly {
@@ -64,7 +27,7 @@ func renderOllama(c *conversation) ([]byte, error) {
 		}
 	}
 	if c.system != "" {
-		req.Messages = append(req.Messages, ollamaMessage{Role: "system", Content: c.system})
+		req.Messages = append(req.Messages, wire.OllamaMessage{Role: "system", Content: c.system})
 	}
 	for i := range c.messages {
 		req.Messages = append(req.Messages, ollamaMessagesOf(c, &c.messages[i])...)
@@ -75,18 +38,18 @@ func renderOllama(c *conversation) ([]byte, error) {
 // ollamaMessagesOf renders one compiled message as /api/chat messages: one
 // per result of a tool message, else one, or none when nothing of it can be
 // sent.
-func ollamaMessagesOf(c *conversation, m *agentstate.Message) (msgs []ollamaMessage) {
+func ollamaMessagesOf(c *conversation, m *agentstate.Message) (msgs []wire.OllamaMessage) {
 	if m.Role == agentstate.RoleTool {
 		for _, p := range m.Parts {
 			if p.Kind != agentstate.PartToolResult {
 				c.notes.add("non-result part(s) of tool messages omitted", 1)
 				continue
 			}
-			msgs = append(msgs, ollamaMessage{Role: "tool", Content: toolResultContent(p.ToolResult), ToolName: p.ToolResult.Name, ToolCallID: p.ToolResult.ToolCallID})
+			msgs = append(msgs, wire.OllamaMessage{Role: "tool", Content: toolResultContent(p.ToolResult), ToolName: p.ToolResult.Name, ToolCallID: p.ToolResult.ToolCallID})
 		}
 		return msgs
 	}
-	out := ollamaMessage{Role: "user"}
+	out := wire.OllamaMessage{Role: "user"}
 	switch m.Role {
 	case agentstate.RoleAssistant:
 		out.Role = "assistant"
@@ -99,7 +62,7 @@ func ollamaMessagesOf(c *conversation, m *agentstate.Message) (msgs []ollamaMess
 		case p.Kind == agentstate.PartText:
 			texts = append(texts, p.Text)
 		case p.Kind == agentstate.PartToolCall && out.Role == "assistant":
-			out.ToolCalls = append(out.ToolCalls, ollamaToolCall{ID: p.ToolCall.ID, Function: ollamaFunction{Name: p.ToolCall.Name, Arguments: argumentsObject(p.ToolCall.ArgumentsJSON)}})
+			out.ToolCalls = append(out.ToolCalls, wire.OllamaToolCall{ID: p.ToolCall.ID, Function: wire.OllamaFunction{Name: p.ToolCall.Name, Arguments: argumentsObject(p.ToolCall.ArgumentsJSON)}})
 		case p.Kind == agentstate.PartReasoning && out.Role == "assistant":
 			if p.Reasoning.Text != "" {
 				thinking = append(thinking, p.Reasoning.Text)
@@ -130,7 +93,7 @@ func ollamaMessagesOf(c *conversation, m *agentstate.Message) (msgs []ollamaMess
 // one per call, each naming a called tool; call names non-empty and
 // arguments objects; images base64; options.num_ctx positive when set.
 func ValidateOllama(body []byte) error {
-	var req ollamaRequest
+	var req wire.OllamaRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("invalid ollama body: %w", err)
 	}
@@ -187,7 +150,7 @@ func ValidateOllama(body []byte) error {
 }
 
 func importOllama(im *importer, body []byte) {
-	var req ollamaRequest
+	var req wire.OllamaRequest
 	if !im.decode(body, &req, "") {
 		return
 	}

@@ -9,105 +9,26 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
-// OpenAI Chat Completions wire types; the ones with json.RawMessage fields
-// serve rendering, validation and import alike.
-type openAIRequest struct {
-	Model          string            `json:"model,omitempty"`
-	Messages       []json.RawMessage `json:"messages"`
-	Tools          []openAITool      `json:"tools,omitempty"`
-	ResponseFormat json.RawMessage   `json:"response_format,omitempty"`
-	// The answer's limit, read on import only.
-	MaxTokens           int `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
-}
-
-type openAIMessage struct {
-	Role string `json:"role"`
-	// Content is a string, an array of content parts, or absent.
-	Content    json.RawMessage  `json:"content,omitempty"`
-	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string           `json:"tool_call_id,omitempty"`
-	// FunctionCall is the deprecated call of an assistant message, answered
-	// by a message of role "function" named as the function; read on import
-	// only, as Name is.
-	FunctionCall *openAIFunction `json:"function_call,omitempty"`
-	Name         string          `json:"name,omitempty"`
-}
-
-type openAIToolCall struct {
-	ID       string         `json:"id"`
-	Type     string         `json:"type"`
-	Function openAIFunction `json:"function"`
-	// Custom is a call of a custom tool (type "custom": free-form input),
-	// read on import only.
-	Custom *openAICustomCall `json:"custom,omitempty"`
-}
-
-type openAICustomCall struct {
-	Name  string `json:"name"`
-	Input string `json:"input"`
-}
-
-// nameAndArguments are a call's name and arguments, a custom tool's input
-// as its arguments.
-func (tc *openAIToolCall) nameAndArguments() (string, string) {
-	if tc.Custom != nil {
-		return tc.Custom.Name, tc.Custom.Input
-	}
-	return tc.Function.Name, tc.Function.Arguments
-}
-
-type openAIFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-type openAIContentPart struct {
-	Type     string          `json:"type"`
-	Text     *string         `json:"text,omitempty"`
-	Refusal  *string         `json:"refusal,omitempty"`
-	ImageURL *openAIImageURL `json:"image_url,omitempty"`
-}
-
-type openAIImageURL struct {
-	URL    string `json:"url"`
-	Detail string `json:"detail,omitempty"`
-}
-
-// openAITool is also Ollama's tool shape.
-type openAITool struct {
-	Type     string             `json:"type"`
-	Function openAIFunctionDecl `json:"function"`
-	// Custom is a custom tool's definition (type "custom"), read on import
-	// and checked by the validator only.
-	Custom *openAIFunctionDecl `json:"custom,omitempty"`
-}
-
-type openAIFunctionDecl struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-}
-
-func functionTools(c *conversation) []openAITool {
-	tools := make([]openAITool, len(c.tools))
+func functionTools(c *conversation) []wire.OpenAITool {
+	tools := make([]wire.OpenAITool, len(c.tools))
 	for i, t := range c.tools {
-		tools[i] = openAITool{Type: "function", Function: openAIFunctionDecl{Name: t.Name, Description: t.Description, Parameters: c.toolSchemas[i]}}
+		tools[i] = wire.OpenAITool{Type: "function", Function: wire.OpenAIFunctionDecl{Name: t.Name, Description: t.Description, Parameters: c.toolSchemas[i]}}
 	}
 	return tools
 }
 
 func renderOpenAI(c *conversation) ([]byte, error) {
-	req := openAIRequest{Model: c.model, Messages: []json.RawMessage{}, Tools: functionTools(c)}
+	req := wire.OpenAIRequest{Model: c.model, Messages: []json.RawMessage{}, Tools: functionTools(c)}
 	if rf := parseResponseFormat(c.responseFormat, c.notes); rf != nil {
 		req.ResponseFormat = rf.openAI
 	}
-	add := func(m openAIMessage) { req.Messages = append(req.Messages, rawJSON(m)) }
+	add := func(m wire.OpenAIMessage) { req.Messages = append(req.Messages, rawJSON(m)) }
 	if c.system != "" {
-		add(openAIMessage{Role: "system", Content: rawJSON(c.system)})
+		add(wire.OpenAIMessage{Role: "system", Content: rawJSON(c.system)})
 	}
 	for i := range c.messages {
 		for _, m := range openAIMessagesOf(c, &c.messages[i]) {
@@ -120,18 +41,18 @@ func renderOpenAI(c *conversation) ([]byte, error) {
 // openAIMessagesOf renders one compiled message as Chat Completions
 // messages: one per result of a tool message, else one, or none when
 // nothing of it can be sent.
-func openAIMessagesOf(c *conversation, m *agentstate.Message) (out []openAIMessage) {
+func openAIMessagesOf(c *conversation, m *agentstate.Message) (out []wire.OpenAIMessage) {
 	switch m.Role {
 	case agentstate.RoleTool:
 		for _, p := range m.Parts {
 			if p.Kind == agentstate.PartToolResult {
-				out = append(out, openAIMessage{Role: "tool", ToolCallID: p.ToolResult.ToolCallID, Content: rawJSON(toolResultContent(p.ToolResult))})
+				out = append(out, wire.OpenAIMessage{Role: "tool", ToolCallID: p.ToolResult.ToolCallID, Content: rawJSON(toolResultContent(p.ToolResult))})
 			} else {
 				c.notes.add("non-result part(s) of tool messages omitted", 1)
 			}
 		}
 	case agentstate.RoleAssistant:
-		msg := openAIMessage{Role: "assistant"}
+		msg := wire.OpenAIMessage{Role: "assistant"}
 		var texts []string
 		for _, p := range m.Parts {
 			switch p.Kind {
@@ -142,7 +63,7 @@ func openAIMessagesOf(c *conversation, m *agentstate.Message) (out []openAIMessa
 				if blank(args) {
 					args = "{}"
 				}
-				msg.ToolCalls = append(msg.ToolCalls, openAIToolCall{ID: p.ToolCall.ID, Type: "function", Function: openAIFunction{Name: p.ToolCall.Name, Arguments: args}})
+				msg.ToolCalls = append(msg.ToolCalls, wire.OpenAIToolCall{ID: p.ToolCall.ID, Type: "function", Function: wire.OpenAIFunction{Name: p.ToolCall.Name, Arguments: args}})
 			case agentstate.PartReasoning:
 				c.notes.add("reasoning part(s) omitted (Chat Completions accepts no reasoning input)", 1)
 			default:
@@ -172,7 +93,7 @@ func openAIMessagesOf(c *conversation, m *agentstate.Message) (out []openAIMessa
 			}
 		}
 		if content := openAIContent(texts, images); content != nil {
-			out = append(out, openAIMessage{Role: role, Content: content})
+			out = append(out, wire.OpenAIMessage{Role: role, Content: content})
 		}
 	}
 	return out
@@ -188,12 +109,12 @@ func openAIContent(texts, imageURLs []string) json.RawMessage {
 			return rawJSON(texts[0])
 		}
 	}
-	parts := make([]openAIContentPart, 0, len(texts)+len(imageURLs))
+	parts := make([]wire.OpenAIContentPart, 0, len(texts)+len(imageURLs))
 	for i := range texts {
-		parts = append(parts, openAIContentPart{Type: "text", Text: &texts[i]})
+		parts = append(parts, wire.OpenAIContentPart{Type: "text", Text: &texts[i]})
 	}
 	for _, u := range imageURLs {
-		parts = append(parts, openAIContentPart{Type: "image_url", ImageURL: &openAIImageURL{URL: u}})
+		parts = append(parts, wire.OpenAIContentPart{Type: "image_url", ImageURL: &wire.OpenAIImageURL{URL: u}})
 	}
 	return rawJSON(parts)
 }
@@ -211,7 +132,7 @@ func openAIImage(img agentstate.Image) string {
 // call ids unique and non-empty; function names non-empty; content present
 // where required; tool parameters are objects.
 func ValidateOpenAI(body []byte) error {
-	var req openAIRequest
+	var req wire.OpenAIRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("invalid openai body: %w", err)
 	}
@@ -230,7 +151,7 @@ func ValidateOpenAI(body []byte) error {
 		open, openAt = nil, -1
 	}
 	for i, raw := range req.Messages {
-		var m openAIMessage
+		var m wire.OpenAIMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
 			c.fail("messages[%d]: %v", i, err)
 			continue
@@ -273,7 +194,7 @@ func ValidateOpenAI(body []byte) error {
 				}
 				ids[tc.ID] = true
 				open[tc.ID] = true
-				if name, _ := tc.nameAndArguments(); tc.Type != "function" && tc.Type != "custom" || name == "" {
+				if name, _ := tc.NameAndArguments(); tc.Type != "function" && tc.Type != "custom" || name == "" {
 					c.fail("messages[%d].tool_calls[%d]: want type function or custom, and a name", i, j)
 				}
 			}
@@ -285,7 +206,7 @@ func ValidateOpenAI(body []byte) error {
 	return c.err("openai")
 }
 
-func validateFunctionTools(c *checker, tools []openAITool) {
+func validateFunctionTools(c *checker, tools []wire.OpenAITool) {
 	for i, t := range tools {
 		if t.Type == "custom" && t.Custom != nil && t.Custom.Name != "" {
 			continue
@@ -301,7 +222,7 @@ func validateFunctionTools(c *checker, tools []openAITool) {
 
 // textParts reports whether raw is an array of text content parts.
 func textParts(raw json.RawMessage) bool {
-	var parts []openAIContentPart
+	var parts []wire.OpenAIContentPart
 	if json.Unmarshal(raw, &parts) != nil || len(parts) == 0 {
 		return false
 	}
@@ -324,7 +245,7 @@ func isJSONObject(raw json.RawMessage) bool {
 }
 
 // openAITools imports tool definitions in the OpenAI shape (Ollama uses it too).
-func (im *importer) openAITools(tools []openAITool) {
+func (im *importer) openAITools(tools []wire.OpenAITool) {
 	for i, t := range tools {
 		if t.Custom != nil {
 			t.Function = *t.Custom
@@ -337,7 +258,7 @@ func (im *importer) openAITools(tools []openAITool) {
 }
 
 func importOpenAI(im *importer, body []byte) {
-	var req openAIRequest
+	var req wire.OpenAIRequest
 	if !im.decode(body, &req, "") {
 		return
 	}
@@ -348,7 +269,7 @@ func importOpenAI(im *importer, body []byte) {
 			return
 		}
 		path := fmt.Sprintf("messages[%d]", i)
-		var m openAIMessage
+		var m wire.OpenAIMessage
 		if !im.decode(raw, &m, path) {
 			continue
 		}
@@ -365,16 +286,16 @@ func importOpenAI(im *importer, body []byte) {
 type openAICommon struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role         string           `json:"role"`
-		Content      any              `json:"content"`
-		ToolCalls    []openAIToolCall `json:"tool_calls"`
-		ToolCallID   string           `json:"tool_call_id"`
-		FunctionCall *openAIFunction  `json:"function_call"`
-		Name         string           `json:"name"`
+		Role         string                `json:"role"`
+		Content      any                   `json:"content"`
+		ToolCalls    []wire.OpenAIToolCall `json:"tool_calls"`
+		ToolCallID   string                `json:"tool_call_id"`
+		FunctionCall *wire.OpenAIFunction  `json:"function_call"`
+		Name         string                `json:"name"`
 	} `json:"messages"`
-	Tools               []openAITool `json:"tools"`
-	MaxTokens           int          `json:"max_tokens"`
-	MaxCompletionTokens int          `json:"max_completion_tokens"`
+	Tools               []wire.OpenAITool `json:"tools"`
+	MaxTokens           int               `json:"max_tokens"`
+	MaxCompletionTokens int               `json:"max_completion_tokens"`
 }
 
 // importOpenAICommon imports a body of the common shape in one decoding
@@ -402,7 +323,7 @@ func importOpenAICommon(im *importer, body []byte) bool {
 		if im.ended(i) {
 			return true
 		}
-		om := openAIMessage{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, FunctionCall: m.FunctionCall, Name: m.Name}
+		om := wire.OpenAIMessage{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, FunctionCall: m.FunctionCall, Name: m.Name}
 		im.openAIMessage(i, &om, &leading, func(bool) []agentstate.Part { return contents[i] })
 	}
 	return true
@@ -462,7 +383,7 @@ func commonContent(v any, allowImages bool) (parts []agentstate.Part, ok bool) {
 
 // openAIHead imports what a Chat Completions body says besides its
 // messages: the model, the answer's limit and the tools.
-func (im *importer) openAIHead(model string, maxTokens, maxCompletionTokens int, tools []openAITool) {
+func (im *importer) openAIHead(model string, maxTokens, maxCompletionTokens int, tools []wire.OpenAITool) {
 	im.out.Model = model
 	im.out.MaxOutputTokens = max(maxCompletionTokens, maxTokens)
 	im.openAITools(tools)
@@ -471,7 +392,7 @@ func (im *importer) openAIHead(model string, maxTokens, maxCompletionTokens int,
 // openAIMessage imports message i of a Chat Completions body, whose
 // content reads it as parts: leading system and developer messages (while
 // *leading) become the system prompt, the others messages of their role.
-func (im *importer) openAIMessage(i int, m *openAIMessage, leading *bool, content func(allowImages bool) []agentstate.Part) {
+func (im *importer) openAIMessage(i int, m *wire.OpenAIMessage, leading *bool, content func(allowImages bool) []agentstate.Part) {
 	role, toolCalls, toolCallID := m.Role, m.ToolCalls, m.ToolCallID
 	im.at = i
 	path := func() string { return fmt.Sprintf("messages[%d]", i) }
@@ -495,7 +416,7 @@ func (im *importer) openAIMessage(i int, m *openAIMessage, leading *bool, conten
 			if tc.ID == "" {
 				im.fail(fmt.Sprintf("%s.tool_calls[%d].id", path(), j), "a tool call needs an id")
 			}
-			name, args := tc.nameAndArguments()
+			name, args := tc.NameAndArguments()
 			if name == "" {
 				im.fail(fmt.Sprintf("%s.tool_calls[%d].function.name", path(), j), "a tool call needs a function name")
 			}
@@ -550,7 +471,7 @@ func openAIImportContent(im *importer, raw json.RawMessage, path string, allowIm
 	var parts []agentstate.Part
 	for j, rp := range raws {
 		pp := fmt.Sprintf("%s.content[%d]", path, j)
-		var cp openAIContentPart
+		var cp wire.OpenAIContentPart
 		if !im.decode(rp, &cp, pp) {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
@@ -404,9 +405,9 @@ func (s *splicer) patchBlock(raw json.RawMessage, e *edit) (json.RawMessage, boo
 	case agentstate.PartToolResult:
 		r := p.ToolResult
 		if s.format == agentstate.RenderGemini {
-			res := geminiResult{Output: &r.Content}
+			res := wire.GeminiResult{Output: &r.Content}
 			if r.IsError {
-				res = geminiResult{Error: &r.Content}
+				res = wire.GeminiResult{Error: &r.Content}
 			}
 			out, err := patchNested(raw, "functionResponse", "response", rawJSON(res))
 			return out, err == nil, err
@@ -495,7 +496,7 @@ func (s *splicer) changedBlocks(i, n int) (string, []spliceBlock, error) {
 				}
 				continue
 			}
-			blocks = append(blocks, spliceBlock{raw: rawJSON(anthropicBlock{Type: "text", Text: &text}), from: from, edited: e.changed()})
+			blocks = append(blocks, spliceBlock{raw: rawJSON(wire.AnthropicBlock{Type: "text", Text: &text}), from: from, edited: e.changed()})
 			continue
 		}
 		if e.src.index >= len(t.blocks) {
@@ -922,7 +923,7 @@ func (s *splicer) addParts(fields []field, added []agentstate.Part) ([]field, er
 			if err := json.Unmarshal(value, &parts); err != nil {
 				return nil, fmt.Errorf("content: %w", err)
 			}
-			parts = append(parts, rawJSON(openAIContentPart{Type: "text", Text: &p.Text}))
+			parts = append(parts, rawJSON(wire.OpenAIContentPart{Type: "text", Text: &p.Text}))
 			fields = setField(fields, "content", writeArray(parts))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/internal/statetest"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
@@ -192,13 +193,13 @@ func TestAnthropicCacheBreakpoints(t *testing.T) {
 	})
 	marked := func(t *testing.T, body []byte) []string {
 		t.Helper()
-		var req anthropicRequest
+		var req wire.AnthropicRequest
 		if err := json.Unmarshal(body, &req); err != nil {
 			t.Fatal(err)
 		}
 		var out []string
 		for i, m := range req.Messages {
-			var blocks []anthropicBlock
+			var blocks []wire.AnthropicBlock
 			if err := json.Unmarshal(m.Content, &blocks); err != nil {
 				t.Fatal(err)
 			}

@@ -5,89 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
-
-// OpenAI Responses wire types (POST /v1/responses, what Codex CLI and the
-// OpenAI Agents SDK send). The conversation is "input": a string, or a list
-// of items (messages, reasoning, function and custom tool calls and their
-// outputs); the system prompt is "instructions".
-type responsesRequest struct {
-	Model        string          `json:"model,omitempty"`
-	Instructions json.RawMessage `json:"instructions,omitempty"`
-	// Input is a string, or a list of items.
-	Input json.RawMessage `json:"input,omitempty"`
-	Tools []responsesTool `json:"tools,omitempty"`
-	Text  *responsesText  `json:"text,omitempty"`
-	// The answer's limit, read on import only.
-	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
-}
-
-// responsesItem is every input item type this package reads; Type is empty
-// for an "easy" message ({"role", "content"}).
-type responsesItem struct {
-	Type string `json:"type,omitempty"`
-	// A message's role and content (a string, or content parts).
-	Role    string          `json:"role,omitempty"`
-	Content json.RawMessage `json:"content,omitempty"`
-	// Calls and their outputs.
-	CallID string `json:"call_id,omitempty"`
-	Name   string `json:"name,omitempty"`
-	// Arguments of a function call or an mcp_approval_request (a string;
-	// other items' arguments, a tool_search_call's object, are not read).
-	Arguments lenientString `json:"arguments,omitempty"`
-	// Input of a custom tool call (free-form text).
-	Input *string `json:"input,omitempty"`
-	// Output of a call: a string, or content parts.
-	Output json.RawMessage `json:"output,omitempty"`
-	// Reasoning: summary parts and the encrypted reasoning a stateless
-	// client sends back.
-	ID               string             `json:"id,omitempty"`
-	Summary          []responsesContent `json:"summary,omitempty"`
-	EncryptedContent *string            `json:"encrypted_content,omitempty"`
-	// ApprovalRequestID is the mcp_approval_request an mcp_approval_response
-	// answers.
-	ApprovalRequestID string `json:"approval_request_id,omitempty"`
-}
-
-// lenientString is a string field that another item type holds a value of
-// another kind in: that value reads as "".
-type lenientString string
-
-func (s *lenientString) UnmarshalJSON(raw []byte) error {
-	var v string
-	if json.Unmarshal(raw, &v) == nil {
-		*s = lenientString(v)
-	}
-	return nil
-}
-
-type responsesContent struct {
-	Type     string  `json:"type"`
-	Text     *string `json:"text,omitempty"`
-	Refusal  *string `json:"refusal,omitempty"`
-	ImageURL *string `json:"image_url,omitempty"`
-	FileID   string  `json:"file_id,omitempty"`
-	Detail   string  `json:"detail,omitempty"`
-}
-
-// responsesTool is a function tool (type "function", with the name at top
-// level, unlike Chat Completions) or a custom tool (type "custom", free-form
-// input); the built-in tools (web_search, file_search, ...) are only passed
-// through by the proxy.
-type responsesTool struct {
-	Type        string          `json:"type"`
-	Name        string          `json:"name,omitempty"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-	// Strict defaults to true in this API, which holds schemas to its strict
-	// subset; a rendered tool says false, as Chat Completions' default is.
-	Strict *bool `json:"strict,omitempty"`
-}
-
-type responsesText struct {
-	Format json.RawMessage `json:"format,omitempty"`
-}
 
 // The item types of a conversation.
 const (
@@ -131,19 +51,19 @@ var responsesOtherItems = map[string]bool{
 	"compaction_trigger": true, "program": true, "program_output": true,
 }
 
-// callID is the id a call item gives its call: call_id, or an
+// itemCallID is the id a call item gives its call: call_id, or an
 // mcp_approval_request's id.
-func (it *responsesItem) callID() string {
+func itemCallID(it *wire.ResponsesItem) string {
 	if it.Type == "mcp_approval_request" {
 		return it.ID
 	}
 	return it.CallID
 }
 
-// answers is the id of the call an output item answers: call_id, a
+// itemAnswers is the id of the call an output item answers: call_id, a
 // local_shell_call_output's id when it has none, an mcp_approval_response's
 // approval_request_id.
-func (it *responsesItem) answers() string {
+func itemAnswers(it *wire.ResponsesItem) string {
 	switch {
 	case it.Type == "mcp_approval_response":
 		return it.ApprovalRequestID
@@ -155,11 +75,11 @@ func (it *responsesItem) answers() string {
 
 func renderResponses(c *conversation) ([]byte, error) {
 	req := struct {
-		Model        string            `json:"model,omitempty"`
-		Instructions string            `json:"instructions,omitempty"`
-		Input        []json.RawMessage `json:"input"`
-		Tools        []responsesTool   `json:"tools,omitempty"`
-		Text         *responsesText    `json:"text,omitempty"`
+		Model        string               `json:"model,omitempty"`
+		Instructions string               `json:"instructions,omitempty"`
+		Input        []json.RawMessage    `json:"input"`
+		Tools        []wire.ResponsesTool `json:"tools,omitempty"`
+		Text         *wire.ResponsesText  `json:"text,omitempty"`
 	}{Model: c.model, Instructions: c.system, Input: []json.RawMessage{}}
 	strict := false
 	for i, t := range c.tools {
@@ -167,10 +87,10 @@ func renderResponses(c *conversation) ([]byte, error) {
 		if schema == nil {
 			schema = emptyInputSchema
 		}
-		req.Tools = append(req.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema, Strict: &strict})
+		req.Tools = append(req.Tools, wire.ResponsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema, Strict: &strict})
 	}
 	if rf := parseResponseFormat(c.responseFormat, c.notes); rf != nil {
-		req.Text = &responsesText{Format: responsesFormat(rf)}
+		req.Text = &wire.ResponsesText{Format: responsesFormat(rf)}
 	}
 	for i := range c.messages {
 		req.Input = append(req.Input, responsesItems(c, &c.messages[i], nil)...)
@@ -205,9 +125,9 @@ func responsesFormat(rf *responseSchema) json.RawMessage {
 func responsesItems(c *conversation, m *agentstate.Message, custom map[string]bool) []json.RawMessage {
 	var items []json.RawMessage
 	type message struct {
-		Type    string             `json:"type"`
-		Role    string             `json:"role"`
-		Content []responsesContent `json:"content"`
+		Type    string                  `json:"type"`
+		Role    string                  `json:"role"`
+		Content []wire.ResponsesContent `json:"content"`
 	}
 	switch m.Role {
 	case agentstate.RoleTool:
@@ -227,12 +147,12 @@ func responsesItems(c *conversation, m *agentstate.Message, custom map[string]bo
 			}{typ, p.ToolResult.ToolCallID, toolResultContent(p.ToolResult)}))
 		}
 	case agentstate.RoleAssistant:
-		var content []responsesContent
+		var content []wire.ResponsesContent
 		var calls []json.RawMessage
 		for _, p := range m.Parts {
 			switch p.Kind {
 			case agentstate.PartText:
-				content = append(content, responsesContent{Type: "output_text", Text: &p.Text})
+				content = append(content, wire.ResponsesContent{Type: "output_text", Text: &p.Text})
 			case agentstate.PartReasoning:
 				// The API reads a reasoning item back only with the id it
 				// gave it, which the log does not keep.
@@ -252,14 +172,14 @@ func responsesItems(c *conversation, m *agentstate.Message, custom map[string]bo
 		if m.Role == agentstate.RoleSystem {
 			role = "system"
 		}
-		var content []responsesContent
+		var content []wire.ResponsesContent
 		for _, p := range m.Parts {
 			switch {
 			case p.Kind == agentstate.PartText:
-				content = append(content, responsesContent{Type: "input_text", Text: &p.Text})
+				content = append(content, wire.ResponsesContent{Type: "input_text", Text: &p.Text})
 			case p.Kind == agentstate.PartImage && role == "user":
 				u := openAIImage(p.Image)
-				content = append(content, responsesContent{Type: "input_image", ImageURL: &u, Detail: "auto"})
+				content = append(content, wire.ResponsesContent{Type: "input_image", ImageURL: &u, Detail: "auto"})
 			default:
 				c.notes.add(fmt.Sprintf("%s part(s) of %s messages omitted", p.Kind, role), 1)
 			}
@@ -299,7 +219,7 @@ func responsesCall(tc agentstate.ToolCall, custom bool) json.RawMessage {
 // item with its id, followed by another item of the assistant's turn;
 // function tools named with object parameters.
 func ValidateResponses(body []byte) error {
-	var req responsesRequest
+	var req wire.ResponsesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return fmt.Errorf("invalid openai_responses body: %w", err)
 	}
@@ -316,7 +236,7 @@ func ValidateResponses(body []byte) error {
 	if isJSONString(req.Input) {
 		return c.err("openai_responses")
 	}
-	var items []responsesItem
+	var items []wire.ResponsesItem
 	if err := json.Unmarshal(req.Input, &items); err != nil {
 		c.fail("input: %v", err)
 		return c.err("openai_responses")
@@ -368,17 +288,17 @@ func ValidateResponses(body []byte) error {
 			}
 		default:
 			if tc, ok := responsesToolCalls[it.Type]; ok {
-				if it.callID() == "" {
+				if itemCallID(&it) == "" {
 					c.fail("input[%d]: a %s needs its call id", i, it.Type)
 				}
-				tools[it.callID()] = tc.output
+				tools[itemCallID(&it)] = tc.output
 				break
 			}
 			if _, ok := responsesToolOutputs[it.Type]; ok {
-				if tools[it.answers()] != it.Type && !references {
-					c.fail("input[%d]: %s %q answers no call before it", i, it.Type, it.answers())
+				if tools[itemAnswers(&it)] != it.Type && !references {
+					c.fail("input[%d]: %s %q answers no call before it", i, it.Type, itemAnswers(&it))
 				}
-				delete(tools, it.answers())
+				delete(tools, itemAnswers(&it))
 				break
 			}
 			if !responsesOtherItems[it.Type] {
@@ -396,7 +316,7 @@ func ValidateResponses(body []byte) error {
 
 // assistantItem reports whether an item belongs to the assistant's side of
 // a turn: its message, reasoning and calls.
-func assistantItem(it responsesItem) bool {
+func assistantItem(it wire.ResponsesItem) bool {
 	switch it.Type {
 	case itemReasoning, itemFunctionCall, itemCustomCall:
 		return true
@@ -407,7 +327,7 @@ func assistantItem(it responsesItem) bool {
 }
 
 func importResponses(im *importer, body []byte) {
-	var req responsesRequest
+	var req wire.ResponsesRequest
 	if !im.decode(body, &req, "") {
 		return
 	}
@@ -433,7 +353,7 @@ func importResponses(im *importer, body []byte) {
 		im.add(agentstate.RoleUser, []agentstate.Part{textPart(s)})
 		return
 	}
-	var items []responsesItem
+	var items []wire.ResponsesItem
 	if len(req.Input) > 0 && !im.decode(req.Input, &items, "input") {
 		return
 	}
@@ -490,7 +410,7 @@ func (r *responsesImport) assistantPart(opens, speaks bool, parts ...agentstate.
 	r.spoken = r.spoken || speaks
 }
 
-func (r *responsesImport) item(path string, it responsesItem) {
+func (r *responsesImport) item(path string, it wire.ResponsesItem) {
 	im := r.importer
 	if it.Type != itemMessage && it.Type != "" || it.Role != "system" && it.Role != "developer" {
 		r.leading = false
@@ -565,11 +485,11 @@ func (r *responsesImport) item(path string, it responsesItem) {
 // compaction): a call of responsesToolCalls as a call of that tool, its
 // output as the call's result (its text, or the item's opaqueText), any
 // other as opaqueText in the assistant's turn.
-func (r *responsesImport) otherItem(path string, it responsesItem) {
+func (r *responsesImport) otherItem(path string, it wire.ResponsesItem) {
 	im := r.importer
 	raw := r.raw(r.at)
 	if tc, ok := responsesToolCalls[it.Type]; ok {
-		id, name := it.callID(), tc.tool
+		id, name := itemCallID(&it), tc.tool
 		if name == "" {
 			name = it.Name
 		}
@@ -586,7 +506,7 @@ func (r *responsesImport) otherItem(path string, it responsesItem) {
 	}
 	if _, ok := responsesToolOutputs[it.Type]; ok {
 		r.flush()
-		id := it.answers()
+		id := itemAnswers(&it)
 		if id == "" {
 			im.fail(path+".call_id", "a %s needs the id of its call", it.Type)
 		}
@@ -635,7 +555,7 @@ func responsesContentParts(im *importer, raw json.RawMessage, path string, allow
 	var parts []agentstate.Part
 	for j, rp := range raws {
 		pp := fmt.Sprintf("%s.content[%d]", path, j)
-		var cp responsesContent
+		var cp wire.ResponsesContent
 		if !im.decode(rp, &cp, pp) {
 			continue
 		}
@@ -675,7 +595,7 @@ func responsesOutput(im *importer, raw json.RawMessage, path string) string {
 	}
 	texts := make([]string, 0, len(raws))
 	for j, rp := range raws {
-		var cp responsesContent
+		var cp wire.ResponsesContent
 		if !im.decode(rp, &cp, fmt.Sprintf("%s[%d]", path, j)) {
 			continue
 		}

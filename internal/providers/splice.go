@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
@@ -374,9 +375,9 @@ func (s *splicer) modelRole() string {
 func (s *splicer) leadingText() spliceBlock {
 	text := LeadingUserText
 	if s.format == agentstate.RenderGemini {
-		return spliceBlock{raw: rawJSON(geminiPart{Text: &text}), from: Ref{Message: -1}}
+		return spliceBlock{raw: rawJSON(wire.GeminiPart{Text: &text}), from: Ref{Message: -1}}
 	}
-	return spliceBlock{raw: rawJSON(anthropicBlock{Type: "text", Text: &text}), from: Ref{Message: -1}}
+	return spliceBlock{raw: rawJSON(wire.AnthropicBlock{Type: "text", Text: &text}), from: Ref{Message: -1}}
 }
 
 // stableEntries is how many leading entries of the view are stable.
@@ -403,7 +404,7 @@ func (s *splicer) entryBlocks(i int) (string, []spliceBlock, error) {
 			role = t.role
 			switch {
 			case r.Block == WholeMessage && t.text != nil:
-				blocks = append(blocks, spliceBlock{raw: rawJSON(anthropicBlock{Type: "text", Text: t.text}), from: r})
+				blocks = append(blocks, spliceBlock{raw: rawJSON(wire.AnthropicBlock{Type: "text", Text: t.text}), from: r})
 			case r.Block == WholeMessage:
 				// A message read whole (Anthropic's system messages): all its blocks.
 				for j, raw := range t.blocks {
