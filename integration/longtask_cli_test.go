@@ -41,6 +41,11 @@ type agentCLI struct {
 	command func(run *cliRun, prompt string, i int) (args, env []string)
 	// answer is the final answer in what the CLI printed.
 	answer func(stdout []byte) string
+	// thinks says the CLI asks its model to think (Claude Code's adaptive
+	// thinking, Codex's reasoning with its encrypted content, Gemini CLI's
+	// thoughts): a strict upstream's replies carry its signatures, which
+	// must come back to it (newStrictUpstream).
+	thinks bool
 	// ownContext says the CLI manages its context itself: it drops or
 	// masks old tool outputs, or re-sends a history without the first
 	// prompt, before ctxc sees a request. What it did not send, ctxc
@@ -109,7 +114,7 @@ var (
 	// a model it knows (so it offers its own tools). No update check, no
 	// analytics or feedback upload, no apps or plugins.
 	codexCLI = &agentCLI{
-		name: "Codex", short: "codex", upstream: "openai", installed: ".bin/codex",
+		name: "Codex", short: "codex", upstream: "openai", installed: ".bin/codex", thinks: true,
 		configure: func(t *testing.T, r *cliRun) {
 			headers := ""
 			if r.window > 0 {
@@ -156,7 +161,7 @@ wire_api = "responses"
 	// statistics, telemetry and update checks off; it trusts the
 	// workspace and does not relaunch itself.
 	geminiCLI = &agentCLI{
-		name: "Gemini CLI", short: "gemini", upstream: "gemini", installed: "@google/gemini-cli/bundle/gemini.js",
+		name: "Gemini CLI", short: "gemini", upstream: "gemini", installed: "@google/gemini-cli/bundle/gemini.js", thinks: true,
 		ownContext: "it masks old tool outputs itself (<tool_output_masked>), and --resume re-sends the history without the first prompt",
 		configure: func(t *testing.T, r *cliRun) {
 			writeFiles(t, r.home, map[string]string{".gemini/settings.json": `{
@@ -225,7 +230,7 @@ wire_api = "responses"
 	// JSON output, --continue for a further prompt; Bash allowed. No
 	// telemetry, error reporting, update or other non-essential traffic.
 	claudeCLI = &agentCLI{
-		name: "Claude Code", short: "claude", upstream: "anthropic", installed: "@anthropic-ai/claude-code-linux-x64/claude",
+		name: "Claude Code", short: "claude", upstream: "anthropic", installed: "@anthropic-ai/claude-code-linux-x64/claude", thinks: true,
 		ownContext:  "it keeps only the head and tail of a long tool output",
 		fixedTokens: 13_030, // system prompt 1,932, tools 8,272, its environment (pinned) 2,562 and first task 264, as ctxc counts them
 

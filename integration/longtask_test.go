@@ -94,10 +94,12 @@ var longTasksTable = filepath.Join("testdata", "long-tasks", "table.md")
 // of shell calls, each printing thousands of tokens of build, test and log
 // output, every fourth with one failure line (issue 41). Each run goes
 // through ctxc's proxy in a small window, or straight to the model as the
-// baseline; what the upstream received is measured: did the CLI finish, did
-// ctxc refuse calls, would the provider have rejected a request, did each
-// failure stay in every request after the output that held it, did the
-// prompt's three constraints stay to the end (and after a second prompt).
+// baseline: a model that thinks whenever the CLI asks it to and refuses
+// what the real API would refuse (newStrictUpstream). What the upstream
+// received is measured: did the CLI finish, did ctxc refuse calls, would
+// the provider have rejected a request, did each failure stay in every
+// request after the output that held it, did the prompt's three
+// constraints stay to the end (and after a second prompt).
 //
 // Every run through ctxc on the tuning seeds must finish with no call
 // refused and no invalid request, keep at least 0.95 of the failures and all
@@ -149,6 +151,11 @@ type longResult struct {
 	// invalid are the requests the provider's API would have rejected.
 	invalid  int
 	invalids []string
+	// rejected are the requests the strict upstream refused, as the real
+	// API would (newStrictUpstream), and why; verified how many signatures
+	// of its own its requests brought back.
+	rejected []string
+	verified int
 	// kept of pairs: over every planted failure and every loop request
 	// after the first that held its output, the requests that still hold
 	// its identifier. keptSent of pairsSent: the same over the pairs whose
@@ -186,14 +193,16 @@ func share(n, of int) float64 {
 }
 
 func (r *longResult) summary() string {
-	return fmt.Sprintf("completed %v (%s), %d/%d loop requests, refused %d %v, invalid %d, failures kept %d/%d (of the CLI's %d/%d), constraints %d/3 (sent %d), carried %d (sent %d), wall %v, cpu %v, ctxc cpu %v, lost %v, tried %v",
-		r.completed(), r.exit, r.loops, r.expected, r.refused, r.refusals, r.invalid, r.kept, r.pairs, r.keptSent, r.pairsSent, r.constraints, r.constraintsSent, r.carried, r.carriedSent,
+	return fmt.Sprintf("completed %v (%s), %d/%d loop requests, refused %d %v, invalid %d, rejected upstream %d, signatures back %d, failures kept %d/%d (of the CLI's %d/%d), constraints %d/3 (sent %d), carried %d (sent %d), wall %v, cpu %v, ctxc cpu %v, lost %v, tried %v",
+		r.completed(), r.exit, r.loops, r.expected, r.refused, r.refusals, r.invalid, len(r.rejected), r.verified, r.kept, r.pairs, r.keptSent, r.pairsSent, r.constraints, r.constraintsSent, r.carried, r.carriedSent,
 		r.wall.Round(time.Second), r.cpu.Round(time.Second), r.ctxcCPU.Round(time.Second), r.lost, r.tried)
 }
 
 // check holds a run to the acceptance: through ctxc every run finishes, no
 // call is refused, every request is valid, 0.95 of the failures stay, and
-// so do the three constraints, after a second prompt too. A CLI that manages
+// so do the three constraints, after a second prompt too, and a CLI that
+// thinks gets the model's signatures back to it. The upstream, strict,
+// refuses no request of any run, held-out seeds included. A CLI that manages
 // its context itself (agentCLI.ownContext) drops failures and constraints
 // before ctxc sees them: its runs are held to what it sent, the failures
 // and constraints its own requests held. A window whose usable share is
@@ -202,13 +211,17 @@ func (r *longResult) summary() string {
 // provider's error shape, and nothing else. A run straight to the model
 // must finish (else the harness, not ctxc, is wrong); its requests are the
 // CLI's own bytes, which the table shows as they are. The held-out seeds
-// are measured and printed, never asserted: they are for reporting, not for
-// tuning the engine until they pass. No CLI may try the network (through
-// the proxy variables, which the guard answers).
+// are measured and printed, never asserted (but for the network and the
+// strict upstream): they are for reporting, not for tuning the engine until
+// they pass. No CLI may try the network (through the proxy variables, which
+// the guard answers).
 func (r *longResult) check(t *testing.T) {
 	t.Helper()
 	if len(r.tried) > 0 {
 		t.Errorf("the CLI tried to reach %v: it must run with loopback only", r.tried)
+	}
+	for _, why := range r.rejected {
+		t.Errorf("the upstream refused, as the real API would, %s", why)
 	}
 	if slices.Contains(heldOutSeeds, r.run.seed) {
 		return
@@ -228,6 +241,9 @@ func (r *longResult) check(t *testing.T) {
 	}
 	if !r.completed() {
 		t.Errorf("the CLI did not finish: %s", r.exit)
+	}
+	if r.run.cli.thinks && r.loops > 1 && r.verified == 0 {
+		t.Errorf("no request brought back a signature of the model's thinking: the CLI did not think, or nothing was checked")
 	}
 	if r.run.window == 0 {
 		return
@@ -270,7 +286,7 @@ func runLongTask(t *testing.T, l longRun) *longResult {
 		t.Fatal(err)
 	}
 	plan.writeWorkspace(t, ws)
-	up := newScriptedUpstream(t, longTaskModel(plan, ws))
+	up := newStrictUpstream(t, longTaskModel(plan, ws))
 	guard := newOfflineGuard(t)
 	run := &cliRun{cli: l.cli, modules: modules, ws: ws, home: home, root: up.URL, window: l.window, guard: guard.URL}
 	var s *server
@@ -302,6 +318,8 @@ func runLongTask(t *testing.T, l longRun) *longResult {
 		calls = proxiedCalls(t, s)
 	}
 	res.tried = guard.tried()
+	st := up.strictness()
+	res.rejected, res.verified = st.rejected, st.verified
 	reqs := up.requests()
 	measureLongTask(res, plan, reqs, tap, calls)
 	if dir := os.Getenv("CTXC_LONG_TASKS_DUMP"); dir != "" {

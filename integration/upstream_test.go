@@ -25,14 +25,22 @@ import (
 // credentials, checks each with the provider's validator (package
 // providers), and answers with the turn its script gives for the
 // conversation it read.
+//
+// newStrictUpstream's is a model that thinks, as the real ones do, and
+// holds every request to what the real APIs accept (scriptedmodel.Strict).
 type scriptedUpstream struct {
 	*httptest.Server
 	mu       sync.Mutex
 	received []upstreamRequest
 	script   modelScript
 	calls    int
-	// model answers Anthropic's and OpenAI's protocols.
+	// model answers Anthropic's and OpenAI's protocols (and Gemini's,
+	// strict).
 	model *scriptedmodel.Server
+	// strict: the model refuses what the real APIs refuse, answers Gemini
+	// too, and thinks whenever a request asks it to (its replies carry
+	// signed thinking, encrypted reasoning, thought signatures).
+	strict bool
 }
 
 // upstreamRequest is one request the upstream received.
@@ -65,6 +73,39 @@ func newScriptedUpstream(t testing.TB, script modelScript) *scriptedUpstream {
 	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
 	t.Cleanup(u.Close)
 	return u
+}
+
+// newStrictUpstream is a scripted upstream whose model thinks whenever a
+// request asks it to and refuses, with the provider's 400, every request
+// the real API would refuse: calls and results that do not pair, roles out
+// of turn, and a signature or encrypted reasoning it gave sent back changed
+// or left out where the API wants it (scriptedmodel.Strict).
+func newStrictUpstream(t testing.TB, script modelScript) *scriptedUpstream {
+	t.Helper()
+	u := &scriptedUpstream{script: script, strict: true}
+	u.model = scriptedmodel.New(u.scriptedModel, scriptedmodel.Strict())
+	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
+	t.Cleanup(u.Close)
+	return u
+}
+
+// strictness is what a strict upstream's model made of the requests it
+// read: why it refused each one it refused, and how many signatures of its
+// own came back.
+type strictness struct {
+	rejected []string
+	verified int
+}
+
+func (u *scriptedUpstream) strictness() strictness {
+	var s strictness
+	for _, r := range u.model.Requests() {
+		if r.Rejected != "" {
+			s.rejected = append(s.rejected, fmt.Sprintf("request %d (%s): %s", r.Seq, r.Protocol, r.Rejected))
+		}
+		s.verified += r.Verified
+	}
+	return s
 }
 
 func (u *scriptedUpstream) requests() []upstreamRequest {
@@ -118,7 +159,8 @@ func (u *scriptedUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	u.calls++
 	u.mu.Unlock()
 
-	if format == agentstate.RenderAnthropic || format == agentstate.RenderOpenAI || format == agentstate.RenderOpenAIResponses {
+	if format == agentstate.RenderAnthropic || format == agentstate.RenderOpenAI || format == agentstate.RenderOpenAIResponses ||
+		u.strict && format == agentstate.RenderGemini {
 		// Anthropic's and OpenAI's protocols are internal/scriptedmodel's.
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		u.model.ServeHTTP(w, r)
@@ -185,6 +227,10 @@ func (u *scriptedUpstream) scriptedModel(r *scriptedmodel.Request) (scriptedmode
 	}
 	turn := u.turn(req)
 	reply := scriptedmodel.Reply{Text: turn.Text}
+	if u.strict && r.ThinkingOn {
+		// Of its own text at each request, so that each signature is.
+		reply.Thinking = fmt.Sprintf("Request %d: the last output decides what to run next.", r.Seq)
+	}
 	for _, c := range turn.Calls {
 		reply.ToolCalls = append(reply.ToolCalls, scriptedmodel.ToolCall{ID: c.ID, Name: c.Name, Input: string(args(c))})
 	}

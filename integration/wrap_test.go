@@ -210,9 +210,13 @@ var (
 // package.json pins, through `ctxc wrap --window N -- <cli> <args>` on a
 // short task against the scripted upstream: three shell calls, then the
 // answer, in a window small enough that ctxc compacts the conversation
-// before the end. The CLI finishes (exit 0, its answer printed), every
-// request the upstream received is valid for its provider (calls and
-// results paired by id, roles in order), some went rewritten, wrap prints
+// before the end. The upstream is a model that thinks whenever a CLI asks
+// it to, and refuses what the real API would refuse (newStrictUpstream).
+// The CLI finishes (exit 0, its answer printed), every request the
+// upstream received is valid for its provider (calls and results paired by
+// id, roles in order) and none was refused: every signature it gave a CLI
+// that thinks came back as given where the API wants it, and some did;
+// some went rewritten, wrap prints
 // its summary line with the proxy's figures, no connection leaves
 // loopback, and the user's own configuration files are byte for byte
 // and time for time as they were.
@@ -229,8 +233,9 @@ func TestWrapAgentCLIs(t *testing.T) {
 		t.Run(c.command, func(t *testing.T) {
 			t.Parallel()
 			res := runWrap(t, c, c.window)
-			t.Logf("%s: %s in %v; %d requests upstream, %d proxied (%d rewritten, %d compacted)",
-				c.command, res.summary, res.wall.Round(100*time.Millisecond), len(res.requests), len(res.calls), res.outcome("rewritten"), res.compacted())
+			t.Logf("%s: %s in %v; %d requests upstream, %d proxied (%d rewritten, %d compacted), %d refused by the strict upstream, %d signatures of its own back",
+				c.command, res.summary, res.wall.Round(100*time.Millisecond), len(res.requests), len(res.calls), res.outcome("rewritten"), res.compacted(),
+				len(res.strict.rejected), res.strict.verified)
 			if res.err != nil {
 				t.Fatalf("ctxc wrap %s: %v\nstdout:\n%s\nstderr:\n%s", c.command, res.err, lastLines(string(res.stdout), 20), lastLines(string(res.stderr), 30))
 			}
@@ -244,6 +249,9 @@ func TestWrapAgentCLIs(t *testing.T) {
 			}
 			if res.outcome("rewritten") == 0 || res.compacted() == 0 {
 				t.Errorf("no call was rewritten and compacted in a %d-token window: %+v", c.window, res.calls)
+			}
+			if c.cli.thinks && res.strict.verified == 0 {
+				t.Errorf("no request brought back a signature of the model's thinking: the CLI did not think, or nothing was checked")
 			}
 			// Every call went upstream, the rewritten ones as ctxc compiled them.
 			if len(res.requests) != len(res.calls) || res.outcome("refused") > 0 {
@@ -326,6 +334,8 @@ type wrapResult struct {
 	summary  string
 	calls    []wrapCall
 	requests []upstreamRequest
+	// strict is what the strict upstream refused and verified.
+	strict strictness
 }
 
 // wrapCall is a "proxied" line of ctxc wrap's --log.
@@ -368,7 +378,7 @@ func runWrapEnv(t *testing.T, c wrapCase, window int, more []string) *wrapResult
 	plan := planLongTask(1, wrapSteps, 0)
 	ws, home := t.TempDir(), t.TempDir()
 	plan.writeWorkspace(t, ws)
-	up := newScriptedUpstream(t, longTaskModel(plan, ws))
+	up := newStrictUpstream(t, longTaskModel(plan, ws))
 	guard := newOfflineGuard(t)
 
 	files := c.home(up.URL)
@@ -418,7 +428,7 @@ func runWrapEnv(t *testing.T, c wrapCase, window int, more []string) *wrapResult
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	res := &wrapResult{plan: plan, err: err, stdout: stdout.Bytes(), stderr: stderr.Bytes(), wall: time.Since(start), requests: up.requests()}
+	res := &wrapResult{plan: plan, err: err, stdout: stdout.Bytes(), stderr: stderr.Bytes(), wall: time.Since(start), requests: up.requests(), strict: up.strictness()}
 	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) > 0 {
 		res.summary = lines[len(lines)-1]
 	}
@@ -434,6 +444,9 @@ func runWrapEnv(t *testing.T, c wrapCase, window int, more []string) *wrapResult
 		writeDump(t, filepath.Join(dir, fmt.Sprintf("%s-%d", c.command, window)), dump)
 	}
 
+	for _, why := range res.strict.rejected {
+		t.Errorf("the upstream refused, as the real API would, %s", why)
+	}
 	for _, host := range guard.tried() {
 		// opencode installs its plugin package into its configuration
 		// directory from npm, in the background, on every start; it logs
