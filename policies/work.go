@@ -231,24 +231,20 @@ type Work struct {
 	CompactionTarget int
 	// DecisionReason says why the decide stage asked for compaction.
 	DecisionReason string
-	// Repairs and Warnings feed the report. Like Appended, they are only
-	// appended to (or replaced whole), never edited in place.
-	Repairs  []Repair
-	Warnings []string
 	// Appended holds messages that Compact persists into the log (summaries).
+	// Like the report's repairs and warnings, it is only appended to (or
+	// replaced whole), never edited in place.
 	Appended []agentstate.Message
 	// Masks holds masks that Compact records on log messages, by log id,
 	// written only through SetMask.
 	Masks map[string]agentstate.Mask
 	// Rendered is the provider request body the render stage produced (JSON).
 	Rendered string
-	// PlanningUsed, Artifacts, ModelUsage and Cache feed the report's LLM section;
-	// policies that call models add to them.
-	PlanningUsed bool
-	Artifacts    []ArtifactUsage
-	ModelUsage   []ModelUsage
-	Cache        CacheStats
 
+	// report is the run's report as policies write it (Repair, Warn, and the
+	// helper-model section: MarkPlanningUsed, AddArtifact, AddModelUsage,
+	// CountCache); the runner completes the rest of it from Report.
+	report Report
 	// dispositions records what a policy did with a log message that is no
 	// longer shown as-is (Dispose, Disposition); messages without a record
 	// and still in Entries are kept. Written only through Dispose, so that
@@ -414,7 +410,7 @@ type undo[V any] struct {
 }
 
 // A Checkpoint is a state of the ledger (dispositions, Masks, Appended,
-// Repairs, Warnings) that Rollback returns to.
+// the report's repairs and warnings) that Rollback returns to.
 type Checkpoint struct {
 	tape     int // writes on the tape
 	appended []agentstate.Message
@@ -436,7 +432,7 @@ func (w *Work) Checkpoint() Checkpoint {
 	clear(j.masks)
 	j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
 	w.journal, w.spareJournal = j, nil
-	cp := Checkpoint{appended: w.Appended, repairs: w.Repairs, warnings: w.Warnings}
+	cp := Checkpoint{appended: w.Appended, repairs: w.report.Repairs, warnings: w.report.Warnings}
 	if w.tape != nil {
 		cp.tape = len(w.tape.writes)
 	}
@@ -456,7 +452,7 @@ func (w *Work) Rollback(cp Checkpoint) {
 		w.tape.writes = w.tape.writes[:cp.tape]
 	}
 	// The slices are only appended to, so their old headers are their old contents.
-	w.Appended, w.Repairs, w.Warnings = cp.appended, cp.repairs, cp.warnings
+	w.Appended, w.report.Repairs, w.report.Warnings = cp.appended, cp.repairs, cp.warnings
 }
 
 // undoAll puts back, newest first, what log says m held before.
@@ -526,11 +522,44 @@ func (w *Work) ReplayLedger(t LedgerTape) {
 // Release ends the recording Checkpoint started.
 func (w *Work) Release() { w.spareJournal, w.journal = w.journal, nil }
 
+// Report is the report as the policies have written it so far: the
+// repairs, the warnings and the helper-model section. The runner completes
+// the rest (profile, stages, messages, compaction) from it at the end.
+func (w *Work) Report() Report { return w.report }
+
 // Repair records a repair.
-func (w *Work) Repair(r Repair) { w.Repairs = append(w.Repairs, r) }
+func (w *Work) Repair(r Repair) { w.report.Repairs = append(w.report.Repairs, r) }
 
 // Warn records a warning for the caller.
-func (w *Work) Warn(s string) { w.Warnings = append(w.Warnings, s) }
+func (w *Work) Warn(s string) { w.report.Warnings = append(w.report.Warnings, s) }
+
+// MarkPlanningUsed records that a planner model planned this run.
+func (w *Work) MarkPlanningUsed() { w.report.PlanningUsed = true }
+
+// AddArtifact records what the planner did with one artifact.
+func (w *Work) AddArtifact(a ArtifactUsage) { w.report.Artifacts = append(w.report.Artifacts, a) }
+
+// AddModelUsage records calls of a helper model, adding them to an earlier
+// record of the same task and model.
+func (w *Work) AddModelUsage(u ModelUsage) {
+	for i := range w.report.ModelUsage {
+		if r := &w.report.ModelUsage[i]; r.Task == u.Task && r.Model == u.Model {
+			r.Calls += u.Calls
+			r.InputTokens += u.InputTokens
+			r.OutputTokens += u.OutputTokens
+			r.CostUSD += u.CostUSD
+			return
+		}
+	}
+	w.report.ModelUsage = append(w.report.ModelUsage, u)
+}
+
+// CountCache adds summary cache lookups.
+func (w *Work) CountCache(c CacheStats) {
+	w.report.Cache.Hits += c.Hits
+	w.report.Cache.Misses += c.Misses
+	w.report.Cache.Errors += c.Errors
+}
 
 // Note adds a sentence to the current step's report detail.
 func (w *Work) Note(s string) {

@@ -58,9 +58,8 @@ func testRollback(t *testing.T, state *agentstate.State) {
 			w.Repair(policies.Repair{Kind: "r"})
 			w.Warn("step")
 		}},
-		{"ledger slices replaced", func(w *policies.Work) {
+		{"appended replaced", func(w *policies.Work) {
 			w.Appended = []agentstate.Message{{ID: "s3"}}
-			w.Warnings = nil
 		}},
 	}
 	for _, tt := range tests {
@@ -72,6 +71,9 @@ func testRollback(t *testing.T, state *agentstate.State) {
 			w.Release()
 			if diff := cmp.Diff(want, w, cmpopts.IgnoreUnexported(policies.Work{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("after Rollback (-checkpoint +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want.Report(), w.Report(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("report after Rollback (-checkpoint +got):\n%s", diff)
 			}
 			byID := cmpopts.SortSlices(func(a, b policies.MessageReport) bool { return a.MessageID < b.MessageID })
 			if diff := cmp.Diff(want.Dispositions(), w.Dispositions(), byID); diff != "" {
@@ -123,9 +125,10 @@ func TestDispositionsAcrossChunks(t *testing.T) {
 }
 
 // TestWorkExportsOnlyWhatStagesWrite: the fields of Work are what stages
-// produce; the input, the runner's control and a step's notes are reached
-// through methods (docs/ARCHITECTURE.md, "Who writes the working set"). A
-// new field is either a stage's output, added here, or belongs behind one.
+// produce; the input, the runner's control, a step's notes and the report
+// are reached through methods (docs/ARCHITECTURE.md, "Who writes the working
+// set"). A new field is either a stage's output, added here, or belongs
+// behind one.
 func TestWorkExportsOnlyWhatStagesWrite(t *testing.T) {
 	var got []string
 	for f := range reflect.TypeFor[policies.Work]().Fields() {
@@ -136,8 +139,7 @@ func TestWorkExportsOnlyWhatStagesWrite(t *testing.T) {
 	want := []string{
 		"Entries", "SystemTokens", "ToolTokens", "Budget", // the view and its measures
 		"CompactionRequested", "CompactionTarget", "DecisionReason", // the decide stage's
-		"Repairs", "Warnings", "Appended", "Masks", "Rendered", // the ledger and the body
-		"PlanningUsed", "Artifacts", "ModelUsage", "Cache", // helper models
+		"Appended", "Masks", "Rendered", // the ledger and the body
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Work's exported fields (-want +got):\n%s", diff)

@@ -1,7 +1,7 @@
 // Package accounting owns the accounting of the helper-model calls a run
 // makes (llm_plan, llm_summarize): what one call cost at the model registry's
-// prices, and the per-task, per-model totals that the report carries as
-// model_usage (the pipeline sums them into total_cost_usd). It is apart from
+// prices, as the record that policies.Work adds up per task and model into the
+// report's model_usage (the pipeline sums them into total_cost_usd). It is apart from
 // package llm so that the model client knows nothing of the domain.
 package accounting
 
@@ -24,21 +24,9 @@ func Cost(prices PriceLookup, model string, inputTokens, outputTokens int) float
 	return (float64(inputTokens)*in + float64(outputTokens)*out) / 1e6
 }
 
-// Add records one call of model for task in w.ModelUsage, merging with an
-// earlier entry of the same task and model.
-func Add(w *policies.Work, prices PriceLookup, task, model string, inputTokens, outputTokens int) {
-	cost := Cost(prices, model, inputTokens, outputTokens)
-	for i := range w.ModelUsage {
-		u := &w.ModelUsage[i]
-		if u.Task == task && u.Model == model {
-			u.Calls++
-			u.InputTokens += inputTokens
-			u.OutputTokens += outputTokens
-			u.CostUSD += cost
-			return
-		}
-	}
-	w.ModelUsage = append(w.ModelUsage, policies.ModelUsage{
-		Task: task, Model: model, Calls: 1, InputTokens: inputTokens, OutputTokens: outputTokens, CostUSD: cost,
-	})
+// Usage is the record of one call of model for task, priced; the Work adds
+// it to an earlier record of the same task and model (Work.AddModelUsage).
+func Usage(prices PriceLookup, task, model string, inputTokens, outputTokens int) policies.ModelUsage {
+	return policies.ModelUsage{Task: task, Model: model, Calls: 1, InputTokens: inputTokens, OutputTokens: outputTokens,
+		CostUSD: Cost(prices, model, inputTokens, outputTokens)}
 }

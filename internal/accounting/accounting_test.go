@@ -38,7 +38,7 @@ func TestCost(t *testing.T) {
 	}
 }
 
-func TestAddMergesByTaskAndModel(t *testing.T) {
+func TestUsageMergesByTaskAndModel(t *testing.T) {
 	type call struct {
 		task, model string
 		in, out     int
@@ -68,9 +68,9 @@ func TestAddMergesByTaskAndModel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &policies.Work{}
 			for _, c := range tt.calls {
-				Add(w, prices, c.task, c.model, c.in, c.out)
+				w.AddModelUsage(Usage(prices, c.task, c.model, c.in, c.out))
 			}
-			if diff := cmp.Diff(tt.want, w.ModelUsage, cmp.Comparer(func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 })); diff != "" {
+			if diff := cmp.Diff(tt.want, w.Report().ModelUsage, cmp.Comparer(func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 })); diff != "" {
 				t.Errorf("ModelUsage (-want +got):\n%s", diff)
 			}
 		})

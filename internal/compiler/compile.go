@@ -145,24 +145,26 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	if req.Source.Discarded {
 		warnings = append(warnings, "state_blob could not be read and was discarded (reset_history): "+req.Source.DiscardReason+"; compiled from an empty history")
 	}
+	// The render stage's body, else one made here from the compiled view;
+	// the run's own record of it stays as the stage left it.
+	rendered := res.Work.Rendered
 	if req.RenderIntoInput {
-		w := res.Work
-		body, changed, err := providers.Splice(req.Input.Format, req.Input.Body, imported, renderInput(w))
+		body, changed, err := providers.Splice(req.Input.Format, req.Input.Body, imported, renderInput(res))
 		if err != nil {
 			return nil, err
 		}
 		if changed { // else "": the caller sends its body as it is
-			res.Work.Rendered = string(body)
+			rendered = string(body)
 		}
-	} else if res.Work.Rendered == "" && req.Options.Render != agentstate.RenderNone {
+	} else if rendered == "" && req.Options.Render != agentstate.RenderNone {
 		// The profile has no render stage: render what it compiled, as the stage would.
-		opts, in := res.Work.Options(), renderInput(res.Work)
+		opts, in := res.Work.Options(), renderInput(res)
 		in.MaxReplyBytes = opts.MaxReplyBytes
 		body, omitted, err := providers.Render(opts.Render, in)
 		if err != nil {
 			return nil, err
 		}
-		res.Work.Rendered = string(body)
+		rendered = string(body)
 		warnings = append(warnings, omitted...)
 	}
 	res.Report.Warnings = append(res.Report.Warnings, warnings...)
@@ -173,7 +175,7 @@ func (s *Service) Compile(ctx context.Context, req CompileRequest) (*CompileResu
 	}
 	return &CompileResult{
 		Messages: messages, OmittedMessages: omitted,
-		Budget: res.Work.Budget, Report: &res.Report, Rendered: res.Work.Rendered, HistoryDiscarded: in.discarded,
+		Budget: res.Work.Budget, Report: &res.Report, Rendered: rendered, HistoryDiscarded: in.discarded,
 	}, nil
 }
 
@@ -377,6 +379,7 @@ func (s *Service) segment(req Request, seg pipeline.Segment) (pipeline.Request, 
 
 // renderInput is what a provider body is rendered from: the compiled view of
 // a run with its state, model and budget.
-func renderInput(w *policies.Work) providers.Input {
+func renderInput(res *pipeline.Result) providers.Input {
+	w := res.Work
 	return providers.Input{State: w.State(), Model: w.Model(), Budget: w.Budget, View: w.Entries}
 }

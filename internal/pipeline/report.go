@@ -42,27 +42,20 @@ func (r *runner) report() policies.Report {
 			msgs = append(msgs, policies.MessageReport{MessageID: m.ID, Disposition: policies.DispositionKept, Tokens: w.Entries[i].Tokens, Provenance: w.Entries[i].Provenance})
 		}
 	}
-	cost := 0.0
-	for _, u := range w.ModelUsage {
-		cost += u.CostUSD
+	// The policies wrote their part (repairs, warnings, helper models); the
+	// runner's is the rest.
+	rep := w.Report()
+	for _, u := range rep.ModelUsage {
+		rep.TotalCostUSD += u.CostUSD
 	}
-	return policies.Report{
-		PlanningUsed:          w.PlanningUsed,
-		Artifacts:             w.Artifacts,
-		ModelUsage:            w.ModelUsage,
-		Cache:                 w.Cache,
-		TotalCostUSD:          cost,
-		Profile:               r.p.info.Name,
-		Stages:                r.stages,
-		Messages:              msgs,
-		OmittedMessageReports: from,
-		Repairs:               w.Repairs,
-		Warnings:              w.Warnings,
-		FirstChangedIndex:     stable,
-		VerbatimPrefix:        verbatim,
-		Compacted:             r.compacted,
-		Compaction:            r.compactionReport(),
-	}
+	rep.Profile = r.p.info.Name
+	rep.Stages = r.stages
+	rep.Messages = msgs
+	rep.OmittedMessageReports = from
+	rep.FirstChangedIndex, rep.VerbatimPrefix = stable, verbatim
+	rep.Compacted = r.compacted
+	rep.Compaction = r.compactionReport()
+	return rep
 }
 
 // compactionReport is the schedule's report with the reached size.

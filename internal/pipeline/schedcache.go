@@ -591,8 +591,9 @@ func (r *runner) beginCache(chain []step, full []agentstate.Entry, points []int)
 		return nil, nil
 	}
 	w := r.w
-	sr := &scheduleRun{cache: r.c.schedules, keys: r.scheduleKeys(full, points), appended: w.Appended, repairs: w.Repairs,
-		warnings: w.Warnings, stages: len(r.stages), usage: len(w.ModelUsage), cache0: w.Cache, from: -1}
+	rep := w.Report()
+	sr := &scheduleRun{cache: r.c.schedules, keys: r.scheduleKeys(full, points), appended: w.Appended, repairs: rep.Repairs,
+		warnings: rep.Warnings, stages: len(r.stages), usage: len(rep.ModelUsage), cache0: rep.Cache, from: -1}
 	w.RecordLedger()
 	snap, i := sr.cache.latest(sr.keys)
 	if snap == nil {
@@ -601,8 +602,12 @@ func (r *runner) beginCache(chain []step, full []agentstate.Entry, points []int)
 	sr.from = i
 	w.ReplayLedger(snap.ledger)
 	w.Appended = append(w.Appended, cloneMessages(snap.appended)...)
-	w.Repairs = append(w.Repairs, snap.repairs...)
-	w.Warnings = append(w.Warnings, snap.warnings...)
+	for _, rp := range snap.repairs {
+		w.Repair(rp)
+	}
+	for _, s := range snap.warnings {
+		w.Warn(s)
+	}
 	r.compaction.Points = append(r.compaction.Points, snap.points...)
 	r.stages = append(r.stages, snap.stages...)
 	if snap.compactedAny {
@@ -618,12 +623,16 @@ func (r *runner) save(sr *scheduleRun, i int, view []agentstate.Entry, used, int
 	w := r.w
 	// A log no point of which compacted is replayed at the cost of its
 	// verdicts: a snapshot would cost more to copy than it saves.
-	if sr == nil || i <= sr.from || !compactedAny || len(w.ModelUsage) != sr.usage || w.Cache != sr.cache0 {
+	if sr == nil || i <= sr.from || !compactedAny {
+		return
+	}
+	rep := w.Report()
+	if len(rep.ModelUsage) != sr.usage || rep.Cache != sr.cache0 {
 		return
 	}
 	appended, ok1 := tail(w.Appended, sr.appended, sameID)
-	repairs, ok2 := tail(w.Repairs, sr.repairs, sameValue[policies.Repair])
-	warnings, ok3 := tail(w.Warnings, sr.warnings, sameValue[string])
+	repairs, ok2 := tail(rep.Repairs, sr.repairs, sameValue[policies.Repair])
+	warnings, ok3 := tail(rep.Warnings, sr.warnings, sameValue[string])
 	if !ok1 || !ok2 || !ok3 {
 		return // a record replaced whole: not something to append again
 	}

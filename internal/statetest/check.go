@@ -110,7 +110,7 @@ func CheckPreserved(st *agentstate.State, w *policies.Work) []string {
 		}
 	}
 	repaired := make(map[string]bool)
-	for _, r := range w.Repairs {
+	for _, r := range w.Report().Repairs {
 		repaired[r.MessageID] = true
 	}
 	logEntries := agentstate.EntriesFromLog(st.Context.Messages)

@@ -212,9 +212,9 @@ func Format(w *policies.Work) string {
 			fmt.Fprintf(&b, "    %s %s by %s: %s\n", d.MessageID, d.Disposition, d.Policy, d.Reason)
 		}
 	}
-	if len(w.Repairs) > 0 {
+	if len(w.Report().Repairs) > 0 {
 		b.WriteString("repairs:\n")
-		for _, r := range w.Repairs {
+		for _, r := range w.Report().Repairs {
 			fmt.Fprintf(&b, "    %s %s: %s\n", r.Kind, r.MessageID, r.Detail)
 		}
 	}
@@ -230,7 +230,7 @@ func Format(w *policies.Work) string {
 			fmt.Fprintf(&b, "    %s %s original=%d placeholder=%q\n", id, mk.Reason, mk.OriginalTokenCount, mk.Placeholder)
 		}
 	}
-	for _, s := range w.Warnings {
+	for _, s := range w.Report().Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", s)
 	}
 	return b.String()

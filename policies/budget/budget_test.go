@@ -228,7 +228,7 @@ func TestReservedOutputClampWarned(t *testing.T) {
 			if w.Budget.ReservedOutput != tt.wantReserved {
 				t.Errorf("ReservedOutput = %d, want %d", w.Budget.ReservedOutput, tt.wantReserved)
 			}
-			if diff := cmp.Diff(tt.wantWarnings, w.Warnings); diff != "" {
+			if diff := cmp.Diff(tt.wantWarnings, w.Report().Warnings); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})

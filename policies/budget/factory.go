@@ -29,7 +29,7 @@ func (p tokenBudget) Apply(_ context.Context, w *policies.Work) error {
 		warning := fmt.Sprintf("reserved_output_token_count %d is more than max_reserved_output_ratio %g of the %d-token window: %d tokens reserved for output",
 			*r, p.cfg.MaxReservedOutputRatio, b.ContextWindow, b.ReservedOutput)
 		// The runner measures again after each compaction: warn once.
-		if !slices.Contains(w.Warnings, warning) {
+		if !slices.Contains(w.Report().Warnings, warning) {
 			w.Warn(warning)
 		}
 	}

@@ -434,8 +434,8 @@ func TestTruncateCutKeepsWhatFailed(t *testing.T) {
 	if d, _ := w.Disposition("m3"); d.Disposition != policies.DispositionTruncated {
 		t.Errorf("m3 disposition %s, want truncated", d.Disposition)
 	}
-	if len(w.Warnings) == 0 || !strings.Contains(strings.Join(w.Warnings, "\n"), "cut tool output m3") {
-		t.Errorf("warnings %q do not say what was cut", w.Warnings)
+	if len(w.Report().Warnings) == 0 || !strings.Contains(strings.Join(w.Report().Warnings, "\n"), "cut tool output m3") {
+		t.Errorf("warnings %q do not say what was cut", w.Report().Warnings)
 	}
 }
 

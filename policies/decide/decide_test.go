@@ -162,7 +162,7 @@ func TestDecide(t *testing.T) {
 			if err := p.Apply(context.Background(), w); err != nil {
 				t.Fatal(err)
 			}
-			got := outcome{Requested: w.CompactionRequested, Reason: w.DecisionReason, Target: w.CompactionTarget, Warnings: w.Warnings}
+			got := outcome{Requested: w.CompactionRequested, Reason: w.DecisionReason, Target: w.CompactionTarget, Warnings: w.Report().Warnings}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -16,7 +16,7 @@ type estimate struct{}
 // model the registry lacks rest on its provider's defaults, and the report
 // says so.
 func (estimate) Apply(_ context.Context, w *policies.Work) error {
-	if w.Model().Assumption != "" && !slices.Contains(w.Warnings, w.Model().Assumption) {
+	if w.Model().Assumption != "" && !slices.Contains(w.Report().Warnings, w.Model().Assumption) {
 		w.Warn(w.Model().Assumption)
 	}
 	return Estimate(w)

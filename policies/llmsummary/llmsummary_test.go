@@ -106,7 +106,7 @@ func TestGolden(t *testing.T) {
 			var b strings.Builder
 			fmt.Fprintf(&b, "# llm_summarize on %s.json; model sees max_tokens %d\n## system\n%s\n## user\n%s\n## view\n", name, got[0].MaxTokens, got[0].System, got[0].User)
 			b.WriteString(statetest.Format(w))
-			fmt.Fprintf(&b, "model usage: %+v\ncache: %+v\n", w.ModelUsage, w.Cache)
+			fmt.Fprintf(&b, "model usage: %+v\ncache: %+v\n", w.Report().ModelUsage, w.Report().Cache)
 			statetest.Golden(t, filepath.Join("testdata", "prompt_"+name+".golden"), b.String(), *update)
 		})
 	}
@@ -187,7 +187,7 @@ func TestSecondCompileHitsTheCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		texts = append(texts, summaryText(w))
-		reports = append(reports, fmt.Sprintf("usage %+v cache %+v", w.ModelUsage, w.Cache))
+		reports = append(reports, fmt.Sprintf("usage %+v cache %+v", w.Report().ModelUsage, w.Report().Cache))
 	}
 	if s.srv.Calls() != 1 {
 		t.Errorf("%d model calls, want 1", s.srv.Calls())
@@ -229,8 +229,8 @@ func TestLargeInputIsChunkedAndFolded(t *testing.T) {
 			t.Errorf("call %d sends %d tokens, over the window less the answer", i, n)
 		}
 	}
-	if w.ModelUsage[0].Calls != len(got) {
-		t.Errorf("usage %+v, want %d calls", w.ModelUsage, len(got))
+	if w.Report().ModelUsage[0].Calls != len(got) {
+		t.Errorf("usage %+v, want %d calls", w.Report().ModelUsage, len(got))
 	}
 }
 

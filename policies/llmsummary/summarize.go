@@ -117,14 +117,15 @@ func (r *requestSummarizer) summarize(ctx context.Context, req compaction.Summar
 		}
 		return r.verify(ctx, req, text)
 	})
-	r.w.Cache.Errors += res.Errors
+	lookups := policies.CacheStats{Errors: res.Errors}
 	if r.p.deps.Cache != nil {
 		if res.Hit {
-			r.w.Cache.Hits++
+			lookups.Hits = 1
 		} else {
-			r.w.Cache.Misses++
+			lookups.Misses = 1
 		}
 	}
+	r.w.CountCache(lookups)
 	if err == nil {
 		if _, missing := verified(text); missing > 0 {
 			r.w.Note(fmt.Sprintf("verify pass: the model left out %d identifier(s) of the span; ctxc appended the facts that hold them", missing))
@@ -229,7 +230,7 @@ func (r *requestSummarizer) fold(ctx context.Context, client llm.Completer, entr
 		if err != nil {
 			return "", err
 		}
-		accounting.Add(r.w, r.p.deps.Prices, Task, client.Model(), resp.InputTokens, resp.OutputTokens)
+		r.w.AddModelUsage(accounting.Usage(r.p.deps.Prices, Task, client.Model(), resp.InputTokens, resp.OutputTokens))
 		summary = strings.TrimSpace(resp.Text)
 		if summary == "" {
 			return "", errors.New("the model returned an empty summary")

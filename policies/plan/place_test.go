@@ -97,14 +97,14 @@ func TestPlaceAttachments(t *testing.T) {
 			if diff := cmp.Diff(tt.wantIDs, ids(w)); diff != "" {
 				t.Errorf("view (-want +got):\n%s", diff)
 			}
-			if toolContent(w) != before || w.Notes().Degraded || w.PlanningUsed {
-				t.Errorf("tool result changed %v, degraded %q, planning used %v", toolContent(w) != before, w.Notes().DegradedReason, w.PlanningUsed)
+			if toolContent(w) != before || w.Notes().Degraded || w.Report().PlanningUsed {
+				t.Errorf("tool result changed %v, degraded %q, planning used %v", toolContent(w) != before, w.Notes().DegradedReason, w.Report().PlanningUsed)
 			}
-			if len(w.Artifacts) != 1 || w.Artifacts[0].ArtifactID != tt.attachment.ID || w.Artifacts[0].Strategy != tt.wantUsage {
-				t.Errorf("artifacts %+v, want %s for %s alone", w.Artifacts, tt.wantUsage, tt.attachment.ID)
+			if len(w.Report().Artifacts) != 1 || w.Report().Artifacts[0].ArtifactID != tt.attachment.ID || w.Report().Artifacts[0].Strategy != tt.wantUsage {
+				t.Errorf("artifacts %+v, want %s for %s alone", w.Report().Artifacts, tt.wantUsage, tt.attachment.ID)
 			}
-			if (tt.wantWarning == "") != (len(w.Warnings) == 0) || (tt.wantWarning != "" && (len(w.Warnings) != 1 || !strings.HasPrefix(w.Warnings[0], tt.wantWarning))) {
-				t.Errorf("warnings %q, want one starting %q", w.Warnings, tt.wantWarning)
+			if (tt.wantWarning == "") != (len(w.Report().Warnings) == 0) || (tt.wantWarning != "" && (len(w.Report().Warnings) != 1 || !strings.HasPrefix(w.Report().Warnings[0], tt.wantWarning))) {
+				t.Errorf("warnings %q, want one starting %q", w.Report().Warnings, tt.wantWarning)
 			}
 			placed := placedAttachments(w)
 			if placed == nil {

@@ -149,8 +149,8 @@ func TestPlanOutcomes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.srv.Calls() != tc.wantCalls || w.PlanningUsed != tc.wantPlanned {
-				t.Errorf("calls %d planning used %v, want %d %v", s.srv.Calls(), w.PlanningUsed, tc.wantCalls, tc.wantPlanned)
+			if s.srv.Calls() != tc.wantCalls || w.Report().PlanningUsed != tc.wantPlanned {
+				t.Errorf("calls %d planning used %v, want %d %v", s.srv.Calls(), w.Report().PlanningUsed, tc.wantCalls, tc.wantPlanned)
 			}
 			if (tc.wantDegraded == "") == w.Notes().Degraded || !strings.Contains(w.Notes().DegradedReason, tc.wantDegraded) {
 				t.Errorf("degraded %v %q, want %q", w.Notes().Degraded, w.Notes().DegradedReason, tc.wantDegraded)
@@ -172,8 +172,8 @@ func TestPlanOutcomes(t *testing.T) {
 			if problems := statetest.Check(w); len(problems) > 0 {
 				t.Errorf("view problems: %v", problems)
 			}
-			if len(w.Artifacts) != 2 {
-				t.Errorf("artifacts %+v", w.Artifacts)
+			if len(w.Report().Artifacts) != 2 {
+				t.Errorf("artifacts %+v", w.Report().Artifacts)
 			}
 		})
 	}
@@ -199,7 +199,7 @@ func TestPlannerSeesBudgetPreviewsAndQuestion(t *testing.T) {
 	statetest.Recount(w)
 	var b strings.Builder
 	fmt.Fprintf(&b, "## system\n%s\n## user\n%s\n## view\n%s", got.System, got.User, statetest.Format(w))
-	fmt.Fprintf(&b, "planning used: %v\nartifacts: %+v\nmodel usage: %+v\ncache: %+v\n", w.PlanningUsed, w.Artifacts, w.ModelUsage, w.Cache)
+	fmt.Fprintf(&b, "planning used: %v\nartifacts: %+v\nmodel usage: %+v\ncache: %+v\n", w.Report().PlanningUsed, w.Report().Artifacts, w.Report().ModelUsage, w.Report().Cache)
 	statetest.Golden(t, filepath.Join("testdata", "planner_prompt.golden"), b.String(), *update)
 }
 
@@ -217,7 +217,7 @@ func TestSecondIdenticalCompileMakesNoCall(t *testing.T) {
 		if !strings.Contains(toolContent(w), "The export failed: "+needle) || w.Notes().Degraded {
 			t.Fatalf("run %d: content %q degraded %q", i, toolContent(w), w.Notes().DegradedReason)
 		}
-		reports = append(reports, fmt.Sprintf("calls %d cache %+v usage %d artifacts %v/%v", s.srv.Calls(), w.Cache, len(w.ModelUsage), w.Artifacts[0].Strategy, w.Artifacts[0].CacheHit))
+		reports = append(reports, fmt.Sprintf("calls %d cache %+v usage %d artifacts %v/%v", s.srv.Calls(), w.Report().Cache, len(w.Report().ModelUsage), w.Report().Artifacts[0].Strategy, w.Report().Artifacts[0].CacheHit))
 	}
 	want := []string{
 		"calls 2 cache {Hits:0 Misses:2 Errors:0} usage 2 artifacts summarize/false",
@@ -262,8 +262,8 @@ func TestNoPlanningWhenItFits(t *testing.T) {
 	if err := newPolicy(t, plan.Deps{Planner: s.client}, true).Apply(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
-	if s.srv.Calls() != 0 || w.Notes().Degraded || w.PlanningUsed || toolContent(w) != "short log" {
-		t.Errorf("calls %d degraded %q planned %v content %q", s.srv.Calls(), w.Notes().DegradedReason, w.PlanningUsed, toolContent(w))
+	if s.srv.Calls() != 0 || w.Notes().Degraded || w.Report().PlanningUsed || toolContent(w) != "short log" {
+		t.Errorf("calls %d degraded %q planned %v content %q", s.srv.Calls(), w.Notes().DegradedReason, w.Report().PlanningUsed, toolContent(w))
 	}
 	if diff := cmp.Diff([]string{"m1", "m2", "m3", "m4", plan.AttachmentsMessageID, "m5"}, ids(w)); diff != "" {
 		t.Errorf("view (-want +got):\n%s", diff)
@@ -320,15 +320,15 @@ func TestPlannerPromptIsBoundedByMaxPromptChars(t *testing.T) {
 	if shown == 0 || shown >= 120 || !strings.Contains(got, `id="tool:c119"`) || strings.Contains(got, `id="tool:c0"`) {
 		t.Errorf("planner was shown %d artifacts; want the largest (tool:c119 in, tool:c0 out), not all 120", shown)
 	}
-	if !w.PlanningUsed {
+	if !w.Report().PlanningUsed {
 		t.Error("the plan of the artifacts shown was not used")
 	}
 	want := fmt.Sprintf("the planner was shown the %d largest of 120 artifacts (max_prompt_chars 20000)", shown)
-	if !slices.ContainsFunc(w.Warnings, func(s string) bool { return strings.Contains(s, want) }) {
-		t.Errorf("warnings %q lack %q", w.Warnings, want)
+	if !slices.ContainsFunc(w.Report().Warnings, func(s string) bool { return strings.Contains(s, want) }) {
+		t.Errorf("warnings %q lack %q", w.Report().Warnings, want)
 	}
 	decided := map[string]string{}
-	for _, a := range w.Artifacts {
+	for _, a := range w.Report().Artifacts {
 		decided[a.ArtifactID] = a.Strategy
 	}
 	if decided["tool:c119"] != "summarize" || decided["tool:c0"] == "" || len(decided) != 120 {

@@ -68,7 +68,7 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 		switch {
 		case err == nil:
 			plan = planned
-			w.PlanningUsed = true
+			w.MarkPlanningUsed()
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case p.cfg.Strict:
@@ -253,7 +253,7 @@ func (p policy) callPlanner(ctx context.Context, w *policies.Work, budget budget
 		if err != nil {
 			return "", err
 		}
-		accounting.Add(w, p.deps.Prices, TaskPlanner, p.deps.Planner.Model(), resp.InputTokens, resp.OutputTokens)
+		w.AddModelUsage(accounting.Usage(p.deps.Prices, TaskPlanner, p.deps.Planner.Model(), resp.InputTokens, resp.OutputTokens))
 		if _, err := ParsePlan(resp.Text, known); err != nil {
 			return "", err
 		}
@@ -271,12 +271,11 @@ func (p policy) countCache(w *policies.Work, res summarycache.Result) {
 	if p.deps.Cache == nil {
 		return
 	}
-	w.Cache.Errors += res.Errors
+	lookups := policies.CacheStats{Errors: res.Errors, Misses: 1}
 	if res.Hit {
-		w.Cache.Hits++
-	} else {
-		w.Cache.Misses++
+		lookups.Hits, lookups.Misses = 1, 0
 	}
+	w.CountCache(lookups)
 }
 
 // execute applies the plan in priority order (the newest first among equal
@@ -411,7 +410,7 @@ func (p policy) summarize(ctx context.Context, w *policies.Work, a *Artifact, fo
 		if err != nil {
 			return "", err
 		}
-		accounting.Add(w, p.deps.Prices, TaskSummarizer, client.Model(), resp.InputTokens, resp.OutputTokens)
+		w.AddModelUsage(accounting.Usage(p.deps.Prices, TaskSummarizer, client.Model(), resp.InputTokens, resp.OutputTokens))
 		text := fmt.Sprintf("[ctxc summary of a %d-character result, focus %q]\n%s", a.Size, shorten(focus, 120), strings.TrimSpace(resp.Text))
 		if strings.TrimSpace(resp.Text) == "" {
 			return "", fmt.Errorf("empty summary")
@@ -446,7 +445,7 @@ func (p policy) applyOutcomes(w *policies.Work, arts []*Artifact, outcomes map[s
 		if o.strategy == StrategyExclude {
 			usage.ProcessedSize = 0
 		}
-		w.Artifacts = append(w.Artifacts, usage)
+		w.AddArtifact(usage)
 		if a.entry < 0 {
 			switch {
 			case o.strategy == StrategyExclude:

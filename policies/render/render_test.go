@@ -63,7 +63,7 @@ func TestPolicy(t *testing.T) {
 			if !strings.HasPrefix(w.Rendered, tt.wantPrefix) || (tt.wantPrefix == "") != (w.Rendered == "") {
 				t.Errorf("Rendered = %q, want it to start with %q", w.Rendered, tt.wantPrefix)
 			}
-			if diff := cmp.Diff(tt.wantWarns, w.Warnings); diff != "" {
+			if diff := cmp.Diff(tt.wantWarns, w.Report().Warnings); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
