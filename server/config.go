@@ -14,58 +14,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"gopkg.in/yaml.v3"
 
-	"github.com/contextcompiler/ctxc/internal/adapter/stateref"
-	"github.com/contextcompiler/ctxc/internal/llm"
 	"github.com/contextcompiler/ctxc/internal/pipeline"
 	"github.com/contextcompiler/ctxc/internal/service"
-	"github.com/contextcompiler/ctxc/internal/summarycache"
-	"github.com/contextcompiler/ctxc/internal/tokens"
 	"github.com/contextcompiler/ctxc/internal/yamlkeys"
 )
-
-// Limits bound what the gRPC server accepts and how long it works on it:
-// calls, bytes, connections and time. Each field's yaml tag is its key in
-// the config file (max_concurrent_calls, ...); DefaultLimits() are safe for a
-// sidecar on loopback. Config embeds it, so cfg.MaxConcurrentCalls is
-// cfg.Limits.MaxConcurrentCalls.
-type Limits = service.Limits
-
-// HTTPLimits bound the HTTP port's requests (http_read_header_timeout,
-// http_read_timeout, http_write_timeout, http_idle_timeout). Its
-// MaxHeaderBytes is not read: Limits.MaxHeaderBytes (max_header_bytes) bounds
-// the headers of both ports.
-type HTTPLimits = service.HTTPLimits
-
-// The types of the config file's sections, named here so that a Go program
-// can build them; their yaml tags are the file's keys. A profile is most
-// simply written in YAML (ParseConfig, LoadConfigFile).
-type (
-	// ProfileSpec is one entry of profiles: a name and its policies in run order.
-	ProfileSpec = pipeline.ProfileSpec
-	// ProfileStep is one policy of a profile, with its settings.
-	ProfileStep = pipeline.StepSpec
-	// ModelEntry is one entry of model_registry.
-	ModelEntry = tokens.ModelEntry
-	// HelperModels is the models section: the planner and summarizer.
-	HelperModels = llm.ModelsConfig
-	// HelperModel is one helper model (an OpenAI-compatible endpoint).
-	HelperModel = llm.Config
-	// SummaryCacheConfig is the summary_cache section.
-	SummaryCacheConfig = summarycache.Config
-	// StateRefsConfig is the state_refs section.
-	StateRefsConfig = stateref.Config
-	// Quotas is the quotas section: every caller's quota and, by caller
-	// name, those that differ.
-	Quotas = service.Quotas
-	// Quota is one caller's quota.
-	Quota = service.Quota
-)
-
-// DefaultLimits are the gRPC limits of NewConfig.
-func DefaultLimits() Limits { return service.DefaultLimits() }
-
-// DefaultHTTPLimits are the HTTP limits of NewConfig.
-func DefaultHTTPLimits() HTTPLimits { return service.DefaultHTTPLimits() }
 
 // Config is the service's configuration: what the YAML config file
 // (docs/configuration.md) decodes into, key for key, plus a few fields only a
@@ -116,25 +68,25 @@ type Config struct {
 	// Profiles, the model registry, the helper models and the summary cache
 	// are set only in the YAML file (or here); their types' fields are the
 	// file's keys.
-	Profiles []pipeline.ProfileSpec `yaml:"profiles"`
+	Profiles []ProfileSpec `yaml:"profiles"`
 	// ModelRegistry adds or overrides entries of the built-in model registry.
-	ModelRegistry []tokens.ModelEntry `yaml:"model_registry"`
+	ModelRegistry []ModelEntry `yaml:"model_registry"`
 	// Models are the helper models of the llm_plan and llm_summarize policies;
 	// the primary model is each request's.
-	Models llm.ModelsConfig `yaml:"models"`
+	Models HelperModels `yaml:"models"`
 	// SummaryCache caches LLM summaries and plans: in memory, or in Redis when
 	// redis_url is set so that replicas share it.
-	SummaryCache summarycache.Config `yaml:"summary_cache"`
+	SummaryCache SummaryCacheConfig `yaml:"summary_cache"`
 	// StateRefs keeps the states calls may name by reference
 	// (base_state_ref): in memory, and in the summary cache's Redis when it
 	// has one, so that replicas resolve each other's references.
-	StateRefs stateref.Config `yaml:"state_refs"`
+	StateRefs StateRefsConfig `yaml:"state_refs"`
 	// Proxy configures the provider-compatible endpoints on the HTTP port.
 	Proxy ProxyConfig `yaml:"proxy"`
 	// Quotas bound what each caller (a token's name) may hold of the server
 	// and how fast it may call, so that one caller cannot crowd out the
 	// others; none by default (docs/running-safely.md).
-	Quotas service.Quotas `yaml:"quotas"`
+	Quotas Quotas `yaml:"quotas"`
 
 	// Path is the YAML file the config was read from ("" when none); profiles
 	// from it are listed with it as their source.
@@ -165,8 +117,8 @@ func NewConfig() *Config {
 		DefaultProfile:     pipeline.DefaultProfileName,
 		Limits:             DefaultLimits(),
 		HTTPLimits:         DefaultHTTPLimits(),
-		SummaryCache:       summarycache.DefaultConfig(),
-		StateRefs:          stateref.DefaultConfig(),
+		SummaryCache:       DefaultSummaryCacheConfig(),
+		StateRefs:          DefaultStateRefsConfig(),
 		HTTPUI:             uiAuto,
 		Proxy:              defaultProxyConfig(),
 	}
@@ -252,11 +204,11 @@ func (c *Config) logger() *slog.Logger {
 }
 
 // limits are the gRPC server's limits as configured.
-func (c *Config) limits() service.Limits { return c.Limits }
+func (c *Config) limits() Limits { return c.Limits }
 
 // httpLimits are the HTTP gateway's limits as configured: max_header_bytes
 // bounds both ports' headers.
-func (c *Config) httpLimits() service.HTTPLimits {
+func (c *Config) httpLimits() HTTPLimits {
 	l := c.HTTPLimits
 	l.MaxHeaderBytes = c.Limits.MaxHeaderBytes
 	return l
@@ -320,10 +272,11 @@ func (c *Config) validate() []error {
 	problems = append(problems, c.validateSecurity()...)
 	problems = append(problems, c.validateLimits()...)
 	problems = append(problems, c.validateProxy()...)
-	if err := c.StateRefs.Validate(); err != nil {
+	refs := c.StateRefs.internal()
+	if err := refs.Validate(); err != nil {
 		problems = append(problems, fmt.Errorf("state_refs: %w", err))
 	}
-	problems = append(problems, c.Quotas.Validate(c.MaxMessageBytes)...)
+	problems = append(problems, c.Quotas.internal().Validate(c.MaxMessageBytes)...)
 	// model_registry, models, summary_cache and profiles are checked as the
 	// engine is built from them (newEngine), in the same list.
 	return problems

@@ -111,7 +111,11 @@ type policyDeps struct {
 // tokenizers load on first use.
 func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, error) {
 	var problems []error
-	tok := &lazyTokens{cfg: tokens.ServiceConfig{CacheEntries: cfg.TokenCacheEntries, Models: cfg.ModelRegistry}}
+	models := make([]tokens.ModelEntry, len(cfg.ModelRegistry))
+	for i, e := range cfg.ModelRegistry {
+		models[i] = e.internal()
+	}
+	tok := &lazyTokens{cfg: tokens.ServiceConfig{CacheEntries: cfg.TokenCacheEntries, Models: models}}
 	if err := tok.cfg.Validate(); err != nil {
 		problems = append(problems, fmt.Errorf("model_registry: %w", err))
 	}
@@ -125,7 +129,11 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 		return nil, errors.Join(append(problems, err)...)
 	}
 	schedules := pipeline.NewScheduleCache(cfg.ScheduleCacheBytes)
-	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles, Source: cfg.Path,
+	profiles := make([]pipeline.ProfileSpec, len(cfg.Profiles))
+	for i, p := range cfg.Profiles {
+		profiles[i] = p.internal()
+	}
+	cat, err := pipeline.NewCatalog(reg, tok, tp, pipeline.Config{DefaultProfile: cfg.DefaultProfile, Profiles: profiles, Source: cfg.Path,
 		AttachmentPolicy: plan.PlacementType, ScheduleCache: schedules})
 	if err != nil {
 		// Its problems name their place: profiles[i] (name), default_profile.
@@ -138,7 +146,7 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 		return nil, errors.Join(problems...)
 	}
 	// The summary cache's Redis, when it has one, is the state refs' too.
-	refs, err := stateref.New(cfg.StateRefs, stateref.Redis{Client: deps.Cache.RedisClient(), Timeout: cfg.SummaryCache.RedisTimeout}, log)
+	refs, err := stateref.New(cfg.StateRefs.internal(), stateref.Redis{Client: deps.Cache.RedisClient(), Timeout: cfg.SummaryCache.RedisTimeout}, log)
 	if err != nil { // validated with the config
 		deps.Cache.Close()
 		return nil, fmt.Errorf("state_refs: %w", err)
@@ -156,11 +164,12 @@ func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens, log *sl
 	deps := policyDeps{Deps: components.Deps{Outputs: diagnose.NewCache()}}
 	var problems []error
 	breakers := llm.NewBreakers() // shared, so models on one endpoint share its breaker
+	models := cfg.Models.internal()
 	for _, m := range []struct {
 		task string
 		cfg  *llm.Config
 		dest *llm.Completer
-	}{{"planner", cfg.Models.Planner, &deps.Planner}, {"summarizer", cfg.Models.Summarizer, &deps.Summarizer}} {
+	}{{"planner", models.Planner, &deps.Planner}, {"summarizer", models.Summarizer, &deps.Summarizer}} {
 		if m.cfg == nil {
 			continue
 		}
@@ -172,7 +181,7 @@ func newPolicyDeps(cfg Config, tp trace.TracerProvider, tok *lazyTokens, log *sl
 		*m.dest = client
 		deps.helpers = append(deps.helpers, metrics.HelperModel{Task: m.task, Client: client})
 	}
-	cache, err := summarycache.New(cfg.SummaryCache, log)
+	cache, err := summarycache.New(cfg.SummaryCache.internal(), log)
 	if err != nil {
 		problems = append(problems, fmt.Errorf("summary_cache: %w", err))
 		cache, _ = summarycache.New(summarycache.DefaultConfig(), log)

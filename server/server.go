@@ -142,8 +142,8 @@ func (s *Server) start(cfg *Config) (run func() error, err error) {
 		return nil, err
 	}
 	tcfg := service.TransportConfig{MaxMessageBytes: cfg.MaxMessageBytes, Reflection: cfg.Reflection, GracePeriod: cfg.GracePeriod, Logger: log,
-		TracerProvider: cfg.tracerProvider(), TLS: tlsFiles, Tokens: tokens, Limits: cfg.limits(), DrainDelay: cfg.DrainDelay,
-		Quotas: cfg.Quotas}
+		TracerProvider: cfg.tracerProvider(), TLS: tlsFiles, Tokens: tokens, Limits: cfg.limits().internal(), DrainDelay: cfg.DrainDelay,
+		Quotas: cfg.Quotas.internal()}
 	if metrics != nil {
 		tcfg.MetricsRegisterer, tcfg.Admission, tcfg.Refusals = metrics.reg, metrics.domain.Admission(), metrics.domain.Admission()
 		tcfg.QuotaObserver = metrics.domain.Admission()
@@ -334,7 +334,7 @@ func (s *Server) startGateway(cfg *Config, tlsFiles *service.TLS, tokens *servic
 	}
 	transport, log := s.transport, s.log
 	proxies, _ := trustedProxies(cfg.HTTPTrustedProxies) // validated with the config
-	gcfg := service.GatewayConfig{MaxMessageBytes: cfg.MaxMessageBytes, Logger: log, Limits: cfg.httpLimits(), TLS: tlsFiles,
+	gcfg := service.GatewayConfig{MaxMessageBytes: cfg.MaxMessageBytes, Logger: log, Limits: cfg.httpLimits().internal(), TLS: tlsFiles,
 		CORSOrigins: cfg.HTTPCORSOrigins, AllowedHosts: cfg.HTTPAllowedHosts, TrustedProxies: proxies, Tokens: tokens}
 	if cfg.inspectorEnabled() {
 		gcfg.Inspector = inspector.Handler()

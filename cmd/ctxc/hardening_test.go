@@ -208,12 +208,12 @@ func TestRunningSafelyQuotasLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := service.Quotas{Default: service.Quota{MaxConcurrentCalls: 8, MaxInflightBytes: 64 << 20, CallsPerSecond: 20, Burst: 40},
-		Callers: map[string]service.Quota{"batch-indexer": {MaxConcurrentCalls: 2, CallsPerSecond: 1, Burst: 5}}}
+	want := server.Quotas{Default: server.Quota{MaxConcurrentCalls: 8, MaxInflightBytes: 64 << 20, CallsPerSecond: 20, Burst: 40},
+		Callers: map[string]server.Quota{"batch-indexer": {MaxConcurrentCalls: 2, CallsPerSecond: 1, Burst: 5}}}
 	if diff := cmp.Diff(want, cfg.Quotas); diff != "" {
 		t.Errorf("quotas (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(service.Quotas{}, defaultConfig().Quotas); diff != "" {
+	if diff := cmp.Diff(server.Quotas{}, defaultConfig().Quotas); diff != "" {
 		t.Errorf("the default quotas, documented as none (-want +got):\n%s", diff)
 	}
 }

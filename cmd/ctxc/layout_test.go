@@ -1,8 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -48,4 +54,107 @@ func TestSpecifiedLayout(t *testing.T) {
 			t.Errorf("%s: the public API must not be under internal/", pkg)
 		}
 	}
+}
+
+// TestPublicTypesAreOwn: package server declares its own types, none an
+// alias (type X = ...), and no exported field of them has an internal
+// package's type; no type of package policies or the packages beneath it
+// is an alias of an internal type. Another module can build a Config, or
+// write a policy, naming nothing it cannot import, and an internal type
+// can change without changing the public API.
+func TestPublicTypesAreOwn(t *testing.T) {
+	problems := publicTypeProblems(t, "../../server", true)
+	for _, dir := range []string{"../../policies"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() || d.Name() == "testdata" {
+				return err
+			}
+			problems = append(problems, publicTypeProblems(t, path, false)...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// publicTypeProblems reads the non-test Go files of dir and names each
+// exported type declared as an alias (any alias when strict, else one of an
+// internal package's type) and, when strict, each exported field of an
+// exported struct whose type names an internal package.
+func publicTypeProblems(t *testing.T, dir string, strict bool) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		internal := map[string]bool{} // the file's import names of internal packages
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if !strings.Contains(p, "/internal/") {
+				continue
+			}
+			name := p[strings.LastIndex(p, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			internal[name] = true
+		}
+		namesInternal := func(e ast.Expr) bool {
+			found := false
+			ast.Inspect(e, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] {
+						found = true
+					}
+				}
+				return !found
+			})
+			return found
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range g.Specs {
+				ts := spec.(*ast.TypeSpec)
+				if !ts.Name.IsExported() {
+					continue
+				}
+				where := fset.Position(ts.Pos()).String()
+				if ts.Assign.IsValid() && (strict || namesInternal(ts.Type)) {
+					problems = append(problems, fmt.Sprintf("%s: type %s is an alias (type %s = ...); declare the type in package %s", where, ts.Name.Name, ts.Name.Name, f.Name.Name))
+					continue
+				}
+				st, ok := ts.Type.(*ast.StructType)
+				if !strict || !ok {
+					continue
+				}
+				for _, field := range st.Fields.List {
+					exported := len(field.Names) == 0 // embedded
+					for _, n := range field.Names {
+						exported = exported || n.IsExported()
+					}
+					if exported && namesInternal(field.Type) {
+						problems = append(problems, fmt.Sprintf("%s: a field of %s has an internal package's type", fset.Position(field.Pos()), ts.Name.Name))
+					}
+				}
+			}
+		}
+	}
+	return problems
 }
