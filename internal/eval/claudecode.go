@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 )
 
 // claudeLine is what eval reads of a Claude Code transcript line.
@@ -23,18 +24,6 @@ type claudeMessage struct {
 	ID      string          `json:"id"`
 	Model   string          `json:"model"`
 	Content json.RawMessage `json:"content"`
-}
-
-type claudeBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
 }
 
 // readClaudeCode reads a Claude Code session transcript: user and assistant
@@ -97,14 +86,14 @@ func readClaudeCode(lines []rawLine) (*conversation, error) {
 
 // anthropicBlocks reads Anthropic message content: a string (one text
 // block) or an array of blocks.
-func anthropicBlocks(raw json.RawMessage) ([]claudeBlock, error) {
+func anthropicBlocks(raw json.RawMessage) ([]wire.AnthropicBlock, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
 		var text string
 		err := json.Unmarshal(raw, &text)
-		return []claudeBlock{{Type: "text", Text: text}}, err
+		return []wire.AnthropicBlock{{Type: "text", Text: &text}}, err
 	}
-	var blocks []claudeBlock
+	var blocks []wire.AnthropicBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		return nil, fmt.Errorf("neither a string nor an array of content blocks: %w", err)
 	}
@@ -112,16 +101,16 @@ func anthropicBlocks(raw json.RawMessage) ([]claudeBlock, error) {
 }
 
 // anthropicAssistant is an assistant message of Anthropic blocks (a Claude
-// Code line's or a request body's; field names it for errors): its text,
-// thinking and tool calls, whose names it records.
-func anthropicAssistant(blocks []claudeBlock, names map[string]string, line int, field string) (convMessage, error) {
+// Code line's; field names it for errors): its text, thinking and tool
+// calls, whose names it records.
+func anthropicAssistant(blocks []wire.AnthropicBlock, names map[string]string, line int, field string) (convMessage, error) {
 	m := convMessage{line: line, kind: "assistant"}
 	for i, b := range blocks {
 		switch b.Type {
 		case "text":
-			m.text = joinText(m.text, b.Text)
+			m.text = joinText(m.text, deref(b.Text))
 		case "thinking":
-			m.reasoning = joinText(m.reasoning, b.Thinking)
+			m.reasoning = joinText(m.reasoning, deref(b.Thinking))
 		case "tool_use":
 			if b.ID == "" || b.Name == "" {
 				return m, lineErr(line, fmt.Sprintf("%s.content[%d]", field, i), "a tool_use block needs an id and a name")
@@ -136,13 +125,13 @@ func anthropicAssistant(blocks []claudeBlock, names map[string]string, line int,
 // anthropicUser is a user message of Anthropic blocks: its tool results,
 // then its text, a user turn unless it is context (sent beside tool results,
 // or a summary written at compaction), which is an event.
-func anthropicUser(blocks []claudeBlock, names map[string]string, line int, field string, summary bool) ([]convMessage, error) {
+func anthropicUser(blocks []wire.AnthropicBlock, names map[string]string, line int, field string, summary bool) ([]convMessage, error) {
 	var texts []string
 	var results []*ctxcv1.ToolResult
 	for i, b := range blocks {
 		switch b.Type {
 		case "text":
-			texts = append(texts, b.Text)
+			texts = append(texts, deref(b.Text))
 		case "tool_result":
 			content, ok := contentText(b.Content)
 			if !ok {
@@ -166,6 +155,14 @@ func anthropicUser(blocks []claudeBlock, names map[string]string, line int, fiel
 		msgs = append(msgs, convMessage{line: line, kind: kind, text: text})
 	}
 	return msgs, nil
+}
+
+// deref is a string field the block may not have ("" then).
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func joinText(a, b string) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 )
 
 // codexLine is a Codex CLI rollout line.
@@ -16,25 +17,13 @@ type codexLine struct {
 }
 
 // codexPayload is what eval reads of a line's payload; which fields a
-// payload has depends on the line's type (and a response item's type).
+// payload has depends on the line's type (and a response item's type). A
+// response_item's payload is a Responses input item; a session_meta's id
+// is the item's ID, an exec_command_end event's call_id its CallID.
 type codexPayload struct {
-	Type string `json:"type"`
-	// session_meta
-	ID string `json:"id"`
+	wire.ResponsesItem
 	// turn_context
 	Model string `json:"model"`
-	// response_item message
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-	// response_item reasoning
-	Summary json.RawMessage `json:"summary"`
-	// response_item calls and outputs
-	CallID    string          `json:"call_id"`
-	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"`
-	Input     string          `json:"input"`
-	Action    json.RawMessage `json:"action"`
-	Output    json.RawMessage `json:"output"`
 	// event_msg exec_command_end
 	ExitCode *int `json:"exit_code"`
 	// compacted
@@ -119,13 +108,9 @@ func readCodex(lines []rawLine) (*conversation, error) {
 				return nil, lineErr(n, "payload.role", "%q is not developer, system, user or assistant", p.Role)
 			}
 		case "reasoning":
-			var summary []struct {
-				Text string `json:"text"`
-			}
-			json.Unmarshal(p.Summary, &summary)
 			var texts []string
-			for _, s := range summary {
-				texts = append(texts, s.Text)
+			for _, s := range p.Summary {
+				texts = append(texts, deref(s.Text))
 			}
 			if len(texts) > 0 {
 				c.messages = append(c.messages, convMessage{line: n, kind: "assistant", reasoning: strings.Join(texts, "\n")})
@@ -134,10 +119,10 @@ func readCodex(lines []rawLine) (*conversation, error) {
 			if p.CallID == "" {
 				return nil, lineErr(n, "payload.call_id", "required on a %s", p.Type)
 			}
-			args := p.Arguments
+			args := string(p.Arguments)
 			switch p.Type {
 			case "custom_tool_call":
-				args = string(mustJSON(map[string]string{"input": p.Input}))
+				args = string(mustJSON(map[string]string{"input": deref(p.Input)}))
 			case "local_shell_call":
 				p.Name, args = "local_shell", compactJSON(p.Action)
 			}

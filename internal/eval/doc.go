@@ -81,9 +81,10 @@
 // (a client resends the whole conversation with every call, so that body
 // holds every turn; replaying it turn by turn measures it as any session,
 // where replaying every body as a snapshot would compile each prefix once
-// more and measure the same turns again); its system prompt (Anthropic's
-// "system" and system messages, Chat's system and developer messages) and
-// tools are the session's. Usage the transcripts report is not carried over:
+// more and measure the same turns again), read as the proxy reads it
+// (providers.Import, which names what it refuses); its system prompt
+// (Anthropic's "system" and system messages, Chat's system and developer
+// messages) and tools are the session's. Usage the transcripts report is not carried over:
 // it counts a system prompt and tools that a Claude Code transcript does not
 // hold, so ctxc counts every message itself.
 //

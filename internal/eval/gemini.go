@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 )
 
 // geminiRecord is a line of a Gemini CLI chat file
@@ -27,24 +28,13 @@ type geminiSetMessage struct {
 	Messages []json.RawMessage `json:"messages"`
 }
 
-// geminiToolCall is a call of a gemini message, with its result as the
-// function response the CLI sent back.
+// geminiToolCall is a call of a gemini message (the API's function call
+// with the CLI's status), with its result as the function parts the CLI
+// sent back.
 type geminiToolCall struct {
-	ID     string          `json:"id"`
-	Name   string          `json:"name"`
-	Args   json.RawMessage `json:"args"`
-	Status string          `json:"status"`
-	Result []geminiPart    `json:"result"`
-}
-
-// geminiPart is a part of a message's content.
-type geminiPart struct {
-	Text             string `json:"text"`
-	FunctionResponse *struct {
-		ID       string          `json:"id"`
-		Name     string          `json:"name"`
-		Response json.RawMessage `json:"response"`
-	} `json:"functionResponse"`
+	wire.GeminiFunctionCall
+	Status string            `json:"status"`
+	Result []wire.GeminiPart `json:"result"`
 }
 
 // readGeminiCLI reads a Gemini CLI chat file: its user and gemini
@@ -109,7 +99,7 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 	answered := map[string]bool{}
 	for _, id := range order {
 		if r := byID[id]; r.Type == "user" {
-			var parts []geminiPart
+			var parts []wire.GeminiPart
 			_ = json.Unmarshal(r.Content, &parts)
 			for _, p := range parts {
 				if p.FunctionResponse != nil {
@@ -122,7 +112,7 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 		r, n := byID[id], lineOf[id]
 		switch r.Type {
 		case "user":
-			var parts []geminiPart
+			var parts []wire.GeminiPart
 			if err := json.Unmarshal(r.Content, &parts); err != nil {
 				return nil, lineErr(n, "content", "not an array of parts: %v", err)
 			}
@@ -134,8 +124,8 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 					fr := p.FunctionResponse
 					sent[fr.ID] = true
 					results = append(results, geminiResult(fr.ID, fr.Name, fr.Response, status[fr.ID]))
-				case p.Text != "":
-					text = append(text, p.Text)
+				case deref(p.Text) != "":
+					text = append(text, *p.Text)
 				}
 			}
 			if len(results) > 0 {
@@ -160,13 +150,7 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 			m := convMessage{line: n, kind: "assistant", text: text}
 			if len(r.ToolCalls) == 0 {
 				// Calls only as the API's functionCall parts.
-				var parts []struct {
-					FunctionCall *struct {
-						ID   string          `json:"id"`
-						Name string          `json:"name"`
-						Args json.RawMessage `json:"args"`
-					} `json:"functionCall"`
-				}
+				var parts []wire.GeminiPart
 				_ = json.Unmarshal(r.Content, &parts)
 				for _, p := range parts {
 					if fc := p.FunctionCall; fc != nil && fc.ID != "" {
@@ -202,10 +186,7 @@ func readGeminiCLI(lines []rawLine) (*conversation, error) {
 // geminiResult is a function response as a tool result: its output (or
 // its error), an error when the call failed or exited non-zero.
 func geminiResult(id, name string, response json.RawMessage, status string) *ctxcv1.ToolResult {
-	var r struct {
-		Output *string `json:"output"`
-		Error  *string `json:"error"`
-	}
+	var r wire.GeminiResult
 	content := compactJSON(response)
 	isError := status == "error" || status == "cancelled"
 	if json.Unmarshal(response, &r) == nil {

@@ -2,202 +2,215 @@ package eval
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"strings"
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
+	"github.com/contextcompiler/ctxc/internal/providers"
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
+	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
-
-// requestBody is what eval reads of an OpenAI Chat Completions or Anthropic
-// Messages request body.
-type requestBody struct {
-	Model    string            `json:"model"`
-	System   json.RawMessage   `json:"system"`
-	Messages []json.RawMessage `json:"messages"`
-	Tools    []json.RawMessage `json:"tools"`
-}
 
 // readRequestBodies reads a list of request bodies, one per line, as a proxy
 // sees them, and takes the conversation of the last body with the most
 // messages: a client resends the whole conversation with every call, so that
 // body holds every turn, and replaying it turn by turn measures it like any
-// session (every body is still checked, and a bad one named by its line).
+// session (every body is still decoded, and a bad one named by its line).
+// The conversation is read as the proxy reads it, with providers.Import.
 func readRequestBodies(lines []rawLine, f Format) (*conversation, error) {
-	var best requestBody
-	bestLine := 0
-	for _, l := range lines {
-		var body requestBody
-		if err := decodeObject(l, &body); err != nil {
+	best, bestModel := -1, ""
+	bestMessages := 0
+	for i, l := range lines {
+		model, messages, err := bodyHead(l, f)
+		if err != nil {
 			return nil, err
 		}
-		if body.Messages == nil {
-			return nil, lineErr(l.n, "messages", "required: a %s request body", f)
-		}
-		if len(body.Messages) >= len(best.Messages) {
-			best, bestLine = body, l.n
+		if messages >= bestMessages {
+			best, bestModel, bestMessages = i, model, messages
 		}
 	}
-	if bestLine == 0 {
+	if best < 0 {
 		return nil, lineErr(1, "", "the file holds no request body")
 	}
-	if best.Model == "" {
-		return nil, lineErr(bestLine, "model", "required")
+	line := lines[best].n
+	if bestModel == "" {
+		return nil, lineErr(line, "model", "required")
 	}
-	c := &conversation{model: best.Model}
-	var err error
+	format := agentstate.RenderOpenAI
 	if f == FormatAnthropic {
-		err = c.anthropicBody(best, bestLine)
+		format = agentstate.RenderAnthropic
+	}
+	imp, err := providers.Import(format, lines[best].data)
+	if err != nil {
+		return nil, importErr(line, err)
+	}
+	return importedConversation(imp, f, line), nil
+}
+
+// bodyHead decodes one request body: its model and how many messages it
+// holds ("messages" is required).
+func bodyHead(l rawLine, f Format) (model string, messages int, err error) {
+	var present bool
+	if f == FormatAnthropic {
+		var body wire.AnthropicRequest
+		if err := decodeObject(l, &body); err != nil {
+			return "", 0, err
+		}
+		model, messages, present = body.Model, len(body.Messages), body.Messages != nil
 	} else {
-		err = c.chatBody(best, bestLine)
+		var body wire.OpenAIRequest
+		if err := decodeObject(l, &body); err != nil {
+			return "", 0, err
+		}
+		model, messages, present = body.Model, len(body.Messages), body.Messages != nil
 	}
-	return c, err
+	if !present {
+		return "", 0, lineErr(l.n, "messages", "required: a %s request body", f)
+	}
+	return model, messages, nil
 }
 
-// toolDefinition reads an Anthropic tool ({name, description, input_schema})
-// or an OpenAI one ({type: function, function: {name, description,
-// parameters}}).
-func toolDefinition(raw json.RawMessage) (*ctxcv1.ToolDefinition, error) {
-	var t struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"input_schema"`
-		Function    *struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		} `json:"function"`
+// importErr names the line and field of what Import refused (its fields
+// are under input_json).
+func importErr(line int, err error) error {
+	var invalid *agentstate.InvalidArgumentError
+	if !errors.As(err, &invalid) || len(invalid.Violations) == 0 {
+		return lineErr(line, "", "%v", err)
 	}
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, err
+	field := func(v agentstate.FieldViolation) string {
+		return strings.TrimPrefix(strings.TrimPrefix(v.Field, "input_json"), ".")
 	}
-	if t.Function != nil {
-		t.Name, t.Description, t.InputSchema = t.Function.Name, t.Function.Description, t.Function.Parameters
+	first := invalid.Violations[0]
+	desc := first.Description
+	for _, v := range invalid.Violations[1:] {
+		desc += "; " + field(v) + ": " + v.Description
 	}
-	if t.Name == "" {
-		return nil, fmt.Errorf("no name")
-	}
-	td := &ctxcv1.ToolDefinition{Name: t.Name, Description: t.Description}
-	if len(t.InputSchema) > 0 {
-		td.ParametersJson = compactJSON(t.InputSchema)
-	}
-	return td, nil
+	return lineErr(line, field(first), "%s", desc)
 }
 
-func (c *conversation) readTools(tools []json.RawMessage, line int) error {
-	for i, raw := range tools {
-		td, err := toolDefinition(raw)
-		if err != nil {
-			return lineErr(line, fmt.Sprintf("tools[%d]", i), "%v", err)
-		}
-		c.tools = append(c.tools, td)
+// importedConversation is an imported body as a conversation of line: the
+// system prompt with the system messages of the conversation after it; per
+// body message its assistant message, or its tool results and then its
+// text, which is an event when it came with results (Anthropic's text
+// beside tool_result blocks). A Chat Completions result is an error when
+// its output reports a non-zero exit status, as the format has no flag.
+func importedConversation(imp *providers.Imported, f Format, line int) *conversation {
+	c := &conversation{model: imp.Model, systemPrompt: imp.SystemPrompt}
+	for _, t := range imp.Tools {
+		c.tools = append(c.tools, &ctxcv1.ToolDefinition{Name: t.Name, Description: t.Description, ParametersJson: t.ParametersJSON})
 	}
-	return nil
-}
-
-func (c *conversation) anthropicBody(body requestBody, line int) error {
-	system, ok := contentText(body.System)
-	if !ok {
-		return lineErr(line, "system", "neither a string nor an array of text blocks")
-	}
-	c.systemPrompt = system
-	if err := c.readTools(body.Tools, line); err != nil {
-		return err
-	}
-	names := map[string]string{}
-	for i, raw := range body.Messages {
-		field := fmt.Sprintf("messages[%d]", i)
-		var m struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
+	chat := f == FormatOpenAIChat
+	for k := 0; k < len(imp.Messages); {
+		// The messages Import made of one body message.
+		origin := bodyMessage(imp, k)
+		end := k + 1
+		for end < len(imp.Messages) && bodyMessage(imp, end) == origin {
+			end++
 		}
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return lineErr(line, field, "%v", err)
-		}
-		blocks, err := anthropicBlocks(m.Content)
-		if err != nil {
-			return lineErr(line, field+".content", "%v", err)
-		}
-		switch m.Role {
-		case "system":
-			// Claude Code sends its environment as a system message.
-			text, _ := contentText(m.Content)
-			c.systemPrompt = strings.TrimPrefix(c.systemPrompt+"\n\n"+text, "\n\n")
-		case "assistant":
-			msg, err := anthropicAssistant(blocks, names, line, field)
-			if err != nil {
-				return err
-			}
-			c.messages = append(c.messages, msg)
-		case "user":
-			msgs, err := anthropicUser(blocks, names, line, field, false)
-			if err != nil {
-				return err
-			}
-			c.messages = append(c.messages, msgs...)
-		default:
-			return lineErr(line, field+".role", "%q is not user, assistant or system", m.Role)
-		}
-	}
-	return nil
-}
-
-func (c *conversation) chatBody(body requestBody, line int) error {
-	if err := c.readTools(body.Tools, line); err != nil {
-		return err
-	}
-	names := map[string]string{}
-	var system []string
-	for i, raw := range body.Messages {
-		field := fmt.Sprintf("messages[%d]", i)
-		var m struct {
-			Role       string          `json:"role"`
-			Content    json.RawMessage `json:"content"`
-			ToolCallID string          `json:"tool_call_id"`
-			ToolCalls  []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		}
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return lineErr(line, field, "%v", err)
-		}
-		text, ok := contentText(m.Content)
-		if !ok {
-			return lineErr(line, field+".content", "neither a string nor an array of content parts")
-		}
-		switch m.Role {
-		case "system", "developer":
-			system = append(system, text)
-		case "user":
-			c.messages = append(c.messages, convMessage{line: line, kind: "user", text: text})
-		case "assistant":
-			msg := convMessage{line: line, kind: "assistant", text: text}
-			for j, tc := range m.ToolCalls {
-				if tc.ID == "" || tc.Function.Name == "" {
-					return lineErr(line, fmt.Sprintf("%s.tool_calls[%d]", field, j), "a tool call needs an id and a function name")
+		var text []string
+		var results []*ctxcv1.ToolResult
+		user := false
+		for _, m := range imp.Messages[k:end] {
+			switch m.Role {
+			case agentstate.RoleSystem:
+				c.systemPrompt = strings.TrimPrefix(c.systemPrompt+"\n\n"+partsText(m.Parts), "\n\n")
+			case agentstate.RoleAssistant:
+				c.messages = append(c.messages, importedAssistant(m, line))
+			case agentstate.RoleTool:
+				for _, p := range m.Parts {
+					if r := p.ToolResult; p.Kind == agentstate.PartToolResult {
+						results = append(results, &ctxcv1.ToolResult{ToolCallId: r.ToolCallID, Name: r.Name, Content: r.Content, IsError: r.IsError || chat && exitFailure(r.Content)})
+					}
 				}
-				names[tc.ID] = tc.Function.Name
-				args := tc.Function.Arguments
-				if args == "" {
-					args = "{}"
-				}
-				msg.calls = append(msg.calls, &ctxcv1.ToolCall{Id: tc.ID, Name: tc.Function.Name, ArgumentsJson: args})
+			case agentstate.RoleUser:
+				user = true
+				text = append(text, partsText(m.Parts))
 			}
-			c.messages = append(c.messages, msg)
-		case "tool":
-			if m.ToolCallID == "" {
-				return lineErr(line, field+".tool_call_id", "required on a tool message")
+		}
+		if len(results) > 0 {
+			c.messages = append(c.messages, convMessage{line: line, kind: "tool", results: results})
+		}
+		// A Chat user message is a turn even when blank; Anthropic's blank
+		// text is none.
+		if t := joinTexts(text); user && (chat || strings.TrimSpace(t) != "") {
+			kind := "user"
+			if len(results) > 0 {
+				kind = "event"
 			}
-			// Chat Completions has no error flag: a result is an error when
-			// its output says a command failed (exitFailure).
-			c.messages = append(c.messages, convMessage{line: line, kind: "tool", results: []*ctxcv1.ToolResult{{ToolCallId: m.ToolCallID, Name: names[m.ToolCallID], Content: text, IsError: exitFailure(text)}}})
-		default:
-			return lineErr(line, field+".role", "%q is not system, developer, user, assistant or tool", m.Role)
+			c.messages = append(c.messages, convMessage{line: line, kind: kind, text: t})
+		}
+		k = end
+	}
+	return c
+}
+
+// bodyMessage is the body message imported message k came from.
+func bodyMessage(imp *providers.Imported, k int) int {
+	if refs := imp.Origins[k]; len(refs) > 0 {
+		return refs[0].Message
+	}
+	return -1 - k
+}
+
+// importedAssistant is an assistant message: its texts and its reasoning
+// joined by newlines, its calls in order (no arguments: "{}").
+func importedAssistant(m agentstate.Message, line int) convMessage {
+	out := convMessage{line: line, kind: "assistant"}
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case agentstate.PartText:
+			out.text = joinText(out.text, p.Text)
+		case agentstate.PartReasoning:
+			out.reasoning = joinText(out.reasoning, p.Reasoning.Text)
+		case agentstate.PartToolCall:
+			args := p.ToolCall.ArgumentsJSON
+			if args == "" {
+				args = "{}"
+			}
+			out.calls = append(out.calls, &ctxcv1.ToolCall{Id: p.ToolCall.ID, Name: p.ToolCall.Name, ArgumentsJson: args})
 		}
 	}
-	c.systemPrompt = strings.Join(system, "\n\n")
-	return nil
+	return out
+}
+
+// partsText is the texts of parts joined by newlines (images left out).
+func partsText(parts []agentstate.Part) string {
+	var texts []string
+	for _, p := range parts {
+		if p.Kind == agentstate.PartText {
+			texts = append(texts, p.Text)
+		}
+	}
+	return joinTexts(texts)
+}
+
+// joinTexts joins the texts that are not empty with newlines.
+func joinTexts(texts []string) string {
+	out := ""
+	for _, t := range texts {
+		out = joinText(out, t)
+	}
+	return out
+}
+
+// anthropicBody reports whether a body with "messages" is Anthropic's: a
+// top-level "system" or "anthropic_version", or a tool_use, tool_result or
+// thinking block.
+func anthropicBody(body map[string]json.RawMessage) bool {
+	if body["system"] != nil || body["anthropic_version"] != nil {
+		return true
+	}
+	var msgs []wire.AnthropicMessage
+	json.Unmarshal(body["messages"], &msgs)
+	for _, m := range msgs {
+		var blocks []wire.AnthropicBlock
+		_ = json.Unmarshal(m.Content, &blocks) // a string content holds none
+		for _, b := range blocks {
+			switch b.Type {
+			case "tool_use", "tool_result", "thinking", "redacted_thinking":
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -171,31 +171,6 @@ func detect(lines []rawLine) (Format, error) {
 	return "", lineErr(lines[0].n, "", "the format is none of %v (looked at the first %d lines; --format names it)", Formats, min(len(lines), detectLines))
 }
 
-func anthropicBody(body map[string]json.RawMessage) bool {
-	if body["system"] != nil || body["anthropic_version"] != nil {
-		return true
-	}
-	var msgs []struct {
-		Content json.RawMessage `json:"content"`
-	}
-	json.Unmarshal(body["messages"], &msgs)
-	for _, m := range msgs {
-		var blocks []struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			continue
-		}
-		for _, b := range blocks {
-			switch b.Type {
-			case "tool_use", "tool_result", "thinking", "redacted_thinking":
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // conversation is a transcript in a form common to every reader: messages in
 // order, each remembering the line it came from.
 type conversation struct {

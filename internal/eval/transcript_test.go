@@ -241,11 +241,13 @@ func TestLoadAnyRejects(t *testing.T) {
 		{"gemini: bad user content", FormatAuto, geminiMeta + "\n" + `{"id":"u1","type":"user","content":7}`, "line 2: content: not an array of parts"},
 		{"gemini: orphan result", FormatAuto, geminiMeta + "\n" + `{"id":"u1","type":"user","content":[{"text":"fix it"}]}` + "\n" + `{"id":"u2","type":"user","content":[{"functionResponse":{"id":"c9","name":"run_shell_command","response":{"output":"ok"}}}]}` + "\n" + `{"id":"g1","type":"gemini","content":"done","model":"gemini-2.5-flash"}`, "line 3: a tool result that follows no tool call"},
 		{"gemini: no model", FormatGeminiCLI, geminiMeta + "\n" + `{"id":"u1","type":"user","content":[{"text":"fix it"}]}`, "line 1: model: no line of the gemini-cli transcript names the model"},
-		{"chat: tool without call id", FormatAuto, `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"tool","content":"ok"}]}`, "line 1: messages[1].tool_call_id: required on a tool message"},
-		{"chat: bad role", FormatOpenAIChat, `{"model":"gpt-4o","messages":[{"role":"robot","content":"hi"}]}`, `line 1: messages[0].role: "robot" is not system, developer, user, assistant or tool`},
+		{"chat: tool without call id", FormatAuto, `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"tool","content":"ok"}]}`, "line 1: messages[1].tool_call_id: a tool message needs the id of the call it answers"},
+		{"chat: bad role", FormatOpenAIChat, `{"model":"gpt-4o","messages":[{"role":"robot","content":"hi"}]}`, `line 1: messages[0].role: unsupported role "robot" (want system, developer, user, assistant, tool or function)`},
 		{"anthropic: a body without messages", FormatAuto, `{"model":"claude-x","system":"s","messages":[{"role":"user","content":"hi"}]}` + "\n" + `{"model":"claude-x"}`, "line 2: messages: required: a anthropic request body"},
 		{"anthropic: no model", FormatAnthropic, `{"system":"s","messages":[{"role":"user","content":"hi"}]}`, "line 1: model: required"},
-		{"anthropic: tool without a name", FormatAnthropic, `{"model":"c","tools":[{"description":"x"}],"messages":[{"role":"user","content":"hi"}]}`, "line 1: tools[0]: no name"},
+		{"anthropic: tool_use without an id", FormatAnthropic, `{"model":"c","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{}}]}]}`, "line 1: messages[1].content[0].id: a tool_use block needs an id"},
+		{"anthropic: every problem named", FormatAnthropic, `{"model":"c","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","input":{}}]}]}`, "line 1: messages[1].content[0].id: a tool_use block needs an id; messages[1].content[0].name: a tool_use block needs a name"},
+		{"anthropic: tool without a name", FormatAnthropic, `{"model":"c","tools":[{"description":"x"}],"messages":[{"role":"user","content":"hi"}]}`, "line 1: tools[0].name: a tool needs a name"},
 		{"starts with an answer", FormatOpenAIChat, `{"model":"gpt-4o","messages":[{"role":"assistant","content":"hello"}]}`, "line 1: the conversation must start with a user message"},
 	}
 	for _, tt := range tests {
@@ -283,6 +285,51 @@ func TestRequestBodiesTakeTheLongestConversation(t *testing.T) {
 	}
 	if s.Lines[2].Route.GetStep().GetFinishReason() != ctxcv1.FinishReason_FINISH_REASON_STOP || s.Lines[2].Number != 2 {
 		t.Errorf("the final answer: %v", s.Lines[2])
+	}
+}
+
+// An Anthropic Messages body is read as the proxy reads it (providers.Import):
+// the system prompt with the system messages of the conversation after it,
+// an assistant turn's thinking, text and calls (arguments compact), tool
+// results named after their calls with is_error kept, and the text sent
+// beside them an event.
+func TestReadAnthropicRequestBody(t *testing.T) {
+	body := `{"model":"claude-x","system":[{"type":"text","text":"be brief"}],"messages":[` +
+		`{"role":"user","content":"fix it"},` +
+		`{"role":"system","content":"env: linux"},` +
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"build first","signature":"c2ln"},{"type":"text","text":"Building."},` +
+		`{"type":"tool_use","id":"t1","name":"Bash","input":{"command": "go build"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"x.go:1: undefined"}],"is_error":true},` +
+		`{"type":"text","text":"<system-reminder>note</system-reminder>"}]},` +
+		`{"role":"assistant","content":"It fails."}]}`
+	s, format, err := LoadAny(strings.NewReader(body), "body.jsonl", FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if format != FormatAnthropic || s.Header.SystemPrompt != "be brief\n\nenv: linux" {
+		t.Errorf("format %q, system prompt %q", format, s.Header.SystemPrompt)
+	}
+	step := func(finish ctxcv1.FinishReason, msgs ...*ctxcv1.Message) *ctxcv1.RouteRequest {
+		return &ctxcv1.RouteRequest{Input: &ctxcv1.RouteRequest_Step{Step: &ctxcv1.AgentStep{Messages: msgs, FinishReason: finish}}}
+	}
+	want := []*ctxcv1.RouteRequest{
+		{Input: &ctxcv1.RouteRequest_UserTurn{UserTurn: &ctxcv1.UserTurn{Messages: []*ctxcv1.Message{{Role: ctxcv1.Role_ROLE_USER, Parts: []*ctxcv1.Part{textPart("fix it")}}}}}},
+		step(ctxcv1.FinishReason_FINISH_REASON_TOOL_CALLS,
+			&ctxcv1.Message{Role: ctxcv1.Role_ROLE_ASSISTANT, Parts: []*ctxcv1.Part{
+				{Content: &ctxcv1.Part_Reasoning{Reasoning: &ctxcv1.Reasoning{Text: "build first"}}},
+				textPart("Building."),
+				{Content: &ctxcv1.Part_ToolCall{ToolCall: &ctxcv1.ToolCall{Id: "t1", Name: "Bash", ArgumentsJson: `{"command":"go build"}`}}}}},
+			&ctxcv1.Message{Role: ctxcv1.Role_ROLE_TOOL, Parts: []*ctxcv1.Part{
+				{Content: &ctxcv1.Part_ToolResult{ToolResult: &ctxcv1.ToolResult{ToolCallId: "t1", Name: "Bash", Content: "x.go:1: undefined", IsError: true}}}}}),
+		{Input: &ctxcv1.RouteRequest_Event{Event: &ctxcv1.Event{Text: "<system-reminder>note</system-reminder>"}}},
+		step(ctxcv1.FinishReason_FINISH_REASON_STOP, &ctxcv1.Message{Role: ctxcv1.Role_ROLE_ASSISTANT, Parts: []*ctxcv1.Part{textPart("It fails.")}}),
+	}
+	var got []*ctxcv1.RouteRequest
+	for _, l := range s.Lines {
+		got = append(got, l.Route)
+	}
+	if d := cmp.Diff(want, got, protocmp.Transform()); d != "" {
+		t.Errorf("the route lines (-want +got):\n%s", d)
 	}
 }
 
