@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 )
 
 // decode fills req's neutral view from its body. Only what the view needs is
@@ -36,40 +39,37 @@ func decode(req *Request) error {
 	return nil
 }
 
-// thinkingOn reads whether a body asks the model to think (Request.ThinkingOn).
+// thinkingOn reads whether a body asks the model to think
+// (Request.ThinkingOn). A field of another type than the API's leaves the
+// rest read: decode says what is wrong with the body.
 func thinkingOn(p Protocol, body []byte) bool {
-	var b struct {
-		Thinking *struct {
-			Type string `json:"type"`
-		} `json:"thinking"`
-		Reasoning        json.RawMessage `json:"reasoning"`
-		Include          []string        `json:"include"`
-		GenerationConfig *struct {
-			ThinkingConfig *struct {
-				IncludeThoughts bool `json:"includeThoughts"`
-			} `json:"thinkingConfig"`
-		} `json:"generationConfig"`
-	}
-	if json.Unmarshal(body, &b) != nil {
-		return false
-	}
 	switch p {
 	case AnthropicMessages:
+		var b wire.AnthropicRequest
+		_ = json.Unmarshal(body, &b)
 		return b.Thinking != nil && (b.Thinking.Type == "enabled" || b.Thinking.Type == "adaptive")
 	case Responses:
+		var b wire.ResponsesRequest
+		_ = json.Unmarshal(body, &b)
 		if r := bytes.TrimSpace(b.Reasoning); len(r) > 0 && string(r) != "null" {
 			return true
 		}
-		for _, inc := range b.Include {
-			if inc == "reasoning.encrypted_content" {
-				return true
-			}
-		}
+		return slices.Contains(b.Include, "reasoning.encrypted_content")
 	case GeminiGenerateContent:
+		var b wire.GeminiRequest
+		_ = json.Unmarshal(body, &b)
 		g := b.GenerationConfig
 		return g != nil && g.ThinkingConfig != nil && g.ThinkingConfig.IncludeThoughts
 	}
 	return false
+}
+
+// str is a string field a body may leave out ("" then).
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // appendMessage adds m to msgs, merging it into the last message when both
@@ -118,16 +118,7 @@ func textOf(raw json.RawMessage) (string, error) {
 }
 
 func decodeAnthropic(req *Request) error {
-	var body struct {
-		System   json.RawMessage `json:"system"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
+	var body wire.AnthropicRequest
 	if err := json.Unmarshal(req.Body, &body); err != nil {
 		return err
 	}
@@ -162,16 +153,7 @@ func decodeAnthropic(req *Request) error {
 			req.Messages = append(req.Messages, msg)
 			continue
 		}
-		var blocks []struct {
-			Type      string          `json:"type"`
-			Text      string          `json:"text"`
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Input     json.RawMessage `json:"input"`
-			ToolUseID string          `json:"tool_use_id"`
-			Content   json.RawMessage `json:"content"`
-			IsError   bool            `json:"is_error"`
-		}
+		var blocks []wire.AnthropicBlock
 		if err := json.Unmarshal(raw, &blocks); err != nil {
 			return errField(field+".content", errNotString)
 		}
@@ -179,7 +161,7 @@ func decodeAnthropic(req *Request) error {
 		for j, b := range blocks {
 			switch b.Type {
 			case "text":
-				texts = append(texts, b.Text)
+				texts = append(texts, str(b.Text))
 			case "tool_use", "server_tool_use":
 				msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Input: string(b.Input)})
 			case "tool_result":
@@ -197,38 +179,24 @@ func decodeAnthropic(req *Request) error {
 }
 
 func decodeChat(req *Request) error {
-	var body struct {
-		Messages []struct {
-			Role       string          `json:"role"`
-			Content    json.RawMessage `json:"content"`
-			ToolCallID string          `json:"tool_call_id"`
-			ToolCalls  []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"messages"`
-		Tools []struct {
-			Type     string `json:"type"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-			Custom struct {
-				Name string `json:"name"`
-			} `json:"custom"`
-		} `json:"tools"`
-	}
+	var body wire.OpenAIRequest
 	if err := json.Unmarshal(req.Body, &body); err != nil {
 		return err
 	}
 	for _, t := range body.Tools {
-		req.Tools = append(req.Tools, t.Function.Name+t.Custom.Name)
+		name := t.Function.Name
+		if t.Custom != nil {
+			name += t.Custom.Name
+		}
+		req.Tools = append(req.Tools, name)
 	}
 	var system []string
-	for i, m := range body.Messages {
+	for i, raw := range body.Messages {
 		field := fmt.Sprintf("messages[%d]", i)
+		var m wire.OpenAIMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return errField(field, err)
+		}
 		text, err := textOf(m.Content)
 		if err != nil {
 			return errField(field+".content", err)
@@ -255,16 +223,15 @@ func decodeChat(req *Request) error {
 }
 
 func decodeResponses(req *Request) error {
-	var body struct {
-		Instructions string          `json:"instructions"`
-		Input        json.RawMessage `json:"input"`
-		Tools        []struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
+	var body wire.ResponsesRequest
 	if err := json.Unmarshal(req.Body, &body); err != nil {
 		return err
+	}
+	var instructions string
+	if len(body.Instructions) > 0 {
+		if err := json.Unmarshal(body.Instructions, &instructions); err != nil {
+			return errField("instructions", err)
+		}
 	}
 	for _, t := range body.Tools {
 		name := t.Name
@@ -280,8 +247,8 @@ func decodeResponses(req *Request) error {
 		}
 	}
 	system := []string{}
-	if body.Instructions != "" {
-		system = append(system, body.Instructions)
+	if instructions != "" {
+		system = append(system, instructions)
 	}
 	defer func() { req.System = strings.Join(system, "\n\n") }()
 	raw := bytes.TrimSpace(body.Input)
@@ -293,17 +260,7 @@ func decodeResponses(req *Request) error {
 		req.Messages = []Turn{{Role: "user", Text: text}}
 		return nil
 	}
-	var items []struct {
-		Type      string          `json:"type"`
-		Role      string          `json:"role"`
-		Content   json.RawMessage `json:"content"`
-		CallID    string          `json:"call_id"`
-		Name      string          `json:"name"`
-		Arguments string          `json:"arguments"`
-		Input     string          `json:"input"`
-		Output    json.RawMessage `json:"output"`
-		Action    json.RawMessage `json:"action"`
-	}
+	var items []wire.ResponsesItem
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &items); err != nil {
 			return errField("input", fmt.Errorf("expected a string or an array of items: %w", err))
@@ -326,9 +283,9 @@ func decodeResponses(req *Request) error {
 				return errField(field+".role", fmt.Errorf("%q is not system, developer, user or assistant", it.Role))
 			}
 		case "function_call":
-			req.Messages = appendMessage(req.Messages, Turn{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: it.Arguments}}})
+			req.Messages = appendMessage(req.Messages, Turn{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: string(it.Arguments)}}})
 		case "custom_tool_call":
-			req.Messages = appendMessage(req.Messages, Turn{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: it.Input}}})
+			req.Messages = appendMessage(req.Messages, Turn{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: it.Name, Input: str(it.Input)}}})
 		case "local_shell_call":
 			req.Messages = appendMessage(req.Messages, Turn{Role: "assistant", ToolCalls: []ToolCall{{ID: it.CallID, Name: "local_shell", Input: string(it.Action)}}})
 		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 )
 
 // Gemini generateContent and streamGenerateContent (REST, camelCase): the
@@ -20,37 +22,6 @@ func geminiModel(path string) string {
 	}
 	model, _, _ := strings.Cut(rest, ":")
 	return model
-}
-
-type geminiPart struct {
-	Text             *string `json:"text"`
-	Thought          bool    `json:"thought"`
-	ThoughtSignature string  `json:"thoughtSignature"`
-	FunctionCall     *struct {
-		ID   string          `json:"id"`
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"args"`
-	} `json:"functionCall"`
-	FunctionResponse *struct {
-		ID       string          `json:"id"`
-		Name     string          `json:"name"`
-		Response json.RawMessage `json:"response"`
-	} `json:"functionResponse"`
-}
-
-type geminiBody struct {
-	SystemInstruction *struct {
-		Parts []geminiPart `json:"parts"`
-	} `json:"systemInstruction"`
-	Contents []struct {
-		Role  string       `json:"role"`
-		Parts []geminiPart `json:"parts"`
-	} `json:"contents"`
-	Tools []struct {
-		FunctionDeclarations []struct {
-			Name string `json:"name"`
-		} `json:"functionDeclarations"`
-	} `json:"tools"`
 }
 
 // geminiResponseText is a functionResponse.response as a result's text: its
@@ -69,7 +40,7 @@ func geminiResponseText(raw json.RawMessage) (string, bool) {
 }
 
 func decodeGemini(req *Request) error {
-	var body geminiBody
+	var body wire.GeminiRequest
 	if err := json.Unmarshal(req.Body, &body); err != nil {
 		return err
 	}

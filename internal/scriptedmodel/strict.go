@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 )
 
 // What the scripted model signs, as the real APIs do, so that a client (or
@@ -102,27 +104,9 @@ func (s *Server) check(req *Request) string {
 	return strings.Join(problems, "; ")
 }
 
-type block struct {
-	Type      string          `json:"type"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
-	Data      string          `json:"data"`
-	ID        string          `json:"id"`
-	ToolUseID string          `json:"tool_use_id"`
-	Input     json.RawMessage `json:"input"`
-}
-
 // checkAnthropic returns how many thinking signatures it verified.
 func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) (verified int) {
-	var b struct {
-		Thinking *struct {
-			Type string `json:"type"`
-		} `json:"thinking"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
+	var b wire.AnthropicRequest
 	if json.Unmarshal(body, &b) != nil {
 		return 0 // decode already refused it
 	}
@@ -131,9 +115,9 @@ func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) (verifie
 	var open map[string]bool // tool_use ids of the previous assistant message
 	want := "user"
 	lastAssistant := -1
-	var blocksOf [][]block
+	var blocksOf [][]wire.AnthropicBlock
 	for i, m := range b.Messages {
-		var blocks []block
+		var blocks []wire.AnthropicBlock
 		if raw := bytes.TrimSpace(m.Content); len(raw) > 0 && raw[0] == '[' {
 			_ = json.Unmarshal(raw, &blocks)
 		}
@@ -150,7 +134,7 @@ func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) (verifie
 		for j, bl := range blocks {
 			switch bl.Type {
 			case "thinking":
-				if !validSignature(bl.Signature, mac("thinking", bl.Thinking)) {
+				if !validSignature(bl.Signature, mac("thinking", str(bl.Thinking))) {
 					fail("messages.%d.content.%d: Invalid `signature` in `thinking` block", i, j)
 				} else {
 					verified++
@@ -214,7 +198,7 @@ func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) (verifie
 				fail("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found %s. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).", lastAssistant, first)
 			}
 			for _, bl := range blocks {
-				if given, ok := s.thinkingOf[bl.ID]; bl.Type == "tool_use" && ok && (blocks[0].Type != "thinking" || blocks[0].Thinking != given) {
+				if given, ok := s.thinkingOf[bl.ID]; bl.Type == "tool_use" && ok && (blocks[0].Type != "thinking" || str(blocks[0].Thinking) != given) {
 					fail("messages.%d: the thinking block given with tool_use %s is not sent back unmodified", lastAssistant, bl.ID)
 				}
 			}
@@ -224,20 +208,18 @@ func (s *Server) checkAnthropic(body []byte, fail func(string, ...any)) (verifie
 }
 
 func checkChat(body []byte, fail func(string, ...any)) {
-	var b struct {
-		Messages []struct {
-			Role       string `json:"role"`
-			ToolCallID string `json:"tool_call_id"`
-			ToolCalls  []struct {
-				ID string `json:"id"`
-			} `json:"tool_calls"`
-		} `json:"messages"`
-	}
+	var b wire.OpenAIRequest
 	if json.Unmarshal(body, &b) != nil {
 		return
 	}
+	messages := make([]wire.OpenAIMessage, len(b.Messages))
+	for i, raw := range b.Messages {
+		if json.Unmarshal(raw, &messages[i]) != nil {
+			return // decode already refused it
+		}
+	}
 	var open []string
-	for i, m := range b.Messages {
+	for i, m := range messages {
 		if m.Role == "tool" {
 			k := indexOf(open, m.ToolCallID)
 			if k < 0 {
@@ -271,23 +253,11 @@ func indexOf(list []string, s string) int {
 
 // checkResponses returns how many reasoning items' encrypted content it verified.
 func (s *Server) checkResponses(body []byte, fail func(string, ...any)) (verified int) {
-	var b struct {
-		Store *bool           `json:"store"`
-		Input json.RawMessage `json:"input"`
-	}
+	var b wire.ResponsesRequest
 	if json.Unmarshal(body, &b) != nil || len(b.Input) == 0 || b.Input[0] == '"' {
 		return
 	}
-	var items []struct {
-		Type    string `json:"type"`
-		Role    string `json:"role"`
-		ID      string `json:"id"`
-		CallID  string `json:"call_id"`
-		Summary []struct {
-			Text string `json:"text"`
-		} `json:"summary"`
-		EncryptedContent *string `json:"encrypted_content"`
-	}
+	var items []wire.ResponsesItem
 	if json.Unmarshal(b.Input, &items) != nil {
 		return 0
 	}
@@ -304,7 +274,7 @@ func (s *Server) checkResponses(body []byte, fail func(string, ...any)) (verifie
 		case "reasoning":
 			var texts []string
 			for _, t := range it.Summary {
-				texts = append(texts, t.Text)
+				texts = append(texts, str(t.Text))
 			}
 			switch {
 			case it.EncryptedContent == nil && stateless:
@@ -344,7 +314,7 @@ func (s *Server) checkResponses(body []byte, fail func(string, ...any)) (verifie
 
 // checkGemini returns how many thought signatures it verified.
 func checkGemini(body []byte, fail func(string, ...any)) (verified int) {
-	var b geminiBody
+	var b wire.GeminiRequest
 	if json.Unmarshal(body, &b) != nil {
 		return 0
 	}
