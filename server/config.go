@@ -17,6 +17,7 @@ import (
 	"github.com/contextcompiler/ctxc/internal/pipeline"
 	"github.com/contextcompiler/ctxc/internal/service"
 	"github.com/contextcompiler/ctxc/internal/yamlkeys"
+	"github.com/contextcompiler/ctxc/policies"
 )
 
 // Config is the service's configuration: what the YAML config file
@@ -87,6 +88,14 @@ type Config struct {
 	// and how fast it may call, so that one caller cannot crowd out the
 	// others; none by default (docs/running-safely.md).
 	Quotas Quotas `yaml:"quotas"`
+
+	// Policies are policy factories of the program's own, served beside the
+	// built-in ones (no file key: a Go program sets them). A profile's step
+	// names one by its Type like any built-in policy, its settings decoded
+	// over its CreateDefaultConfig. A type that a built-in policy or an
+	// earlier entry already has is a configuration error naming both
+	// (docs/extending.md).
+	Policies []policies.Factory `yaml:"-"`
 
 	// Path is the YAML file the config was read from ("" when none); profiles
 	// from it are listed with it as their source.

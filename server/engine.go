@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -20,6 +21,7 @@ import (
 	"github.com/contextcompiler/ctxc/internal/pipeline"
 	"github.com/contextcompiler/ctxc/internal/summarycache"
 	"github.com/contextcompiler/ctxc/internal/tokens"
+	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 	"github.com/contextcompiler/ctxc/policies/plan"
 )
@@ -123,7 +125,7 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 	if err != nil {
 		problems = append(problems, err)
 	}
-	reg, err := components.Registry(deps.Deps)
+	reg, err := cfg.registry(components.Factories(deps.Deps))
 	if err != nil {
 		deps.Cache.Close()
 		return nil, errors.Join(append(problems, err)...)
@@ -153,6 +155,39 @@ func newEngine(cfg Config, tp trace.TracerProvider, log *slog.Logger) (*engine, 
 	}
 	return &engine{tokens: tok, catalog: cat, cache: deps.Cache, refs: refs, schedules: schedules, helpers: deps.helpers, maxMessageBytes: cfg.MaxMessageBytes,
 		proxyEndpoints: proxyEndpoints(cfg.Proxy), version: cmp.Or(cfg.Version, "dev")}, nil
+}
+
+// registry holds the built-in policies and the program's own
+// (Config.Policies). An entry that is nil, has no type, a stage outside the
+// stage table, or a type already taken is an error naming the entry, and
+// for a taken type the factory that has it.
+func (c *Config) registry(builtin []policies.Factory) (*policies.Registry, error) {
+	owner := make(map[string]string, len(builtin)+len(c.Policies))
+	for _, f := range builtin {
+		owner[f.Type()] = fmt.Sprintf("the built-in policy %q (%T)", f.Type(), f)
+	}
+	all := slices.Clip(builtin)
+	var problems []error
+	for i, f := range c.Policies {
+		where := fmt.Sprintf("Config.Policies[%d]", i)
+		switch {
+		case f == nil:
+			problems = append(problems, fmt.Errorf("%s: the factory is nil", where))
+		case f.Type() == "":
+			problems = append(problems, fmt.Errorf("%s: the factory (%T) has an empty type", where, f))
+		case owner[f.Type()] != "":
+			problems = append(problems, fmt.Errorf("%s: policy type %q of %T is taken by %s", where, f.Type(), f, owner[f.Type()]))
+		case !slices.ContainsFunc(policies.Stages(), func(s policies.StageInfo) bool { return s.Stage == f.Stage() }):
+			problems = append(problems, fmt.Errorf("%s: policy type %q has %s, not a stage of the stage table (%s)", where, f.Type(), f.Stage(), policies.StageOrder()))
+		default:
+			owner[f.Type()] = fmt.Sprintf("%s (%T)", where, f)
+			all = append(all, f)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return policies.NewRegistry(all...)
 }
 
 // newPolicyDeps builds what the LLM-assisted policies need: the helper model

@@ -299,7 +299,11 @@ func (r *runner) step(ctx context.Context, s *step) error {
 		unsettleFrom(w, untouched)
 	}
 	if err == nil {
-		if info.First && r.checks == nil {
+		if info.First {
+			// Each step of the first stage makes the log that the later
+			// stages keep to (a normalize-stage policy may rewrite what a
+			// message says, as masking secrets does): the invariants hold
+			// against the log as the last of them left it.
 			r.checks = newChecker(w)
 		}
 		if r.checks != nil {
