@@ -64,7 +64,7 @@ func Check(w *policies.Work) []string {
 				calls[p.ToolResult.ToolCallID] = true
 			}
 		}
-		if inRunning(w, head) {
+		if inRunning(w.State(), head) {
 			continue
 		}
 		for _, p := range head.Parts {
@@ -76,8 +76,9 @@ func Check(w *policies.Work) []string {
 	return out
 }
 
-func inRunning(w *policies.Work, m *agentstate.Message) bool {
-	return w.State() != nil && w.State().Execution.Running() && m.ExecutionID == w.State().Execution.ID
+// inRunning says m belongs to st's running execution.
+func inRunning(st *agentstate.State, m *agentstate.Message) bool {
+	return st != nil && st.Execution.Running() && m.ExecutionID == st.Execution.ID
 }
 
 // CheckPreserved reports, one line each, where a view w made from st breaks the
@@ -144,7 +145,7 @@ func CheckPreserved(st *agentstate.State, w *policies.Work) []string {
 		same := reflect.DeepEqual(*got, *src)
 		// A mask already recorded in the log (by an earlier Compact) is honoured
 		// even in the running execution; only new changes to it are violations.
-		if !same && inRunning(w, src) && !repaired[id] && src.Mask == nil {
+		if !same && inRunning(w.State(), src) && !repaired[id] && src.Mask == nil {
 			out = append(out, fmt.Sprintf("%s of the running execution is changed", id))
 		}
 		if _, disposed := w.Disposition(id); !same && !disposed && !repaired[id] {

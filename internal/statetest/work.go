@@ -46,7 +46,7 @@ func WorkControl(st *agentstate.State, set ...Set) (*policies.Work, *policies.Co
 	w, ctl := policies.NewWork(in)
 	ctl.SetHardLimit(window - maxOut)
 	w.SystemTokens, w.ToolTokens = counter.CountPreamble(&st.Context)
-	Recount(w)
+	Recount(w.Entries, w.Counter())
 	return w, ctl
 }
 
@@ -64,12 +64,13 @@ func Attachments(a ...agentstate.Attachment) Set {
 // Render sets the provider body the request asks for.
 func Render(f agentstate.RenderFormat) Set { return func(in *policies.Input) { in.Options.Render = f } }
 
-// Recount counts every entry that is not Counted, as the runner does after a stage.
-func Recount(w *policies.Work) {
-	for i := range w.Entries {
-		e := &w.Entries[i]
+// Recount counts with counter every entry that is not Counted, as the
+// runner does after a stage.
+func Recount(entries []agentstate.Entry, counter agentstate.TokenCounter) {
+	for i := range entries {
+		e := &entries[i]
 		if !e.Counted {
-			e.Tokens, e.Provenance = w.Counter().CountMessage(&e.Message)
+			e.Tokens, e.Provenance = counter.CountMessage(&e.Message)
 			e.Counted = true
 		}
 	}

@@ -49,13 +49,17 @@ func Compute(w *policies.Work, cfg *Config) agentstate.Budget {
 		ReservedSystem: w.SystemTokens + w.ToolTokens,
 		SoftThreshold:  int(ratio * float64(window-reserved)),
 		MinHeadroom:    cfg.MinHeadroomTokens,
-		Breakdown:      breakdown(w),
+		Breakdown:      breakdown(w.Entries, w.SystemTokens, w.ToolTokens),
 	}
 	if w.Counter() != nil {
 		b.Counter = w.Counter().Name()
 	}
 
-	if a := anchor(w); a >= 0 {
+	var log []agentstate.Message
+	if w.State() != nil {
+		log = w.State().Context.Messages
+	}
+	if a := anchor(w.Entries, log); a >= 0 {
 		b.Used = w.Entries[a].Message.Usage.Total()
 		for i := a + 1; i < len(w.Entries); i++ {
 			b.Used += w.Entries[i].Tokens
@@ -82,22 +86,18 @@ func Compute(w *policies.Work, cfg *Config) agentstate.Budget {
 // provider usage and whose prefix (it and every entry before it) is exactly
 // the log's prefix, unchanged; -1 when there is none. Its usage counts the
 // whole prompt the provider saw plus that reply, so only later entries need
-// estimates; earlier usages are never added.
-func anchor(w *policies.Work) int {
-	if w.State() == nil {
-		return -1
-	}
-	log := w.State().Context.Messages
+// estimates; earlier usages are never added. log is the request's.
+func anchor(entries []agentstate.Entry, log []agentstate.Message) int {
 	prefix := 0 // entries [0, prefix) show the log verbatim
-	for prefix < len(w.Entries) && prefix < len(log) {
-		e := &w.Entries[prefix]
+	for prefix < len(entries) && prefix < len(log) {
+		e := &entries[prefix]
 		if e.Changed || e.SourceID == "" || e.SourceID != log[prefix].ID {
 			break
 		}
 		prefix++
 	}
 	for i := prefix - 1; i >= 0; i-- {
-		m := &w.Entries[i].Message
+		m := &entries[i].Message
 		if m.Role == agentstate.RoleAssistant && m.Usage != nil && m.Usage.Total() > 0 {
 			return i
 		}
@@ -105,10 +105,11 @@ func anchor(w *policies.Work) int {
 	return -1
 }
 
-func breakdown(w *policies.Work) agentstate.Breakdown {
-	b := agentstate.Breakdown{SystemPrompt: w.SystemTokens, Tools: w.ToolTokens}
-	for i := range w.Entries {
-		e := &w.Entries[i]
+// breakdown splits the preamble's and the entries' counts by kind.
+func breakdown(entries []agentstate.Entry, systemTokens, toolTokens int) agentstate.Breakdown {
+	b := agentstate.Breakdown{SystemPrompt: systemTokens, Tools: toolTokens}
+	for i := range entries {
+		e := &entries[i]
 		switch m := &e.Message; {
 		case m.Pinned:
 			b.Pinned += e.Tokens

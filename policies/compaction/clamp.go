@@ -60,7 +60,7 @@ func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 					s = &p.ToolResult.Content
 				}
 			}
-			*s = c.clampText(w, *s, tokens, logID(e))
+			*s = c.clampText(w.Counter(), *s, tokens, logID(e))
 			cut++
 		}
 		if cut > 0 {
@@ -74,7 +74,7 @@ func (c clamp) Apply(_ context.Context, w *policies.Work) error {
 
 // clampText keeps a head and a tail of s worth max_part_tokens in all. Sizes
 // come from the part's own bytes-per-token ratio, so the cost is linear in s.
-func (c clamp) clampText(w *policies.Work, s string, tokens int, id string) string {
+func (c clamp) clampText(counter agentstate.TokenCounter, s string, tokens int, id string) string {
 	bytesPerToken := float64(len(s)) / float64(tokens)
 	headBytes := int(float64(c.cfg.MaxPartTokens) * c.cfg.HeadRatio * bytesPerToken)
 	tailBytes := int(float64(c.cfg.MaxPartTokens) * (1 - c.cfg.HeadRatio) * bytesPerToken)
@@ -82,7 +82,7 @@ func (c clamp) clampText(w *policies.Work, s string, tokens int, id string) stri
 	tail := runeSuffix(s[len(head):], tailBytes)
 	middle := s[len(head) : len(s)-len(tail)]
 	marker := fmt.Sprintf("\n[... %s tokens cut by ctxc clamp; full content in log message %s ...]\n",
-		formatCount(w.Counter().CountText(middle)), id)
+		formatCount(counter.CountText(middle)), id)
 	return head + marker + tail
 }
 

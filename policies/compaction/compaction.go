@@ -25,20 +25,32 @@ func logID(e *agentstate.Entry) string {
 	return e.Message.ID
 }
 
+// ledger records what became of the log messages entries show (*policies.Work).
+type ledger interface {
+	DisposeEntry(e *agentstate.Entry, r policies.MessageReport)
+}
+
+// logReader finds a message of the request's log by id (*policies.Work):
+// what a transform reads of an output the view shows cut, or of an id it
+// must not take.
+type logReader interface {
+	LogMessage(id string) (*agentstate.Message, bool)
+}
+
 // dispose records a disposition for the log message an entry shows; a
 // synthesized entry has no log message and is not recorded.
-func dispose(w *policies.Work, e *agentstate.Entry, d policies.Disposition, policy, reason string) {
+func dispose(l ledger, e *agentstate.Entry, d policies.Disposition, policy, reason string) {
 	if e.SourceID == "" {
 		return
 	}
-	w.DisposeEntry(e, policies.MessageReport{Disposition: d, Tokens: e.Tokens, Provenance: e.Provenance, Reason: reason, Policy: policy})
+	l.DisposeEntry(e, policies.MessageReport{Disposition: d, Tokens: e.Tokens, Provenance: e.Provenance, Reason: reason, Policy: policy})
 }
 
 // unitTokens sums the counts of a unit's entries.
-func unitTokens(w *policies.Work, u policies.Span) int {
+func unitTokens(entries []agentstate.Entry, u policies.Span) int {
 	n := 0
 	for i := u.Start; i < u.End; i++ {
-		n += w.Entries[i].Tokens
+		n += entries[i].Tokens
 	}
 	return n
 }
@@ -84,14 +96,14 @@ func formatCount(n int) string {
 // freeID returns id, or id with a numeric suffix, such that no entry of the
 // view and no message of the log has it: a summary written again over the
 // same messages must not take the id of one the log already holds.
-func freeID(w *policies.Work, id string) string {
+func freeID(entries []agentstate.Entry, log logReader, id string) string {
 	taken := func(c string) bool {
-		for i := range w.Entries {
-			if w.Entries[i].Message.ID == c || w.Entries[i].SourceID == c {
+		for i := range entries {
+			if entries[i].Message.ID == c || entries[i].SourceID == c {
 				return true
 			}
 		}
-		_, inLog := w.LogMessage(c)
+		_, inLog := log.LogMessage(c)
 		return inLog
 	}
 	c := id
@@ -104,8 +116,8 @@ func freeID(w *policies.Work, id string) string {
 // logResult is the content of the tool result with callID in log message
 // messageID, as the log holds it: what an output cut or masked in the view
 // was.
-func logResult(w *policies.Work, messageID, callID string) (string, bool) {
-	m, ok := w.LogMessage(messageID)
+func logResult(log logReader, messageID, callID string) (string, bool) {
+	m, ok := log.LogMessage(messageID)
 	if !ok {
 		return "", false
 	}

@@ -41,7 +41,7 @@ func newPolicy(t testing.TB, f policies.Factory, settings string) policies.Polic
 // run applies p and recounts the entries it touched, as the runner does.
 func run(p policies.Policy, w *policies.Work) error {
 	err := p.Apply(context.Background(), w)
-	statetest.Recount(w)
+	statetest.Recount(w.Entries, w.Counter())
 	return err
 }
 

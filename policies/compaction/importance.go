@@ -66,7 +66,7 @@ func (d dropLowImportance) Apply(_ context.Context, w *policies.Work) error {
 		if used <= goal {
 			break
 		}
-		used -= unitTokens(w, c.unit)
+		used -= unitTokens(w.Entries, c.unit)
 		for i := c.unit.Start; i < c.unit.End; i++ {
 			drop[i] = true
 			dropped++

@@ -95,7 +95,7 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 		r := &e.Message.Parts[c.j].ToolResult
 		full := c.full
 		evidence := outputs.Read(full).Evidence(r.IsError, maxEvidenceLines)
-		keep = cutToFit(w, e, keep, over, func(keep int) { r.Content = shrinkText(full, c.fullTokens, keep, logID(e), evidence) })
+		keep = cutToFit(w.Counter(), e, keep, over, func(keep int) { r.Content = shrinkText(full, c.fullTokens, keep, logID(e), evidence) })
 		w.Touch(c.i)
 		over -= before - e.Tokens
 		protectedTokens -= before - e.Tokens
@@ -113,11 +113,11 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 // average bytes per token, so the cut can fall a little short: the same text
 // is cut further, not the next one (a smaller, older output would lose its
 // middle, where its failure is named, for a few tokens).
-func cutToFit(w *policies.Work, e *agentstate.Entry, keep, over int, cut func(keep int)) int {
+func cutToFit(counter agentstate.TokenCounter, e *agentstate.Entry, keep, over int, cut func(keep int)) int {
 	before := e.Tokens
 	for range maxShrinkTries {
 		cut(keep)
-		e.Tokens, _ = w.Counter().CountMessage(&e.Message)
+		e.Tokens, _ = counter.CountMessage(&e.Message)
 		short := over - (before - e.Tokens)
 		if short <= 0 || keep == shrinkFloor {
 			break
@@ -264,7 +264,7 @@ func shrinkUserText(w *policies.Work, protected []bool, preamble, protectedToken
 		copyParts(&e.Message)
 		full := e.Message.Parts[c.j].Text
 		evidence := outputs.Read(full).Evidence(false, maxEvidenceLines)
-		keep = cutToFit(w, e, keep, over, func(keep int) {
+		keep = cutToFit(w.Counter(), e, keep, over, func(keep int) {
 			// The tail holds the instruction: three fifths of what is kept.
 			e.Message.Parts[c.j].Text = cutText(full, c.tokens, keep, 2.0/5, evidence,
 				fmt.Sprintf("%s %s of %s tokens from the middle of this message to fit the window; the full message is log message %s]", shrinkMarker, formatCount(c.tokens-keep), formatCount(c.tokens), logID(e)))

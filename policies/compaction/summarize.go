@@ -58,12 +58,15 @@ func (s summarize) Apply(ctx context.Context, w *policies.Work) error {
 		if !ok {
 			return nil
 		}
-		text, err := s.write(ctx, w, &p)
+		text, fallback, err := s.write(ctx, w.Counter(), &p)
 		if err != nil {
 			return err
 		}
+		if fallback != "" {
+			w.Degrade(fallback)
+		}
 		summary := p.message(text)
-		summary.ID = freeID(w, summary.ID)
+		summary.ID = freeID(w.Entries, w, summary.ID)
 		tokens, _ := w.Counter().CountMessage(&summary)
 		w.Entries = entries
 		if saved := p.removedTokens - tokens; saved >= need || attempt == maxSummarizeAttempts-1 || p.exhausted {
@@ -76,6 +79,24 @@ func (s summarize) Apply(ctx context.Context, w *policies.Work) error {
 		summaryTokens = tokens
 	}
 	return nil
+}
+
+// logBook is what planning a summary reads of the request's log and of what
+// the run recorded of its messages so far (*policies.Work).
+type logBook interface {
+	logReader
+	State() *agentstate.State
+	LogIndex(id string, hint int32) (int, bool)
+	Disposition(id string) (policies.MessageReport, bool)
+	EntryDisposition(e *agentstate.Entry) (policies.MessageReport, bool)
+}
+
+// planView is what planning a summary reads: the view, the log and the
+// records about it, and the counter.
+type planView struct {
+	entries []agentstate.Entry
+	log     logBook
+	counter agentstate.TokenCounter
 }
 
 // summaryPlan is what one summary replaces.
@@ -144,18 +165,18 @@ func (p *summaryPlan) running() []string {
 
 // runningCalls are the ids of the tool calls of the running task: those the
 // log holds after the message that opens the view's latest turn.
-func runningCalls(w *policies.Work) map[string]bool {
-	start := policies.RecentStart(w.Entries, 1)
-	if start >= len(w.Entries) || w.State() == nil || !policies.IsTurnStart(&w.Entries[start].Message) {
+func runningCalls(entries []agentstate.Entry, log logBook) map[string]bool {
+	start := policies.RecentStart(entries, 1)
+	if start >= len(entries) || log.State() == nil || !policies.IsTurnStart(&entries[start].Message) {
 		return nil
 	}
-	e := &w.Entries[start]
-	pos, ok := w.LogIndex(e.Message.ID, e.LogPos)
+	e := &entries[start]
+	pos, ok := log.LogIndex(e.Message.ID, e.LogPos)
 	if !ok {
 		return nil
 	}
 	calls := map[string]bool{}
-	for _, m := range w.State().Context.Messages[pos+1:] {
+	for _, m := range log.State().Context.Messages[pos+1:] {
 		for _, part := range m.Parts {
 			if part.Kind == agentstate.PartToolCall {
 				calls[part.ToolCall.ID] = true
@@ -172,13 +193,13 @@ func runningCalls(w *policies.Work) map[string]bool {
 // protected (a newest turn larger than a fifth): summaries that outgrow it
 // would be dropped whole by truncate, with every fact they hold but the
 // failures, where a merge within it leaves out only the lightest items.
-func (s summarize) summaryBudget(w *policies.Work, protected []bool) int {
-	budget := int(s.cfg.MaxSummaryRatio * float64(target(w)))
-	if w.HardLimit() > 0 {
-		budget = min(budget, max(target(w), w.HardLimit()*4/5))
-		if w.AtEnd() {
-			budget = min(budget, w.HardLimit()-w.SystemTokens-w.ToolTokens-protectedTokens(w, protected))
-		}
+// goal is the compaction target; room is what the window leaves beside the
+// preamble and what is protected in the view a call compiles, math.MaxInt
+// at points inside the log.
+func (s summarize) summaryBudget(goal, hardLimit, room int) int {
+	budget := int(s.cfg.MaxSummaryRatio * float64(goal))
+	if hardLimit > 0 {
+		budget = min(budget, max(goal, hardLimit*4/5), room)
 	}
 	if s.cfg.MaxSummaryTokens > 0 {
 		budget = min(budget, s.cfg.MaxSummaryTokens)
@@ -187,12 +208,12 @@ func (s summarize) summaryBudget(w *policies.Work, protected []bool) int {
 }
 
 // protectedTokens is what the entries protection keeps in place use
-// (protected is policies.Protection of w), summaries aside.
-func protectedTokens(w *policies.Work, protected []bool) int {
+// (protected is policies.Protection of the view), summaries aside.
+func protectedTokens(entries []agentstate.Entry, protected []bool) int {
 	n := 0
 	for i, p := range protected {
-		if p && w.Entries[i].Message.Kind != agentstate.KindSummary {
-			n += w.Entries[i].Tokens
+		if p && entries[i].Message.Kind != agentstate.KindSummary {
+			n += entries[i].Tokens
 		}
 	}
 	return n
@@ -214,7 +235,11 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 		m := &entries[i].Message
 		return m.Kind == agentstate.KindSummary && m.Role != agentstate.RoleTool
 	}
-	total := s.summaryBudget(w, protected)
+	room := math.MaxInt
+	if w.HardLimit() > 0 && w.AtEnd() {
+		room = w.HardLimit() - w.SystemTokens - w.ToolTokens - protectedTokens(entries, protected)
+	}
+	total := s.summaryBudget(target(w), w.HardLimit(), room)
 	existing := 0 // summaries that would stay
 	var summaries []int
 	for i := 0; i < tail; i++ {
@@ -223,7 +248,8 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 			summaries = append(summaries, i)
 		}
 	}
-	p := summaryPlan{remove: make([]bool, len(entries)), at: -1, task: runningCalls(w)}
+	v := planView{entries: entries, log: w, counter: w.Counter()}
+	p := summaryPlan{remove: make([]bool, len(entries)), at: -1, task: runningCalls(entries, w)}
 	units := policies.Units(entries[:tail])
 	var candidates []policies.Span
 	for _, u := range units {
@@ -248,7 +274,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 		// has one summary a few steps long rather than one a step.
 		half := 0
 		for _, u := range candidates {
-			half += unitTokens(w, u)
+			half += unitTokens(w.Entries, u)
 		}
 		need = max(need, half/2)
 	}
@@ -256,7 +282,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	for taken < len(candidates) {
 		u := candidates[taken]
 		taken++
-		spanTokens += unitTokens(w, u)
+		spanTokens += unitTokens(w.Entries, u)
 		messages += u.Len()
 		if spanTokens-estimate(spanTokens) >= need && messages >= s.cfg.MinSpanMessages {
 			break
@@ -264,7 +290,7 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 	}
 	// End on a user-turn boundary: take the rest of the turn.
 	for taken < len(candidates) && !policies.IsTurnStart(&entries[candidates[taken].Start].Message) && candidates[taken].Start == candidates[taken-1].End {
-		spanTokens += unitTokens(w, candidates[taken])
+		spanTokens += unitTokens(w.Entries, candidates[taken])
 		messages += candidates[taken].Len()
 		taken++
 	}
@@ -277,25 +303,25 @@ func (s summarize) plan(ctx context.Context, w *policies.Work, need, summaryToke
 			p.remove[i] = true
 		}
 	}
-	s.collect(w, &p, visible, false)
+	s.collect(v, &p, visible, false)
 	// Stack the new summary after the others when all fit the budget: the
 	// prompt prefix up to them stays as the provider cached it. Its size is
 	// the deterministic summary's, which every summarizer is budgeted against.
-	stacked := s.measure(ctx, w, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: w.Counter(), Running: p.running(),
+	stacked := s.measure(ctx, v.counter, SummaryRequest{Span: p.span, Earlier: p.earlier, BudgetTokens: math.MaxInt32, Counter: v.counter, Running: p.running(),
 		Count: p.count, First: p.first, Last: p.last})
 	p.budget = total - existing
 	if existing+stacked > total {
-		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total, 1)
+		s.mergeTail(ctx, v, &p, summaries, existing, stacked, total, 1)
 	} else if run := taskRun(summaries, history, p.at); run >= taskSummaryRun {
 		// The running task's summaries stack, each after the last, so the
 		// cached prompt reaches past them; every few of them merge into one
 		// with the next steps, rather than repeat their headers a step.
-		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total, run)
-	} else if len(summaries) > 0 && s.losesFact(ctx, w, &p, min(p.budget, p.removedTokens*3/4)) {
+		s.mergeTail(ctx, v, &p, summaries, existing, stacked, total, run)
+	} else if len(summaries) > 0 && s.losesFact(ctx, v.counter, &p, min(p.budget, p.removedTokens*3/4)) {
 		// A short span's summary must shrink what it replaces, and its
 		// headers alone may not: merged with the newest summary it shares
 		// them, rather than leave a fact out.
-		s.mergeTail(ctx, w, &p, summaries, existing, stacked, total, 1)
+		s.mergeTail(ctx, v, &p, summaries, existing, stacked, total, 1)
 	}
 	// A summary must leave room to shrink: at most three quarters of what it replaces.
 	p.budget = min(p.budget, p.removedTokens*3/4)
@@ -318,8 +344,8 @@ func taskRun(summaries []int, history policies.Span, at int) int {
 
 // losesFact reports whether the plan's summary, written within budget,
 // leaves out a fact.
-func (s summarize) losesFact(ctx context.Context, w *policies.Work, p *summaryPlan, budget int) bool {
-	_, lost := s.det.fit(ctx, p.request(budget, w.Counter()))
+func (s summarize) losesFact(ctx context.Context, counter agentstate.TokenCounter, p *summaryPlan, budget int) bool {
+	_, lost := s.det.fit(ctx, p.request(budget, counter))
 	return lost >= factWeight
 }
 
@@ -332,8 +358,8 @@ func (s summarize) losesFact(ctx context.Context, w *policies.Work, p *summaryPl
 // merge_fill_ratio of the budget, when those older ones alone take most of
 // it, or when shedding within the newest ones would lose a fact (an item of
 // factWeight or more): breaking the cache is then worth what it keeps.
-func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPlan, summaries []int, existing, stacked, total, atLeast int) {
-	entries := w.Entries
+func (s summarize) mergeTail(ctx context.Context, v planView, p *summaryPlan, summaries []int, existing, stacked, total, atLeast int) {
+	entries := v.entries
 	reserve := total / 10 // room for the next stacked summary
 	shed := existing + stacked + reserve - total
 	from, merged := len(summaries), stacked
@@ -349,8 +375,8 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 			p.remove[i] = true
 		}
 		p.reset()
-		s.collect(w, p, visible, false)
-		_, lost := s.det.fit(ctx, p.request(p.budget, w.Counter()))
+		s.collect(v, p, visible, false)
+		_, lost := s.det.fit(ctx, p.request(p.budget, v.counter))
 		if lost < factWeight {
 			return
 		}
@@ -359,7 +385,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 		p.remove[i] = true
 	}
 	p.reset()
-	s.collect(w, p, visible, false)
+	s.collect(v, p, visible, false)
 	// Two summaries or fewer that overflow mean the last merge left too
 	// little room to stack: every compaction point would merge (and uncache)
 	// the whole summary again. This merge leaves room for three summaries
@@ -368,7 +394,7 @@ func (s summarize) mergeTail(ctx context.Context, w *policies.Work, p *summaryPl
 	if len(summaries) <= 2 && stacked <= total/10 {
 		next = 3 * total / 10
 	}
-	p.budget = s.mergeBudget(ctx, p, total, next, w.Counter())
+	p.budget = s.mergeBudget(ctx, p, total, next, v.counter)
 }
 
 // mergeBudget is the budget of a summary that merges all the others: at most
@@ -421,18 +447,18 @@ func (p *summaryPlan) reset() {
 }
 
 // measure is the size of the deterministic summary of a request.
-func (s summarize) measure(ctx context.Context, w *policies.Work, req SummaryRequest) int {
+func (s summarize) measure(ctx context.Context, counter agentstate.TokenCounter, req SummaryRequest) int {
 	text, _ := s.det.Summarize(ctx, req)
-	if w.Counter() == nil {
+	if counter == nil {
 		return (len(text) + 3) / 4
 	}
-	return w.Counter().CountText(text) + 4
+	return counter.CountText(text) + 4
 }
 
 // collect fills the plan from its removed entries: the span's messages, the
 // texts of merged and earlier summaries, the covered ids.
-func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, whole bool) {
-	entries := w.Entries
+func (s summarize) collect(v planView, p *summaryPlan, visible []bool, whole bool) {
+	entries := v.entries
 	shownOutside := make(map[string]bool)
 	for i := range entries {
 		if !p.remove[i] && entries[i].SourceID != "" {
@@ -500,7 +526,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 		}
 	}
 	for id := range original {
-		if m, ok := w.LogMessage(id); ok {
+		if m, ok := v.log.LogMessage(id); ok {
 			original[id] = m
 		}
 	}
@@ -552,7 +578,7 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 			if e.SourceID == "" {
 				p.synthesized[m.ID] = true
 			}
-		} else if m.Kind == agentstate.KindPlaceholder && len(m.CoversMessageIDs) > 0 && w.State() != nil {
+		} else if m.Kind == agentstate.KindPlaceholder && len(m.CoversMessageIDs) > 0 && v.log.State() != nil {
 			for _, id := range m.CoversMessageIDs {
 				if o := original[id]; o != nil {
 					p.span = append(p.span, *o)
@@ -580,23 +606,23 @@ func (s summarize) collect(w *policies.Work, p *summaryPlan, visible []bool, who
 			count(e.SourceID)
 		}
 	}
-	if inherit >= 0 && summarizedAgain(w, entries, p.remove, seen) {
+	if inherit >= 0 && summarizedAgain(v.log, entries, p.remove, seen) {
 		p.reset()
-		s.collect(w, p, visible, true)
+		s.collect(v, p, visible, true)
 		return
 	}
-	p.first, p.last = coveredEnds(w, p.covers, merged)
+	p.first, p.last = coveredEnds(v.log, p.covers, merged)
 }
 
 // coveredEnds are the first and the last of the covered ids that are not
 // summaries: those it merges, and the log's (which an inherited summary's
 // ids may hold).
-func coveredEnds(w *policies.Work, covers []string, merged map[string]bool) (first, last string) {
+func coveredEnds(log logReader, covers []string, merged map[string]bool) (first, last string) {
 	isSummary := func(id string) bool {
 		if merged[id] {
 			return true
 		}
-		m, ok := w.LogMessage(id)
+		m, ok := log.LogMessage(id)
 		return ok && m.Kind == agentstate.KindSummary && m.Role != agentstate.RoleTool
 	}
 	for _, id := range covers {
@@ -618,16 +644,16 @@ func coveredEnds(w *policies.Work, covers []string, merged map[string]bool) (fir
 // the span covers anew, is recorded as summarized already: one the inherited
 // summary may hold (it holds only such ids). Ids summarized by another
 // summary of the span answer yes too, and send collect the exact way.
-func summarizedAgain(w *policies.Work, entries []agentstate.Entry, remove []bool, seen map[string]bool) bool {
+func summarizedAgain(log logBook, entries []agentstate.Entry, remove []bool, seen map[string]bool) bool {
 	for i := range entries {
 		if e := &entries[i]; !remove[i] && e.SourceID != "" {
-			if d, ok := w.EntryDisposition(e); ok && d.Disposition == policies.DispositionSummarized {
+			if d, ok := log.EntryDisposition(e); ok && d.Disposition == policies.DispositionSummarized {
 				return true
 			}
 		}
 	}
 	for id := range seen {
-		if d, ok := w.Disposition(id); ok && d.Disposition == policies.DispositionSummarized {
+		if d, ok := log.Disposition(id); ok && d.Disposition == policies.DispositionSummarized {
 			return true
 		}
 	}
@@ -635,15 +661,16 @@ func summarizedAgain(w *policies.Work, entries []agentstate.Entry, remove []bool
 }
 
 // write asks the summarizer for the text, falling back to the deterministic
-// summary, and makes sure every unresolved failure it replaces is named.
-func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) (string, error) {
-	req := p.request(p.budget, w.Counter())
-	text, err := s.summarizer.Summarize(ctx, req)
+// summary (fallback says why, for the step's report), and makes sure every
+// unresolved failure it replaces is named.
+func (s summarize) write(ctx context.Context, counter agentstate.TokenCounter, p *summaryPlan) (text, fallback string, err error) {
+	req := p.request(p.budget, counter)
+	text, err = s.summarizer.Summarize(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return "", "", ctx.Err()
 		}
-		w.Degrade(fmt.Sprintf("summarizer failed (%v); used the deterministic summary", err))
+		fallback = fmt.Sprintf("summarizer failed (%v); used the deterministic summary", err)
 		text, _ = s.det.Summarize(ctx, req)
 	}
 	var missing []string
@@ -667,7 +694,7 @@ func (s summarize) write(ctx context.Context, w *policies.Work, p *summaryPlan) 
 		// Invariant 5: a failure the summary replaces stays visible in it.
 		text = strings.TrimRight(text, "\n") + "\n\n## Errors still open (named by ctxc)\n" + strings.Join(missing, "\n") + "\n"
 	}
-	return text, nil
+	return text, fallback, nil
 }
 
 // message is the summary message of a plan.

@@ -164,16 +164,15 @@ func TestSummaryBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := DefaultSummarizeConfig()
 			cfg.MaxSummaryRatio, cfg.MaxSummaryTokens = tt.ratio, tt.maxTokens
-			w, ctl := policies.NewWork(policies.Input{})
-			w.CompactionTarget = tt.target
-			ctl.SetHardLimit(tt.limit)
+			room := math.MaxInt
 			if strings.HasPrefix(tt.name, "in the compiled view") {
 				// The protected newest turn (the first task too) and the preamble.
-				ctl.SetAtEnd(true)
-				w.SystemTokens, w.ToolTokens = 300, 200
-				w.Entries = []agentstate.Entry{{Message: agentstate.Message{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("Fix the build.")}}, Tokens: 4000, Counted: true}}
+				entries := []agentstate.Entry{{Message: agentstate.Message{ID: "u1", Role: agentstate.RoleUser, Parts: []agentstate.Part{agentstate.TextPart("Fix the build.")}}, Tokens: 4000, Counted: true}}
+				w, _ := policies.NewWork(policies.Input{})
+				w.Entries = entries
+				room = tt.limit - 300 - 200 - protectedTokens(entries, policies.Protection(w))
 			}
-			if got := (summarize{cfg: cfg}).summaryBudget(w, policies.Protection(w)); got != tt.want {
+			if got := (summarize{cfg: cfg}).summaryBudget(tt.target, tt.limit, room); got != tt.want {
 				t.Errorf("summaryBudget = %d, want %d", got, tt.want)
 			}
 		})
@@ -241,7 +240,7 @@ func TestCollectInheritsAMergedSummarysCoversExactly(t *testing.T) {
 		for _, whole := range []bool{false, true} {
 			p := summaryPlan{remove: remove}
 			p.reset()
-			summarize{}.collect(w, &p, visible, whole)
+			summarize{}.collect(planView{entries: w.Entries, log: w, counter: w.Counter()}, &p, visible, whole)
 			if diff := cmp.Diff(tt.want, p.covers); diff != "" {
 				t.Errorf("%s (whole %v): covers (-want +got):\n%s", tt.name, whole, diff)
 			}

@@ -49,7 +49,7 @@ func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 	protectedTokens, protectedCount := 0, 0
 	for _, u := range units {
 		if protected[u.Start] {
-			protectedTokens += unitTokens(w, u)
+			protectedTokens += unitTokens(w.Entries, u)
 			protectedCount += u.Len()
 		}
 	}
@@ -66,7 +66,7 @@ func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 			rest := 0
 			for _, u := range units {
 				if !protected[u.Start] {
-					rest += unitTokens(w, u)
+					rest += unitTokens(w.Entries, u)
 				}
 			}
 			reserve := min(rest, w.HardLimit()/4)
@@ -79,7 +79,7 @@ func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 			}
 		}
 		if !fits {
-			return refusal(w, func(i int) bool { return protected[i] }, 0)
+			return refusal(w.Entries, w.SystemTokens, w.ToolTokens, w.HardLimit(), func(i int) bool { return protected[i] }, 0)
 		}
 	}
 	mustKeep := protected
@@ -107,7 +107,7 @@ func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 			if byMessages {
 				summaries++
 			} else {
-				summaries += unitTokens(w, u)
+				summaries += unitTokens(w.Entries, u)
 			}
 		}
 	}
@@ -124,13 +124,13 @@ func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 	} else if summaries > 0 && w.HardLimit() > 0 && !byMessages {
 		room = w.HardLimit() - preamble - protectedTokens
 	}
-	drop, dropped := t.dropSet(w, units, protected, room, byMessages)
+	drop, dropped := t.dropSet(w.Entries, units, protected, room, byMessages)
 	if dropped == 0 {
 		return nil
 	}
 	if _, noteTokens := t.failureNote(ctx, w, drop, noteFull, 0); noteTokens > 0 && !byMessages {
 		// The note must fit too: make room for it and choose again.
-		drop, dropped = t.dropSet(w, units, protected, room-noteTokens, byMessages)
+		drop, dropped = t.dropSet(w.Entries, units, protected, room-noteTokens, byMessages)
 	}
 	before := w.UsedTokens()
 	kept := before
@@ -157,7 +157,7 @@ func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 			note, noteTokens = t.failureNote(ctx, w, drop, level, 0)
 		}
 		if kept+noteTokens > w.HardLimit() {
-			return refusal(w, func(i int) bool { return !drop[i] }, noteTokens)
+			return refusal(w.Entries, w.SystemTokens, w.ToolTokens, w.HardLimit(), func(i int) bool { return !drop[i] }, noteTokens)
 		}
 		before = w.UsedTokens()
 	}
@@ -169,7 +169,7 @@ func (t truncator) Apply(ctx context.Context, w *policies.Work) error {
 			dispose(w, &w.Entries[i], policies.DispositionDropped, TypeTruncate, reason)
 		}
 	}
-	dropAppended(w, drop)
+	w.Appended = dropAppended(w.Entries, w.Appended, drop)
 	w.Entries = removeEntries(w.Entries, drop)
 	if note != nil {
 		w.Entries = insertEntry(w.Entries, firstDropped(drop), agentstate.Entry{Message: *note})
@@ -220,8 +220,8 @@ const condensedPreviewChars = 120
 // units while they fit room, then drop every older one; then drop on to the
 // next turn start, if one comes before the protected tail, so the kept turns
 // are whole.
-func (t truncator) dropSet(w *policies.Work, units []policies.Span, protected []bool, room int, byMessages bool) ([]bool, int) {
-	drop := make([]bool, len(w.Entries))
+func (t truncator) dropSet(entries []agentstate.Entry, units []policies.Span, protected []bool, room int, byMessages bool) ([]bool, int) {
+	drop := make([]bool, len(entries))
 	dropped, full, cut := 0, false, -1
 	for k := len(units) - 1; k >= 0; k-- {
 		u := units[k]
@@ -230,7 +230,7 @@ func (t truncator) dropSet(w *policies.Work, units []policies.Span, protected []
 		}
 		size := u.Len()
 		if !byMessages {
-			size = unitTokens(w, u)
+			size = unitTokens(entries, u)
 		}
 		if !full && size <= room {
 			room -= size
@@ -253,7 +253,7 @@ func (t truncator) dropSet(w *policies.Work, units []policies.Span, protected []
 		if protected[u.Start] {
 			break
 		}
-		if policies.IsTurnStart(&w.Entries[u.Start].Message) {
+		if policies.IsTurnStart(&entries[u.Start].Message) {
 			for j := cut + 1; j < k; j++ {
 				for i := units[j].Start; i < units[j].End; i++ {
 					drop[i] = true
@@ -448,7 +448,7 @@ func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []boo
 			budget -= over + shrinkSlack
 		}
 	}
-	m := agentstate.Message{ID: freeID(w, noteID(covers)), Role: agentstate.RoleUser, Kind: agentstate.KindSummary, Parts: []agentstate.Part{agentstate.TextPart(text)}, CoversMessageIDs: covers}
+	m := agentstate.Message{ID: freeID(w.Entries, w, noteID(covers)), Role: agentstate.RoleUser, Kind: agentstate.KindSummary, Parts: []agentstate.Part{agentstate.TextPart(text)}, CoversMessageIDs: covers}
 	n := 0
 	if w.Counter() != nil {
 		n, _ = w.Counter().CountMessage(&m)
@@ -510,25 +510,26 @@ func uniqueLines(lines []string) []string {
 	return out
 }
 
-// dropAppended forgets the summaries written in this run that are dropped:
-// Compact must not persist what the view no longer shows.
-func dropAppended(w *policies.Work, drop []bool) {
+// dropAppended is appended (the summaries written in this run) without
+// those of entries that drop drops: Compact must not persist what the view
+// no longer shows.
+func dropAppended(entries []agentstate.Entry, appended []agentstate.Message, drop []bool) []agentstate.Message {
 	gone := map[string]bool{}
-	for i := range w.Entries {
-		if drop[i] && w.Entries[i].SourceID == "" && w.Entries[i].Message.Kind == agentstate.KindSummary {
-			gone[w.Entries[i].Message.ID] = true
+	for i := range entries {
+		if drop[i] && entries[i].SourceID == "" && entries[i].Message.Kind == agentstate.KindSummary {
+			gone[entries[i].Message.ID] = true
 		}
 	}
 	if len(gone) == 0 {
-		return
+		return appended
 	}
-	kept := w.Appended[:0:0]
-	for _, m := range w.Appended {
+	kept := appended[:0:0]
+	for _, m := range appended {
 		if !gone[m.ID] {
 			kept = append(kept, m)
 		}
 	}
-	w.Appended = kept
+	return kept
 }
 
 func firstDropped(drop []bool) int {
@@ -548,16 +549,16 @@ func insertEntry(entries []agentstate.Entry, at int, e agentstate.Entry) []agent
 	return append(out, entries[at:]...)
 }
 
-// refusal says why what must be kept (the entries kept marks, and a note of
-// noteTokens) cannot fit the window: each part with its size, the parts
-// adding up to what it says is needed.
-func refusal(w *policies.Work, kept func(i int) bool, noteTokens int) error {
+// refusal says why what must be kept (the entries kept marks, the preamble,
+// and a note of noteTokens) cannot fit the window (hardLimit): each part
+// with its size, the parts adding up to what it says is needed.
+func refusal(entries []agentstate.Entry, systemTokens, toolTokens, hardLimit int, kept func(i int) bool, noteTokens int) error {
 	type part struct {
 		name   string
 		tokens int
 		count  int
 	}
-	parts := []part{{name: "system prompt", tokens: w.SystemTokens}, {name: "tools", tokens: w.ToolTokens}}
+	parts := []part{{name: "system prompt", tokens: systemTokens}, {name: "tools", tokens: toolTokens}}
 	add := func(name string, tokens int) {
 		for k := range parts {
 			if parts[k].name == name {
@@ -568,20 +569,20 @@ func refusal(w *policies.Work, kept func(i int) bool, noteTokens int) error {
 		}
 		parts = append(parts, part{name: name, tokens: tokens, count: 1})
 	}
-	first, instruction := policies.FirstTask(w.Entries), policies.Instruction(w.Entries)
-	latest := policies.RecentStart(w.Entries, 1)
-	newest := len(w.Entries)
-	for i := len(w.Entries) - 1; i >= latest; i-- {
-		if m := &w.Entries[i].Message; m.Role == agentstate.RoleAssistant && m.HasToolCalls() {
+	first, instruction := policies.FirstTask(entries), policies.Instruction(entries)
+	latest := policies.RecentStart(entries, 1)
+	newest := len(entries)
+	for i := len(entries) - 1; i >= latest; i-- {
+		if m := &entries[i].Message; m.Role == agentstate.RoleAssistant && m.HasToolCalls() {
 			newest = i
 			break
 		}
 	}
-	for i := range w.Entries {
+	for i := range entries {
 		if !kept(i) {
 			continue
 		}
-		e := &w.Entries[i]
+		e := &entries[i]
 		switch {
 		case e.Message.Pinned:
 			add("pinned messages", e.Tokens)
@@ -610,7 +611,7 @@ func refusal(w *policies.Work, kept func(i int) bool, noteTokens int) error {
 	}
 	return &agentstate.IrreducibleError{
 		NeededTokens:    need,
-		AvailableTokens: w.HardLimit(),
+		AvailableTokens: hardLimit,
 		Detail:          "what must be kept exceeds the usable window (tokens: " + strings.Join(names, ", ") + ")",
 	}
 }

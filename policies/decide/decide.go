@@ -30,7 +30,10 @@ func (d decider) Apply(_ context.Context, w *policies.Work) error {
 	if w.Budget == nil {
 		return errNoBudget
 	}
-	v := d.trigger.evaluate(MeasureOf(w))
+	// Triggers see ctxc's own count of the view (w.UsedTokens), not a count
+	// anchored on provider usage, so that every compile passing a compaction
+	// point decides it the same way.
+	v := d.trigger.evaluate(policies.Measure{Used: w.UsedTokens(), Messages: len(w.Entries), Budget: *w.Budget})
 	if !v.Fire {
 		return nil
 	}
@@ -48,14 +51,6 @@ func (d decider) Apply(_ context.Context, w *policies.Work) error {
 	}
 	w.CompactionTarget = v.Target
 	return nil
-}
-
-// MeasureOf is the measure of w's view against its budget. Triggers see
-// ctxc's own count of the view (w.UsedTokens), not a count anchored on
-// provider usage, so that every compile passing a compaction point decides
-// it the same way.
-func MeasureOf(w *policies.Work) policies.Measure {
-	return policies.Measure{Used: w.UsedTokens(), Messages: len(w.Entries), Budget: *w.Budget}
 }
 
 // errNoBudget is returned when a trigger runs without a budget stage.

@@ -19,13 +19,8 @@ func (estimate) Apply(_ context.Context, w *policies.Work) error {
 	if w.Model().Assumption != "" && !slices.Contains(w.Report().Warnings, w.Model().Assumption) {
 		w.Warn(w.Model().Assumption)
 	}
-	return Estimate(w)
-}
-
-// Estimate counts, with w.Counter, every entry whose Counted is false (setting
-// Tokens, Provenance and Counted) and the preamble (w.SystemTokens,
-// w.ToolTokens).
-func Estimate(w *policies.Work) error {
+	// With w.Counter: every entry whose Counted is false (setting Tokens,
+	// Provenance and Counted), and the preamble (w.SystemTokens, w.ToolTokens).
 	if w.Counter() == nil {
 		return errors.New("estimate: no token counter resolved for the model")
 	}

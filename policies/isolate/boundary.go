@@ -90,7 +90,7 @@ func Boundary(w *policies.Work, cfg *BoundaryConfig, outputs *diagnose.Cache) {
 	}
 	w.Entries = out
 	for _, rec := range records {
-		w.Entries[rec.pos].Message.Parts = []agentstate.Part{agentstate.TextPart(rec.text(w, maxCalls, outputs))}
+		w.Entries[rec.pos].Message.Parts = []agentstate.Part{agentstate.TextPart(rec.text(w.Counter(), maxCalls, outputs))}
 		// The log messages it stands for: a summary of the record reads them.
 		w.Entries[rec.pos].Message.CoversMessageIDs = rec.covers
 		w.Touch(rec.pos)
@@ -150,7 +150,7 @@ func (r *traceRecord) add(m *agentstate.Message) {
 	}
 }
 
-func (r *traceRecord) text(w *policies.Work, maxCalls int, outputs *diagnose.Cache) string {
+func (r *traceRecord) text(counter agentstate.TokenCounter, maxCalls int, outputs *diagnose.Cache) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tool trace of execution %s (%d calls): ", r.exec, len(r.calls))
 	seen := make(map[string]bool, len(r.calls))
@@ -178,7 +178,7 @@ func (r *traceRecord) text(w *policies.Work, maxCalls int, outputs *diagnose.Cac
 			// HTTP 404 through curl -i) too.
 			b.WriteString(" -> error: " + strings.Join(outputs.Identify(res.Content, diagnose.DefaultLimits), " ¦ "))
 		default:
-			b.WriteString(" -> ok, " + tokens(countText(w, res.Content)))
+			b.WriteString(" -> ok, " + tokens(countText(counter, res.Content)))
 		}
 	}
 	for id := range r.results {
@@ -195,11 +195,11 @@ func (r *traceRecord) text(w *policies.Work, maxCalls int, outputs *diagnose.Cac
 	return b.String()
 }
 
-func countText(w *policies.Work, s string) int {
-	if w.Counter() == nil {
+func countText(counter agentstate.TokenCounter, s string) int {
+	if counter == nil {
 		return (len(s) + 3) / 4
 	}
-	return w.Counter().CountText(s)
+	return counter.CountText(s)
 }
 
 func tokens(n int) string {

@@ -139,7 +139,7 @@ func TestMaskObservationsTarget(t *testing.T) {
 func TestPlaceholderIsRuneSafe(t *testing.T) {
 	content := strings.Repeat("日本語", 100) + "\xff"
 	w := statetest.Work(&agentstate.State{})
-	ph := placeholder(w, "m1", &agentstate.ToolResult{ToolCallID: "c1", Name: "read", Content: content}, 7, nil)
+	ph := placeholder(w.Counter(), "m1", &agentstate.ToolResult{ToolCallID: "c1", Name: "read", Content: content}, 7, nil)
 	if !utf8.ValidString(ph) {
 		t.Fatalf("invalid UTF-8: %q", ph)
 	}
@@ -218,7 +218,7 @@ func TestProperties(t *testing.T) {
 			w := statetest.Work(st)
 			normalize.Normalize(w, &normalize.Config{})
 			project.Project(w, agentstate.ViewReasoning)
-			statetest.Recount(w)
+			statetest.Recount(w.Entries, w.Counter())
 			unresolved := map[string]bool{}
 			for _, i := range policies.UnresolvedFailures(w.Entries) {
 				unresolved[w.Entries[i].Message.ID] = true
@@ -294,7 +294,7 @@ func TestPlaceholderDescribesTheLogOriginal(t *testing.T) {
 		t.Fatalf("masked %d outputs, want 1", n)
 	}
 	got := w.Entries[len(w.Entries)-1].Message.Parts[0].ToolResult.Content
-	want := fmt.Sprintf("%d tokens", countText(w, out))
+	want := fmt.Sprintf("%d tokens", countText(w.Counter(), out))
 	if !strings.Contains(got, want) {
 		t.Errorf("placeholder lacks %q:\n%s", want, got)
 	}

@@ -62,7 +62,11 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		_, ok := w.Masks[e.SourceID]
 		return ok && e.SourceID != ""
 	}
-	protected := recentOutputs(w, cfg, alreadyMasked)
+	protected := recentOutputs(entries, w.Counter(), cfg, alreadyMasked)
+	var log []agentstate.Message // what masked outputs were, for those cut earlier
+	if w.State() != nil {
+		log = w.State().Context.Messages
+	}
 	runningID := ""
 	if w.State() != nil && w.State().Execution.Running() {
 		runningID = w.State().Execution.ID
@@ -96,7 +100,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		c := maskCandidate{i: i, before: before}
 		if before <= 2*bound {
 			var ok bool
-			if c, ok = maskedForm(w, cfg, e, exempt, outputs); !ok {
+			if c, ok = maskedForm(w.Counter(), log, cfg, e, exempt, outputs); !ok {
 				continue
 			}
 			c.i = i
@@ -118,7 +122,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 			break
 		}
 		if c.parts == nil {
-			built, ok := maskedForm(w, cfg, &w.Entries[c.i], exempt, outputs)
+			built, ok := maskedForm(w.Counter(), log, cfg, &w.Entries[c.i], exempt, outputs)
 			if !ok {
 				continue
 			}
@@ -166,8 +170,7 @@ type MaskRun struct {
 // recentOutputs marks the newest tool outputs that are never masked: the
 // newest cfg.KeepToolUses messages, and the newest within
 // cfg.ProtectRecentTokens of output.
-func recentOutputs(w *policies.Work, cfg *MaskingConfig, alreadyMasked func(*agentstate.Entry) bool) []bool {
-	entries := w.Entries
+func recentOutputs(entries []agentstate.Entry, counter agentstate.TokenCounter, cfg *MaskingConfig, alreadyMasked func(*agentstate.Entry) bool) []bool {
 	protected := make([]bool, len(entries))
 	total, kept := 0, 0
 	for i := len(entries) - 1; i >= 0; i-- {
@@ -177,7 +180,7 @@ func recentOutputs(w *policies.Work, cfg *MaskingConfig, alreadyMasked func(*age
 		}
 		for _, p := range m.Parts {
 			if p.Kind == agentstate.PartToolResult {
-				total += countText(w, p.ToolResult.Content)
+				total += countText(counter, p.ToolResult.Content)
 			}
 		}
 		if kept >= cfg.KeepToolUses && total > cfg.ProtectRecentTokens {
@@ -214,7 +217,8 @@ func exemptResult(m *agentstate.Message, exempt map[string]bool) bool {
 
 // maskedForm builds the masked parts of a tool message and measures both
 // forms; ok is false when a result is exempt or masking would not shrink it.
-func maskedForm(w *policies.Work, cfg *MaskingConfig, e *agentstate.Entry, exempt map[string]bool, outputs *diagnose.Cache) (maskCandidate, bool) {
+// log is the request's, read for what an output cut earlier was.
+func maskedForm(counter agentstate.TokenCounter, log []agentstate.Message, cfg *MaskingConfig, e *agentstate.Entry, exempt map[string]bool, outputs *diagnose.Cache) (maskCandidate, bool) {
 	m := &e.Message
 	var c maskCandidate
 	var placeholders, tools []string
@@ -229,11 +233,11 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *agentstate.Entry, exemp
 		// original: its size and error lines are what the model should know.
 		original := p.ToolResult
 		if e.Changed {
-			if c, ok := logResult(w, e.SourceID, p.ToolResult.ToolCallID); ok {
+			if c, ok := logResult(log, e.SourceID, p.ToolResult.ToolCallID); ok {
 				original.Content = c
 			}
 		}
-		ph := placeholder(w, m.ID, &original, cfg.PreviewChars, outputs)
+		ph := placeholder(counter, m.ID, &original, cfg.PreviewChars, outputs)
 		p.ToolResult.Content = ph
 		c.parts = append(c.parts, p)
 		placeholders = append(placeholders, ph)
@@ -243,12 +247,12 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *agentstate.Entry, exemp
 		return c, false
 	}
 	c.before = e.Tokens
-	if !e.Counted && w.Counter() != nil {
-		c.before, _ = w.Counter().CountMessage(m)
+	if !e.Counted && counter != nil {
+		c.before, _ = counter.CountMessage(m)
 	}
 	probe := *m
 	probe.Parts = c.parts
-	c.after = countMessage(w, &probe)
+	c.after = countMessage(counter, &probe)
 	if c.after >= c.before {
 		return c, false
 	}
@@ -259,12 +263,12 @@ func maskedForm(w *policies.Work, cfg *MaskingConfig, e *agentstate.Entry, exemp
 
 // logResult finds the content of a tool result in the request's log. Only
 // changed entries need it, so a linear scan (from the newest) is enough.
-func logResult(w *policies.Work, messageID, callID string) (string, bool) {
-	if w.State() == nil || messageID == "" {
+func logResult(log []agentstate.Message, messageID, callID string) (string, bool) {
+	if messageID == "" {
 		return "", false
 	}
-	for i := len(w.State().Context.Messages) - 1; i >= 0; i-- {
-		m := &w.State().Context.Messages[i]
+	for i := len(log) - 1; i >= 0; i-- {
+		m := &log[i]
 		if m.ID != messageID {
 			continue
 		}
@@ -278,23 +282,23 @@ func logResult(w *policies.Work, messageID, callID string) (string, bool) {
 	return "", false
 }
 
-func countMessage(w *policies.Work, m *agentstate.Message) int {
-	if w.Counter() == nil {
+func countMessage(counter agentstate.TokenCounter, m *agentstate.Message) int {
+	if counter == nil {
 		n := 0
 		for _, p := range m.Parts {
 			n += len(p.ToolResult.Content) + len(p.Text)
 		}
 		return (n+3)/4 + 3
 	}
-	t, _ := w.Counter().CountMessage(m)
+	t, _ := counter.CountMessage(m)
 	return t
 }
 
 // placeholder describes a masked output: where it is, how big it was, and its
 // head and tail, cut at rune boundaries.
-func placeholder(w *policies.Work, messageID string, r *agentstate.ToolResult, preview int, outputs *diagnose.Cache) string {
+func placeholder(counter agentstate.TokenCounter, messageID string, r *agentstate.ToolResult, preview int, outputs *diagnose.Cache) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[output masked: message %s, tool %s, call %s, %d tokens", messageID, r.Name, r.ToolCallID, countText(w, r.Content))
+	fmt.Fprintf(&b, "[output masked: message %s, tool %s, call %s, %d tokens", messageID, r.Name, r.ToolCallID, countText(counter, r.Content))
 	d := outputs.Read(r.Content)
 	failed := r.IsError || d.Failed
 	if failed {

@@ -73,7 +73,7 @@ func work(t *testing.T, name string) *policies.Work {
 
 func apply(p policies.Policy, w *policies.Work) error {
 	err := p.Apply(context.Background(), w)
-	statetest.Recount(w)
+	statetest.Recount(w.Entries, w.Counter())
 	return err
 }
 

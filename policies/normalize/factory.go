@@ -57,7 +57,7 @@ type normalizer struct {
 }
 
 func (n normalizer) Apply(_ context.Context, w *policies.Work) error {
-	run(w, &n.cfg, n.policy)
+	runPasses(w, &n.cfg, n.policy, true)
 	return nil
 }
 

@@ -33,11 +33,7 @@ const MissingResultContent = "result missing: the tool call ended without return
 // messages inside the log, stay where they are. Masks are kept. Every fix is
 // a Repair; every log message dropped or changed gets a Disposition.
 func Normalize(w *policies.Work, cfg *Config) {
-	run(w, cfg, TypeNormalize)
-}
-
-func run(w *policies.Work, cfg *Config, policy string) {
-	runPasses(w, cfg, policy, true)
+	runPasses(w, cfg, TypeNormalize, true)
 }
 
 // runPasses runs the repairs. With shortcut, the tool-unit rebuild is skipped
@@ -51,7 +47,7 @@ func runPasses(w *policies.Work, cfg *Config, policy string, shortcut bool) {
 		n.dropOldReasoning()
 	}
 	n.dropEmptyMessages()
-	if shortcut && toolUnitsWellFormed(w) {
+	if shortcut && toolUnitsWellFormed(w.Entries, runningExecution(w.State())) {
 		return
 	}
 	n.rebuildToolUnits()
@@ -83,16 +79,20 @@ func (n *pass) warnOrphans() {
 		len(n.orphans), strings.Join(ids, ", "), more))
 }
 
+// runningExecution is the id of st's running execution, "" when none runs.
+func runningExecution(st *agentstate.State) string {
+	if st != nil && st.Execution.Running() {
+		return st.Execution.ID
+	}
+	return ""
+}
+
 // toolUnitsWellFormed reports whether rebuildToolUnits would change nothing:
 // every tool message directly follows the unit of the assistant message whose
 // calls it answers, holds only results, answers each call once and names its
-// tool, and every call outside the running execution has its result.
-func toolUnitsWellFormed(w *policies.Work) bool {
-	entries := w.Entries
-	running := ""
-	if w.State() != nil && w.State().Execution.Running() {
-		running = w.State().Execution.ID
-	}
+// tool, and every call outside the running execution (running, its id or
+// "") has its result.
+func toolUnitsWellFormed(entries []agentstate.Entry, running string) bool {
 	type call struct {
 		id       string
 		answered bool

@@ -199,7 +199,7 @@ func TestProperties(t *testing.T) {
 			for _, cfg := range []Config{{}, {DropOldReasoning: true}} {
 				w := statetest.Work(st)
 				Normalize(w, &cfg)
-				statetest.Recount(w)
+				statetest.Recount(w.Entries, w.Counter())
 				if p := append(statetest.Check(w), statetest.CheckPreserved(st, w)...); len(p) > 0 {
 					t.Fatalf("damage %v seed %d cfg %+v:\n%s\n%s", damage, seed, cfg, strings.Join(p, "\n"), statetest.Format(w))
 				}

@@ -22,7 +22,7 @@ func TestShortcutChangesNothing(t *testing.T) {
 		opts.Damage = []float64{0, 0, 0.05, 0.2}[seed%4]
 		st := statetest.Generate(r, opts)
 		full, short := statetest.Work(st), statetest.Work(st)
-		if toolUnitsWellFormed(statetest.Work(st)) {
+		if w := statetest.Work(st); toolUnitsWellFormed(w.Entries, runningExecution(w.State())) {
 			shortcuts++
 		} else {
 			rebuilds++
@@ -34,6 +34,9 @@ func TestShortcutChangesNothing(t *testing.T) {
 		}
 		if diff := cmp.Diff(full.Dispositions(), short.Dispositions()); diff != "" {
 			t.Fatalf("seed %d: shortcut's dispositions differ (-full +shortcut):\n%s", seed, diff)
+		}
+		if diff := cmp.Diff(full.Report(), short.Report()); diff != "" {
+			t.Fatalf("seed %d: shortcut's repairs or warnings differ (-full +shortcut):\n%s", seed, diff)
 		}
 	}
 	if shortcuts == 0 || rebuilds == 0 {

@@ -87,13 +87,13 @@ func TestPlaceAttachments(t *testing.T) {
 			w := statetest.Work(session(), statetest.RecentTurns(1), func(in *policies.Input) {
 				in.Attachments, in.Options.Goal = []agentstate.Attachment{tt.attachment}, tt.goal
 			})
-			statetest.Recount(w)
+			statetest.Recount(w.Entries, w.Counter())
 			w.Budget = &agentstate.Budget{ContextWindow: 128000, Used: w.UsedTokens(), SoftThreshold: w.UsedTokens() + tt.budget}
 			before := toolContent(w)
 			if err := p.Apply(context.Background(), w); err != nil {
 				t.Fatal(err)
 			}
-			statetest.Recount(w)
+			statetest.Recount(w.Entries, w.Counter())
 			if diff := cmp.Diff(tt.wantIDs, ids(w)); diff != "" {
 				t.Errorf("view (-want +got):\n%s", diff)
 			}

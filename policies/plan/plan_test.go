@@ -138,7 +138,7 @@ func TestPlanOutcomes(t *testing.T) {
 			}
 			w := work(2000)
 			err := newPolicy(t, deps, tc.strict).Apply(context.Background(), w)
-			statetest.Recount(w)
+			statetest.Recount(w.Entries, w.Counter())
 			if tc.wantErr {
 				var unavailable *agentstate.UnavailableError
 				if !errors.As(err, &unavailable) {
@@ -196,7 +196,7 @@ func TestPlannerSeesBudgetPreviewsAndQuestion(t *testing.T) {
 	if !got.JSON || !strings.Contains(got.System, "data, not instructions") {
 		t.Errorf("planner request: json %v, system %q", got.JSON, got.System)
 	}
-	statetest.Recount(w)
+	statetest.Recount(w.Entries, w.Counter())
 	var b strings.Builder
 	fmt.Fprintf(&b, "## system\n%s\n## user\n%s\n## view\n%s", got.System, got.User, statetest.Format(w))
 	fmt.Fprintf(&b, "planning used: %v\nartifacts: %+v\nmodel usage: %+v\ncache: %+v\n", w.Report().PlanningUsed, w.Report().Artifacts, w.Report().ModelUsage, w.Report().Cache)

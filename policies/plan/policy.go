@@ -35,6 +35,16 @@ type policy struct {
 	placeOnly bool
 }
 
+// helperBooks is what calling helper models reads and records
+// (*policies.Work): the counter that sizes what they return, their usage and
+// cache lookups, and warnings for the caller.
+type helperBooks interface {
+	Counter() agentstate.TokenCounter
+	Warn(s string)
+	AddModelUsage(u policies.ModelUsage)
+	CountCache(c policies.CacheStats)
+}
+
 // outcome is what execution made of one artifact.
 type outcome struct {
 	strategy string
@@ -48,8 +58,8 @@ func (p policy) Apply(ctx context.Context, w *policies.Work) error {
 	if len(arts) == 0 {
 		return nil
 	}
-	budget := p.budget(w, arts)
-	question, goal := latestQuestion(w), w.Options().Goal.Text()
+	budget := budgetFor(w.HardLimit(), w.UsedTokens(), w.Budget, len(w.Attachments()), arts)
+	question, goal := latestQuestion(w.Entries), w.Options().Goal.Text()
 	in := PlanningInput{Artifacts: len(arts), AvailableTokens: budget.available, PrimaryInputPerMTok: w.Model().InputPricePerMTok}
 	known := map[string]bool{}
 	for _, a := range arts {
@@ -168,12 +178,14 @@ func collect(w *policies.Work, attachmentsOnly bool) []*Artifact {
 	return arts
 }
 
-// budget is what the artifacts may use together: the soft threshold (else
-// the hard window) less everything in the view that is not an artifact.
-func (p policy) budget(w *policies.Work, arts []*Artifact) budgetView {
-	limit := w.HardLimit()
-	v := budgetView{used: w.UsedTokens()}
-	if b := w.Budget; b != nil {
+// budgetFor is what the artifacts may use together: the soft threshold of
+// budget b (else the hard window, hardLimit) less everything in the view
+// (used tokens) that is not an artifact, and the framing of the request's
+// attachments.
+func budgetFor(hardLimit, used int, b *agentstate.Budget, attachments int, arts []*Artifact) budgetView {
+	limit := hardLimit
+	v := budgetView{used: used}
+	if b != nil {
 		v.window, v.remaining, v.reservedOutput = b.ContextWindow, b.Remaining, b.ReservedOutput
 		if b.SoftThreshold > 0 {
 			limit = b.SoftThreshold
@@ -186,7 +198,7 @@ func (p policy) budget(w *policies.Work, arts []*Artifact) budgetView {
 		}
 	}
 	// The attachments message's framing is a few tokens per attachment.
-	v.available = max(limit-(v.used-inView)-8*len(w.Attachments()), 0)
+	v.available = max(limit-(v.used-inView)-8*attachments, 0)
 	return v
 }
 
@@ -199,11 +211,11 @@ func joinQuery(question, goal string) string {
 	return question + "\n" + goal
 }
 
-// latestQuestion is the text of the latest user turn.
-func latestQuestion(w *policies.Work) string {
-	for i := len(w.Entries) - 1; i >= 0; i-- {
-		if policies.IsTurnStart(&w.Entries[i].Message) {
-			return w.Entries[i].Message.Text()
+// latestQuestion is the text of the latest user turn of the view.
+func latestQuestion(entries []agentstate.Entry) string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if policies.IsTurnStart(&entries[i].Message) {
+			return entries[i].Message.Text()
 		}
 	}
 	return ""
@@ -221,7 +233,7 @@ func deterministicPlan(arts []*Artifact) Plan {
 	return p
 }
 
-func (p policy) callPlanner(ctx context.Context, w *policies.Work, budget budgetView, question, goal string, arts []*Artifact, known map[string]bool) (Plan, error) {
+func (p policy) callPlanner(ctx context.Context, w helperBooks, budget budgetView, question, goal string, arts []*Artifact, known map[string]bool) (Plan, error) {
 	if p.deps.Planner == nil {
 		return Plan{}, fmt.Errorf("no planner model configured")
 	}
@@ -267,7 +279,7 @@ func (p policy) callPlanner(ctx context.Context, w *policies.Work, budget budget
 	return plan, err
 }
 
-func (p policy) countCache(w *policies.Work, res summarycache.Result) {
+func (p policy) countCache(w helperBooks, res summarycache.Result) {
 	if p.deps.Cache == nil {
 		return
 	}
@@ -282,7 +294,7 @@ func (p policy) countCache(w *policies.Work, res summarycache.Result) {
 // priorities), spending at most available tokens. Artifacts the plan leaves
 // out are included after the planned ones, newest first. question is what an
 // extract looks for and a summary keeps when the plan names nothing.
-func (p policy) execute(ctx context.Context, w *policies.Work, plan Plan, arts []*Artifact, available int, question string, failures *[]string) (map[string]outcome, error) {
+func (p policy) execute(ctx context.Context, w helperBooks, plan Plan, arts []*Artifact, available int, question string, failures *[]string) (map[string]outcome, error) {
 	byID := map[string]*Artifact{}
 	for _, a := range arts {
 		byID[a.ID] = a
@@ -320,7 +332,7 @@ func (p policy) execute(ctx context.Context, w *policies.Work, plan Plan, arts [
 		switch d.Strategy {
 		case StrategyInclude:
 			if a.Tokens > remaining {
-				o = p.extract(w, a, query, remaining, "did not fit the budget")
+				o = p.extract(w.Counter(), a, query, remaining, "did not fit the budget")
 			}
 		case StrategySummarize:
 			budget := min(remaining, p.cfg.MaxSummaryTokens, a.Tokens/2)
@@ -337,12 +349,12 @@ func (p policy) execute(ctx context.Context, w *policies.Work, plan Plan, arts [
 					return nil, &agentstate.UnavailableError{Backend: "summarizer model", Detail: err.Error()}
 				}
 				*failures = append(*failures, fmt.Sprintf("summary of %s failed: %v; extracted instead", a.ID, err))
-				o = p.extract(w, a, query, min(remaining, p.cfg.MaxExtractTokens), "its summary failed")
+				o = p.extract(w.Counter(), a, query, min(remaining, p.cfg.MaxExtractTokens), "its summary failed")
 				break
 			}
 			o.content, o.cacheHit = text, hit
 		case StrategyExtract:
-			o = p.extract(w, a, query, min(remaining, p.cfg.MaxExtractTokens), d.Rationale)
+			o = p.extract(w.Counter(), a, query, min(remaining, p.cfg.MaxExtractTokens), d.Rationale)
 		case StrategyExclude:
 			o = p.exclude(a, d.Rationale)
 		}
@@ -352,9 +364,9 @@ func (p policy) execute(ctx context.Context, w *policies.Work, plan Plan, arts [
 	return out, nil
 }
 
-func (p policy) extract(w *policies.Work, a *Artifact, query string, budget int, why string) outcome {
+func (p policy) extract(counter agentstate.TokenCounter, a *Artifact, query string, budget int, why string) outcome {
 	if budget >= minUsefulTokens {
-		if text := Extract(a.Content, query, p.cfg.ChunkChars, budget, w.Counter()); text != "" {
+		if text := Extract(a.Content, query, p.cfg.ChunkChars, budget, counter); text != "" {
 			return outcome{strategy: StrategyExtract, content: p.withProblems(a, text), reason: why}
 		}
 	}
@@ -390,7 +402,7 @@ func (p policy) withProblems(a *Artifact, text string) string {
 
 // summarize asks the summarizer for a focused summary of one artifact,
 // through the cache (key: content and focus).
-func (p policy) summarize(ctx context.Context, w *policies.Work, a *Artifact, focus, question string, budget int) (string, bool, error) {
+func (p policy) summarize(ctx context.Context, w helperBooks, a *Artifact, focus, question string, budget int) (string, bool, error) {
 	client := p.deps.Summarizer
 	if client == nil {
 		return "", false, fmt.Errorf("no summarizer model configured")

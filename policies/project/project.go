@@ -32,11 +32,26 @@ import (
 //     Mask stays on the message. Pinned messages and the first task are shown
 //     verbatim even when masked.
 func Project(w *policies.Work, view agentstate.View) {
-	applySummaries(w)
-	if view == agentstate.ViewConversation {
-		conversation(w)
+	running := ""
+	if st := w.State(); st != nil && st.Execution.Running() {
+		running = st.Execution.ID
 	}
-	applyMasks(w)
+	w.Entries = applySummaries(w.Entries, running, w)
+	if view == agentstate.ViewConversation {
+		var touched []int
+		w.Entries, touched = conversation(w.Entries, running, w)
+		for _, i := range touched {
+			w.Touch(i)
+		}
+	}
+	for _, i := range applyMasks(w.Entries, w) {
+		w.Touch(i)
+	}
+}
+
+// ledger records what became of the log messages entries show (*policies.Work).
+type ledger interface {
+	DisposeEntry(e *agentstate.Entry, r policies.MessageReport)
 }
 
 func isSummary(m *agentstate.Message) bool {
@@ -46,32 +61,33 @@ func isSummary(m *agentstate.Message) bool {
 // mustStay marks the entries no summary may remove: the first task, pinned
 // messages, the running execution, and unresolved failures unless the summary
 // that claims them names them (claim[j] is 1 + the claiming summary's index).
-func mustStay(w *policies.Work, claim []int) []bool {
-	stay := make([]bool, len(w.Entries))
-	if first := policies.FirstTask(w.Entries); first >= 0 {
+// running is the running execution's id, "" when none runs.
+func mustStay(entries []agentstate.Entry, running string, claim []int) []bool {
+	stay := make([]bool, len(entries))
+	if first := policies.FirstTask(entries); first >= 0 {
 		stay[first] = true
 	}
-	running := w.State() != nil && w.State().Execution.Running()
-	for i := range w.Entries {
-		m := &w.Entries[i].Message
-		if m.Pinned || (running && m.ExecutionID != "" && m.ExecutionID == w.State().Execution.ID) {
+	for i := range entries {
+		m := &entries[i].Message
+		if m.Pinned || (running != "" && m.ExecutionID == running) {
 			stay[i] = true
 		}
 	}
 	// Invariant 5: a failure stays visible until a later call resolves it,
 	// shown or named by the summary that takes its place.
-	for _, i := range policies.UnresolvedFailures(w.Entries) {
-		if by := claim[i]; by == 0 || !policies.NamesFailure(w.Entries[by-1].Message.Text(), &w.Entries[i].Message) {
+	for _, i := range policies.UnresolvedFailures(entries) {
+		if by := claim[i]; by == 0 || !policies.NamesFailure(entries[by-1].Message.Text(), &entries[i].Message) {
 			stay[i] = true
 		}
 	}
 	return stay
 }
 
-func applySummaries(w *policies.Work) {
-	entries := w.Entries
+// applySummaries returns entries with the summaries in the place of what
+// they cover, recording what they covered in l.
+func applySummaries(entries []agentstate.Entry, running string, l ledger) []agentstate.Entry {
 	if !slices.ContainsFunc(entries, func(e agentstate.Entry) bool { return isSummary(&e.Message) }) {
-		return // the common case; spare the index of every id
+		return entries // the common case; spare the index of every id
 	}
 	n := len(entries)
 	index := make(map[string]int, n)
@@ -93,9 +109,9 @@ func applySummaries(w *policies.Work) {
 		}
 	}
 	if !any {
-		return
+		return entries
 	}
-	stay := mustStay(w, claim)
+	stay := mustStay(entries, running, claim)
 	for _, u := range policies.Units(entries) {
 		by, keep := 0, false
 		for j := u.Start; j < u.End; j++ {
@@ -139,7 +155,7 @@ func applySummaries(w *policies.Work) {
 	for i := range entries {
 		if claim[i] != 0 {
 			by := &entries[claim[i]-1].Message
-			w.DisposeEntry(&entries[i], policies.MessageReport{Disposition: policies.DispositionSummarized, Reason: "covered by " + by.ID, Policy: TypeProject})
+			l.DisposeEntry(&entries[i], policies.MessageReport{Disposition: policies.DispositionSummarized, Reason: "covered by " + by.ID, Policy: TypeProject})
 			continue
 		}
 		pos := i
@@ -153,31 +169,32 @@ func applySummaries(w *policies.Work) {
 	for k, p := range order {
 		out[k] = entries[p.i]
 	}
-	w.Entries = out
+	return out
 }
 
-func conversation(w *policies.Work) {
-	running := w.State() != nil && w.State().Execution.Running()
-	keepUnit := make([]bool, len(w.Entries))
-	for _, u := range policies.Units(w.Entries) {
+// conversation returns the conversation view of entries (running is the
+// running execution's id, "" for none), recording in l what it left out or
+// cut, and the indexes in it of the entries it changed.
+func conversation(entries []agentstate.Entry, running string, l ledger) (out []agentstate.Entry, touched []int) {
+	keepUnit := make([]bool, len(entries))
+	for _, u := range policies.Units(entries) {
 		pinned := false
 		for j := u.Start; j < u.End; j++ {
-			pinned = pinned || w.Entries[j].Message.Pinned
+			pinned = pinned || entries[j].Message.Pinned
 		}
 		for j := u.Start; j < u.End; j++ {
 			keepUnit[j] = pinned
 		}
 	}
-	out := w.Entries[:0:0]
-	var touched []int
-	for i := range w.Entries {
-		e := w.Entries[i]
+	out = entries[:0:0]
+	for i := range entries {
+		e := entries[i]
 		m := &e.Message
 		switch {
 		case keepUnit[i], m.Role == agentstate.RoleUser, m.Role == agentstate.RoleSystem,
 			m.Kind == agentstate.KindSummary, m.Kind == agentstate.KindEvent:
 		case m.Role == agentstate.RoleAssistant && !m.HasToolCalls() && (m.Mask != nil || strings.TrimSpace(m.Text()) != ""):
-			if m.Pinned || (running && m.ExecutionID == w.State().Execution.ID) {
+			if m.Pinned || (running != "" && m.ExecutionID == running) {
 				break
 			}
 			parts := make([]agentstate.Part, 0, len(m.Parts))
@@ -189,24 +206,23 @@ func conversation(w *policies.Work) {
 			if len(parts) < len(m.Parts) {
 				m.Parts = parts
 				touched = append(touched, len(out))
-				w.DisposeEntry(&e, policies.MessageReport{Disposition: policies.DispositionTruncated, Reason: "reasoning omitted in conversation view", Policy: TypeProject})
+				l.DisposeEntry(&e, policies.MessageReport{Disposition: policies.DispositionTruncated, Reason: "reasoning omitted in conversation view", Policy: TypeProject})
 			}
 		default:
-			w.DisposeEntry(&e, policies.MessageReport{Disposition: policies.DispositionDropped, Reason: "conversation view", Policy: TypeProject})
+			l.DisposeEntry(&e, policies.MessageReport{Disposition: policies.DispositionDropped, Reason: "conversation view", Policy: TypeProject})
 			continue
 		}
 		out = append(out, e)
 	}
-	w.Entries = out
-	for _, i := range touched {
-		w.Touch(i)
-	}
+	return out, touched
 }
 
-func applyMasks(w *policies.Work) {
-	first := policies.FirstTask(w.Entries)
-	for i := range w.Entries {
-		m := &w.Entries[i].Message
+// applyMasks shows the masked entries as their placeholders, recording it
+// in l, and returns the indexes of the entries it changed.
+func applyMasks(entries []agentstate.Entry, l ledger) (touched []int) {
+	first := policies.FirstTask(entries)
+	for i := range entries {
+		m := &entries[i].Message
 		if m.Mask == nil || m.Pinned || i == first {
 			continue
 		}
@@ -232,7 +248,8 @@ func applyMasks(w *policies.Work) {
 			parts = []agentstate.Part{agentstate.TextPart(ph)}
 		}
 		m.Parts = parts
-		w.Touch(i)
-		w.DisposeEntry(&w.Entries[i], policies.MessageReport{Disposition: policies.DispositionMasked, Reason: "masked (" + m.Mask.Reason + "): shown as its placeholder", Policy: TypeProject})
+		touched = append(touched, i)
+		l.DisposeEntry(&entries[i], policies.MessageReport{Disposition: policies.DispositionMasked, Reason: "masked (" + m.Mask.Reason + "): shown as its placeholder", Policy: TypeProject})
 	}
+	return touched
 }
