@@ -30,16 +30,17 @@ func (c *Catalog) Compact(ctx context.Context, req Request) (*CompactResult, err
 	}
 	p, _ := c.lookup(req.Profile)
 	w := res.Work
-	return &CompactResult{State: persist(req.State, w, p.info.BoundedLog), Before: res.BudgetBefore, After: w.Budget, Report: res.Report}, nil
+	return &CompactResult{State: persist(req.State, w.Appended, w.Masks, p.info.BoundedLog), Before: res.BudgetBefore, After: w.Budget, Report: res.Report}, nil
 }
 
-// persist returns a copy of in with w's summaries appended and masks recorded.
-func persist(in *agentstate.State, w *policies.Work, bounded bool) *agentstate.State {
+// persist returns a copy of in with a run's summaries (appended) appended
+// and its masks recorded.
+func persist(in *agentstate.State, appended []agentstate.Message, masks map[string]agentstate.Mask, bounded bool) *agentstate.State {
 	st := *in
-	log := make([]agentstate.Message, 0, len(st.Context.Messages)+len(w.Appended))
+	log := make([]agentstate.Message, 0, len(st.Context.Messages)+len(appended))
 	covered := map[string]bool{}
 	if bounded {
-		for _, s := range w.Appended {
+		for _, s := range appended {
 			for _, id := range s.CoversMessageIDs {
 				covered[id] = true
 			}
@@ -49,13 +50,13 @@ func persist(in *agentstate.State, w *policies.Work, bounded bool) *agentstate.S
 		if covered[m.ID] {
 			continue
 		}
-		if mask, ok := w.Masks[m.ID]; ok && m.Mask == nil {
+		if mask, ok := masks[m.ID]; ok && m.Mask == nil {
 			mask := mask
 			m.Mask = &mask
 		}
 		log = append(log, m)
 	}
-	log = append(log, w.Appended...)
+	log = append(log, appended...)
 	st.Context.Messages = log
 	return &st
 }

@@ -59,11 +59,16 @@ type viewIndex struct {
 	other map[string]int
 }
 
-// index indexes w's view; it returns an id held by two entries, if any.
-func (x *viewIndex) index(w *policies.Work) (dup string) {
-	log := w.State().Context.Messages
-	if len(x.stamp) < len(log) {
-		x.stamp, x.at, x.build = make([]uint32, len(log)), make([]int32, len(log)), 0
+// logIndex finds a message's position in the request's log (*policies.Work).
+type logIndex interface {
+	LogIndex(id string, hint int32) (int, bool)
+}
+
+// index indexes a view of a log of logLen messages (positions found by log);
+// it returns an id held by two entries, if any.
+func (x *viewIndex) index(entries []agentstate.Entry, logLen int, log logIndex) (dup string) {
+	if len(x.stamp) < logLen {
+		x.stamp, x.at, x.build = make([]uint32, logLen), make([]int32, logLen), 0
 	}
 	x.build++
 	if x.build == 0 { // wrapped: old stamps could match
@@ -71,9 +76,9 @@ func (x *viewIndex) index(w *policies.Work) (dup string) {
 		x.build = 1
 	}
 	clear(x.other)
-	for i := range w.Entries {
-		e := &w.Entries[i]
-		pos, inLog := w.LogIndex(e.Message.ID, e.LogPos)
+	for i := range entries {
+		e := &entries[i]
+		pos, inLog := log.LogIndex(e.Message.ID, e.LogPos)
 		if !inLog {
 			if x.other == nil {
 				x.other = make(map[string]int)
@@ -93,8 +98,8 @@ func (x *viewIndex) index(w *policies.Work) (dup string) {
 }
 
 // find is the index of the entry with id in the view indexed last.
-func (x *viewIndex) find(w *policies.Work, id string, hint int32) (int, bool) {
-	if pos, ok := w.LogIndex(id, hint); ok {
+func (x *viewIndex) find(log logIndex, id string, hint int32) (int, bool) {
+	if pos, ok := log.LogIndex(id, hint); ok {
 		if x.stamp[pos] == x.build {
 			return int(x.at[pos]), true
 		}
@@ -143,7 +148,7 @@ func (c *checker) after(w *policies.Work, s *step) error {
 	// Inside one compaction point the compact stage's checks depend only on
 	// the view: a step that left it as the last one checked there (a repair
 	// with nothing to repair) passes them again.
-	if c.checked != nil && (!compacts || c.checkedPoint == c.gen) && c.unchanged(w) {
+	if c.checked != nil && (!compacts || c.checkedPoint == c.gen) && c.unchanged(w.Entries) {
 		return nil
 	}
 	if s.stage.Info().ReadOnly && c.checked != nil {
@@ -174,35 +179,37 @@ func (c *checker) forget() {
 	}
 }
 
-func (c *checker) unchanged(w *policies.Work) bool {
-	if len(w.Entries) != len(c.checked) {
+func (c *checker) unchanged(entries []agentstate.Entry) bool {
+	if len(entries) != len(c.checked) {
 		return false
 	}
-	checked := c.checked[:len(w.Entries)]
-	for i := range w.Entries {
-		if !checked[i].of(&w.Entries[i].Message) {
+	checked := c.checked[:len(entries)]
+	for i := range entries {
+		if !checked[i].of(&entries[i].Message) {
 			return false
 		}
 	}
 	return true
 }
 
-func newChecker(w *policies.Work) *checker {
+// newChecker starts the checks on the normalized view entries, in the
+// requested view.
+func newChecker(entries []agentstate.Entry, view agentstate.View) *checker {
 	c := &checker{pinned: map[string]agentstate.Message{}, failures: map[string]agentstate.Message{}, hints: map[string]int32{},
-		reasoning: w.Options().View != agentstate.ViewConversation}
-	if i := policies.FirstTask(w.Entries); i >= 0 {
-		c.firstTask, c.hasFirst = w.Entries[i].Message, true
-		c.hints[c.firstTask.ID] = w.Entries[i].LogPos
+		reasoning: view != agentstate.ViewConversation}
+	if i := policies.FirstTask(entries); i >= 0 {
+		c.firstTask, c.hasFirst = entries[i].Message, true
+		c.hints[c.firstTask.ID] = entries[i].LogPos
 	}
-	for i := range w.Entries {
-		if m := w.Entries[i].Message; m.Pinned {
+	for i := range entries {
+		if m := entries[i].Message; m.Pinned {
 			c.pinned[m.ID] = m
-			c.hints[m.ID] = w.Entries[i].LogPos
+			c.hints[m.ID] = entries[i].LogPos
 		}
 	}
-	for _, i := range policies.UnresolvedFailures(w.Entries) {
-		c.failures[w.Entries[i].Message.ID] = w.Entries[i].Message
-		c.hints[w.Entries[i].Message.ID] = w.Entries[i].LogPos
+	for _, i := range policies.UnresolvedFailures(entries) {
+		c.failures[entries[i].Message.ID] = entries[i].Message
+		c.hints[entries[i].Message.ID] = entries[i].LogPos
 	}
 	return c
 }
@@ -241,7 +248,7 @@ func (c *checker) beginCompaction(w *policies.Work) {
 		}
 	}
 	// The scope is asked only of the messages looked for.
-	c.index.index(w)
+	c.index.index(w.Entries, len(w.State().Context.Messages), w)
 	c.scope = make(map[string]bool, len(c.hints))
 	for id, hint := range c.hints {
 		if _, ok := c.index.find(w, id, hint); ok {
@@ -254,11 +261,15 @@ func (c *checker) check(w *policies.Work, s *step) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w after %s: %s", agentstate.ErrInvariant, s.typ, fmt.Sprintf(format, args...))
 	}
-	if id := c.index.index(w); id != "" {
+	if id := c.index.index(w.Entries, len(w.State().Context.Messages), w); id != "" {
 		return fail("message id %q appears twice", id)
 	}
 	find := func(id string) (int, bool) { return c.index.find(w, id, c.hints[id]) }
-	if err := checkToolUnits(w); err != nil {
+	running := ""
+	if w.State().Execution.Running() {
+		running = w.State().Execution.ID
+	}
+	if err := checkToolUnits(w.Entries, running); err != nil {
 		return fail("%v", err)
 	}
 	compacting := s.stage.Info().Compacts
@@ -288,7 +299,7 @@ func (c *checker) check(w *policies.Work, s *step) error {
 				continue
 			}
 			if named == nil {
-				named = namedFailures(w, c.failures)
+				named = namedFailures(w.Entries, c.failures)
 			}
 			if !named[id] {
 				return fail("unresolved failure %q is no longer visible (not shown, and no summary in the view names it)", m.ID)
@@ -324,10 +335,10 @@ func (c *checker) check(w *policies.Work, s *step) error {
 
 // namedFailures returns the failures that a summary in the view covers and
 // names (policies.NamesFailure).
-func namedFailures(w *policies.Work, failures map[string]agentstate.Message) map[string]bool {
+func namedFailures(entries []agentstate.Entry, failures map[string]agentstate.Message) map[string]bool {
 	named := map[string]bool{}
-	for i := range w.Entries {
-		m := &w.Entries[i].Message
+	for i := range entries {
+		m := &entries[i].Message
 		if m.Kind != agentstate.KindSummary {
 			continue
 		}
@@ -342,19 +353,16 @@ func namedFailures(w *policies.Work, failures map[string]agentstate.Message) map
 }
 
 // checkToolUnits: every tool result answers a call of the unit it is in, and
-// every call outside the running execution has a result.
-func checkToolUnits(w *policies.Work) error {
-	running := ""
-	if w.State().Execution.Running() {
-		running = w.State().Execution.ID
-	}
+// every call outside the running execution (running, its id or "") has a
+// result.
+func checkToolUnits(entries []agentstate.Entry, running string) error {
 	type call struct {
 		id       string
 		answered bool
 	}
 	var calls []call
-	for u := range policies.EachUnit(w.Entries) {
-		head := &w.Entries[u.Start].Message
+	for u := range policies.EachUnit(entries) {
+		head := &entries[u.Start].Message
 		if head.Role == agentstate.RoleTool {
 			return fmt.Errorf("tool message %q does not follow the call it answers", head.ID)
 		}
@@ -369,7 +377,7 @@ func checkToolUnits(w *policies.Work) error {
 			}
 		}
 		for i := u.Start + 1; i < u.End; i++ {
-			for _, p := range w.Entries[i].Message.Parts {
+			for _, p := range entries[i].Message.Parts {
 				if p.Kind != agentstate.PartToolResult {
 					continue
 				}
@@ -378,7 +386,7 @@ func checkToolUnits(w *policies.Work) error {
 					k++
 				}
 				if k == len(calls) {
-					return fmt.Errorf("tool result for %q in message %q has no call", p.ToolResult.ToolCallID, w.Entries[i].Message.ID)
+					return fmt.Errorf("tool result for %q in message %q has no call", p.ToolResult.ToolCallID, entries[i].Message.ID)
 				}
 				calls[k].answered = true
 			}

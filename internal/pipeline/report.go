@@ -10,7 +10,7 @@ import (
 func (r *runner) report() policies.Report {
 	w := r.w
 	log := w.State().Context.Messages
-	verbatim, stable := prefixes(w)
+	verbatim, stable := prefixes(w.Entries, &w.State().Context)
 	// The log messages of the verbatim prefix are the first entries, in
 	// order and unchanged: a report that leaves them out starts after them.
 	from := 0
@@ -71,16 +71,17 @@ func (r *runner) compactionReport() policies.CompactionReport {
 // when set), the end of the verbatim prefix (the first message that is not
 // the log's message at the same place, unchanged) and the end of the stable
 // prefix (the first Unsettled entry: what later compiles of the log, grown by
-// appends, may show differently).
-func prefixes(w *policies.Work) (verbatim, stable int) {
+// appends, may show differently). c is the request's context: its system
+// prompt and its log.
+func prefixes(entries []agentstate.Entry, c *agentstate.Context) (verbatim, stable int) {
 	offset := 0
-	if w.State().Context.SystemPrompt != "" {
+	if c.SystemPrompt != "" {
 		offset = 1
 	}
-	log := w.State().Context.Messages
+	log := c.Messages
 	verbatim, stable = -1, -1
-	for i := range w.Entries {
-		e := &w.Entries[i]
+	for i := range entries {
+		e := &entries[i]
 		if verbatim < 0 && (i >= len(log) || e.SourceID != log[i].ID || e.Changed) {
 			verbatim = i + offset
 		}
@@ -90,7 +91,7 @@ func prefixes(w *policies.Work) (verbatim, stable int) {
 		}
 	}
 	if stable < 0 {
-		stable = len(w.Entries) + offset
+		stable = len(entries) + offset
 	}
 	if verbatim < 0 {
 		verbatim = stable

@@ -296,7 +296,7 @@ func (r *runner) step(ctx context.Context, s *step) error {
 		r.recount()
 	}
 	if err == nil && s.tailDependent {
-		unsettleFrom(w, untouched)
+		unsettleFrom(w.Entries, untouched)
 	}
 	if err == nil {
 		if info.First {
@@ -304,7 +304,7 @@ func (r *runner) step(ctx context.Context, s *step) error {
 			// stages keep to (a normalize-stage policy may rewrite what a
 			// message says, as masking secrets does): the invariants hold
 			// against the log as the last of them left it.
-			r.checks = newChecker(w)
+			r.checks = newChecker(w.Entries, w.Options().View)
 		}
 		if r.checks != nil {
 			err = r.checks.after(w, s)

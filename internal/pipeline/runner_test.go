@@ -342,7 +342,7 @@ func TestCompactPersistsSummariesAndMasksWithoutLosingMessages(t *testing.T) {
 	w.Masks = map[string]agentstate.Mask{"a1": {Reason: "test", Placeholder: "[masked]", OriginalTokenCount: 28}}
 	w.Appended = []agentstate.Message{{ID: "ctxc-summary-x", Role: agentstate.RoleUser, Kind: agentstate.KindSummary,
 		Parts: []agentstate.Part{agentstate.TextPart("summary")}, CoversMessageIDs: []string{"a1", "u2"}}}
-	out := persist(st, w, false)
+	out := persist(st, w.Appended, w.Masks, false)
 	if len(out.Context.Messages) != len(st.Context.Messages)+1 {
 		t.Fatalf("log has %d messages, want %d", len(out.Context.Messages), len(st.Context.Messages)+1)
 	}
@@ -352,7 +352,7 @@ func TestCompactPersistsSummariesAndMasksWithoutLosingMessages(t *testing.T) {
 	if st.Context.Messages[1].Mask != nil {
 		t.Error("the input state was modified")
 	}
-	bounded := persist(st, w, true)
+	bounded := persist(st, w.Appended, w.Masks, true)
 	var ids []string
 	for _, m := range bounded.Context.Messages {
 		ids = append(ids, m.ID)

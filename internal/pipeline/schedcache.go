@@ -325,12 +325,20 @@ func (x *hasher) optU32(p *uint32) {
 	x.num(int(*p))
 }
 
+// records is what a schedule's hash reads of the request's log and of the
+// ledger about it (*policies.Work).
+type records interface {
+	LogMessage(id string) (*agentstate.Message, bool)
+	Disposition(id string) (policies.MessageReport, bool)
+	EntryDisposition(e *agentstate.Entry) (policies.MessageReport, bool)
+}
+
 // entry hashes an entry of the full view with what the compaction
 // transforms read about it beyond the entry itself: whether it belongs to the
 // running execution, the ledger's record of its log message, the log message
 // it shows when changed (masking reads the original), and the log messages
-// and records a summary or placeholder covers.
-func (x *hasher) entry(w *policies.Work, e *agentstate.Entry, running string) {
+// and records a summary or placeholder covers. l is the run's (*policies.Work).
+func (x *hasher) entry(l records, e *agentstate.Entry, running string) {
 	x.str(e.SourceID)
 	x.num(e.Tokens)
 	x.num(int(e.Provenance))
@@ -340,22 +348,22 @@ func (x *hasher) entry(w *policies.Work, e *agentstate.Entry, running string) {
 	x.num(int(e.LogPos))
 	x.bool(running != "" && e.Message.ExecutionID == running)
 	x.message(&e.Message)
-	d, ok := w.EntryDisposition(e)
+	d, ok := l.EntryDisposition(e)
 	x.record(d, ok)
 	if e.Changed && e.SourceID != "" {
-		m, ok := w.LogMessage(e.SourceID)
+		m, ok := l.LogMessage(e.SourceID)
 		x.bool(ok)
 		if ok {
 			x.logMessage(m)
 		}
 	}
 	for _, id := range e.Message.CoversMessageIDs {
-		m, ok := w.LogMessage(id)
+		m, ok := l.LogMessage(id)
 		x.bool(ok)
 		if ok {
 			x.logMessage(m)
 		}
-		d, ok := w.Disposition(id)
+		d, ok := l.Disposition(id)
 		x.record(d, ok)
 	}
 }

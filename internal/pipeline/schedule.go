@@ -287,7 +287,7 @@ func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict
 	}
 	r.compacted, r.dirty = true, true
 	if untouched != nil {
-		unsettleFrom(w, untouched)
+		unsettleFrom(w.Entries, untouched)
 	}
 	return nil
 }
@@ -344,10 +344,10 @@ func prints(entries []agentstate.Entry) []entryPrint {
 
 // unsettleFrom marks Unsettled the first entry where the view differs from
 // the one printed, which ends the stable prefix there.
-func unsettleFrom(w *policies.Work, before []entryPrint) {
-	for i := range w.Entries {
-		if i >= len(before) || !before[i].of(&w.Entries[i].Message) {
-			w.Entries[i].Unsettled = true
+func unsettleFrom(entries []agentstate.Entry, before []entryPrint) {
+	for i := range entries {
+		if i >= len(before) || !before[i].of(&entries[i].Message) {
+			entries[i].Unsettled = true
 			return
 		}
 	}
