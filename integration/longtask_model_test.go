@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
@@ -40,13 +41,13 @@ var shellTools = []shellTool{
 // function.name, Gemini's functionDeclarations.
 func offeredTools(body []byte) []string {
 	var req struct {
+		// A tool of any of the shapes: wire.ResponsesTool's name is
+		// Anthropic's too; Gemini's API also takes function_declarations.
 		Tools []struct {
-			Name     string `json:"name"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-			Declarations      []struct{ Name string } `json:"functionDeclarations"`
-			DeclarationsSnake []struct{ Name string } `json:"function_declarations"`
+			wire.ResponsesTool
+			Function wire.OpenAIFunctionDecl `json:"function"`
+			wire.GeminiTool
+			DeclarationsSnake []wire.GeminiFunctionDeclaration `json:"function_declarations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(body, &req) != nil {
@@ -59,7 +60,7 @@ func offeredTools(body []byte) []string {
 				names = append(names, n)
 			}
 		}
-		for _, d := range append(t.Declarations, t.DeclarationsSnake...) {
+		for _, d := range append(t.FunctionDeclarations, t.DeclarationsSnake...) {
 			names = append(names, d.Name)
 		}
 	}
@@ -160,14 +161,11 @@ func lastMessage(body []byte) (result bool, texts []string) {
 	}
 	var input []json.RawMessage
 	_ = json.Unmarshal(req.Input, &input)
+	// A message of any of the shapes: a Responses item's role, type and
+	// content are Chat's and Anthropic's too; Gemini's content has parts.
 	type message struct {
-		Role    string          `json:"role"`
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
-		Parts   []struct {
-			Text             string          `json:"text"`
-			FunctionResponse json.RawMessage `json:"functionResponse"`
-		} `json:"parts"`
+		wire.ResponsesItem
+		Parts []wire.GeminiPart `json:"parts"`
 	}
 	var m message
 	for _, list := range [][]json.RawMessage{req.Messages, input, req.Contents} {
@@ -183,7 +181,9 @@ func lastMessage(body []byte) (result bool, texts []string) {
 	var all []string
 	for _, part := range m.Parts {
 		result = result || part.FunctionResponse != nil
-		all = append(all, part.Text)
+		if part.Text != nil {
+			all = append(all, *part.Text)
+		}
 	}
 	var content string
 	if json.Unmarshal(m.Content, &content) == nil && m.Role != "tool" {
@@ -240,18 +240,15 @@ func longTaskModel(p *longTaskPlan, ws string) modelScript {
 // zero or false. A text would not parse, and the CLI would retry it ten
 // times with backoff.
 func schemaAnswer(body []byte) (string, bool) {
-	var req struct {
-		GenerationConfig struct {
-			JSONSchema map[string]any `json:"responseJsonSchema"`
-			Schema     map[string]any `json:"responseSchema"`
-		} `json:"generationConfig"`
-	}
-	if json.Unmarshal(body, &req) != nil {
+	var req wire.GeminiRequest
+	if json.Unmarshal(body, &req) != nil || req.GenerationConfig == nil {
 		return "", false
 	}
-	schema := req.GenerationConfig.JSONSchema
-	if schema == nil {
-		schema = req.GenerationConfig.Schema
+	var schema map[string]any
+	for _, raw := range []json.RawMessage{req.GenerationConfig.ResponseJSONSchema, req.GenerationConfig.ResponseSchema} {
+		if schema == nil && len(raw) > 0 && json.Unmarshal(raw, &schema) != nil {
+			return "", false
+		}
 	}
 	if schema == nil {
 		return "", false

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 	"github.com/contextcompiler/ctxc/internal/scriptedmodel"
 )
 
@@ -134,10 +135,7 @@ var thinkingSessions = []thinkingSession{
 			out := append([]json.RawMessage(nil), a.Output...)
 			calls := 0
 			for _, item := range a.Output {
-				var it struct {
-					Type   string `json:"type"`
-					CallID string `json:"call_id"`
-				}
+				var it wire.ResponsesItem
 				mustUnmarshal(t, item, &it)
 				if it.Type == "function_call" {
 					calls++
@@ -161,11 +159,7 @@ var thinkingSessions = []thinkingSession{
 				} `json:"candidates"`
 			}
 			mustUnmarshal(t, answer, &a)
-			var content struct {
-				Parts []struct {
-					FunctionCall *struct{ Name string } `json:"functionCall"`
-				} `json:"parts"`
-			}
+			var content wire.GeminiContent
 			mustUnmarshal(t, a.Candidates[0].Content, &content)
 			var responses []string
 			for _, p := range content.Parts {
@@ -295,34 +289,21 @@ func userTurn(path, task string) json.RawMessage {
 func idsIntact(r *scriptedmodel.Request) error {
 	switch r.Protocol {
 	case scriptedmodel.Responses:
-		var b struct {
-			Input []struct {
-				Type   string `json:"type"`
-				ID     string `json:"id"`
-				CallID string `json:"call_id"`
-			} `json:"input"`
-		}
+		var b wire.ResponsesRequest
+		var items []wire.ResponsesItem
 		if err := json.Unmarshal(r.Body, &b); err != nil {
 			return err
 		}
-		for i, it := range b.Input {
+		if err := json.Unmarshal(b.Input, &items); err != nil {
+			return err
+		}
+		for i, it := range items {
 			if it.Type == "function_call_output" && it.ID != "fco_"+it.CallID {
 				return fmt.Errorf("input[%d]: the output of %s has id %q, its client gave it %q", i, it.CallID, it.ID, "fco_"+it.CallID)
 			}
 		}
 	case scriptedmodel.GeminiGenerateContent:
-		var b struct {
-			Contents []struct {
-				Role  string `json:"role"`
-				Parts []struct {
-					ThoughtSignature string           `json:"thoughtSignature"`
-					FunctionCall     *json.RawMessage `json:"functionCall"`
-					FunctionResponse *struct {
-						ID string `json:"id"`
-					} `json:"functionResponse"`
-				} `json:"parts"`
-			} `json:"contents"`
-		}
+		var b wire.GeminiRequest
 		if err := json.Unmarshal(r.Body, &b); err != nil {
 			return err
 		}

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -291,7 +293,8 @@ func TestAdapterAndTransportImportNoStage(t *testing.T) {
 
 // TestOnlyTheDomainDefinesMessages: every package takes its messages from
 // package agentstate; none declares an exported message type of its own
-// (provider wire shapes are unexported).
+// (the providers' request bodies, package internal/providers/wire, name
+// their messages as the APIs do: a body's shape, never a message ctxc keeps).
 func TestOnlyTheDomainDefinesMessages(t *testing.T) {
 	fset := token.NewFileSet()
 	seen := 0
@@ -299,7 +302,7 @@ func TestOnlyTheDomainDefinesMessages(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules") {
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || filepath.ToSlash(path) == wireDir) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -334,5 +337,87 @@ func TestOnlyTheDomainDefinesMessages(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Error("no message type found: agentstate.Message should be")
+	}
+}
+
+// wireDir is the package of the providers' request bodies, as the tests
+// here walk to it.
+const wireDir = "../../internal/providers/wire"
+
+// providerWireKeys are JSON names only the providers' request bodies use: a
+// struct tagged with one mirrors such a body.
+var providerWireKeys = []string{
+	"tool_calls", "tool_call_id", "function_call", // Chat Completions (and Ollama)
+	"tool_use_id", "input_schema", "cache_control", // Anthropic Messages
+	"call_id", "encrypted_content", // Responses
+	"functionCall", "functionResponse", "functionDeclarations", "systemInstruction", "thoughtSignature", "generationConfig", "inlineData", // Gemini
+}
+
+// TestOneSetOfProviderWireTypes: the providers' request bodies are declared
+// once, in internal/providers/wire, for the proxy, eval and the scripted
+// model alike; no other package, tests included, declares a struct tagged
+// with their JSON names (internal/providers itself keeps raw views of a
+// body beside the splicer, and gen/ is the protos' code). Every name
+// checked is one package wire declares, so the list cannot drift from it.
+func TestOneSetOfProviderWireTypes(t *testing.T) {
+	keys := map[string]bool{}
+	for _, k := range providerWireKeys {
+		keys[k] = true
+	}
+	tagged := func(path string) (hits []string) {
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			st, ok := n.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			for _, field := range st.Fields.List {
+				if field.Tag == nil {
+					continue
+				}
+				tag, _ := strconv.Unquote(field.Tag.Value)
+				name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+				if keys[name] {
+					hits = append(hits, name)
+				}
+			}
+			return true
+		})
+		return hits
+	}
+	declared := map[string]bool{}
+	files, _ := filepath.Glob(wireDir + "/*.go")
+	for _, file := range files {
+		for _, k := range tagged(file) {
+			declared[k] = true
+		}
+	}
+	for _, k := range providerWireKeys {
+		if !declared[k] {
+			t.Errorf("package wire declares no field tagged %q: the list names a key it does not", k)
+		}
+	}
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		slash := filepath.ToSlash(path)
+		if d.IsDir() && path != "../.." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" ||
+			slash == "../../internal/providers" || slash == "../../gen") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		if hits := tagged(path); len(hits) > 0 {
+			t.Errorf("%s declares a struct tagged %q: provider request bodies are package wire's (internal/providers/wire)", strings.TrimPrefix(slash, "../../"), hits)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -91,8 +91,11 @@ type GeminiFunctionDeclaration struct {
 
 // GeminiGenerationConfig is the answer's format, limit and thinking.
 type GeminiGenerationConfig struct {
-	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
+	ResponseMimeType string `json:"responseMimeType,omitempty"`
+	// ResponseJSONSchema is the answer's JSON schema; ResponseSchema, an
+	// OpenAPI subset, is the older form.
 	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
+	ResponseSchema     json.RawMessage `json:"responseSchema,omitempty"`
 	MaxOutputTokens    int             `json:"maxOutputTokens,omitempty"`
 	// ThinkingConfig asks for thoughts (IncludeThoughts) and bounds them.
 	ThinkingConfig *GeminiThinkingConfig `json:"thinkingConfig,omitempty"`
