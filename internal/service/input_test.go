@@ -14,21 +14,20 @@ import (
 
 	ctxcv1 "github.com/contextcompiler/ctxc/gen/ctxc/v1"
 	"github.com/contextcompiler/ctxc/internal/compiler"
+	"github.com/contextcompiler/ctxc/internal/providers/wire"
 )
 
 // openAIBody is a Chat Completions body of texts, one user message each.
 func openAIBody(t *testing.T, texts ...string) string {
 	t.Helper()
-	type message struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}
-	body := struct {
-		Model    string    `json:"model"`
-		Messages []message `json:"messages"`
-	}{Model: "gpt-4o"}
+	body := wire.OpenAIRequest{Model: "gpt-4o"}
 	for _, s := range texts {
-		body.Messages = append(body.Messages, message{Role: "user", Content: s})
+		content, _ := json.Marshal(s)
+		m, err := json.Marshal(wire.OpenAIMessage{Role: "user", Content: content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body.Messages = append(body.Messages, m)
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
