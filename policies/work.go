@@ -186,11 +186,23 @@ type Input struct {
 	RecentTurns int
 }
 
+// Decision is what a decide-stage policy makes of the view it is given.
+type Decision struct {
+	// Compact asks for compaction: the runner compacts the view.
+	Compact bool
+	// Reason says why.
+	Reason string
+	// Target is the used-token count to compact to (the low-water mark); 0
+	// leaves it to the runner.
+	Target int
+}
+
 // control is what only the runner sets, through its Control, and every
 // stage reads through Work's methods of the same names.
 type control struct {
 	hardLimit         int
 	hardLimitExceeded bool
+	compactionTarget  int
 	scopeStart        int
 	pass              CompactionPass
 	atEnd             bool
@@ -224,13 +236,10 @@ type Work struct {
 	SystemTokens, ToolTokens int
 	// Budget is set by the budget stage.
 	Budget *agentstate.Budget
-	// CompactionRequested is set by the decide stage; the runner then runs the compact stage.
-	CompactionRequested bool
-	// CompactionTarget is the used-token count compaction aims at (set by the decide
-	// stage; the runner sets it to HardLimit when it compacts only to fit the window).
-	CompactionTarget int
-	// DecisionReason says why the decide stage asked for compaction.
-	DecisionReason string
+	// Decision is the decide stage's: whether to compact the view, why, and
+	// towards what. The runner reads it and sets what the compaction
+	// transforms aim at (CompactionTarget).
+	Decision Decision
 	// Appended holds messages that Compact persists into the log (summaries).
 	// Like the report's repairs and warnings, it is only appended to (or
 	// replaced whole), never edited in place.
@@ -295,6 +304,12 @@ func (w *Work) HardLimit() int { return w.ctl.hardLimit }
 // running execution's trace may be compacted.
 func (w *Work) HardLimitExceeded() bool { return w.ctl.hardLimitExceeded }
 
+// CompactionTarget is the used-token count the compaction transforms aim at
+// in the current pass: the decision's target, a count just under the
+// trigger for an intake pass, or one that fits the window when the runner
+// compacts only to fit it; 0 when none is set.
+func (w *Work) CompactionTarget() int { return w.ctl.compactionTarget }
+
 // ScopeStart narrows what compaction transforms may change to the entries
 // from this index on (policies.Protection marks the ones before it): set for
 // an intake pass, 0 otherwise.
@@ -321,6 +336,9 @@ func (c *Control) SetHardLimit(n int) { c.w.ctl.hardLimit = n }
 
 // SetHardLimitExceeded sets HardLimitExceeded.
 func (c *Control) SetHardLimitExceeded(b bool) { c.w.ctl.hardLimitExceeded = b }
+
+// SetCompactionTarget sets CompactionTarget.
+func (c *Control) SetCompactionTarget(n int) { c.w.ctl.compactionTarget = n }
 
 // SetPass sets what the next compact-stage run is for and, for an intake
 // pass, the first entry it may change.

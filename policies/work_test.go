@@ -138,7 +138,7 @@ func TestWorkExportsOnlyWhatStagesWrite(t *testing.T) {
 	}
 	want := []string{
 		"Entries", "SystemTokens", "ToolTokens", "Budget", // the view and its measures
-		"CompactionRequested", "CompactionTarget", "DecisionReason", // the decide stage's
+		"Decision", // the decide stage's
 		"Appended", "Masks", "Rendered", // the ledger and the body
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -147,11 +147,12 @@ func TestWorkExportsOnlyWhatStagesWrite(t *testing.T) {
 	st := &agentstate.State{Context: agentstate.Context{Messages: []agentstate.Message{{ID: "m1", Role: agentstate.RoleUser}}}}
 	w, ctl := policies.NewWork(policies.Input{State: st, RecentTurns: 3})
 	ctl.SetHardLimit(900)
+	ctl.SetCompactionTarget(700)
 	ctl.SetPass(policies.PassIntake, 4)
 	w.Degrade("fell back")
 	w.Touch(0)
-	if w.HardLimit() != 900 || w.Pass() != policies.PassIntake || w.ScopeStart() != 4 || w.RecentTurns() != 3 {
-		t.Errorf("control read back as %d/%v/%d/%d", w.HardLimit(), w.Pass(), w.ScopeStart(), w.RecentTurns())
+	if w.HardLimit() != 900 || w.CompactionTarget() != 700 || w.Pass() != policies.PassIntake || w.ScopeStart() != 4 || w.RecentTurns() != 3 {
+		t.Errorf("control read back as %d/%d/%v/%d/%d", w.HardLimit(), w.CompactionTarget(), w.Pass(), w.ScopeStart(), w.RecentTurns())
 	}
 	if notes := ctl.TakeNotes(); !notes.Degraded || notes.DegradedReason != "fell back" || notes.Touches != 1 {
 		t.Errorf("notes taken: %+v", notes)

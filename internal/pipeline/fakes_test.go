@@ -24,7 +24,7 @@ type fakeConfig struct {
 	Impostor bool `yaml:"impostor" json:"impostor,omitempty"`
 	// RewriteFirst changes the text of the first task (a buggy policy).
 	RewriteFirst bool `yaml:"rewrite_first" json:"rewrite_first,omitempty"`
-	// Request sets CompactionRequested (a trigger).
+	// Request sets Decision.Compact (a trigger).
 	Request bool `yaml:"request" json:"request"`
 	// Limit must not be negative.
 	Limit int `yaml:"limit" json:"limit"`
@@ -96,8 +96,8 @@ func (p *fakePolicy) Apply(_ context.Context, w *policies.Work) error {
 		}
 	case policies.StageDecide:
 		if p.cfg.Request {
-			w.CompactionRequested = true
-			w.DecisionReason = "fake trigger"
+			w.Decision.Compact = true
+			w.Decision.Reason = "fake trigger"
 		}
 	}
 	if p.cfg.Drop {

@@ -104,11 +104,7 @@ func (c *Catalog) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	w, ctl := policies.NewWork(policies.Input{State: req.State, Options: req.Options, Model: info, Counter: counter,
 		Attachments: req.Attachments, RecentTurns: p.info.RecentTurns})
-	if req.Force {
-		w.CompactionRequested = true
-		w.DecisionReason = "Compact RPC"
-	}
-	r := &runner{c: c, p: p, w: w, ctl: ctl, seg: req.Segment, scope: req.CacheScope, reportFromVerbatim: req.ReportFromVerbatim}
+	r := &runner{c: c, p: p, w: w, ctl: ctl, seg: req.Segment, force: req.Force, scope: req.CacheScope, reportFromVerbatim: req.ReportFromVerbatim}
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
@@ -121,6 +117,8 @@ type runner struct {
 	w   *policies.Work
 	ctl *policies.Control // sets what stages only read; takes each step's notes
 	seg Segment
+	// force is Request.Force: compact the end of the log though no trigger fired.
+	force bool
 	// scope partitions the schedule cache (Request.CacheScope).
 	scope string
 	// reportFromVerbatim is Request.ReportFromVerbatim.

@@ -620,7 +620,7 @@ func (r *runner) beginCache(chain []step, full []agentstate.Entry, points []int)
 	r.stages = append(r.stages, snap.stages...)
 	if snap.compactedAny {
 		r.ctl.SetHardLimitExceeded(snap.hardLimitExceeded)
-		w.CompactionTarget = snap.compactionTarget
+		r.ctl.SetCompactionTarget(snap.compactionTarget)
 	}
 	r.compacted = r.compacted || snap.compacted
 	return sr, snap
@@ -650,7 +650,7 @@ func (r *runner) save(sr *scheduleRun, i int, view []agentstate.Entry, used, int
 		appended: cloneMessages(appended), repairs: exactCopy(repairs), warnings: exactCopy(warnings),
 		points: exactCopy(r.compaction.Points), stages: exactCopy(r.stages[sr.stages:]),
 		compacted: r.compacted, compactedAny: compactedAny,
-		hardLimitExceeded: w.HardLimitExceeded(), compactionTarget: w.CompactionTarget,
+		hardLimitExceeded: w.HardLimitExceeded(), compactionTarget: w.CompactionTarget(),
 	}
 	s.measure()
 	sr.cache.put(sr.keys[i], s)

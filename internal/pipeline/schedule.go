@@ -147,8 +147,6 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	if err := r.remeasure(ctx); err != nil {
 		return err
 	}
-	forced := w.CompactionRequested // the Compact RPC
-	w.CompactionRequested, w.DecisionReason = false, ""
 	if r.decide != nil {
 		if err := r.step(ctx, r.decide); err != nil {
 			return err
@@ -156,7 +154,7 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	}
 	v := r.verdict(w.UsedTokens(), len(w.Entries))
 	atPoint := policies.AtCompactionPoint(w.Entries, w.State())
-	fired := w.CompactionRequested // the decide step fired, at a compaction point
+	fired := w.Decision.Compact // the decide step fired, at a compaction point
 	if r.decide == nil {
 		fired = v.Fire && atPoint
 	}
@@ -171,12 +169,12 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 	}
 	switch {
 	case fired:
-		if w.DecisionReason != "" {
-			v.Reason = w.DecisionReason
+		if w.Decision.Reason != "" {
+			v.Reason = w.Decision.Reason
 		}
 		if r.trigger == nil && r.decide != nil {
 			// A decide policy that is no policies.Trigger names its own target.
-			v.Target = w.CompactionTarget
+			v.Target = w.Decision.Target
 			if v.Target <= 0 {
 				v.Target = w.Budget.SoftThreshold * 3 / 4
 			}
@@ -185,7 +183,7 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 		// A fit in the middle of a turn: later compiles do not repeat it.
 		stable = false
 		v.Target = min(v.Target, w.HardLimit())
-	case forced:
+	case r.force: // the Compact RPC
 		if len(r.compaction.Points) == 0 {
 			r.compaction.Forced = true
 			v.Reason = "Compact RPC: compaction forced, no trigger fired"
@@ -196,7 +194,6 @@ func (r *runner) finish(ctx context.Context, chain []step, intakeFrom int) error
 		r.skipAll(chain)
 		return r.remeasure(ctx)
 	}
-	w.CompactionRequested, w.DecisionReason = true, v.Reason
 	if !fired || r.trigger == nil {
 		v.Point = 0 // compact: an intake pass could not answer why
 	}
@@ -256,7 +253,7 @@ func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict
 	changed, intake := false, false
 	if v.Point > 0 && intakeFrom < recentEntry(w.Entries, w.RecentTurns()) {
 		r.ctl.SetPass(policies.PassIntake, intakeFrom)
-		w.CompactionTarget = v.Point - 1
+		r.ctl.SetCompactionTarget(v.Point - 1)
 		ch, err := r.runChain(ctx, chain, passIntake, final)
 		r.ctl.SetPass(policies.PassEvent, 0)
 		if err != nil {
@@ -266,7 +263,7 @@ func (r *runner) compactAt(ctx context.Context, chain []step, v policies.Verdict
 		intake = !r.verdict(w.UsedTokens(), len(w.Entries)).Fire && !(w.HardLimit() > 0 && w.UsedTokens() > w.HardLimit())
 	}
 	if !intake {
-		w.CompactionTarget = v.Target
+		r.ctl.SetCompactionTarget(v.Target)
 		ch, err := r.runChain(ctx, chain, passEvent, final)
 		if err != nil {
 			return err
@@ -314,7 +311,7 @@ func (r *runner) runChain(ctx context.Context, chain []step, pass int, final boo
 			if !changed {
 				continue
 			}
-		} else if w.UsedTokens() <= w.CompactionTarget {
+		} else if w.UsedTokens() <= w.CompactionTarget() {
 			if final && pass == passEvent {
 				r.skip(s)
 			}

@@ -68,9 +68,7 @@ func (p maxTokens) Apply(_ context.Context, w *policies.Work) error {
 	if w.Budget.Used < p.limit {
 		return nil
 	}
-	w.CompactionRequested = true
-	w.DecisionReason = fmt.Sprintf("%d tokens used, max_tokens is %d", w.Budget.Used, p.limit)
-	w.CompactionTarget = p.limit
+	w.Decision = policies.Decision{Compact: true, Reason: fmt.Sprintf("%d tokens used, max_tokens is %d", w.Budget.Used, p.limit), Target: p.limit}
 	return nil
 }
 

@@ -8,11 +8,11 @@ import (
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
 
-// target is the used-token count a transform aims at: the decision's target,
-// or the hard limit when compacting only to fit the window.
+// target is the used-token count a transform aims at: the runner's
+// compaction target, or the hard limit when none is set.
 func target(w *policies.Work) int {
-	if w.CompactionTarget > 0 {
-		return w.CompactionTarget
+	if t := w.CompactionTarget(); t > 0 {
+		return t
 	}
 	return w.HardLimit()
 }

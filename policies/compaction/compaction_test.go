@@ -74,8 +74,8 @@ func TestGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			st := statetest.LoadJSON(t, filepath.Join("testdata", tc.state+".json"))
-			w := statetest.Work(st, statetest.RecentTurns(tc.recent))
-			w.CompactionTarget, w.CompactionRequested = tc.target, true
+			w, ctl := statetest.WorkControl(st, statetest.RecentTurns(tc.recent))
+			ctl.SetCompactionTarget(tc.target)
 			before := w.UsedTokens()
 			err := run(newPolicy(t, tc.factory, tc.settings), w)
 			var b strings.Builder
@@ -185,8 +185,8 @@ func TestTruncateGreedyFitKeepsContiguousTail(t *testing.T) {
 		assistantMsg("m3", strings.Repeat("c", 400)), // 103
 		userMsg("m4", strings.Repeat("d", 40)),       // 13
 	}}}
-	w := statetest.Work(st, statetest.RecentTurns(0))
-	w.CompactionTarget = 50 // m1 + m4 + m2 = 39 would fit; m3 never does
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(0))
+	ctl.SetCompactionTarget(50) // m1 + m4 + m2 = 39 would fit; m3 never does
 	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
 		t.Fatal(err)
 	}
@@ -323,8 +323,8 @@ func TestDropLowImportanceDefaults(t *testing.T) {
 	log = append(log, assistantMsg("m5", big), userMsg("m6", big), thinking("m7"))
 	log = append(log, agentstate.Message{ID: "m8", Role: agentstate.RoleAssistant, Importance: 29, Parts: []agentstate.Part{agentstate.TextPart(big)}})
 	log = append(log, userMsg("m9", big), thinking("m10"), assistantMsg("m11", big), userMsg("m12", big), thinking("m13"), assistantMsg("m14", big), userMsg("m15", big))
-	w := statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}}, statetest.RecentTurns(1))
-	w.CompactionTarget = 1 // drop all it may
+	w, ctl := statetest.WorkControl(&agentstate.State{Context: agentstate.Context{Messages: log}}, statetest.RecentTurns(1))
+	ctl.SetCompactionTarget(1) // drop all it may
 	if err := run(newPolicy(t, NewDropLowImportanceFactory(), ""), w); err != nil {
 		t.Fatal(err)
 	}
@@ -332,8 +332,8 @@ func TestDropLowImportanceDefaults(t *testing.T) {
 	if got, want := strings.Join(ids(w), ","), "m1,m3,m4,m5,m6,m7,m8,m9,m10,m11,m12,m13,m14,m15"; got != want {
 		t.Errorf("kept %s, want %s", got, want)
 	}
-	w = statetest.Work(&agentstate.State{Context: agentstate.Context{Messages: log}}, statetest.RecentTurns(1))
-	w.CompactionTarget = 1
+	w, ctl = statetest.WorkControl(&agentstate.State{Context: agentstate.Context{Messages: log}}, statetest.RecentTurns(1))
+	ctl.SetCompactionTarget(1)
 	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{keep_recent_messages: 3}"), w); err != nil {
 		t.Fatal(err)
 	}
@@ -354,8 +354,8 @@ func TestDropLowImportanceOrder(t *testing.T) {
 		assistantMsg("m7", big), // 30
 		userMsg("m8", big),      // the latest turn
 	}}}
-	w := statetest.Work(st, statetest.RecentTurns(1))
-	w.CompactionTarget = w.UsedTokens() - 3*53 // three drops needed
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	ctl.SetCompactionTarget(w.UsedTokens() - 3*53) // three drops needed
 	if err := run(newPolicy(t, NewDropLowImportanceFactory(), "{min_importance_threshold: 31, keep_recent_messages: 0}"), w); err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestTruncateCondensesTheRunningTask(t *testing.T) {
 	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
 	ctl.SetHardLimit(900)
 	ctl.SetHardLimitExceeded(true)
-	w.CompactionTarget = 900
+	ctl.SetCompactionTarget(900)
 	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
 		t.Fatalf("refused what can be condensed: %v", err)
 	}
@@ -415,7 +415,7 @@ func TestTruncateCutKeepsWhatFailed(t *testing.T) {
 	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
 	ctl.SetHardLimit(w.UsedTokens() / 3)
 	ctl.SetHardLimitExceeded(true)
-	w.CompactionTarget = w.HardLimit()
+	ctl.SetCompactionTarget(w.HardLimit())
 	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
 		t.Fatalf("refused what can be cut: %v", err)
 	}
@@ -464,7 +464,7 @@ func TestTruncateCutsOneOutputFurtherRatherThanTheNext(t *testing.T) {
 	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(2))
 	ctl.SetHardLimit(w.UsedTokens() - 500)
 	ctl.SetHardLimitExceeded(true)
-	w.CompactionTarget = w.HardLimit()
+	ctl.SetCompactionTarget(w.HardLimit())
 	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
 		t.Fatalf("refused what can be shrunk: %v", err)
 	}
@@ -504,7 +504,7 @@ func TestTruncateFitsASummaryRatherThanDroppingIt(t *testing.T) {
 	full := w.UsedTokens()
 	ctl.SetHardLimit(full - w.Entries[1].Tokens/2)
 	ctl.SetHardLimitExceeded(true)
-	w.CompactionTarget = w.HardLimit()
+	ctl.SetCompactionTarget(w.HardLimit())
 	ctl.SetAtEnd(true)
 	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
 		t.Fatal(err)
@@ -549,7 +549,7 @@ func TestTruncateFitsACLITranscriptToSummarize(t *testing.T) {
 	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
 	ctl.SetHardLimit(w.UsedTokens() / 4)
 	ctl.SetHardLimitExceeded(true)
-	w.CompactionTarget = w.HardLimit()
+	ctl.SetCompactionTarget(w.HardLimit())
 	if err := run(newPolicy(t, NewTruncateFactory(Deps{}), ""), w); err != nil {
 		t.Fatalf("refused a transcript that can be cut: %v", err)
 	}

@@ -42,9 +42,8 @@ func generatedWork(seed int64) (*agentstate.State, *policies.Work) {
 	st := statetest.Generate(r, opts)
 	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(r.Intn(3)))
 	used := w.UsedTokens()
-	w.CompactionRequested = true
-	w.CompactionTarget = used * (20 + r.Intn(70)) / 100
-	ctl.SetHardLimit(w.CompactionTarget + r.Intn(used/4+1))
+	ctl.SetCompactionTarget(used * (20 + r.Intn(70)) / 100)
+	ctl.SetHardLimit(w.CompactionTarget() + r.Intn(used/4+1))
 	ctl.SetHardLimitExceeded(used > w.HardLimit() && r.Intn(2) == 0)
 	ctl.SetAtEnd(r.Intn(4) != 0)
 	return st, w
@@ -88,7 +87,7 @@ func TestChainProperties(t *testing.T) {
 		before := snapshotView(w)
 		var err error
 		for _, tr := range chain {
-			if w.UsedTokens() <= w.CompactionTarget {
+			if w.UsedTokens() <= w.CompactionTarget() {
 				break
 			}
 			if err = run(tr.p, w); err != nil {
@@ -195,8 +194,8 @@ func checkTransform(st *agentstate.State, before viewSnapshot, w *policies.Work,
 				}
 			}
 		}
-		if used := w.UsedTokens(); used > max(w.CompactionTarget, floor) {
-			out = append(out, fmt.Sprintf("used %d over target %d (protected %d)", used, w.CompactionTarget, floor))
+		if used := w.UsedTokens(); used > max(w.CompactionTarget(), floor) {
+			out = append(out, fmt.Sprintf("used %d over target %d (protected %d)", used, w.CompactionTarget(), floor))
 		}
 	}
 	// Summaries cover exactly the shown log messages they removed (and what
@@ -251,7 +250,7 @@ func FuzzTransforms(f *testing.F) {
 		for _, tr := range policiesUnderTest {
 			w, ctl := statetest.WorkControl(st, statetest.RecentTurns(len(data)%3))
 			used := w.UsedTokens()
-			w.CompactionTarget = used / 2
+			ctl.SetCompactionTarget(used / 2)
 			ctl.SetHardLimit(used * 3 / 4)
 			ctl.SetHardLimitExceeded(len(data)%2 == 0)
 			_ = run(tr.p, w)

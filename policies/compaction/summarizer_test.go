@@ -259,14 +259,14 @@ func TestRepeatedMergesKeepEverySummarysCovers(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		opts := statetest.DefaultOptions()
 		opts.Turns = 12 + r.Intn(8)
-		w := statetest.Work(statetest.Generate(r, opts), statetest.RecentTurns(1))
+		w, ctl := statetest.WorkControl(statetest.Generate(r, opts), statetest.RecentTurns(1))
 		type held struct {
 			covers []string
 			copied []string
 		}
 		var summaries []held
 		for step := range 6 {
-			w.CompactionTarget = w.UsedTokens() * (60 - 5*step) / 100
+			ctl.SetCompactionTarget(w.UsedTokens() * (60 - 5*step) / 100)
 			if err := run(p, w); err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}

@@ -42,14 +42,14 @@ func (d decider) Apply(_ context.Context, w *policies.Work) error {
 			v.Reason, w.State().Execution.ID))
 		return nil
 	}
-	if w.CompactionRequested {
-		// Already requested (the Compact RPC): keep its reason, add ours.
-		w.DecisionReason = joinReasons(w.DecisionReason, v.Reason)
+	if w.Decision.Compact {
+		// Already asked for by a decide policy before: keep its reason, add ours.
+		w.Decision.Reason = joinReasons(w.Decision.Reason, v.Reason)
 	} else {
-		w.CompactionRequested = true
-		w.DecisionReason = v.Reason
+		w.Decision.Compact = true
+		w.Decision.Reason = v.Reason
 	}
-	w.CompactionTarget = v.Target
+	w.Decision.Target = v.Target
 	return nil
 }
 

@@ -162,7 +162,7 @@ func TestDecide(t *testing.T) {
 			if err := p.Apply(context.Background(), w); err != nil {
 				t.Fatal(err)
 			}
-			got := outcome{Requested: w.CompactionRequested, Reason: w.DecisionReason, Target: w.CompactionTarget, Warnings: w.Report().Warnings}
+			got := outcome{Requested: w.Decision.Compact, Reason: w.Decision.Reason, Target: w.Decision.Target, Warnings: w.Report().Warnings}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -170,18 +170,21 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func TestCompactRPCKeepsItsRequest(t *testing.T) {
+// TestAnEarlierDecisionStays: a trigger that does not fire leaves what a
+// decide policy before it decided as it is.
+func TestAnEarlierDecisionStays(t *testing.T) {
 	p, err := NewThresholdFactory().Create(NewThresholdFactory().CreateDefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, _ := policies.NewWork(policies.Input{State: &agentstate.State{}})
-	w.Budget, w.CompactionRequested, w.DecisionReason = &agentstate.Budget{Used: 10, SoftThreshold: 80}, true, "Compact RPC"
+	w.Budget = &agentstate.Budget{Used: 10, SoftThreshold: 80}
+	w.Decision = policies.Decision{Compact: true, Reason: "asked before", Target: 7}
 	if err := p.Apply(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
-	if !w.CompactionRequested || w.DecisionReason != "Compact RPC" {
-		t.Errorf("requested=%v reason=%q, want the Compact RPC's request kept", w.CompactionRequested, w.DecisionReason)
+	if want := (policies.Decision{Compact: true, Reason: "asked before", Target: 7}); w.Decision != want {
+		t.Errorf("decision %+v, want the earlier %+v kept", w.Decision, want)
 	}
 }
 

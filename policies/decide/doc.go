@@ -5,8 +5,8 @@
 // profile pairs any trigger with any chain of transforms (split
 // compactor).
 //
-// A trigger that fires sets Work.CompactionRequested, Work.DecisionReason and
-// Work.CompactionTarget. Compaction happens at user-message boundaries and at
+// A trigger that fires sets Work.Decision: compact, why, and the target.
+// Compaction happens at user-message boundaries and at
 // the end of executions: while an execution runs and the view does not end
 // with a regular user message, a firing trigger defers instead (the runner still
 // forces compaction when the hard window is exceeded).

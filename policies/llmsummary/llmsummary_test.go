@@ -66,8 +66,8 @@ func newPolicy(t *testing.T, deps llmsummary.Deps, settings string) policies.Pol
 // work loads a testdata state ready for compaction, as the runner leaves it.
 func work(t *testing.T, name string) *policies.Work {
 	st := statetest.LoadJSON(t, filepath.Join("testdata", name+".json"))
-	w := statetest.Work(st, statetest.RecentTurns(1))
-	w.CompactionTarget, w.CompactionRequested = 100, true
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	ctl.SetCompactionTarget(100)
 	return w
 }
 
@@ -212,8 +212,8 @@ func TestLargeInputIsChunkedAndFolded(t *testing.T) {
 		return llmtest.Reply{Content: fmt.Sprintf("## Goal\npart %d", strings.Count(r.User, "[m"))}
 	})
 	st := statetest.Generate(newRand(), largeOptions())
-	w := statetest.Work(st, statetest.RecentTurns(1))
-	w.CompactionTarget, w.CompactionRequested = 100, true
+	w, ctl := statetest.WorkControl(st, statetest.RecentTurns(1))
+	ctl.SetCompactionTarget(100)
 	if err := apply(newPolicy(t, llmsummary.Deps{Client: s.client, Prices: prices}, "{max_summary_tokens: 200}"), w); err != nil {
 		t.Fatal(err)
 	}
