@@ -105,10 +105,7 @@ func (w *Work) LogIndex(id string, hint int32) (int, bool) {
 	if msgs := w.State().Context.Messages; hint > 0 && int(hint) <= len(msgs) && msgs[hint-1].ID == id {
 		return int(hint) - 1, true
 	}
-	if _, ok := w.LogMessage(id); ok {
-		return w.logIDs[id], true
-	}
-	return 0, false
+	return w.logPos(id)
 }
 
 // ledgerPos is where the ledger keeps id's record: its log position, or -1

@@ -262,6 +262,9 @@ type Work struct {
 	journal      *ledgerJournal // what Dispose and SetMask overwrote since Checkpoint
 	spareJournal *ledgerJournal // the last one released, for the next Checkpoint
 	logIDs       map[string]int // State.Context.Messages' positions by id, built on first use
+	// sealed are the log's messages as the normalize stage rewrote them, by
+	// id (Control.SealLog); LogMessage gives them in place of the log's.
+	sealed map[string]*agentstate.Message
 	tape         *LedgerTape    // the ledger writes since RecordLedger, when recording
 }
 
@@ -349,6 +352,29 @@ func (c *Control) SetPass(p CompactionPass, scopeStart int) {
 // SetAtEnd sets AtEnd.
 func (c *Control) SetAtEnd(b bool) { c.w.ctl.atEnd = b }
 
+// SealLog makes the messages of the view that show a log message changed
+// (a repair, a secret masked) what LogMessage gives for that message from
+// now on. The runner calls it after each normalize-stage step: the log as
+// that stage leaves it is the one every later stage keeps to, so what a
+// later policy reads of "the log as it was" (the output an observation
+// mask describes, the facts a summary quotes) never brings back what the
+// normalize stage took out.
+func (c *Control) SealLog() {
+	w := c.w
+	clear(w.sealed)
+	for i := range w.Entries {
+		e := &w.Entries[i]
+		if !e.Changed || e.SourceID == "" || e.SourceID != e.Message.ID {
+			continue
+		}
+		if w.sealed == nil {
+			w.sealed = make(map[string]*agentstate.Message)
+		}
+		m := e.Message
+		w.sealed[e.SourceID] = &m
+	}
+}
+
 // TakeNotes returns what the step that just ran noted and clears it for the next.
 func (c *Control) TakeNotes() StepNotes {
 	n := c.w.notes
@@ -358,10 +384,23 @@ func (c *Control) TakeNotes() StepNotes {
 
 // LogMessage is the message of the state's log with id, found in constant
 // time: a lookup at every compaction point must not walk the whole log.
-// The log is read-only during a run.
+// The log is read-only during a run; a message the normalize stage
+// rewrote is given as rewritten (Control.SealLog).
 func (w *Work) LogMessage(id string) (*agentstate.Message, bool) {
-	if w.State() == nil {
+	if m, ok := w.sealed[id]; ok {
+		return m, true
+	}
+	i, ok := w.logPos(id)
+	if !ok {
 		return nil, false
+	}
+	return &w.State().Context.Messages[i], true
+}
+
+// logPos is the position of the message with id in State.Context.Messages.
+func (w *Work) logPos(id string) (int, bool) {
+	if w.State() == nil {
+		return 0, false
 	}
 	msgs := w.State().Context.Messages
 	if w.logIDs == nil {
@@ -374,9 +413,9 @@ func (w *Work) LogMessage(id string) (*agentstate.Message, bool) {
 	}
 	i, ok := w.logIDs[id]
 	if !ok || i >= len(msgs) || msgs[i].ID != id {
-		return nil, false
+		return 0, false
 	}
-	return &msgs[i], true
+	return i, true
 }
 
 // CompactionPass says what a run of the compaction transforms is for.

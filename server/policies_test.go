@@ -148,3 +148,93 @@ func TestProgramsOwnPoliciesChecked(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// redactConfig is the settings of the test's redacting policy: none.
+type redactConfig struct{}
+
+func (*redactConfig) Validate() error { return nil }
+
+// redact is a normalize-stage policy of the program's own that replaces
+// SECRET123 in every tool result.
+type redact struct{}
+
+func (redact) Apply(_ context.Context, w *policies.Work) error {
+	for i := range w.Entries {
+		m := &w.Entries[i].Message
+		if m.Role != agentstate.RoleTool {
+			continue
+		}
+		m.Parts = slices.Clone(m.Parts)
+		for j := range m.Parts {
+			m.Parts[j].ToolResult.Content = strings.ReplaceAll(m.Parts[j].ToolResult.Content, "SECRET123", "[redacted]")
+		}
+		w.Touch(i)
+	}
+	return nil
+}
+
+// TestCompactionReadsTheNormalizedLog: what a normalize-stage policy took
+// out of the log does not come back when a later policy describes an output
+// "as the log holds it": observation masking's placeholders (a preview and
+// the error lines), summaries and truncation's notes read the log as the
+// normalize stage left it.
+func TestCompactionReadsTheNormalizedLog(t *testing.T) {
+	cfg, err := server.ParseConfig([]byte(`
+profiles:
+  - name: masking
+    stages:
+      - policy: normalize
+      - policy: redact
+      - policy: project
+      - policy: estimate
+      - policy: token_budget
+      - policy: threshold
+      - policy: mask_observations
+        settings: {protect_recent_tokens: 0, min_prunable_tokens: 0}
+      - policy: summarize
+      - policy: truncate
+      - policy: repair
+      - policy: render
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Policies = []policies.Factory{policies.TypedFactory[redactConfig, *redactConfig]{Name: "redact", In: policies.StageNormalize,
+		Defaults: func() *redactConfig { return &redactConfig{} },
+		New:      func(*redactConfig) (policies.Policy, error) { return redact{}, nil }}}
+	eng, err := server.NewEngine(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	svc, err := eng.Service()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := []*ctxcv1.Message{client.User("u1", "Deploy the services.")}
+	for i := range 8 {
+		id := string(rune('a' + i))
+		out := "key SECRET123 loaded\n" + strings.Repeat("step ok: pulled image, started container\n", 60) + "error: rejected SECRET123\n"
+		log = append(log, client.Assistant("call-"+id, client.ToolCall(id, "shell", `{}`)), client.Tool("out-"+id, client.ToolResult(id, "shell", out, i%2 == 0)),
+			client.Assistant("say-"+id, client.Text("Done.")), client.User("next-"+id, "Next."))
+	}
+	for _, window := range []uint32{1500, 3000, 6000} {
+		resp, err := svc.Compile(context.Background(), &ctxcv1.CompileRequest{State: client.State("gpt-4o", "", log...), Profile: "masking",
+			Options: &ctxcv1.CompileOptions{MaxContextTokenCount: &window, Render: ctxcv1.RenderFormat_RENDER_FORMAT_OPENAI}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compacted := false
+		for _, m := range resp.GetReport().GetMessages() {
+			compacted = compacted || m.GetDisposition() != ctxcv1.Disposition_DISPOSITION_KEPT
+		}
+		text := resp.GetRendered()
+		for _, m := range resp.GetMessages() {
+			text += m.String()
+		}
+		if !compacted || strings.Contains(text, "SECRET123") || !strings.Contains(text, "[redacted]") {
+			t.Errorf("window %d: compacted %v; the secret is back: %v; redacted shown: %v", window, compacted, strings.Contains(text, "SECRET123"), strings.Contains(text, "[redacted]"))
+		}
+	}
+}

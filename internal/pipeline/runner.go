@@ -301,7 +301,9 @@ func (r *runner) step(ctx context.Context, s *step) error {
 			// Each step of the first stage makes the log that the later
 			// stages keep to (a normalize-stage policy may rewrite what a
 			// message says, as masking secrets does): the invariants hold
-			// against the log as the last of them left it.
+			// against the log as the last of them left it, and what later
+			// policies read of the log is that log.
+			r.ctl.SealLog()
 			r.checks = newChecker(w.Entries, w.Options().View)
 		}
 		if r.checks != nil {

@@ -63,10 +63,7 @@ func MaskObservations(w *policies.Work, cfg *MaskingConfig, run MaskRun) (masked
 		return ok && e.SourceID != ""
 	}
 	protected := recentOutputs(entries, w.Counter(), cfg, alreadyMasked)
-	var log []agentstate.Message // what masked outputs were, for those cut earlier
-	if w.State() != nil {
-		log = w.State().Context.Messages
-	}
+	var log logReader = w // what masked outputs were, for those cut earlier
 	runningID := ""
 	if w.State() != nil && w.State().Execution.Running() {
 		runningID = w.State().Execution.ID
@@ -218,7 +215,7 @@ func exemptResult(m *agentstate.Message, exempt map[string]bool) bool {
 // maskedForm builds the masked parts of a tool message and measures both
 // forms; ok is false when a result is exempt or masking would not shrink it.
 // log is the request's, read for what an output cut earlier was.
-func maskedForm(counter agentstate.TokenCounter, log []agentstate.Message, cfg *MaskingConfig, e *agentstate.Entry, exempt map[string]bool, outputs *diagnose.Cache) (maskCandidate, bool) {
+func maskedForm(counter agentstate.TokenCounter, log logReader, cfg *MaskingConfig, e *agentstate.Entry, exempt map[string]bool, outputs *diagnose.Cache) (maskCandidate, bool) {
 	m := &e.Message
 	var c maskCandidate
 	var placeholders, tools []string
@@ -261,23 +258,22 @@ func maskedForm(counter agentstate.TokenCounter, log []agentstate.Message, cfg *
 	return c, true
 }
 
-// logResult finds the content of a tool result in the request's log. Only
-// changed entries need it, so a linear scan (from the newest) is enough.
-func logResult(log []agentstate.Message, messageID, callID string) (string, bool) {
-	if messageID == "" {
+// logReader finds a message of the request's log by id (*policies.Work),
+// as the normalize stage left it.
+type logReader interface {
+	LogMessage(id string) (*agentstate.Message, bool)
+}
+
+// logResult finds the content of a tool result in the request's log.
+func logResult(log logReader, messageID, callID string) (string, bool) {
+	m, ok := log.LogMessage(messageID)
+	if !ok {
 		return "", false
 	}
-	for i := len(log) - 1; i >= 0; i-- {
-		m := &log[i]
-		if m.ID != messageID {
-			continue
+	for _, p := range m.Parts {
+		if p.Kind == agentstate.PartToolResult && p.ToolResult.ToolCallID == callID {
+			return p.ToolResult.Content, true
 		}
-		for _, p := range m.Parts {
-			if p.Kind == agentstate.PartToolResult && p.ToolResult.ToolCallID == callID {
-				return p.ToolResult.Content, true
-			}
-		}
-		return "", false
 	}
 	return "", false
 }
