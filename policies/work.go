@@ -265,7 +265,7 @@ type Work struct {
 	// sealed are the log's messages as the normalize stage rewrote them, by
 	// id (Control.SealLog); LogMessage gives them in place of the log's.
 	sealed map[string]*agentstate.Message
-	tape         *LedgerTape    // the ledger writes since RecordLedger, when recording
+	tape   *LedgerTape // the ledger writes since RecordLedger, when recording
 }
 
 // NewWork starts the working set of a run on in, with the view of its
