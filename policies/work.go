@@ -262,10 +262,10 @@ type Work struct {
 	journal      *ledgerJournal // what Dispose and SetMask overwrote since Checkpoint
 	spareJournal *ledgerJournal // the last one released, for the next Checkpoint
 	logIDs       map[string]int // State.Context.Messages' positions by id, built on first use
+	tape         *LedgerTape    // the ledger writes since RecordLedger, when recording
 	// sealed are the log's messages as the normalize stage rewrote them, by
 	// id (Control.SealLog); LogMessage gives them in place of the log's.
 	sealed map[string]*agentstate.Message
-	tape   *LedgerTape // the ledger writes since RecordLedger, when recording
 }
 
 // NewWork starts the working set of a run on in, with the view of its
