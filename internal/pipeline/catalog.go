@@ -117,7 +117,9 @@ func NewCatalog(reg *policies.Registry, resolver ModelResolver, tp trace.TracerP
 		declared[spec.Name] = true
 		p, err := buildProfile(reg, spec, source, placement)
 		if err != nil {
-			problems = append(problems, fmt.Errorf("%s: %w", where, err))
+			for _, e := range leaves(err) { // each problem names its profile
+				problems = append(problems, fmt.Errorf("%s: %w", where, e))
+			}
 			return
 		}
 		if _, dup := c.profiles[spec.Name]; dup {
@@ -222,7 +224,9 @@ func buildProfile(reg *policies.Registry, spec ProfileSpec, source string, place
 			}
 		}
 		if err := cfg.Validate(); err != nil {
-			problems = append(problems, fmt.Errorf("%s: settings: %w", where, err))
+			for _, e := range leaves(err) { // each problem names its place
+				problems = append(problems, fmt.Errorf("%s: settings: %w", where, e))
+			}
 			continue
 		}
 		pol, err := f.Create(cfg)
