@@ -421,3 +421,60 @@ func TestOneSetOfProviderWireTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWorkByNeed: a helper beneath a policy's Apply takes what it uses (a
+// counter, the entries, a small interface), not the whole working set. The
+// declarations that take *policies.Work outside package policies were 97
+// when helpers took it by habit; at most 45 may, so that it does not creep
+// back.
+func TestWorkByNeed(t *testing.T) {
+	const most = 45
+	fset := token.NewFileSet()
+	var takers []string
+	for _, root := range []string{"../../internal", "../../policies", "../../server", "../../cmd"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == "../../policies" {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			for _, decl := range f.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok {
+					continue
+				}
+				for _, field := range fn.Type.Params.List {
+					star, ok := field.Type.(*ast.StarExpr)
+					if !ok {
+						continue
+					}
+					if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Work" {
+						if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "policies" {
+							takers = append(takers, fset.Position(fn.Pos()).String()+" "+fn.Name.Name)
+							break
+						}
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(takers) == 0 {
+		t.Fatal("no function takes *policies.Work: the policies' Apply methods should")
+	}
+	if len(takers) > most {
+		t.Errorf("%d functions take *policies.Work, at most %d may:\n%s", len(takers), most, strings.Join(takers, "\n"))
+	}
+	t.Logf("%d functions take *policies.Work", len(takers))
+}
