@@ -260,3 +260,53 @@ func startExample(t *testing.T, bin, config string) *server {
 	s.waitServing(t)
 	return s
 }
+
+// TestExtendingGuideQuotesTheExample: every Go and YAML block of
+// docs/extending.md is a passage of the example module's files, as they
+// are, so the guide shows the code TestExternalPolicy builds and runs.
+func TestExtendingGuideQuotesTheExample(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join(repoRoot, "docs", "extending.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	err = filepath.WalkDir(filepath.Join(repoRoot, exampleModule), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".yaml")) {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		sources = append(sources, string(data))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := 0
+	rest := string(guide)
+	for {
+		var lang, block string
+		var ok bool
+		if _, rest, ok = strings.Cut(rest, "\n```"); !ok {
+			break
+		}
+		lang, rest, _ = strings.Cut(rest, "\n")
+		block, rest, ok = strings.Cut(rest, "\n```\n")
+		if !ok {
+			t.Fatalf("an unclosed ```%s block", lang)
+		}
+		if lang != "go" && lang != "yaml" {
+			continue
+		}
+		quoted++
+		found := false
+		for _, src := range sources {
+			found = found || strings.Contains(src, block+"\n")
+		}
+		if !found {
+			t.Errorf("docs/extending.md's ```%s block is in no file of %s:\n%s", lang, exampleModule, block)
+		}
+	}
+	if quoted < 5 {
+		t.Errorf("%d Go and YAML blocks found in docs/extending.md, want the five steps' excerpts", quoted)
+	}
+}

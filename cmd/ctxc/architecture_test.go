@@ -120,7 +120,7 @@ var sourcePath = regexp.MustCompile("`((?:[a-z0-9_]+/)+[A-Za-z0-9_.-]*)`")
 // gone.
 func TestArchitectureNamesExist(t *testing.T) {
 	names := readGoNames(t, "../..")
-	for _, file := range []string{"docs/ARCHITECTURE.md", "docs/design.md"} {
+	for _, file := range []string{"docs/ARCHITECTURE.md", "docs/design.md", "docs/extending.md"} {
 		t.Run(file, func(t *testing.T) { checkNamesExist(t, file, names) })
 	}
 }

@@ -33,6 +33,7 @@ var Guides = []string{
 	"docs/releases.md",
 	"docs/metrics.md",
 	"docs/profiles.md",
+	"docs/extending.md",
 	"docs/api.md",
 	"docs/measuring.md",
 	"docs/performance.md",
