@@ -138,7 +138,7 @@ func TestWorkExportsOnlyWhatStagesWrite(t *testing.T) {
 	}
 	want := []string{
 		"Entries", "SystemTokens", "ToolTokens", "Budget", // the view and its measures
-		"Decision", // the decide stage's
+		"Decision",                      // the decide stage's
 		"Appended", "Masks", "Rendered", // the ledger and the body
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
