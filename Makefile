@@ -33,6 +33,10 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # grpcnotrace leaves out gRPC's golang.org/x/net/trace, whose html/template
 # keeps every exported method of every linked type alive (26 MB of the binary).
 BUILD_TAGS := grpcnotrace
+# integration/ is the slow tier (the real binary, real clients and agent CLIs):
+# its tests build only with this tag, so `go test ./...` is the unit tier and
+# make test, which passes it, runs both.
+INTEGRATION_TAGS := integration,$(BUILD_TAGS)
 # vet and the tests build as the binary does ($(GOCHECK) ... $(CHECKFLAGS)
 # -tags '...,$(BUILD_TAGS)': CGO off, -trimpath, its tags), so they check what
 # ships, and a machine with a cold build cache compiles each dependency once
@@ -104,7 +108,7 @@ python-stubs: deps
 lint: $(BIN)/buf
 	$(BIN)/buf lint
 	$(BIN)/buf format -d --exit-code
-	$(GOCHECK) vet $(CHECKFLAGS) -tags '$(BUILD_TAGS)' ./...
+	$(GOCHECK) vet $(CHECKFLAGS) -tags '$(INTEGRATION_TAGS)' ./...
 	cd deploy && $(GO) vet ./...
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './gen/*' -not -path './bin/*' -not -path '*/testdata/*')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -120,8 +124,8 @@ PHASE := scripts/phase.sh
 # EBADENGINE and installing it anyway.
 NPM_CI := npm ci --no-audit --no-fund --engine-strict
 test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks proxy-clients
-	@$(PHASE) "vet the abuse harness (make abuse) and the release test (make test-dist)" sh -c "$(GOCHECK) vet $(CHECKFLAGS) -tags 'abuse,$(BUILD_TAGS)' ./integration/ && $(GOCHECK) vet $(CHECKFLAGS) -tags 'dist,$(BUILD_TAGS)' ./integration/"
-	@$(PHASE) "go test ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -timeout 12m ./...
+	@$(PHASE) "vet the abuse harness (make abuse) and the release test (make test-dist)" sh -c "$(GOCHECK) vet $(CHECKFLAGS) -tags 'abuse,$(INTEGRATION_TAGS)' ./integration/ && $(GOCHECK) vet $(CHECKFLAGS) -tags 'dist,$(INTEGRATION_TAGS)' ./integration/"
+	@$(PHASE) "go test -tags integration ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 12m ./...
 
 # The providers' own SDKs (@anthropic-ai/sdk, openai; pinned by the
 # package-lock.json there) that internal/scriptedmodel's test drives.
@@ -140,7 +144,7 @@ proxy-clients:
 # LONG_TASKS_FLAGS=-update writes the table the guide quotes, and
 # CTXC_LONG_TASKS_DUMP=dir keeps every run's requests.
 long-tasks: build proxy-clients
-	@$(PHASE) "long tasks of the real agent CLIs through the proxy" env CTXC_LONG_TASKS=full CTXC_REQUIRE_TOOLS=1 $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -timeout 1h -v -run '^TestLongTasks' ./integration/ $(LONG_TASKS_FLAGS)
+	@$(PHASE) "long tasks of the real agent CLIs through the proxy" env CTXC_LONG_TASKS=full CTXC_REQUIRE_TOOLS=1 $(GOCHECK) test $(CHECKFLAGS) -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 1h -v -run '^TestLongTasks' ./integration/ $(LONG_TASKS_FLAGS)
 
 # The held-out sessions of real agent CLIs that docs/measuring.md ("Real
 # agents' transcripts") measures: Codex CLI and Claude Code, 40 prompts each
@@ -148,7 +152,7 @@ long-tasks: build proxy-clients
 # files are written to examples/transcripts/heldout (a few minutes a
 # session), then the guide's eval blocks are rewritten. Not part of make test.
 record-heldout: build proxy-clients
-	@$(PHASE) "held-out sessions of the real agent CLIs" env CTXC_RECORD_SESSIONS=$(CURDIR)/examples/transcripts/heldout CTXC_REQUIRE_TOOLS=1 $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -timeout 1h -v -run '^TestRecordHeldOutSessions$$' ./integration/
+	@$(PHASE) "held-out sessions of the real agent CLIs" env CTXC_RECORD_SESSIONS=$(CURDIR)/examples/transcripts/heldout CTXC_REQUIRE_TOOLS=1 $(GOCHECK) test $(CHECKFLAGS) -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 1h -v -run '^TestRecordHeldOutSessions$$' ./integration/
 	@$(PHASE) "the guide's eval blocks, from the new recordings" $(GOCHECK) test $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -count=1 -run '^TestGuideEvalBlocks$$' ./cmd/ctxc -update
 
 # The Helm chart and the sidecar manifests, checked without a cluster by the
@@ -180,19 +184,19 @@ test-fresh:
 # The clients side by side (a prerequisite, so first), the generated long
 # sessions, the benchmarks, then the load test of `make test` as a 60s soak.
 bench: $(BIN)/grpcurl bench-clients bench-sessions
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./internal/tokens/... ./policies/... ./internal/service/... ./integration/...
-	CTXC_LOAD_DURATION=60s $(GO) test -count=1 -run '^TestBoundedLoad$$' -v ./integration/
+	$(GO) test -tags integration -run '^$$' -bench . -benchmem -benchtime 2s ./internal/tokens/... ./policies/... ./internal/service/... ./integration/...
+	CTXC_LOAD_DURATION=60s $(GO) test -tags integration -count=1 -run '^TestBoundedLoad$$' -v ./integration/
 
 # The abuse harness (docs/running-safely.md): every probe of a hostile or
 # careless client against the real binary, with the bounds the guide quotes.
 # It measures time and memory, so it is not part of make test.
 abuse:
-	$(GOCHECK) test $(CHECKFLAGS) -count=1 -tags 'abuse,$(BUILD_TAGS)' -run '^TestAbuse$$' -v -timeout 30m ./integration/
+	$(GOCHECK) test $(CHECKFLAGS) -count=1 -tags 'abuse,$(INTEGRATION_TAGS)' -run '^TestAbuse$$' -v -timeout 30m ./integration/
 
 # The sizing figures of docs/deploying.md: Compile calls per second of one
 # replica held to one core, and its memory per MiB of requests in flight.
 bench-sizing:
-	$(GO) test -count=1 -run '^$$' -bench Sizing -benchtime 5s ./integration/
+	$(GO) test -tags integration -count=1 -run '^$$' -bench Sizing -benchtime 5s ./integration/
 
 # Twelve generated 40-turn sessions through ctxc eval, on the path that lets
 # Route record compaction and on the stateless one; then twelve sessions of
@@ -268,7 +272,7 @@ dist: deps $(BIN)/helm $(BIN)/cyclonedx-gomod
 	VERSION=$(VERSION) COMMIT=$(COMMIT) LDFLAGS='$(LDFLAGS)' BUILD_TAGS='$(BUILD_TAGS)' IMAGE_FLAGS='$(IMAGE_FLAGS)' scripts/dist.sh
 
 test-dist: dist
-	$(GOCHECK) test $(CHECKFLAGS) -count=1 -tags 'dist,$(BUILD_TAGS)' -run '^TestReleaseArtifacts$$' -v -timeout 20m ./integration/
+	$(GOCHECK) test $(CHECKFLAGS) -count=1 -tags 'dist,$(INTEGRATION_TAGS)' -run '^TestReleaseArtifacts$$' -v -timeout 20m ./integration/
 
 docker:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t ctxc:$(VERSION) .

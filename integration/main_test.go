@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package integration tests the real ctxc binary end to end: it builds the
 // binary once, starts it on a loopback port, and drives it with grpcurl (as a
 // user following the README would) and with the generated Go client.
