@@ -861,7 +861,27 @@ func (b *summaryBuilder) render(label string, budgetTokens int) string {
 	header := label + ", written by ctxc without a model.\n"
 	// Room for the header and for the note on what was left out.
 	room := budgetTokens - b.count(header) - b.count("[... 999 items (about 99,999 tokens) left out to fit the summary budget: 999 user requests, 999 notes]\n")
+	// The user's rules and what was agreed keep their floor share of the
+	// room beside the failures still open, which are never left out: what
+	// the failures take past the rest, once compressFailures shortened them
+	// (it fits them beside every fact where it can), does not come out of it
+	// (floor is what is left of it).
+	floor := min(max(room, 0)/floorShare, b.floorTokens())
 	b.compressFailures(room)
+	// avail is the room an item of a section may take.
+	avail := func(section string) int {
+		if floorSection(section) {
+			return max(room, floor)
+		}
+		return room
+	}
+	// take charges cost to the room, and a floor section's to its floor.
+	take := func(section string, cost int) {
+		room -= cost
+		if floorSection(section) {
+			floor = max(floor-cost, 0)
+		}
+	}
 	type candidate struct {
 		section string
 		index   int
@@ -885,6 +905,30 @@ func (b *summaryBuilder) render(label string, budgetTokens int) string {
 	}
 	// Heaviest first; among equals, sections in order and items as they came.
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].weight > cands[j].weight })
+	// pending is what the floor items not placed whole take in their
+	// shortest form: one is kept whole out of the floor only if the others
+	// still fit in it shortened, so that a short floor keeps each of them
+	// identified rather than a few whole.
+	pending := 0
+	shortest := func(c candidate) int {
+		if short := identifyingForm(c.section, c.text); short != "" {
+			return b.count("- " + short + "\n")
+		}
+		return b.count("- " + strings.ReplaceAll(c.text, "\n", "\n  ") + "\n")
+	}
+	for _, c := range cands {
+		if floorSection(c.section) {
+			pending += shortest(c)
+		}
+	}
+	for _, title := range sectionOrder {
+		if floorSection(title) && len(b.items[title]) > 0 {
+			pending += b.count("\n## " + title + "\n")
+		}
+	}
+	if pending > 0 {
+		pending += b.count(shortenedNote(999))
+	}
 	keep := map[string]map[int]bool{}
 	opened := map[string]bool{}
 	omitted := map[string]int{}
@@ -910,21 +954,31 @@ func (b *summaryBuilder) render(label string, budgetTokens int) string {
 		shortenDone = true
 		for _, l := range left {
 			short := identifyingForm(l.section, l.text)
-			if short == "" {
+			whole := short == ""
+			if whole && !floorSection(l.section) {
 				continue
 			}
-			cost := b.count("- " + short + "\n")
-			if !opened[l.section] {
-				cost += b.count("\n## " + l.section + "\n")
+			// A floor item with no shorter form had its whole cost
+			// reserved (pending): it gets that room here.
+			cost := l.cost
+			if !whole {
+				cost = b.count("- " + short + "\n")
+				if !opened[l.section] {
+					cost += b.count("\n## " + l.section + "\n")
+				}
+				if shortened == 0 {
+					cost += b.count(shortenedNote(999))
+				}
 			}
-			if shortened == 0 {
-				cost += b.count(shortenedNote(999))
-			}
-			if cost > room {
+			if cost > avail(l.section) {
 				continue
 			}
-			room -= cost
-			shortened++
+			take(l.section, cost)
+			if whole {
+				short = l.text
+			} else {
+				shortened++
+			}
 			opened[l.section] = true
 			if keep[l.section] == nil {
 				keep[l.section] = map[int]bool{}
@@ -962,7 +1016,15 @@ func (b *summaryBuilder) render(label string, budgetTokens int) string {
 				b.items[c.section][c.index] = part
 			}
 		}
-		if cost > room && c.section != secOpenErrors {
+		fits := cost <= room
+		if floorSection(c.section) {
+			// One left out keeps its shortest form reserved for shorten.
+			rest := pending - shortest(c)
+			if fits = fits || cost+rest <= floor; fits {
+				pending = rest
+			}
+		}
+		if !fits && c.section != secOpenErrors {
 			omitted[c.section]++
 			omittedTokens += cost
 			b.droppedWeight = max(b.droppedWeight, c.weight)
@@ -971,7 +1033,7 @@ func (b *summaryBuilder) render(label string, budgetTokens int) string {
 			}
 			continue
 		}
-		room -= cost
+		take(c.section, cost)
 		opened[c.section] = true
 		if keep[c.section] == nil {
 			keep[c.section] = map[int]bool{}
@@ -1016,6 +1078,35 @@ func (b *summaryBuilder) render(label string, budgetTokens int) string {
 		sb.WriteString(shortenedNote(shortened))
 	}
 	return sb.String()
+}
+
+// floorShare: the user's constraints and the decisions keep at least a
+// 1/floorShare share of a summary's room (what they need whole, if less)
+// beside the failures still open, whole or shortened to what identifies
+// them, so that a span of many open failures does not crowd out every rule
+// the user gave. When the open failures alone, at their shortest, outgrow
+// the room, the summary outgrows its budget by that floor too.
+const floorShare = 4
+
+// floorSection says whether a section's items share the floor (floorShare).
+func floorSection(section string) bool {
+	return section == secConstraints || section == secDecisions
+}
+
+// floorTokens is what the items of the floor sections cost written whole,
+// with their headers.
+func (b *summaryBuilder) floorTokens() int {
+	n := 0
+	for _, title := range sectionOrder {
+		if !floorSection(title) || len(b.items[title]) == 0 {
+			continue
+		}
+		n += b.count("\n## " + title + "\n")
+		for _, it := range b.items[title] {
+			n += b.count("- " + strings.ReplaceAll(it, "\n", "\n  ") + "\n")
+		}
+	}
+	return n
 }
 
 // shortenedNote is the line a summary ends with when it shortened items
