@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
-const out = join(root, "internal", "server", "inspector", "assets");
+const out = join(root, "internal", "service", "inspector", "assets");
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "examples"), { recursive: true });
