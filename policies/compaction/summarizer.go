@@ -878,8 +878,15 @@ func (b *summaryBuilder) render(label string, budgetTokens int) string {
 	// take charges cost to the room, and a floor section's to its floor.
 	take := func(section string, cost int) {
 		room -= cost
+		// Not max(floor-cost, 0): with it, go1.26.8's optimized build of
+		// this closure under -trimpath wrote another summary than the same
+		// code built without -trimpath, -N or -l (TestGolden's
+		// summarize_merge), though the two forms mean the same.
 		if floorSection(section) {
-			floor = max(floor-cost, 0)
+			floor -= cost
+			if floor < 0 {
+				floor = 0
+			}
 		}
 	}
 	type candidate struct {
