@@ -397,6 +397,22 @@ func (w *Work) LogMessage(id string) (*agentstate.Message, bool) {
 	return &w.State().Context.Messages[i], true
 }
 
+// LogToolResult is the content of the tool result with callID in the log
+// message with id, as the log holds it (LogMessage): what an output cut or
+// masked in the view was.
+func (w *Work) LogToolResult(id, callID string) (string, bool) {
+	m, ok := w.LogMessage(id)
+	if !ok {
+		return "", false
+	}
+	for _, p := range m.Parts {
+		if p.Kind == agentstate.PartToolResult && p.ToolResult.ToolCallID == callID {
+			return p.ToolResult.Content, true
+		}
+	}
+	return "", false
+}
+
 // logPos is the position of the message with id in State.Context.Messages.
 func (w *Work) logPos(id string) (int, bool) {
 	if w.State() == nil {

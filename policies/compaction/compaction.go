@@ -112,19 +112,3 @@ func freeID(entries []agentstate.Entry, log logReader, id string) string {
 	}
 	return c
 }
-
-// logResult is the content of the tool result with callID in log message
-// messageID, as the log holds it: what an output cut or masked in the view
-// was.
-func logResult(log logReader, messageID, callID string) (string, bool) {
-	m, ok := log.LogMessage(messageID)
-	if !ok {
-		return "", false
-	}
-	for _, p := range m.Parts {
-		if p.Kind == agentstate.PartToolResult && p.ToolResult.ToolCallID == callID {
-			return p.ToolResult.Content, true
-		}
-	}
-	return "", false
-}

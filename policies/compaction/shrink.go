@@ -58,7 +58,7 @@ func shrinkProtected(w *policies.Work, protected []bool, preamble, protectedToke
 			if strings.Contains(c.full, shrinkMarker) {
 				// Cut once already (the note of a truncation did not fit
 				// beside it): cut again, further, from the output as it was.
-				full, ok := logResult(w, w.Entries[i].SourceID, p.ToolResult.ToolCallID)
+				full, ok := w.LogToolResult(w.Entries[i].SourceID, p.ToolResult.ToolCallID)
 				if !ok {
 					continue
 				}

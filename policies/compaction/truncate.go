@@ -354,7 +354,7 @@ func (t truncator) failureNote(ctx context.Context, w *policies.Work, drop []boo
 			content := p.ToolResult.Content
 			if e := &w.Entries[i]; e.Changed {
 				// A condensed output is read from the log, as it was.
-				if full, ok := logResult(w, e.SourceID, p.ToolResult.ToolCallID); ok {
+				if full, ok := w.LogToolResult(e.SourceID, p.ToolResult.ToolCallID); ok {
 					content = full
 				}
 			}

@@ -230,7 +230,7 @@ func maskedForm(counter agentstate.TokenCounter, log logReader, cfg *MaskingConf
 		// original: its size and error lines are what the model should know.
 		original := p.ToolResult
 		if e.Changed {
-			if c, ok := logResult(log, e.SourceID, p.ToolResult.ToolCallID); ok {
+			if c, ok := log.LogToolResult(e.SourceID, p.ToolResult.ToolCallID); ok {
 				original.Content = c
 			}
 		}
@@ -258,24 +258,10 @@ func maskedForm(counter agentstate.TokenCounter, log logReader, cfg *MaskingConf
 	return c, true
 }
 
-// logReader finds a message of the request's log by id (*policies.Work),
+// logReader finds a tool result of the request's log (*policies.Work),
 // as the normalize stage left it.
 type logReader interface {
-	LogMessage(id string) (*agentstate.Message, bool)
-}
-
-// logResult finds the content of a tool result in the request's log.
-func logResult(log logReader, messageID, callID string) (string, bool) {
-	m, ok := log.LogMessage(messageID)
-	if !ok {
-		return "", false
-	}
-	for _, p := range m.Parts {
-		if p.Kind == agentstate.PartToolResult && p.ToolResult.ToolCallID == callID {
-			return p.ToolResult.Content, true
-		}
-	}
-	return "", false
+	LogToolResult(id, callID string) (string, bool)
 }
 
 func countMessage(counter agentstate.TokenCounter, m *agentstate.Message) int {
