@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -22,16 +23,32 @@ type goNames struct {
 	types    map[string]map[string]bool // type name → methods and fields (any package)
 }
 
-func readGoNames(t *testing.T, root string) goNames {
-	t.Helper()
-	n := goNames{packages: map[string]map[string]bool{}, types: map[string]map[string]bool{}}
-	member := func(typ, name string) {
-		if n.types[typ] == nil {
-			n.types[typ] = map[string]bool{}
+// goFile is one Go file of the repository, parsed.
+type goFile struct {
+	path string // from the repository's root, slash-separated
+	file *ast.File
+}
+
+// test says whether the file is a test file.
+func (g goFile) test() bool { return strings.HasSuffix(g.path, "_test.go") }
+
+// in says whether the file is under one of the directories (from the root).
+func (g goFile) in(dirs ...string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(g.path, d+"/") {
+			return true
 		}
-		n.types[typ][name] = true
 	}
-	fset := token.NewFileSet()
+	return false
+}
+
+// repoGoFiles parses every Go file of the repository but those of testdata,
+// node_modules, vendor and hidden directories: the one walk of the checks
+// that read the code.
+func repoGoFiles(t *testing.T, fset *token.FileSet) []goFile {
+	t.Helper()
+	const root = "../.."
+	var files []goFile
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -40,12 +57,37 @@ func readGoNames(t *testing.T, root string) goNames {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return nil // test files count: the document names tests and benchmarks too
+			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
+		rel, err := filepath.Rel(root, path)
+		files = append(files, goFile{filepath.ToSlash(rel), f})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 100 {
+		t.Fatalf("read %d Go files of the repository: the walk no longer finds them", len(files))
+	}
+	return files
+}
+
+func readGoNames(t *testing.T) goNames {
+	t.Helper()
+	n := goNames{packages: map[string]map[string]bool{}, types: map[string]map[string]bool{}}
+	member := func(typ, name string) {
+		if n.types[typ] == nil {
+			n.types[typ] = map[string]bool{}
+		}
+		n.types[typ][name] = true
+	}
+	// Test files count: the document names tests and benchmarks too.
+	for _, g := range repoGoFiles(t, token.NewFileSet()) {
+		f := g.file
 		pkg := strings.TrimSuffix(f.Name.Name, "_test")
 		if n.packages[pkg] == nil {
 			n.packages[pkg] = map[string]bool{}
@@ -90,10 +132,6 @@ func readGoNames(t *testing.T, root string) goNames {
 				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return n
 }
@@ -119,7 +157,7 @@ var sourcePath = regexp.MustCompile("`((?:[a-z0-9_]+/)+[A-Za-z0-9_.-]*)`")
 // into the repository, so that the document cannot go on naming code that is
 // gone.
 func TestArchitectureNamesExist(t *testing.T) {
-	names := readGoNames(t, "../..")
+	names := readGoNames(t)
 	for _, file := range []string{"docs/ARCHITECTURE.md", "docs/design.md", "docs/extending.md"} {
 		t.Run(file, func(t *testing.T) { checkNamesExist(t, file, names) })
 	}
@@ -296,23 +334,12 @@ func TestAdapterAndTransportImportNoStage(t *testing.T) {
 // (the providers' request bodies, package internal/providers/wire, name
 // their messages as the APIs do: a body's shape, never a message ctxc keeps).
 func TestOnlyTheDomainDefinesMessages(t *testing.T) {
-	fset := token.NewFileSet()
 	seen := 0
-	walk := func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, g := range repoGoFiles(t, token.NewFileSet()) {
+		if g.test() || !g.in("internal", "policies", "server") || g.in(wireDir) {
+			continue
 		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || filepath.ToSlash(path) == wireDir) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		for _, decl := range f.Decls {
+		for _, decl := range g.file.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {
 				continue
@@ -323,16 +350,10 @@ func TestOnlyTheDomainDefinesMessages(t *testing.T) {
 					continue
 				}
 				seen++
-				if f.Name.Name != "agentstate" {
-					t.Errorf("%s declares %s: messages are agentstate.Message", path, name)
+				if g.file.Name.Name != "agentstate" {
+					t.Errorf("%s declares %s: messages are agentstate.Message", g.path, name)
 				}
 			}
-		}
-		return nil
-	}
-	for _, root := range []string{"../../internal", "../../policies", "../../server"} {
-		if err := filepath.WalkDir(root, walk); err != nil {
-			t.Fatal(err)
 		}
 	}
 	if seen == 0 {
@@ -342,7 +363,7 @@ func TestOnlyTheDomainDefinesMessages(t *testing.T) {
 
 // wireDir is the package of the providers' request bodies, as the tests
 // here walk to it.
-const wireDir = "../../internal/providers/wire"
+const wireDir = "internal/providers/wire"
 
 // providerWireKeys are JSON names only the providers' request bodies use: a
 // struct tagged with one mirrors such a body.
@@ -364,11 +385,7 @@ func TestOneSetOfProviderWireTypes(t *testing.T) {
 	for _, k := range providerWireKeys {
 		keys[k] = true
 	}
-	tagged := func(path string) (hits []string) {
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+	tagged := func(f *ast.File) (hits []string) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			st, ok := n.(*ast.StructType)
 			if !ok {
@@ -389,10 +406,12 @@ func TestOneSetOfProviderWireTypes(t *testing.T) {
 		return hits
 	}
 	declared := map[string]bool{}
-	files, _ := filepath.Glob(wireDir + "/*.go")
-	for _, file := range files {
-		for _, k := range tagged(file) {
-			declared[k] = true
+	files := repoGoFiles(t, token.NewFileSet())
+	for _, g := range files {
+		if g.in(wireDir) {
+			for _, k := range tagged(g.file) {
+				declared[k] = true
+			}
 		}
 	}
 	for _, k := range providerWireKeys {
@@ -400,25 +419,13 @@ func TestOneSetOfProviderWireTypes(t *testing.T) {
 			t.Errorf("package wire declares no field tagged %q: the list names a key it does not", k)
 		}
 	}
-	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, g := range files {
+		if g.in("internal/providers", "gen") {
+			continue
 		}
-		slash := filepath.ToSlash(path)
-		if d.IsDir() && path != "../.." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules" ||
-			slash == "../../internal/providers" || slash == "../../gen") {
-			return filepath.SkipDir
+		if hits := tagged(g.file); len(hits) > 0 {
+			t.Errorf("%s declares a struct tagged %q: provider request bodies are package wire's (internal/providers/wire)", g.path, hits)
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		if hits := tagged(path); len(hits) > 0 {
-			t.Errorf("%s declares a struct tagged %q: provider request bodies are package wire's (internal/providers/wire)", strings.TrimPrefix(slash, "../../"), hits)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -431,43 +438,27 @@ func TestWorkByNeed(t *testing.T) {
 	const most = 45
 	fset := token.NewFileSet()
 	var takers []string
-	for _, root := range []string{"../../internal", "../../policies", "../../server", "../../cmd"} {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
+	for _, g := range repoGoFiles(t, fset) {
+		if g.test() || !g.in("internal", "policies", "server", "cmd") || path.Dir(g.path) == "policies" {
+			continue
+		}
+		for _, decl := range g.file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
 			}
-			if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == "../../policies" {
-				return nil
-			}
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				return err
-			}
-			for _, decl := range f.Decls {
-				fn, ok := decl.(*ast.FuncDecl)
+			for _, field := range fn.Type.Params.List {
+				star, ok := field.Type.(*ast.StarExpr)
 				if !ok {
 					continue
 				}
-				for _, field := range fn.Type.Params.List {
-					star, ok := field.Type.(*ast.StarExpr)
-					if !ok {
-						continue
-					}
-					if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Work" {
-						if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "policies" {
-							takers = append(takers, fset.Position(fn.Pos()).String()+" "+fn.Name.Name)
-							break
-						}
+				if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Work" {
+					if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "policies" {
+						takers = append(takers, fset.Position(fn.Pos()).String()+" "+fn.Name.Name)
+						break
 					}
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
 	}
 	if len(takers) == 0 {

@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"path"
 	"strings"
 	"testing"
 )
@@ -63,95 +61,82 @@ func TestSpecifiedLayout(t *testing.T) {
 // write a policy, naming nothing it cannot import, and an internal type
 // can change without changing the public API.
 func TestPublicTypesAreOwn(t *testing.T) {
-	problems := publicTypeProblems(t, "../../server", true)
-	for _, dir := range []string{"../../policies"} {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() || d.Name() == "testdata" {
-				return err
-			}
-			problems = append(problems, publicTypeProblems(t, path, false)...)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	fset := token.NewFileSet()
+	var problems []string
+	read := 0
+	for _, g := range repoGoFiles(t, fset) {
+		if g.test() {
+			continue
 		}
+		if strict := path.Dir(g.path) == "server"; strict || g.in("policies") {
+			read++
+			problems = append(problems, publicTypeProblems(fset, g.file, strict)...)
+		}
+	}
+	if read < 20 {
+		t.Fatalf("read %d files of server and policies", read)
 	}
 	for _, p := range problems {
 		t.Error(p)
 	}
 }
 
-// publicTypeProblems reads the non-test Go files of dir and names each
-// exported type declared as an alias (any alias when strict, else one of an
-// internal package's type) and, when strict, each exported field of an
-// exported struct whose type names an internal package.
-func publicTypeProblems(t *testing.T, dir string, strict bool) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+// publicTypeProblems names each exported type of a file declared as an
+// alias (any alias when strict, else one of an internal package's type)
+// and, when strict, each exported field of an exported struct whose type
+// names an internal package.
+func publicTypeProblems(fset *token.FileSet, f *ast.File, strict bool) []string {
 	var problems []string
-	fset := token.NewFileSet()
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
+	internal := map[string]bool{} // the file's import names of internal packages
+	for _, imp := range f.Imports {
+		p := strings.Trim(imp.Path.Value, `"`)
+		if !strings.Contains(p, "/internal/") {
 			continue
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
+		name := p[strings.LastIndex(p, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
 		}
-		internal := map[string]bool{} // the file's import names of internal packages
-		for _, imp := range f.Imports {
-			p := strings.Trim(imp.Path.Value, `"`)
-			if !strings.Contains(p, "/internal/") {
+		internal[name] = true
+	}
+	namesInternal := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] {
+					found = true
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	for _, decl := range f.Decls {
+		g, ok := decl.(*ast.GenDecl)
+		if !ok || g.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range g.Specs {
+			ts := spec.(*ast.TypeSpec)
+			if !ts.Name.IsExported() {
 				continue
 			}
-			name := p[strings.LastIndex(p, "/")+1:]
-			if imp.Name != nil {
-				name = imp.Name.Name
-			}
-			internal[name] = true
-		}
-		namesInternal := func(e ast.Expr) bool {
-			found := false
-			ast.Inspect(e, func(n ast.Node) bool {
-				if sel, ok := n.(*ast.SelectorExpr); ok {
-					if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] {
-						found = true
-					}
-				}
-				return !found
-			})
-			return found
-		}
-		for _, decl := range f.Decls {
-			g, ok := decl.(*ast.GenDecl)
-			if !ok || g.Tok != token.TYPE {
+			where := fset.Position(ts.Pos()).String()
+			if ts.Assign.IsValid() && (strict || namesInternal(ts.Type)) {
+				problems = append(problems, fmt.Sprintf("%s: type %s is an alias (type %s = ...); declare the type in package %s", where, ts.Name.Name, ts.Name.Name, f.Name.Name))
 				continue
 			}
-			for _, spec := range g.Specs {
-				ts := spec.(*ast.TypeSpec)
-				if !ts.Name.IsExported() {
-					continue
+			st, ok := ts.Type.(*ast.StructType)
+			if !strict || !ok {
+				continue
+			}
+			for _, field := range st.Fields.List {
+				exported := len(field.Names) == 0 // embedded
+				for _, n := range field.Names {
+					exported = exported || n.IsExported()
 				}
-				where := fset.Position(ts.Pos()).String()
-				if ts.Assign.IsValid() && (strict || namesInternal(ts.Type)) {
-					problems = append(problems, fmt.Sprintf("%s: type %s is an alias (type %s = ...); declare the type in package %s", where, ts.Name.Name, ts.Name.Name, f.Name.Name))
-					continue
-				}
-				st, ok := ts.Type.(*ast.StructType)
-				if !strict || !ok {
-					continue
-				}
-				for _, field := range st.Fields.List {
-					exported := len(field.Names) == 0 // embedded
-					for _, n := range field.Names {
-						exported = exported || n.IsExported()
-					}
-					if exported && namesInternal(field.Type) {
-						problems = append(problems, fmt.Sprintf("%s: a field of %s has an internal package's type", fset.Position(field.Pos()), ts.Name.Name))
-					}
+				if exported && namesInternal(field.Type) {
+					problems = append(problems, fmt.Sprintf("%s: a field of %s has an internal package's type", fset.Position(field.Pos()), ts.Name.Name))
 				}
 			}
 		}
