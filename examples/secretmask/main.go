@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -19,16 +20,29 @@ import (
 )
 
 func main() {
-	config := flag.String("config", "ctxc.yaml", "ctxc's config file, whose profiles may name mask_secrets")
-	listen := flag.String("listen", "", "the gRPC address, in place of the file's listen (127.0.0.1:0: any free port)")
-	flag.Parse()
-	if err := run(*config, *listen); err != nil {
+	// SIGTERM or Ctrl-C stops it as `ctxc serve` stops: drain, then grace.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "secretmask:", err)
 		os.Exit(1)
 	}
 }
 
-func run(config, listen string) error {
+// run serves until ctx ends.
+func run(ctx context.Context, args []string) error {
+	flags := flag.NewFlagSet("secretmask", flag.ContinueOnError)
+	configFile := flags.String("config", "ctxc.yaml", "ctxc's config file, whose profiles may name mask_secrets")
+	listenAddr := flags.String("listen", "", "the gRPC address, in place of the file's listen (127.0.0.1:0: any free port)")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	config, listen := *configFile, *listenAddr
+
 	cfg, err := server.LoadConfigFile(config)
 	if err != nil {
 		return err
@@ -40,9 +54,6 @@ func run(config, listen string) error {
 	// refuses a type a built-in policy has, naming both.
 	cfg.Policies = []policies.Factory{masksecrets.NewFactory()}
 
-	// SIGTERM or Ctrl-C stops it as `ctxc serve` stops: drain, then grace.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	srv, err := server.Start(ctx, cfg) // a *server.ConfigError lists every problem
 	if err != nil {
 		return err
