@@ -37,7 +37,7 @@ import (
 // the bound README "Running it safely" quotes. It measures wall-clock and
 // memory, so it is not part of make test.
 //
-// Run: go test -tags abuse -run TestAbuse -v -timeout 30m ./integration/
+// Run: go test -tags integration,abuse -run TestAbuse -v -timeout 30m ./integration/
 //
 // Each server runs with GOMEMLIMIT at the bound, as a deployment sized by
 // README "Deploying" does (the chart sets it from the container's limit):

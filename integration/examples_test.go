@@ -227,7 +227,7 @@ func TestGeneratedExamplesAreUpToDate(t *testing.T) {
 	}
 	got := readExample(t, "coding-agent.json")
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
-		t.Errorf("examples/coding-agent.json is stale; run go test ./integration -run TestGeneratedExamples -update (-want +got):\n%s", diff)
+		t.Errorf("examples/coding-agent.json is stale; run go test -tags integration ./integration -run TestGeneratedExamples -update (-want +got):\n%s", diff)
 	}
 }
 
