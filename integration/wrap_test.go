@@ -265,11 +265,18 @@ func TestWrapAgentCLIs(t *testing.T) {
 			needed := checkWrapRefusal(t, c, below)
 			t.Logf("%s in a %d-token window: refused in %v, must keep %d tokens", c.command, c.below, below.wall.Round(100*time.Millisecond), needed)
 			// What it always sends moves with the workspace's path and the
-			// date it describes, by a few tokens.
+			// date it describes, by a few tokens, and with where the CLI is
+			// installed when its prompt names its own files (pi names its
+			// documentation's paths under this repository's node_modules): a
+			// clone at a longer path sends more.
 			row := agentsWindowsTable(t)[c.cli.name]
-			if diff := row.sends - needed; needed > 0 && (diff > needed/50 || -diff > needed/50) {
-				t.Errorf("docs/agents.md says %s always sends %d tokens; ctxc refused %d as what must be kept (more than 2%% apart): update the table",
-					c.cli.name, row.sends, needed)
+			slack := needed / 50
+			if root, err := filepath.Abs(".."); err == nil && len(res.requests) > 0 {
+				slack += strings.Count(string(res.requests[0].Body), root) * len(root) / 2
+			}
+			if diff := row.sends - needed; needed > 0 && (diff > slack || -diff > slack) {
+				t.Errorf("docs/agents.md says %s always sends %d tokens; ctxc refused %d as what must be kept (more than %d apart: 2%%, and its install path's share): update the table",
+					c.cli.name, row.sends, needed, slack)
 			}
 		})
 	}
