@@ -59,9 +59,11 @@ func TestPhaseLines(t *testing.T) {
 			if exit != 0 && m[1] != strconv.Itoa(exit) {
 				t.Errorf("the closing line says exit %s", m[1])
 			}
-			// 2 s of CPU and its process's start, rounded to the second.
+			// 2 s of CPU and its process's start, rounded to the second; on a
+			// loaded machine the shells around it add up to a second more
+			// over a long wall time.
 			wall, _ := strconv.Atoi(m[2])
-			if cpu, _ := strconv.Atoi(m[3]); cpu != 2 {
+			if cpu, _ := strconv.Atoi(m[3]); cpu < 2 || cpu > 3 {
 				t.Errorf("cpu %ds for a phase that used 2 s of CPU:\n%s", cpu, out)
 			}
 			if wall < 2 {
@@ -141,7 +143,9 @@ func TestSilenceWatch(t *testing.T) {
 			if got := cmd.ProcessState.ExitCode(); got != tc.status {
 				t.Errorf("exit %d, want %d:\n%s", got, tc.status, out)
 			}
-			if tc.report != "" && !strings.Contains(string(out), "\n  "+tc.report+"\n") {
+			// A 3 s sleep on a loaded machine is reported as 3 s or 4 s.
+			report := strings.Replace(regexp.QuoteMeta(tc.report), "silent for 3s", "silent for [34]s", 1)
+			if tc.report != "" && !regexp.MustCompile(`\n  `+report+`\n`).Match(out) {
 				t.Errorf("no report %q in\n%s", tc.report, out)
 			}
 			if tc.report == "" && strings.Contains(string(out), "silent for") {
