@@ -10,9 +10,10 @@ PROTOC_GEN_GO_VERSION := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 # The same grpc-gateway version as go.mod, so generated code and runtime agree.
 PROTOC_GEN_GRPC_GATEWAY_VERSION := v2.31.0
-# grpcurl (the README's commands) and helm (it renders and lints the chart,
-# deploy/helm/ctxc) are tools of go.mod and deploy/go.mod (Debian has
-# neither), pinned and checksummed there; the versions are read from them.
+# grpcurl (the README's commands) and helm (make dist packages the chart,
+# deploy/helm/ctxc, with it; docs/deploying.md renders it) are tools of go.mod
+# and deploy/go.mod (Debian has neither), pinned and checksummed there; the
+# versions are read from them.
 GRPCURL_VERSION := $(shell awk '$$1 == "github.com/fullstorydev/grpcurl" { print $$2 }' go.mod)
 HELM_VERSION := $(shell awk '$$1 == "helm.sh/helm/v3" { print $$2 }' deploy/go.mod)
 # The Kubernetes release helm renders and lints for when not given
@@ -46,7 +47,7 @@ GOCHECK := CGO_ENABLED=0 $(GO)
 CHECKFLAGS := -trimpath
 ADDR ?= 127.0.0.1:50051
 
-.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients long-tasks record-heldout test-short bench bench-clients bench-sessions run demo build image dist test-dist docker clean
+.PHONY: all deps scriptedmodel-sdks grpcurl helm test-deploy test-helm-cli bench-sizing abuse tools generate ui python-stubs lint test test-clients proxy-clients long-tasks record-heldout test-short bench bench-clients bench-sessions run demo build image dist test-dist docker clean
 
 all: build
 
@@ -68,7 +69,7 @@ $(BIN)/protoc-gen-grpc-gateway:
 $(BIN)/grpcurl:
 	@$(PHASE) "grpcurl $(GRPCURL_VERSION) from source, for the README's commands" env $(GOCHECK) build -v $(CHECKFLAGS) -tags '$(BUILD_TAGS)' -ldflags '-X main.version=$(GRPCURL_VERSION)' -o $(BIN)/grpcurl github.com/fullstorydev/grpcurl/cmd/grpcurl
 $(BIN)/helm:
-	@$(PHASE) "helm $(HELM_VERSION) from source, for the chart's checks" sh -c "cd deploy && $(GO) build -v -ldflags '$(HELM_LDFLAGS)' -o $(BIN)/helm helm.sh/helm/v3/cmd/helm"
+	@$(PHASE) "helm $(HELM_VERSION) from source, for make dist and make test-helm-cli" sh -c "cd deploy && $(GO) build -v -ldflags '$(HELM_LDFLAGS)' -o $(BIN)/helm helm.sh/helm/v3/cmd/helm"
 $(BIN)/cyclonedx-gomod:
 	GOBIN=$(BIN) $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
 
@@ -157,9 +158,20 @@ record-heldout: build proxy-clients
 
 # The Helm chart and the sidecar manifests, checked without a cluster by the
 # deploy/ module (its own go.mod keeps the Kubernetes API types out of the
-# service's): helm lint, helm template, and strict decoding of every object.
-test-deploy: build $(BIN)/helm
-	@$(PHASE) "deploy: the Helm chart and the sidecar manifests" sh -c 'cd deploy && CTXC_REQUIRE_TOOLS=1 CTXC_HELM=$(BIN)/helm CTXC_BIN=$(BIN)/ctxc $(GO) test -count=1 ./...'
+# service's): helm lint --strict and helm template, run as helm's own
+# packages (deploy/go.mod's helm) so that no helm binary is built, and strict
+# decoding of every object. vet with -tags helmcli type-checks the tests
+# test-helm-cli runs.
+test-deploy: build
+	@$(PHASE) "deploy: the Helm chart and the sidecar manifests" sh -c 'cd deploy && CTXC_BIN=$(BIN)/ctxc $(GO) test -count=1 ./... && $(GO) vet -tags helmcli ./...'
+
+# What needs the helm CLI itself (deploy/helmcli_test.go, -tags helmcli):
+# ./bin/helm, as make helm stamps it, renders docs/deploying.md's command for
+# the pinned Kubernetes with no --kube-version and lints the chart, and prints
+# what test-deploy renders with helm's packages. make test-dist runs it, as
+# make dist builds ./bin/helm anyway (helm package).
+test-helm-cli: $(BIN)/helm
+	@$(PHASE) "deploy: the helm CLI (./bin/helm) on the chart" sh -c 'cd deploy && CTXC_REQUIRE_TOOLS=1 CTXC_HELM=$(BIN)/helm $(GO) test -count=1 -tags helmcli -run "^TestHelm" ./...'
 
 # The client packages (clients/), each tested against a real `ctxc serve` of
 # ./bin/ctxc: npm (Node 20 with npm; Debian's protoc and the package's
@@ -267,11 +279,11 @@ image: deps
 # The release directory dist/ctxc-$(VERSION) (scripts/dist.sh): binaries,
 # SBOM, the container image, the client packages, the chart, checksums.
 # test-dist installs each into a clean directory and runs its quick start,
-# and runs the image's binary (CI runs it after make test).
+# and runs the image's binary and test-helm-cli (CI runs it after make test).
 dist: deps $(BIN)/helm $(BIN)/cyclonedx-gomod
 	VERSION=$(VERSION) COMMIT=$(COMMIT) LDFLAGS='$(LDFLAGS)' BUILD_TAGS='$(BUILD_TAGS)' IMAGE_FLAGS='$(IMAGE_FLAGS)' scripts/dist.sh
 
-test-dist: dist
+test-dist: dist test-helm-cli
 	$(GOCHECK) test $(CHECKFLAGS) -count=1 -tags 'dist,$(INTEGRATION_TAGS)' -run '^TestReleaseArtifacts$$' -v -timeout 20m ./integration/
 
 docker:

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	"helm.sh/helm/v3/pkg/chartutil"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -36,10 +36,14 @@ import (
 const chartDir = "helm/ctxc"
 
 var (
-	// repoRoot is the ctxc repository (this module is its deploy/ folder).
+	// repoRoot is the ctxc repository (this module is its deploy/ folder,
+	// where go test runs the tests; -trimpath leaves no source path to go by).
 	repoRoot = func() string {
-		_, file, _, _ := runtime.Caller(0)
-		return filepath.Dir(filepath.Dir(file))
+		wd, err := os.Getwd()
+		if err != nil {
+			panic(err)
+		}
+		return filepath.Dir(wd)
 	}()
 	// scheme knows every kind the chart and the sidecar manifests may hold;
 	// any other kind is an error.
@@ -58,26 +62,6 @@ var (
 	strict = kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Yaml: true, Strict: true})
 )
 
-// helmBinary is CTXC_HELM (set by the Makefile), else bin/helm: the pinned
-// helm `make helm` builds. Without it the test fails under `make test` and
-// in CI (CTXC_REQUIRE_TOOLS=1, CI=true), and is skipped elsewhere, as the
-// main module's tests do (internal/testtools, which this module cannot
-// import).
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("CTXC_HELM")
-	if bin == "" {
-		bin = filepath.Join(repoRoot, "bin", "helm")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" || os.Getenv("CTXC_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("helm not found at %s: run `make helm` or set CTXC_HELM (`make test` does)", bin)
-		}
-		t.Skipf("skipped: helm not found at %s: run `make helm` or set CTXC_HELM (`make test` does, and fails instead of skipping)", bin)
-	}
-	return bin
-}
-
 // kubeVersion is the Kubernetes release of the k8s.io/api this module pins
 // (v0.37.2 is 1.37.2): helm renders and lints for it, and the objects are
 // decoded with its types.
@@ -93,93 +77,14 @@ var kubeVersion = func() string {
 	return "1." + string(m[1])
 }()
 
-// helm runs the pinned helm in deploy/, for kubeVersion, and returns its output.
-func helm(t *testing.T, args ...string) (string, error) {
+// pinnedKube is kubeVersion as helm's --kube-version parses it.
+func pinnedKube(t *testing.T) *chartutil.KubeVersion {
 	t.Helper()
-	if args[0] == "template" || args[0] == "lint" {
-		args = append(args, "--kube-version", kubeVersion)
-	}
-	return runHelm(t, filepath.Join(repoRoot, "deploy"), args...)
-}
-
-// runHelm runs the pinned helm in dir with exactly args.
-func runHelm(t *testing.T, dir string, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command(helmBinary(t), args...)
-	cmd.Dir = dir
-	// No user's helm configuration or repositories: only the chart's own files.
-	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home, "HELM_CONFIG_HOME="+home, "HELM_DATA_HOME="+home)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
+	kube, err := chartutil.ParseKubeVersion(kubeVersion)
 	if err != nil {
-		return out.String() + errOut.String(), err
+		t.Fatalf("the Kubernetes release of deploy/go.mod, %q: %v", kubeVersion, err)
 	}
-	return out.String(), nil
-}
-
-// TestHelmDefaultsToThePinnedKubernetes: make helm stamps the helm it
-// builds with the Kubernetes release of deploy/go.mod's k8s.io/client-go
-// (v0.X.Y is 1.X), as helm's own release builds are, so that
-// docs/deploying.md's `./bin/helm template` renders the chart with no
-// --kube-version (unstamped, helm assumes 1.20, which the chart's
-// kubeVersion refuses).
-func TestHelmDefaultsToThePinnedKubernetes(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^\s*k8s\.io/client-go v0\.(\d+)\.\d+\b`).FindSubmatch(data)
-	if m == nil {
-		t.Fatal("deploy/go.mod does not require k8s.io/client-go")
-	}
-	want := "v1." + string(m[1]) + ".0"
-
-	// A chart whose one object says which release helm renders for.
-	probe := t.TempDir()
-	for name, text := range map[string]string{
-		"Chart.yaml":             "apiVersion: v2\nname: probe\nversion: 0.1.0\n",
-		"templates/version.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n  kubeVersion: {{ .Capabilities.KubeVersion.Version | quote }}\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(probe, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(probe, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out, err := runHelm(t, repoRoot, "template", "probe", probe)
-	if err != nil {
-		t.Fatalf("helm template of a probe chart: %v\n%s", err, out)
-	}
-	var cm corev1.ConfigMap
-	if err := yaml.Unmarshal([]byte(strings.TrimPrefix(out, "---\n")), &cm); err != nil {
-		t.Fatalf("the probe chart rendered %q: %v", out, err)
-	}
-	if got := cm.Data["kubeVersion"]; got != want {
-		t.Errorf("helm renders for Kubernetes %s by default, want %s (deploy/go.mod's k8s.io/client-go); a helm built before make helm stamped it? rm bin/helm && make helm", got, want)
-	}
-
-	// docs/deploying.md's command, as written, from the repository root.
-	guide, err := os.ReadFile(filepath.Join(repoRoot, "docs", "deploying.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	command := regexp.MustCompile(`(?m)^\./bin/helm (template .*)$`).FindSubmatch(guide)
-	if command == nil {
-		t.Fatal("docs/deploying.md has no ./bin/helm template command")
-	}
-	out, err = runHelm(t, repoRoot, strings.Fields(string(command[1]))...)
-	if err != nil {
-		t.Fatalf("docs/deploying.md's ./bin/helm %s: %v\n%s", command[1], err, out)
-	}
-	if diff := cmp.Diff(kinds(render(t, nil)), kinds(decodeStrictly(t, string(command[0]), []byte(out)))); diff != "" {
-		t.Errorf("docs/deploying.md's ./bin/helm %s renders other objects than with --kube-version %s (-want +got):\n%s", command[1], kubeVersion, diff)
-	}
-	if out, err := runHelm(t, repoRoot, "lint", "--strict", "deploy/helm/ctxc"); err != nil {
-		t.Errorf("helm lint --strict with its default Kubernetes release: %v\n%s", err, out)
-	}
+	return kube
 }
 
 // object is one rendered object with the template it came from.
@@ -224,10 +129,9 @@ func decodeStrictly(t *testing.T, name string, stream []byte) []object {
 	}
 }
 
-// render runs `helm template` with the values files and --set pairs and
-// decodes the result strictly.
-func render(t *testing.T, valuesFiles []string, set ...string) []object {
-	t.Helper()
+// renderArgs are the `helm template` arguments render's output is the output
+// of (with --kube-version kubeVersion), naming it in messages.
+func renderArgs(valuesFiles []string, set ...string) string {
 	args := []string{"template", "ctxc", chartDir, "--namespace", "agents"}
 	for _, f := range valuesFiles {
 		args = append(args, "--values", f)
@@ -235,11 +139,19 @@ func render(t *testing.T, valuesFiles []string, set ...string) []object {
 	for _, s := range set {
 		args = append(args, "--set", s)
 	}
-	out, err := helm(t, args...)
+	return strings.Join(args, " ")
+}
+
+// render renders the chart as `helm template` with the values files and
+// --set pairs (renderArgs), for kubeVersion, and decodes the result
+// strictly.
+func render(t *testing.T, valuesFiles []string, set ...string) []object {
+	t.Helper()
+	out, err := helmTemplate("ctxc", chartDir, "agents", pinnedKube(t), valuesFiles, set)
 	if err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("helm %s: %v", renderArgs(valuesFiles, set...), err)
 	}
-	return decodeStrictly(t, strings.Join(args, " "), []byte(out))
+	return decodeStrictly(t, renderArgs(valuesFiles, set...), []byte(out))
 }
 
 // exampleValues are the documented values files (README, "Deploying").
@@ -289,12 +201,8 @@ func TestChartLintsAndDecodesStrictly(t *testing.T) {
 	}
 	for name, files := range sets {
 		t.Run(name, func(t *testing.T) {
-			args := []string{"lint", "--strict", chartDir}
-			for _, f := range files {
-				args = append(args, "--values", f)
-			}
-			if out, err := helm(t, args...); err != nil {
-				t.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+			if err := helmLintStrict(chartDir, pinnedKube(t), files); err != nil {
+				t.Errorf("helm lint --strict %s --values %v: %v", chartDir, files, err)
 			}
 			objects := render(t, files)
 			expected, ok := want[name]
@@ -392,23 +300,27 @@ func TestChartWithTLS(t *testing.T) {
 	}
 }
 
-// TestChartRefusesUnsafeValues: values that would make a pod that refuses to
-// start, or serves in the open unasked, stop the render with a message.
-func TestChartRefusesUnsafeValues(t *testing.T) {
-	for _, tc := range []struct {
+// unsafeValues are --set pairs that would make a pod that refuses to start,
+// or serves in the open unasked, with what the render must fail saying.
+func unsafeValues() []struct {
+	set  []string
+	want string
+} {
+	return []struct {
 		set  []string
 		want string
 	}{
 		{[]string{"auth.enabled=false"}, "needs tls.enabled, auth.enabled, or insecure: true"},
 		{[]string{"tls.enabled=true"}, "tls.enabled needs tls.secretName"},
 		{[]string{"serverr.log_level=debug"}, "additional properties 'serverr' not allowed"},
-	} {
-		args := []string{"template", "ctxc", chartDir}
-		for _, s := range tc.set {
-			args = append(args, "--set", s)
-		}
-		out, err := helm(t, args...)
-		if err == nil || !strings.Contains(out, tc.want) {
+	}
+}
+
+// TestChartRefusesUnsafeValues: unsafe values stop the render with a message.
+func TestChartRefusesUnsafeValues(t *testing.T) {
+	for _, tc := range unsafeValues() {
+		out, err := helmTemplate("ctxc", chartDir, "default", pinnedKube(t), nil, tc.set)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("helm template --set %v: %v, want a failure saying %q:\n%s", tc.set, err, tc.want, out)
 		}
 	}
