@@ -110,6 +110,9 @@ lint: $(BIN)/buf
 	$(BIN)/buf lint
 	$(BIN)/buf format -d --exit-code
 	$(GOCHECK) vet $(CHECKFLAGS) -tags '$(INTEGRATION_TAGS)' ./...
+	$(GOCHECK) vet $(CHECKFLAGS) -tags 'abuse,$(INTEGRATION_TAGS)' ./integration/
+	$(GOCHECK) vet $(CHECKFLAGS) -tags 'dist,$(INTEGRATION_TAGS)' ./integration/
+	cd examples/secretmask && $(GOCHECK) vet $(CHECKFLAGS) -tags '$(BUILD_TAGS)' ./...
 	cd deploy && $(GO) vet ./...
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './gen/*' -not -path './bin/*' -not -path '*/testdata/*')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -124,20 +127,43 @@ PHASE := scripts/phase.sh
 # scripts/deps.sh installs, 20) does not meet, rather than warning
 # EBADENGINE and installing it anyway.
 NPM_CI := npm ci --no-audit --no-fund --engine-strict
-test: deps build $(BIN)/grpcurl python-stubs test-clients test-deploy scriptedmodel-sdks proxy-clients
-	@$(PHASE) "vet the abuse harness (make abuse) and the release test (make test-dist)" sh -c "$(GOCHECK) vet $(CHECKFLAGS) -tags 'abuse,$(INTEGRATION_TAGS)' ./integration/ && $(GOCHECK) vet $(CHECKFLAGS) -tags 'dist,$(INTEGRATION_TAGS)' ./integration/"
-	@$(PHASE) "go test -tags integration ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 12m ./...
+# The Go builds (CPU) and the npm packages (mostly the network) are two
+# independent chains, each in order, run side by side (their lines
+# interleaved): on a cold machine the downloads then take no time of their
+# own. go test runs without its vet subset: make lint vets every package
+# with every analyzer.
+test: deps
+	@$(MAKE) --no-print-directory -j1 test-npm-packages & npm=$$!; \
+	  $(MAKE) --no-print-directory -j1 test-go-tools; built=$$?; \
+	  wait $$npm && exit $$built
+	@$(MAKE) --no-print-directory -j1 test-clients test-deploy
+	@$(PHASE) "go test -tags integration ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -vet=off -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 12m ./...
+
+# make test's two chains before its tests.
+.PHONY: test-go-tools test-npm-packages
+test-go-tools: build $(BIN)/grpcurl python-stubs
+test-npm-packages: clients-npm scriptedmodel-sdks proxy-clients
+
+# npm packages, each directory's installed by npm ci from its
+# package-lock.json. The file npm ci writes last (node_modules' own
+# .package-lock.json) marks an install as done, so that make test's second
+# make does not install again what its first did.
+NPM_DONE := node_modules/.package-lock.json
+%/$(NPM_DONE): %/package-lock.json
+	@$(PHASE) "npm ci: $*" sh -c 'cd $* && $(NPM_CI)'
+
+# The TypeScript client's packages.
+.PHONY: clients-npm
+clients-npm: clients/typescript/$(NPM_DONE)
 
 # The providers' own SDKs (@anthropic-ai/sdk, openai; pinned by the
 # package-lock.json there) that internal/scriptedmodel's test drives.
-scriptedmodel-sdks:
-	@$(PHASE) "npm ci: the provider SDKs internal/scriptedmodel drives" sh -c 'cd internal/scriptedmodel/testdata/sdk && $(NPM_CI)'
+scriptedmodel-sdks: internal/scriptedmodel/testdata/sdk/$(NPM_DONE)
 
 # The real clients the proxy's integration tests drive (the OpenAI and
 # Anthropic SDKs, Claude Code, Codex CLI, Gemini CLI, pi), at the versions
 # package-lock.json pins.
-proxy-clients:
-	@$(PHASE) "npm ci: the real clients the proxy tests drive" sh -c 'cd integration/testdata/proxy-clients && $(NPM_CI)'
+proxy-clients: integration/testdata/proxy-clients/$(NPM_DONE)
 
 # The real agent CLIs through long tasks in ctxc's proxy (docs/measuring.md,
 # "Long tasks of real agent CLIs"): every CLI, window, length and seed of
@@ -178,8 +204,8 @@ test-helm-cli: $(BIN)/helm
 # protoc-gen-es generate the TypeScript types), Debian's python3-grpcio,
 # phpunit and Composer's autoloader (scripts/deps.sh).
 CLIENTS_PYTHON ?= /usr/bin/python3
-test-clients: deps build
-	@$(PHASE) "clients: TypeScript (npm ci, npm test)" sh -c 'cd clients/typescript && $(NPM_CI) && CTXC_BIN=$(BIN)/ctxc npm test'
+test-clients: deps build clients-npm
+	@$(PHASE) "clients: TypeScript (npm test)" sh -c 'cd clients/typescript && CTXC_BIN=$(BIN)/ctxc npm test'
 	@$(PHASE) "clients: Python (unittest)" sh -c 'cd clients/python && CTXC_BIN=$(BIN)/ctxc PYTHONPATH=src:. $(CLIENTS_PYTHON) -m unittest discover -s tests -t .'
 	@$(PHASE) "clients: PHP (phpunit)" sh -c 'cd clients/php && COMPOSER_ALLOW_SUPERUSER=1 composer dump-autoload --dev --quiet && CTXC_BIN=$(BIN)/ctxc phpunit'
 
