@@ -370,7 +370,10 @@ func TestProxyClaudeCode(t *testing.T) {
 		"ANTHROPIC_CUSTOM_HEADERS=X-Ctxc-Max-Context-Tokens: " + strconv.Itoa(claudeWindow),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 		"PATH=" + filepath.Dir(goBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"GOCACHE=" + strings.TrimSpace(string(cache)), "GOTOOLCHAIN=local",
+		// make test's build cache and its flags: the module's builds reuse
+		// the standard library make build compiled, rather than compile it
+		// again with cgo on a cold machine.
+		"GOCACHE=" + strings.TrimSpace(string(cache)), "GOTOOLCHAIN=local", "CGO_ENABLED=0", "GOFLAGS=-trimpath",
 	}
 	for i, turn := range turns {
 		args := []string{"-p", turn.prompt, "--output-format", "json", "--allowedTools", "Bash,Read,Edit,Write"}
