@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/contextcompiler/ctxc/internal/diagnose"
 	"github.com/contextcompiler/ctxc/policies"
 	"github.com/contextcompiler/ctxc/policies/agentstate"
 )
@@ -683,9 +684,10 @@ func (s summarize) write(ctx context.Context, counter agentstate.TokenCounter, p
 			}
 		}
 	}
+	listed := strings.Join(errorLines(text, false), "\n")
 	for _, merged := range p.merge {
 		for _, line := range errorLines(merged, true) {
-			if id := callID(line); id != "" && !strings.Contains(text, "[call "+id+"]") {
+			if id := callID(line); id != "" && !strings.Contains(text, "[call "+id+"]") && !listsFinding(listed, line, id) {
 				missing = append(missing, line)
 			}
 		}
@@ -695,6 +697,23 @@ func (s summarize) write(ctx context.Context, counter agentstate.TokenCounter, p
 		text = strings.TrimRight(text, "\n") + "\n\n## Errors still open (named by ctxc)\n" + strings.Join(missing, "\n") + "\n"
 	}
 	return text, fallback, nil
+}
+
+// listsFinding reports whether a summary's error items (listed) give the
+// finding of a merged summary's open failure (item, of call id) by its
+// headline: what follows "[call id]: ", up to the finding's second line.
+// The new summary lists it so among the failures resolved or not seen fixed
+// when its span settled it (another command of the tool went through since);
+// adding it again with its call would say it twice, outside its budget.
+func listsFinding(listed, item, id string) bool {
+	_, finding, ok := strings.Cut(item, "[call "+id+"]: ")
+	if !ok {
+		return false
+	}
+	finding, _, _ = strings.Cut(finding, "\n")
+	finding, _, _ = strings.Cut(finding, diagnose.LineSep)
+	finding = strings.TrimSpace(finding)
+	return finding != "" && strings.Contains(listed, finding)
 }
 
 // message is the summary message of a plan.

@@ -332,3 +332,48 @@ func TestMergeCountsWhatEarlierSummariesLeftOut(t *testing.T) {
 		t.Errorf("the 2 decisions an earlier merge left out are not counted:\n%s", text)
 	}
 }
+
+// summarizerFunc is a Summarizer written as a function (a model's stand-in).
+type summarizerFunc func(SummaryRequest) string
+
+func (f summarizerFunc) Summarize(_ context.Context, req SummaryRequest) (string, error) {
+	return f(req), nil
+}
+
+// TestWriteNamesAMergedOpenFailureOnce: a failure a merged summary lists as
+// open stays named in the summary that replaces it (invariant 5), once: the
+// deterministic summary that settled it (another command of its tool went
+// through since) lists it among the errors not seen fixed, by its finding,
+// and is not given it again with its call, outside its budget; a summary
+// that names it nowhere is.
+func TestWriteNamesAMergedOpenFailureOnce(t *testing.T) {
+	finding := "ValueError: invalid literal for int() with base 10: 'n/a' [E-7599-032]"
+	merged := "Summary of 4 earlier messages (m1 to m4), written by ctxc without a model.\n\n" +
+		"## Errors still open\n- bash(command=sh verify.sh 32) [call c32]: " + finding + " ¦ File \"import_price.py\", line 44, in load_rows\n"
+	span := append([]agentstate.Message{userMsg("u5", "Run the next checks on ./inventory.")},
+		step("6", "Running check 33.", "sh verify.sh 33", "check 33 passed\n", false)...)
+	tests := []struct {
+		name       string
+		summarizer Summarizer
+		wantNamed  bool // the summary gives it again with its call
+	}{
+		{"settled by the deterministic summary", DeterministicSummarizer{}, false},
+		{"named nowhere by a model", summarizerFunc(func(SummaryRequest) string { return "The checks ran.\n" }), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := summarize{cfg: DefaultSummarizeConfig(), summarizer: tt.summarizer}
+			p := summaryPlan{span: span, merge: []string{merged}, budget: 2000}
+			text, _, err := s.write(context.Background(), nil, &p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Count(text, "[E-7599-032]"); got != 1 {
+				t.Errorf("the failure is named %d times, want once:\n%s", got, text)
+			}
+			if got := strings.Contains(text, "[call c32]"); got != tt.wantNamed {
+				t.Errorf("named with its call: %v, want %v:\n%s", got, tt.wantNamed, text)
+			}
+		})
+	}
+}
