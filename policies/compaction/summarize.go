@@ -390,7 +390,8 @@ func (s summarize) mergeTail(ctx context.Context, v planView, p *summaryPlan, su
 	// Two summaries or fewer that overflow mean the last merge left too
 	// little room to stack: every compaction point would merge (and uncache)
 	// the whole summary again. This merge leaves room for three summaries
-	// the size of the new one instead.
+	// the size of the new one instead, unless that leaves a whole fact out
+	// (mergeBudget).
 	next := total / 10
 	if len(summaries) <= 2 && stacked <= total/10 {
 		next = 3 * total / 10
@@ -405,7 +406,9 @@ func (s summarize) mergeTail(ctx context.Context, v planView, p *summaryPlan, su
 // many stacked summaries as it can before the next one. What it leaves out is
 // the least important: items lighter than any fact. next is the room it
 // leaves for the summaries stacked after it when its facts need more than
-// merge_fill_ratio.
+// merge_fill_ratio; more than a tenth of the budget only while that leaves
+// no whole fact out (facts shortened to their first lines aside): a fact
+// costs the agent more than a merge the cache.
 func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total, next int, counter agentstate.TokenCounter) int {
 	full := int(float64(total) * s.cfg.MergeFillRatio)
 	lo := min(total/3, full)
@@ -426,6 +429,9 @@ func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total, next 
 	if !keepsFacts(full) {
 		lo, hi = full, max(full, total-next)
 		if !keepsFacts(hi) {
+			if next > total/10 && s.leavesOutFact(ctx, req, hi) {
+				return s.mergeBudget(ctx, p, total, total/10, counter)
+			}
 			return hi
 		}
 	}
@@ -439,6 +445,28 @@ func (s summarize) mergeBudget(ctx context.Context, p *summaryPlan, total, next 
 		}
 	}
 	return min(hi+total/10, max(full, hi))
+}
+
+// leavesOutFact reports whether the summary of req written within budget
+// leaves out a whole item of a fact section that the summaries it merges
+// had kept (what it shortens to what identifies it is not left out).
+func (s summarize) leavesOutFact(ctx context.Context, req SummaryRequest, budget int) bool {
+	req.BudgetTokens = budget
+	text, _ := s.det.fit(ctx, req)
+	omitted, _ := omittedOf(text)
+	before := map[string]int{}
+	for _, m := range req.Merge {
+		prior, _ := omittedOf(m)
+		for title, n := range prior {
+			before[title] += n
+		}
+	}
+	for title, n := range omitted {
+		if sectionWeight[title] >= factWeight && n > before[title] {
+			return true
+		}
+	}
+	return false
 }
 
 // reset forgets what collect gathered, keeping the removed set.

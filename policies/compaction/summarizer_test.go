@@ -377,3 +377,35 @@ func TestWriteNamesAMergedOpenFailureOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestLeavesOutFact: a merge's summary leaves out a fact when, within its
+// budget, it leaves out more items of a fact section than the summaries it
+// merges had left out already; lighter items left out do not count.
+func TestLeavesOutFact(t *testing.T) {
+	var notes strings.Builder
+	for k := 0; k < 12; k++ {
+		fmt.Fprintf(&notes, "- The nightly export job %d writes its report to bucket exports-%d.\n", k, k)
+	}
+	merged := "Summary of 12 earlier messages, written by ctxc without a model.\n\n## User notes\n" + notes.String() +
+		"\n## Files and resources\n- internal/export/job.go\n- internal/export/bucket.go\n\n" +
+		"[... 2 items (about 40 tokens) left out to fit the summary budget: 2 user notes]\n"
+	s := summarize{cfg: DefaultSummarizeConfig()}
+	req := SummaryRequest{Merge: []string{merged}}
+	tests := []struct {
+		name   string
+		budget int
+		want   bool
+	}{
+		{"room for every note", 2000, false},
+		{"room for the notes, not the files", 260, false},
+		{"room for a few notes", 120, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := s.leavesOutFact(context.Background(), req, tt.budget); got != tt.want {
+				text, _ := s.det.fit(context.Background(), SummaryRequest{Merge: req.Merge, BudgetTokens: tt.budget})
+				t.Errorf("leavesOutFact = %v, want %v:\n%s", got, tt.want, text)
+			}
+		})
+	}
+}
