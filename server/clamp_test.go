@@ -19,15 +19,7 @@ import (
 func TestClampedReservationIsWarned(t *testing.T) {
 	cfg := server.NewConfig()
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	eng, err := server.NewEngine(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	svc, err := eng.Service()
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := engineService(t, cfg)
 	tests := []struct {
 		name         string
 		reserve      uint32

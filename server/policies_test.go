@@ -87,15 +87,7 @@ profiles:
 			if tt.stage == policies.StageProject { // after the built-in project policy, as the order wants
 				cfg.Profiles[0].Stages[1], cfg.Profiles[0].Stages[2] = cfg.Profiles[0].Stages[2], cfg.Profiles[0].Stages[1]
 			}
-			eng, err := server.NewEngine(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer eng.Close()
-			svc, err := eng.Service()
-			if err != nil {
-				t.Fatal(err)
-			}
+			svc := engineService(t, cfg)
 			result := client.Tool("t1", client.ToolResult("c1", "ls", "a.txt b.txt", false))
 			result.Pinned = tt.pinned
 			state := client.State("gpt-4o", "", client.User("u1", "List the files."),
@@ -203,15 +195,7 @@ profiles:
 	cfg.Policies = []policies.Factory{policies.TypedFactory[redactConfig, *redactConfig]{Name: "redact", In: policies.StageNormalize,
 		Defaults: func() *redactConfig { return &redactConfig{} },
 		New:      func(*redactConfig) (policies.Policy, error) { return redact{}, nil }}}
-	eng, err := server.NewEngine(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	svc, err := eng.Service()
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := engineService(t, cfg)
 	log := []*ctxcv1.Message{client.User("u1", "Deploy the services.")}
 	for i := range 8 {
 		id := string(rune('a' + i))
@@ -237,4 +221,20 @@ profiles:
 			t.Errorf("window %d: compacted %v; the secret is back: %v; redacted shown: %v", window, compacted, strings.Contains(text, "SECRET123"), strings.Contains(text, "[redacted]"))
 		}
 	}
+}
+
+// engineService is the in-process service of an engine built from cfg,
+// closed when the test ends.
+func engineService(t *testing.T, cfg *server.Config) ctxcv1.ContextCompilerServiceServer {
+	t.Helper()
+	eng, err := server.NewEngine(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	svc, err := eng.Service()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }
