@@ -151,6 +151,7 @@ func TestGuideEvalBlocks(t *testing.T) {
 	if testing.Short() && !*updateExample {
 		t.Skip("runs every eval block of the guides; make test runs it")
 	}
+	checkEveryEvalMarkerListed(t)
 	texts := map[string]string{}
 	for _, b := range evalBlocks {
 		if _, read := texts[b.guide]; read {
@@ -198,6 +199,37 @@ func TestGuideEvalBlocks(t *testing.T) {
 		for guide, text := range texts {
 			if err := os.WriteFile(filepath.Join("../..", guide), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// evalMarker is the line that opens a guide's eval block.
+var evalMarker = regexp.MustCompile(`(?m)^<!-- ctxc eval (.+) -->$`)
+
+// checkEveryEvalMarkerListed: every eval block of the README and docs/ is
+// one of evalBlocks, so that this test runs its command and compares what it
+// prints (the integration tests' TestReadmeCommands leaves these commands to
+// it rather than running each twice).
+func checkEveryEvalMarkerListed(t *testing.T) {
+	t.Helper()
+	listed := map[string]bool{}
+	for _, b := range evalBlocks {
+		listed[b.guide+" "+b.name] = true
+	}
+	guides, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range append(guides, "../../README.md") {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		guide := strings.TrimPrefix(path, "../../")
+		for _, m := range evalMarker.FindAllStringSubmatch(string(raw), -1) {
+			if !listed[guide+" "+m[1]] {
+				t.Errorf("%s has an eval block %q that evalBlocks does not list: no test runs its command", guide, m[1])
 			}
 		}
 	}
