@@ -128,22 +128,34 @@ PHASE := scripts/phase.sh
 # scripts/deps.sh installs, 20) does not meet, rather than warning
 # EBADENGINE and installing it anyway.
 NPM_CI := npm ci --no-audit --no-fund --engine-strict
-# The Go builds (CPU) and the npm packages (mostly the network) are two
-# independent chains, each in order, run side by side (their lines
-# interleaved): on a cold machine the downloads then take no time of their
-# own. go test runs without its vet subset: make lint vets every package
-# with every analyzer.
+# make test runs in three steps, each of two chains side by side (their
+# lines interleaved), so that both cores stay busy on a cold machine:
+#   1. the binary's build (CPU) | the Go modules and npm packages (mostly
+#      the network), so that the later steps download nothing;
+#   2. grpcurl, the Python stubs, the client packages' tests | the deploy
+#      tests (their compile is most of their time);
+#   3. go test, which starts when both are done. -p 3: the integration
+#      package's run (about four minutes, 1.4 cores of its own) takes one of
+#      go test's slots, and with the default two the unit packages went
+#      through the other one alone, ending 40 s after it.
+# go test runs without its vet subset: make lint vets every package with
+# every analyzer.
 test: deps
-	@$(MAKE) --no-print-directory -j1 test-npm-packages & npm=$$!; \
-	  $(MAKE) --no-print-directory -j1 test-go-tools; built=$$?; \
-	  wait $$npm && exit $$built
-	@$(MAKE) --no-print-directory -j1 test-clients test-deploy
-	@$(PHASE) "go test -tags integration ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -vet=off -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 12m ./...
+	@$(MAKE) --no-print-directory -j1 test-downloads & fetch=$$!; \
+	  $(MAKE) --no-print-directory -j1 build; built=$$?; \
+	  wait $$fetch && exit $$built
+	@$(MAKE) --no-print-directory -j1 test-deploy & deploy=$$!; \
+	  $(MAKE) --no-print-directory -j1 test-go-tools test-clients; tested=$$?; \
+	  wait $$deploy && exit $$tested
+	@$(PHASE) "go test -tags integration ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -vet=off -p 3 -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 12m ./...
 
-# make test's two chains before its tests.
-.PHONY: test-go-tools test-npm-packages
+# make test's chains. test-downloads fetches every Go module both go.mod
+# files require (the tests', grpcurl's and deploy/'s too; go mod download
+# is silent, so as a phase) and installs the npm packages.
+.PHONY: test-go-tools test-downloads
 test-go-tools: build $(BIN)/grpcurl python-stubs
-test-npm-packages: clients-npm scriptedmodel-sdks proxy-clients
+test-downloads: clients-npm scriptedmodel-sdks proxy-clients
+	@$(PHASE) "go mod download (the service's and deploy/'s modules)" sh -c '$(GO) mod download && cd deploy && $(GO) mod download'
 
 # npm packages, each directory's installed by npm ci from its
 # package-lock.json. The file npm ci writes last (node_modules' own
