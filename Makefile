@@ -128,30 +128,25 @@ PHASE := scripts/phase.sh
 # scripts/deps.sh installs, 20) does not meet, rather than warning
 # EBADENGINE and installing it anyway.
 NPM_CI := npm ci --no-audit --no-fund --engine-strict
-# make test runs in three steps, each of two chains side by side (their
-# lines interleaved), so that both cores stay busy on a cold machine:
-#   1. the binary's build (CPU) | the Go modules and npm packages (mostly
-#      the network), so that the later steps download nothing;
-#   2. grpcurl, the Python stubs, the client packages' tests | the deploy
-#      tests (their compile is most of their time);
-#   3. go test, which starts when both are done. -p 3: the integration
-#      package's run (about four minutes, 1.4 cores of its own) takes one of
-#      go test's slots, and with the default two the unit packages went
-#      through the other one alone, ending 40 s after it.
-# go test runs without its vet subset: make lint vets every package with
-# every analyzer.
+# The Go builds (CPU) and the downloads (npm packages, then every Go module
+# both go.mod files require: the tests', grpcurl's and deploy/'s; mostly the
+# network) are two independent chains, each in order, run side by side
+# (their lines interleaved): on a cold machine the downloads then take no
+# time of their own, and no later phase waits on one. What follows runs one
+# phase at a time: two CPU-bound phases side by side took longer than one
+# after the other (make test-fresh: grpcurl beside the deploy tests, 172 s
+# against 170 s, 40 s more CPU; go test -p 3, 383 s against 333 s, 107 s
+# more CPU). go test runs without its vet subset: make lint vets every
+# package with every analyzer.
 test: deps
 	@$(MAKE) --no-print-directory -j1 test-downloads & fetch=$$!; \
-	  $(MAKE) --no-print-directory -j1 build; built=$$?; \
+	  $(MAKE) --no-print-directory -j1 test-go-tools; built=$$?; \
 	  wait $$fetch && exit $$built
-	@$(MAKE) --no-print-directory -j1 test-deploy & deploy=$$!; \
-	  $(MAKE) --no-print-directory -j1 test-go-tools test-clients; tested=$$?; \
-	  wait $$deploy && exit $$tested
-	@$(PHASE) "go test -tags integration ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -vet=off -p 3 -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 12m ./...
+	@$(MAKE) --no-print-directory -j1 test-clients test-deploy
+	@$(PHASE) "go test -tags integration ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -vet=off -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 12m ./...
 
-# make test's chains. test-downloads fetches every Go module both go.mod
-# files require (the tests', grpcurl's and deploy/'s too; go mod download
-# is silent, so as a phase) and installs the npm packages.
+# make test's two chains before its tests (go mod download is silent, so
+# it is a phase).
 .PHONY: test-go-tools test-downloads
 test-go-tools: build $(BIN)/grpcurl python-stubs
 test-downloads: clients-npm scriptedmodel-sdks proxy-clients
@@ -202,7 +197,8 @@ record-heldout: build proxy-clients
 # decoding of every object (make lint vets them, and with -tags helmcli the
 # tests test-helm-cli runs). Built as the binary is ($(GOCHECK) ... $(CHECKFLAGS)),
 # so that the standard library and the modules they share compile once
-# (after make build on a cold cache: 318 -> 259 s of CPU).
+# (deploy/go.mod keeps those modules at the service's versions,
+# TestSharedModulesAtTheServiceVersions).
 test-deploy: build
 	@$(PHASE) "deploy: the Helm chart and the sidecar manifests" sh -c 'cd deploy && CTXC_BIN=$(BIN)/ctxc $(GOCHECK) test $(CHECKFLAGS) -vet=off -count=1 ./...'
 
