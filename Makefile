@@ -128,25 +128,30 @@ PHASE := scripts/phase.sh
 # scripts/deps.sh installs, 20) does not meet, rather than warning
 # EBADENGINE and installing it anyway.
 NPM_CI := npm ci --no-audit --no-fund --engine-strict
-# The Go builds (CPU) and the downloads (npm packages, then every Go module
-# both go.mod files require: the tests', grpcurl's and deploy/'s; mostly the
-# network) are two independent chains, each in order, run side by side
-# (their lines interleaved): on a cold machine the downloads then take no
-# time of their own, and no later phase waits on one. What follows runs one
-# phase at a time: two CPU-bound phases side by side took longer than one
-# after the other (make test-fresh: grpcurl beside the deploy tests, 172 s
-# against 170 s, 40 s more CPU; go test -p 3, 383 s against 333 s, 107 s
-# more CPU). go test runs without its vet subset: make lint vets every
-# package with every analyzer.
+# make test runs in three steps, each two chains side by side (their lines
+# interleaved), then go test:
+#   1. the first build of ./bin/ctxc (CPU) | the npm packages and every Go
+#      module both go.mod files require (the tests', grpcurl's and
+#      deploy/'s; mostly the network), so that no later phase downloads;
+#   2. grpcurl, the Python stubs and the client packages' tests (light on
+#      CPU) | the deploy tests (mostly their compile, which needs little
+#      of what grpcurl compiles);
+#   3. go test, with go test's default -p: -p 3 took as long and more CPU
+#      (make test-fresh, the same day: 383 s and 715 s against 384 s and
+#      699 s), and step 2 side by side took 172 s where one phase after
+#      the other took 200 s.
+# go test runs without its vet subset: make lint vets every package with
+# every analyzer.
 test: deps
 	@$(MAKE) --no-print-directory -j1 test-downloads & fetch=$$!; \
-	  $(MAKE) --no-print-directory -j1 test-go-tools; built=$$?; \
+	  $(MAKE) --no-print-directory -j1 build; built=$$?; \
 	  wait $$fetch && exit $$built
-	@$(MAKE) --no-print-directory -j1 test-clients test-deploy
+	@$(MAKE) --no-print-directory -j1 test-deploy & deploy=$$!; \
+	  $(MAKE) --no-print-directory -j1 test-go-tools test-clients; tested=$$?; \
+	  wait $$deploy && exit $$tested
 	@$(PHASE) "go test -tags integration ./... (unit, fuzz seeds, integration against the real binary)" env CTXC_REQUIRE_TOOLS=1 CTXC_GRPCURL=$(BIN)/grpcurl $(GOCHECK) test $(CHECKFLAGS) -vet=off -tags '$(INTEGRATION_TAGS)' -count=1 -timeout 12m ./...
 
-# make test's two chains before its tests (go mod download is silent, so
-# it is a phase).
+# make test's chains (go mod download is silent, so it is a phase).
 .PHONY: test-go-tools test-downloads
 test-go-tools: build $(BIN)/grpcurl python-stubs
 test-downloads: clients-npm scriptedmodel-sdks proxy-clients
