@@ -230,7 +230,7 @@ test-short:
 
 # make test as a new user's first run (scripts/test-fresh.sh): in a clean
 # clone of HEAD with empty Go build, module and npm caches, failing if its
-# output is ever silent for more than 30 s. 11 to 13 minutes on two cores.
+# output is ever silent for more than 30 s. 11 to 14 minutes on two cores.
 .PHONY: test-fresh
 test-fresh:
 	@scripts/test-fresh.sh
