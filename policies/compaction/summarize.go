@@ -712,7 +712,10 @@ func (s summarize) write(ctx context.Context, counter agentstate.TokenCounter, p
 			}
 		}
 	}
-	listed := strings.Join(errorLines(text, false), "\n")
+	var listed string // the summary's error items, read only when it merges
+	if len(p.merge) > 0 {
+		listed = strings.Join(errorLines(text, false), "\n")
+	}
 	for _, merged := range p.merge {
 		for _, line := range errorLines(merged, true) {
 			if id := callID(line); id != "" && !strings.Contains(text, "[call "+id+"]") && !listsFinding(listed, line, id) {
