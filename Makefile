@@ -230,7 +230,8 @@ test-short:
 
 # make test as a new user's first run (scripts/test-fresh.sh): in a clean
 # clone of HEAD with empty Go build, module and npm caches, failing if its
-# output is ever silent for more than 30 s. 11 to 14 minutes on two cores.
+# output is ever silent for more than 30 s. 5 to 6 minutes on two cores
+# (11 to 14 on a host whose first build of ./bin/ctxc took twice the CPU).
 .PHONY: test-fresh
 test-fresh:
 	@scripts/test-fresh.sh

@@ -4,8 +4,9 @@
 # Go module and npm caches, so every tool is built, every module downloaded
 # and every npm package fetched. It fails when make test fails, and when its
 # output is ever silent for more than 30 s (scripts/silence-watch.sh names
-# the phase), so that a cold run always says what it is doing. 11 to 14
-# minutes on two cores; the Debian packages are scripts/deps.sh's as usual.
+# the phase), so that a cold run always says what it is doing. 5 to 6
+# minutes on two cores (11 to 14 on a host whose first build of ./bin/ctxc
+# took twice the CPU); the Debian packages are scripts/deps.sh's as usual.
 #
 # TEST_FRESH_KEEP=1 keeps the clone and caches (their directory is printed).
 set -euo pipefail
