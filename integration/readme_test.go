@@ -107,10 +107,12 @@ func readReadme(t *testing.T) *readme {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(line, "<!-- ctxc eval "):
-			inEval = true
-		case strings.HasPrefix(line, "<!-- end ctxc eval "):
+		case docset.EvalEnds(line):
 			inEval = false
+		default:
+			if _, ok := docset.EvalBegins(line); ok {
+				inEval = true
+			}
 		}
 		if strings.HasPrefix(line, "## ") {
 			_, apart = readmeSectionsCheckedApart[line]

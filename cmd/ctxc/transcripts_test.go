@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextcompiler/ctxc/internal/docset"
 	"github.com/contextcompiler/ctxc/internal/eval"
 )
 
@@ -104,8 +105,7 @@ func deref(f *float64) float64 {
 }
 
 // evalBlock is a block of a guide that shows what a `ctxc eval` command
-// prints, between the markers <!-- ctxc eval NAME --> and <!-- end ctxc
-// eval NAME -->: the command, then its figures without the latency table
+// prints, between the markers of docset.EvalMarkers: the command, then its figures without the latency table
 // (which depends on the machine).
 type evalBlock struct {
 	guide, name string
@@ -177,7 +177,8 @@ func TestGuideEvalBlocks(t *testing.T) {
 		figures, _, _ := strings.Cut(out, "\nCompile latency")
 		figures = strings.ReplaceAll(strings.TrimSpace(figures), "../../", "")
 		text := texts[b.guide]
-		begin, end := "<!-- ctxc eval "+b.name+" -->\n", "<!-- end ctxc eval "+b.name+" -->"
+		begin, end := docset.EvalMarkers(b.name)
+		begin += "\n"
 		before, rest, ok := strings.Cut(text, begin)
 		if !ok {
 			t.Fatalf("%s has no %q marker", b.guide, strings.TrimSpace(begin))
@@ -204,9 +205,6 @@ func TestGuideEvalBlocks(t *testing.T) {
 	}
 }
 
-// evalMarker is the line that opens a guide's eval block.
-var evalMarker = regexp.MustCompile(`(?m)^<!-- ctxc eval (.+) -->$`)
-
 // checkEveryEvalMarkerListed: every eval block of the README and docs/ is
 // one of evalBlocks, so that this test runs its command and compares what it
 // prints (the integration tests' TestReadmeCommands leaves these commands to
@@ -227,9 +225,9 @@ func checkEveryEvalMarkerListed(t *testing.T) {
 			t.Fatal(err)
 		}
 		guide := strings.TrimPrefix(path, "../../")
-		for _, m := range evalMarker.FindAllStringSubmatch(string(raw), -1) {
-			if !listed[guide+" "+m[1]] {
-				t.Errorf("%s has an eval block %q that evalBlocks does not list: no test runs its command", guide, m[1])
+		for _, line := range strings.Split(string(raw), "\n") {
+			if name, ok := docset.EvalBegins(line); ok && !listed[guide+" "+name] {
+				t.Errorf("%s has an eval block %q that evalBlocks does not list: no test runs its command", guide, name)
 			}
 		}
 	}

@@ -84,3 +84,32 @@ func (d *Doc) Where(n int) string {
 	}
 	return fmt.Sprintf("%s:%d", d.files[n-1], d.at[n-1])
 }
+
+// A guide's eval block holds what a `ctxc eval` command prints, between an
+// opening and a closing marker line; cmd/ctxc's TestGuideEvalBlocks writes
+// and checks it, and the integration tests leave its command to that test.
+const (
+	evalBegin = "<!-- ctxc eval "
+	evalEnd   = "<!-- end ctxc eval "
+	evalClose = " -->"
+)
+
+// EvalMarkers are the lines that open and close the eval block NAME.
+func EvalMarkers(name string) (begin, end string) {
+	return evalBegin + name + evalClose, evalEnd + name + evalClose
+}
+
+// EvalBegins reports whether line opens an eval block, and its name.
+func EvalBegins(line string) (name string, ok bool) {
+	rest, ok := strings.CutPrefix(line, evalBegin)
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, evalClose)
+}
+
+// EvalEnds reports whether line closes an eval block.
+func EvalEnds(line string) bool {
+	rest, ok := strings.CutPrefix(line, evalEnd)
+	return ok && strings.HasSuffix(rest, evalClose)
+}

@@ -75,3 +75,23 @@ func TestEveryGuideIsReadAndLinked(t *testing.T) {
 		t.Errorf("README.md has %d lines; the guides under docs/ hold the rest (at most 250)", lines)
 	}
 }
+
+func TestEvalMarkers(t *testing.T) {
+	begin, end := EvalMarkers("window-sweep")
+	if name, ok := EvalBegins(begin); !ok || name != "window-sweep" {
+		t.Errorf("EvalBegins(%q) = %q, %v; want window-sweep, true", begin, name, ok)
+	}
+	if !EvalEnds(end) {
+		t.Errorf("EvalEnds(%q) = false", end)
+	}
+	for _, line := range []string{end, "<!-- ctxc eval x", "ctxc eval x -->", "<!-- ctxc evaluation x -->", ""} {
+		if name, ok := EvalBegins(line); ok {
+			t.Errorf("EvalBegins(%q) = %q, true; want false", line, name)
+		}
+	}
+	for _, line := range []string{begin, "<!-- end ctxc eval x", ""} {
+		if EvalEnds(line) {
+			t.Errorf("EvalEnds(%q) = true; want false", line)
+		}
+	}
+}
