@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/contextcompiler/ctxc/client"
@@ -211,56 +208,7 @@ func startExample(t *testing.T, bin, config string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, "--config", config, "--listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT=")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &server{cmd: cmd, logs: &logLines{}, exited: make(chan struct{})}
-	addrCh := make(chan string, 1)
-	logged := make(chan struct{})
-	go func() {
-		defer close(logged)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			s.logs.add(sc.Text())
-		}
-	}()
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			s.logs.add(sc.Text())
-			if addr, ok := strings.CutPrefix(sc.Text(), "serving on "); ok {
-				addrCh <- addr
-			}
-		}
-		<-logged // Wait closes the pipes: both are read to the end first
-		s.exitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	t.Cleanup(s.kill)
-	select {
-	case s.addr = <-addrCh:
-	case <-s.exited:
-		t.Fatalf("the example exited before serving: %v\n%s", s.exitErr, s.logs)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the example did not start\n%s", s.logs)
-	}
-	conn, err := grpc.NewClient("passthrough:///"+s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.conn = conn
-	t.Cleanup(func() { conn.Close() })
-	s.waitServing(t)
-	return s
+	return start(t, cmd, func(line string) (string, bool) { return strings.CutPrefix(line, "serving on ") }, nil)
 }
 
 // TestExtendingGuideQuotesTheExample: every Go and YAML block of

@@ -196,46 +196,74 @@ func launch(t testing.TB, o launchOptions) *server {
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = repoRoot
 	cmd.Env = append(append(os.Environ(), "OTEL_TRACES_EXPORTER=", "OTEL_EXPORTER_OTLP_ENDPOINT="), o.env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	return start(t, cmd, servingLogged, o.creds)
+}
+
+// servingLogged finds the address in ctxc serve's JSON log line "serving".
+func servingLogged(line string) (string, bool) {
+	var entry struct {
+		Msg  string `json:"msg"`
+		Addr string `json:"addr"`
+	}
+	if json.Unmarshal([]byte(line), &entry) != nil || entry.Msg != "serving" {
+		return "", false
+	}
+	return entry.Addr, true
+}
+
+// start runs cmd, a program that serves the API, keeping each line of its
+// stdout and stderr in the server's logs; serving finds in one of them the
+// address it serves on. It connects there (plaintext when creds is nil)
+// and waits until health says SERVING.
+func start(t testing.TB, cmd *exec.Cmd, serving func(line string) (addr string, ok bool), creds credentials.TransportCredentials) *server {
+	t.Helper()
+	var outputs []io.Reader
+	for _, pipe := range []func() (io.ReadCloser, error){cmd.StdoutPipe, cmd.StderrPipe} {
+		r, err := pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs = append(outputs, r)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	s := &server{cmd: cmd, logs: &logLines{}, exited: make(chan struct{})}
 	addrCh := make(chan string, 1)
+	var read sync.WaitGroup
+	for _, r := range outputs {
+		read.Go(func() {
+			sc := bufio.NewScanner(r)
+			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			for sc.Scan() {
+				s.logs.add(sc.Text())
+				if addr, ok := serving(sc.Text()); ok {
+					select {
+					case addrCh <- addr:
+					default:
+					}
+				}
+			}
+			_, _ = io.Copy(io.Discard, r)
+		})
+	}
 	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			s.logs.add(line)
-			var entry struct {
-				Msg  string `json:"msg"`
-				Addr string `json:"addr"`
-			}
-			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "serving" {
-				addrCh <- entry.Addr
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
+		read.Wait() // Wait closes the pipes: both are read to the end first
 		s.exitErr = cmd.Wait()
 		close(s.exited)
 	}()
-	t.Cleanup(func() { s.kill() })
+	t.Cleanup(s.kill)
 	select {
 	case s.addr = <-addrCh:
 	case <-s.exited:
-		t.Fatalf("ctxc serve exited before serving: %v\n%s", s.exitErr, s.logs)
+		t.Fatalf("%s exited before serving: %v\n%s", cmd.Path, s.exitErr, s.logs)
 	case <-time.After(60 * time.Second):
-		t.Fatalf("ctxc serve did not start\n%s", s.logs)
+		t.Fatalf("%s did not start\n%s", cmd.Path, s.logs)
 	}
 	target := "passthrough:///" + s.addr
 	if strings.HasPrefix(s.addr, "unix:") {
 		target = s.addr
 	}
-	creds := o.creds
 	if creds == nil {
 		creds = insecure.NewCredentials()
 	}
