@@ -105,8 +105,8 @@ func deref(f *float64) float64 {
 }
 
 // evalBlock is a block of a guide that shows what a `ctxc eval` command
-// prints, between the markers of docset.EvalMarkers: the command, then its figures without the latency table
-// (which depends on the machine).
+// prints, between the markers of docset.EvalMarkers: the command, then
+// its figures without the latency table (which depends on the machine).
 type evalBlock struct {
 	guide, name string
 	args        []string // repository-relative paths
