@@ -105,7 +105,9 @@ var longTasksTable = filepath.Join("testdata", "long-tasks", "table.md")
 //
 // Every run through ctxc on the tuning seeds must finish with no call
 // refused and no invalid request, keep at least 0.95 of the failures and all
-// three constraints (longResult.check). Plain go test (make test) runs two
+// three constraints (longResult.check); straight to the model a run must
+// finish, and the requests the provider refuses there, the CLI's own, are
+// counted, not failed. Plain go test (make test) runs two
 // runs of the matrix; CTXC_LONG_TASKS=full (make long-tasks) runs it all
 // and, with -update, writes its table to testdata/long-tasks/table.md;
 // CTXC_LONG_TASKS_DUMP=dir keeps each run's requests, plan and result under
@@ -223,6 +225,13 @@ func (r *longResult) check(t *testing.T) {
 		t.Errorf("the CLI tried to reach %v: it must run with loopback only", r.tried)
 	}
 	for _, why := range r.rejected {
+		if r.run.window == 0 {
+			// Straight to the model, what the provider refuses is the CLI's
+			// own doing (Gemini CLI's check for a stuck conversation sends
+			// two user turns in a row): the table's "invalid" counts it.
+			t.Logf("straight to the model, the upstream refused, as the real API would, %s", why)
+			continue
+		}
 		t.Errorf("the upstream refused, as the real API would, %s", why)
 	}
 	if slices.Contains(heldOutSeeds, r.run.seed) {
