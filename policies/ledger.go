@@ -68,10 +68,15 @@ func (l *dispositionLedger) set(pos int, logLen int, r MessageReport) {
 		*l.report(k) = r
 		return
 	}
-	// A chunk grows by appends up to reportChunk: a compile that disposes
-	// of a few messages (a repair, a projection) allocates for those few.
+	// The first chunk grows by appends up to reportChunk, so that a compile
+	// that disposes of a few messages (a repair, a projection) allocates for
+	// those few; one that filled it disposes of many, and gets whole chunks.
 	if l.made%reportChunk == 0 {
-		l.reports = append(l.reports, make([]MessageReport, 0, 8))
+		capacity := 8
+		if l.made > 0 {
+			capacity = reportChunk
+		}
+		l.reports = append(l.reports, make([]MessageReport, 0, capacity))
 	}
 	last := len(l.reports) - 1
 	l.reports[last] = append(l.reports[last], r)
@@ -142,7 +147,7 @@ func (w *Work) dispose(r MessageReport, hint int32) {
 	}
 	w.dispositions.set(pos, logLen, r)
 	if w.tape != nil {
-		w.tape.writes = append(w.tape.writes, ledgerWrite{report: r, hint: hint})
+		w.tape.dispose(r, hint)
 	}
 }
 

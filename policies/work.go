@@ -1,6 +1,10 @@
 package policies
 
-import "github.com/contextcompiler/ctxc/policies/agentstate"
+import (
+	"unsafe"
+
+	"github.com/contextcompiler/ctxc/policies/agentstate"
+)
 
 // Disposition says what became of a log message in a compile.
 type Disposition uint8
@@ -465,7 +469,7 @@ func (w *Work) SetMask(id string, m agentstate.Mask) {
 	}
 	w.Masks[id] = m
 	if w.tape != nil {
-		w.tape.writes = append(w.tape.writes, ledgerWrite{id: id, mask: m, isMask: true})
+		w.tape.setMask(id, m)
 	}
 }
 
@@ -507,7 +511,7 @@ func (w *Work) Checkpoint() Checkpoint {
 	w.journal, w.spareJournal = j, nil
 	cp := Checkpoint{appended: w.Appended, repairs: w.report.Repairs, warnings: w.report.Warnings}
 	if w.tape != nil {
-		cp.tape = len(w.tape.writes)
+		cp.tape = w.tape.n
 	}
 	return cp
 }
@@ -522,7 +526,7 @@ func (w *Work) Rollback(cp Checkpoint) {
 		j.dispositions, j.masks = j.dispositions[:0], j.masks[:0]
 	}
 	if w.tape != nil {
-		w.tape.writes = w.tape.writes[:cp.tape]
+		w.tape.truncate(cp.tape)
 	}
 	// The slices are only appended to, so their old headers are their old contents.
 	w.Appended, w.report.Repairs, w.report.Warnings = cp.appended, cp.repairs, cp.warnings
@@ -544,26 +548,102 @@ func undoAll[V any](m map[string]V, log []undo[V]) {
 // another makes again on its own ledger (ReplayLedger), so that the records
 // the steps before agree on are its own.
 type LedgerTape struct {
-	writes []ledgerWrite
+	// chunks hold the writes, tapeChunk to a chunk, so that recording a
+	// compile that drops most of a long log never copies what it recorded
+	// (as one growing slice, those copies and their clearing were a tenth
+	// of a first compile of 100,000 messages).
+	chunks [][]ledgerWrite
+	n      int
+	// masks are the SetMask writes, which are few, apart: a write of the
+	// tape is a Dispose's report, or says which of them it is.
+	masks []maskWrite
 }
 
+// tapeChunk is how many writes a chunk of a tape holds at most.
+const tapeChunk = 1024
+
 type ledgerWrite struct {
-	id     string
-	hint   int32
 	report MessageReport
-	mask   agentstate.Mask
-	isMask bool
+	hint   int32
+	mask   int32 // 1 + index into masks for a SetMask; 0 for a Dispose
+}
+
+type maskWrite struct {
+	id   string
+	mask agentstate.Mask
+}
+
+func (t *LedgerTape) dispose(r MessageReport, hint int32) {
+	t.add(ledgerWrite{report: r, hint: hint})
+}
+
+func (t *LedgerTape) setMask(id string, m agentstate.Mask) {
+	t.masks = append(t.masks, maskWrite{id, m})
+	t.add(ledgerWrite{mask: int32(len(t.masks))})
+}
+
+func (t *LedgerTape) add(wr ledgerWrite) {
+	// The first chunk grows by appends up to tapeChunk, so that a run that
+	// writes a few records allocates for those few; a run that filled it
+	// writes many, and gets whole chunks.
+	if t.n%tapeChunk == 0 {
+		capacity := 8
+		if t.n > 0 {
+			capacity = tapeChunk
+		}
+		t.chunks = append(t.chunks, make([]ledgerWrite, 0, capacity))
+	}
+	last := len(t.chunks) - 1
+	t.chunks[last] = append(t.chunks[last], wr)
+	t.n++
+}
+
+// truncate keeps the first n writes.
+func (t *LedgerTape) truncate(n int) {
+	if n >= t.n {
+		return
+	}
+	// Masks are written in order: the first SetMask cut is the first of
+	// the masks cut.
+	masks := -1
+	for i := n; i < t.n && masks < 0; i++ {
+		if k := t.chunks[i/tapeChunk][i%tapeChunk].mask; k > 0 {
+			masks = int(k) - 1
+		}
+	}
+	if masks >= 0 {
+		clear(t.masks[masks:])
+		t.masks = t.masks[:masks]
+	}
+	keep := (n + tapeChunk - 1) / tapeChunk
+	for _, c := range t.chunks[keep:] {
+		clear(c) // what the dropped writes point to is not kept alive
+	}
+	t.chunks = t.chunks[:keep]
+	if keep > 0 {
+		last := t.chunks[keep-1]
+		cut := n - (keep-1)*tapeChunk
+		clear(last[cut:])
+		t.chunks[keep-1] = last[:cut]
+	}
+	t.n = n
 }
 
 // Len is how many writes the tape holds.
-func (t *LedgerTape) Len() int { return len(t.writes) }
+func (t *LedgerTape) Len() int { return t.n }
 
 // Bytes estimates the memory the tape holds.
 func (t *LedgerTape) Bytes() int {
 	n := 0
-	for i := range t.writes {
-		wr := &t.writes[i]
-		n += 96 + len(wr.id) + len(wr.report.MessageID) + len(wr.report.Reason) + len(wr.report.Policy) + len(wr.mask.Reason) + len(wr.mask.Placeholder)
+	for _, c := range t.chunks {
+		for i := range c {
+			r := &c[i].report
+			n += int(unsafe.Sizeof(c[i])) + len(r.MessageID) + len(r.Reason) + len(r.Policy)
+		}
+	}
+	for i := range t.masks {
+		m := &t.masks[i]
+		n += int(unsafe.Sizeof(*m)) + len(m.id) + len(m.mask.Reason) + len(m.mask.Placeholder)
 	}
 	return n
 }
@@ -571,23 +651,29 @@ func (t *LedgerTape) Bytes() int {
 // RecordLedger starts recording the ledger's writes on a new tape.
 func (w *Work) RecordLedger() { w.tape = &LedgerTape{} }
 
-// LedgerTape is a copy of the writes recorded since RecordLedger.
-func (w *Work) LedgerTape() LedgerTape {
+// StopRecordingLedger ends the recording RecordLedger started and returns
+// its tape, which no later write changes: the run hands it over whole
+// rather than copy it.
+func (w *Work) StopRecordingLedger() LedgerTape {
 	if w.tape == nil {
 		return LedgerTape{}
 	}
-	return LedgerTape{writes: append([]ledgerWrite(nil), w.tape.writes...)}
+	t := *w.tape
+	w.tape = nil
+	return t
 }
 
 // ReplayLedger makes the tape's writes again, in order, as Dispose and
 // SetMask (recorded, when recording).
 func (w *Work) ReplayLedger(t LedgerTape) {
-	for i := range t.writes {
-		wr := &t.writes[i]
-		if wr.isMask {
-			w.SetMask(wr.id, wr.mask)
-		} else {
-			w.dispose(wr.report, wr.hint)
+	for _, c := range t.chunks {
+		for i := range c {
+			if wr := &c[i]; wr.mask > 0 {
+				m := &t.masks[wr.mask-1]
+				w.SetMask(m.id, m.mask)
+			} else {
+				w.dispose(wr.report, wr.hint)
+			}
 		}
 	}
 }

@@ -161,3 +161,65 @@ func TestWorkExportsOnlyWhatStagesWrite(t *testing.T) {
 		t.Errorf("notes after TakeNotes: %+v, want none", notes)
 	}
 }
+
+// A tape of a run's ledger writes, spanning several of its chunks and cut
+// back by rollbacks at every size (mid-chunk, at a chunk's end, to empty),
+// replays on a fresh run as the ledger the run kept: its dispositions and
+// masks, whatever was rolled back left out, and holds no more than the tape
+// of a run that never wrote what was rolled back.
+func TestLedgerTapeReplaysTheLedger(t *testing.T) {
+	const n = 3000
+	msgs := make([]agentstate.Message, n)
+	for i := range msgs {
+		msgs[i].ID = fmt.Sprintf("m%d", i)
+	}
+	state := &agentstate.State{Context: agentstate.Context{Messages: msgs}}
+	write := func(w *policies.Work, i int, reason string) {
+		if i%7 == 0 {
+			w.SetMask(msgs[i].ID, agentstate.Mask{Reason: reason})
+			return
+		}
+		w.DisposeEntry(&w.Entries[i], policies.MessageReport{Disposition: policies.DispositionDropped, Reason: reason})
+	}
+	after := func(w *policies.Work, from int) {
+		for i := n - 1; i >= from; i -= 3 {
+			write(w, i, "after")
+		}
+	}
+	for _, rollbackAt := range []int{0, 1, 1023, 1024, 1025, 2048, 2999} {
+		t.Run(fmt.Sprint(rollbackAt), func(t *testing.T) {
+			w, _ := policies.NewWork(policies.Input{State: state})
+			w.RecordLedger()
+			for i := range rollbackAt {
+				write(w, i, "kept")
+			}
+			cp := w.Checkpoint()
+			for i := rollbackAt; i < n; i++ {
+				write(w, i, "rolled back")
+			}
+			w.Rollback(cp)
+			w.Release()
+			after(w, rollbackAt)
+			tape := w.StopRecordingLedger()
+			after(w, rollbackAt) // not recorded: it must not change the tape handed over
+
+			direct, _ := policies.NewWork(policies.Input{State: state})
+			direct.RecordLedger()
+			for i := range rollbackAt {
+				write(direct, i, "kept")
+			}
+			after(direct, rollbackAt)
+			if want := direct.StopRecordingLedger(); tape.Len() != want.Len() || tape.Bytes() != want.Bytes() {
+				t.Errorf("the tape holds %d writes in %d bytes; without the writes rolled back, %d in %d", tape.Len(), tape.Bytes(), want.Len(), want.Bytes())
+			}
+			replayed, _ := policies.NewWork(policies.Input{State: state})
+			replayed.ReplayLedger(tape)
+			if diff := cmp.Diff(w.Dispositions(), replayed.Dispositions(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("dispositions replayed (-run +replayed):\n%s", diff)
+			}
+			if diff := cmp.Diff(w.Masks, replayed.Masks, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("masks replayed (-run +replayed):\n%s", diff)
+			}
+		})
+	}
+}

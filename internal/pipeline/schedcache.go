@@ -646,7 +646,7 @@ func (r *runner) save(sr *scheduleRun, i int, view []agentstate.Entry, used, int
 	}
 	s := &scheduleSnapshot{
 		view: cloneEntries(view), used: used, intakeFrom: intakeFrom, pos: pos, point: i,
-		ledger:   w.LedgerTape(),
+		ledger:   w.StopRecordingLedger(),
 		appended: cloneMessages(appended), repairs: exactCopy(repairs), warnings: exactCopy(warnings),
 		points: exactCopy(r.compaction.Points), stages: exactCopy(r.stages[sr.stages:]),
 		compacted: r.compacted, compactedAny: compactedAny,

@@ -112,6 +112,13 @@ type benchServer struct {
 // profiles and the real token service.
 func newRealCompiler(tb testing.TB) *compiler.Service {
 	tb.Helper()
+	return newRealCompilerWith(tb, pipeline.Config{})
+}
+
+// newRealCompilerWith is newRealCompiler with the pipeline's configuration
+// cfg (a schedule cache, as ctxc serve keeps).
+func newRealCompilerWith(tb testing.TB, cfg pipeline.Config) *compiler.Service {
+	tb.Helper()
 	tok, err := tokens.NewService(tokens.DefaultServiceConfig())
 	if err != nil {
 		tb.Fatal(err)
@@ -119,7 +126,7 @@ func newRealCompiler(tb testing.TB) *compiler.Service {
 	if err := tok.Preload(); err != nil { // as serve does: no call pays for it
 		tb.Fatal(err)
 	}
-	cat, err := pipeline.NewCatalog(benchRegistry(tb), tok, noop.NewTracerProvider(), pipeline.Config{})
+	cat, err := pipeline.NewCatalog(benchRegistry(tb), tok, noop.NewTracerProvider(), cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -145,6 +152,12 @@ func newBenchServer(b *testing.B) *benchServer {
 	// As served: the production codec, which hashes a whole state's bytes
 	// for its state_ref, and a state store keeping every state compiled.
 	svc, _ := newRefsService(b, stateref.DefaultConfig())
+	return serveBench(b, svc)
+}
+
+// serveBench serves svc over gRPC on loopback, with the production codec.
+func serveBench(b *testing.B, svc *adapter.Service) *benchServer {
+	b.Helper()
 	codec := adapter.NewCodec()
 	gs := grpc.NewServer(grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes), grpc.ForceServerCodecV2(codec))
 	gs.RegisterService(adapter.ServiceDesc(codec, slog.New(slog.DiscardHandler)), svc)
@@ -382,6 +395,41 @@ func BenchmarkCompaction(b *testing.B) {
 
 // coldSalt makes content unique to one benchmark run and iteration, so the
 // shared token cache has never seen it.
+// BenchmarkFirstCompileOfLongLog is the first Compile, over gRPC, of a log
+// of 100,000 short chat messages (about 1.1M gpt-4o tokens, nine times its
+// window) with the default profile: nothing of it counted or scheduled
+// before, as on a fresh server (the abuse harness's linear probe times the
+// same call on one). Every compaction point drops most of what it reads, so
+// it measures what recording those disposals costs.
+func BenchmarkFirstCompileOfLongLog(b *testing.B) {
+	// As served with no state store: the schedule cache records every
+	// compile's disposals, to resume the next compile of a grown log.
+	app := newRealCompilerWith(b, pipeline.Config{ScheduleCache: pipeline.NewScheduleCache(pipeline.DefaultScheduleCacheBytes)})
+	svc, err := adapter.New(adapter.Config{Compiler: app, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := serveBench(b, svc)
+	run := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		run++
+		salt := coldSalt(b, run)
+		st := &ctxcv1.AgentState{SchemaVersion: 1, Model: &ctxcv1.ModelSpec{Name: "gpt-4o"}, Context: &ctxcv1.AgentContext{SystemPrompt: "Be brief."}}
+		for i := range 100_000 {
+			role := ctxcv1.Role_ROLE_USER
+			if i%2 == 1 {
+				role = ctxcv1.Role_ROLE_ASSISTANT
+			}
+			st.Context.Messages = append(st.Context.Messages, &ctxcv1.Message{Id: "m" + strconv.Itoa(i), Role: role,
+				Parts: []*ctxcv1.Part{{Content: &ctxcv1.Part_Text{Text: "message number " + strconv.Itoa(i) + " says hello" + salt}}}})
+		}
+		b.StartTimer()
+		s.compile(b, &ctxcv1.CompileRequest{State: st})
+	}
+}
+
 func coldSalt(b *testing.B, run int) string {
 	return fmt.Sprintf(" [%s #%d]", b.Name(), run)
 }
