@@ -14,10 +14,9 @@ import (
 // it recorded (docs/design.md, "Performance").
 type dispositionLedger struct {
 	at []int32 // by log position: 1 + index into reports; 0 when none
-	// reports are kept in chunks, so that growing the ledger never copies it.
-	reports [][]MessageReport
-	made    int32 // reports made, live or rolled back
-	n       int   // live records
+	// reports are the reports made, live or rolled back.
+	reports chunked[MessageReport]
+	n       int // live records
 	// other holds the records of ids that are not in the log.
 	other map[string]MessageReport
 }
@@ -41,14 +40,8 @@ func (l *dispositionLedger) get(pos int, id string) (MessageReport, bool) {
 	return *l.report(l.at[pos]), true
 }
 
-// reportChunk is how many reports a chunk holds at most.
-const reportChunk = 1024
-
 // report is the report numbered k (1-based, as in at).
-func (l *dispositionLedger) report(k int32) *MessageReport {
-	k--
-	return &l.reports[k/reportChunk][k%reportChunk]
-}
+func (l *dispositionLedger) report(k int32) *MessageReport { return l.reports.at(int(k) - 1) }
 
 func (l *dispositionLedger) set(pos int, logLen int, r MessageReport) {
 	if pos < 0 {
@@ -68,20 +61,8 @@ func (l *dispositionLedger) set(pos int, logLen int, r MessageReport) {
 		*l.report(k) = r
 		return
 	}
-	// The first chunk grows by appends up to reportChunk, so that a compile
-	// that disposes of a few messages (a repair, a projection) allocates for
-	// those few; one that filled it disposes of many, and gets whole chunks.
-	if l.made%reportChunk == 0 {
-		capacity := 8
-		if l.made > 0 {
-			capacity = reportChunk
-		}
-		l.reports = append(l.reports, make([]MessageReport, 0, capacity))
-	}
-	last := len(l.reports) - 1
-	l.reports[last] = append(l.reports[last], r)
-	l.made++
-	l.at[pos] = l.made
+	l.reports.add(r)
+	l.at[pos] = int32(l.reports.n)
 	l.n++
 }
 

@@ -511,7 +511,7 @@ func (w *Work) Checkpoint() Checkpoint {
 	w.journal, w.spareJournal = j, nil
 	cp := Checkpoint{appended: w.Appended, repairs: w.report.Repairs, warnings: w.report.Warnings}
 	if w.tape != nil {
-		cp.tape = w.tape.n
+		cp.tape = w.tape.writes.n
 	}
 	return cp
 }
@@ -548,20 +548,15 @@ func undoAll[V any](m map[string]V, log []undo[V]) {
 // another makes again on its own ledger (ReplayLedger), so that the records
 // the steps before agree on are its own.
 type LedgerTape struct {
-	// chunks hold the writes, tapeChunk to a chunk, so that recording a
-	// compile that drops most of a long log never copies what it recorded
-	// (one slice, grown by doubling and copied again for the cache, made a
-	// first compile of 100,000 messages allocate 90 MiB more:
-	// BenchmarkFirstCompileOfLongLog).
-	chunks [][]ledgerWrite
-	n      int
+	// writes grow by whole chunks, so that recording a compile that drops
+	// most of a long log never copies what it recorded (one slice, grown by
+	// doubling and copied again for the cache, made a first compile of
+	// 100,000 messages allocate 90 MiB more: BenchmarkFirstCompileOfLongLog).
+	writes chunked[ledgerWrite]
 	// masks are the SetMask writes, which are few, apart: a write of the
 	// tape is a Dispose's report, or says which of them it is.
 	masks []maskWrite
 }
-
-// tapeChunk is how many writes a chunk of a tape holds at most.
-const tapeChunk = 1024
 
 type ledgerWrite struct {
 	report MessageReport
@@ -575,68 +570,35 @@ type maskWrite struct {
 }
 
 func (t *LedgerTape) dispose(r MessageReport, hint int32) {
-	t.add(ledgerWrite{report: r, hint: hint})
+	t.writes.add(ledgerWrite{report: r, hint: hint})
 }
 
 func (t *LedgerTape) setMask(id string, m agentstate.Mask) {
 	t.masks = append(t.masks, maskWrite{id, m})
-	t.add(ledgerWrite{mask: int32(len(t.masks))})
-}
-
-func (t *LedgerTape) add(wr ledgerWrite) {
-	// The first chunk grows by appends up to tapeChunk, so that a run that
-	// writes a few records allocates for those few; a run that filled it
-	// writes many, and gets whole chunks.
-	if t.n%tapeChunk == 0 {
-		capacity := 8
-		if t.n > 0 {
-			capacity = tapeChunk
-		}
-		t.chunks = append(t.chunks, make([]ledgerWrite, 0, capacity))
-	}
-	last := len(t.chunks) - 1
-	t.chunks[last] = append(t.chunks[last], wr)
-	t.n++
+	t.writes.add(ledgerWrite{mask: int32(len(t.masks))})
 }
 
 // truncate keeps the first n writes.
 func (t *LedgerTape) truncate(n int) {
-	if n >= t.n {
-		return
-	}
 	// Masks are written in order: the first SetMask cut is the first of
 	// the masks cut.
-	masks := -1
-	for i := n; i < t.n && masks < 0; i++ {
-		if k := t.chunks[i/tapeChunk][i%tapeChunk].mask; k > 0 {
-			masks = int(k) - 1
+	for i := n; i < t.writes.n; i++ {
+		if k := t.writes.at(i).mask; k > 0 {
+			clear(t.masks[k-1:])
+			t.masks = t.masks[:k-1]
+			break
 		}
 	}
-	if masks >= 0 {
-		clear(t.masks[masks:])
-		t.masks = t.masks[:masks]
-	}
-	keep := (n + tapeChunk - 1) / tapeChunk
-	for _, c := range t.chunks[keep:] {
-		clear(c) // what the dropped writes point to is not kept alive
-	}
-	t.chunks = t.chunks[:keep]
-	if keep > 0 {
-		last := t.chunks[keep-1]
-		cut := n - (keep-1)*tapeChunk
-		clear(last[cut:])
-		t.chunks[keep-1] = last[:cut]
-	}
-	t.n = n
+	t.writes.truncate(n)
 }
 
 // Len is how many writes the tape holds.
-func (t *LedgerTape) Len() int { return t.n }
+func (t *LedgerTape) Len() int { return t.writes.n }
 
 // Bytes estimates the memory the tape holds.
 func (t *LedgerTape) Bytes() int {
 	n := 0
-	for _, c := range t.chunks {
+	for _, c := range t.writes.chunks {
 		for i := range c {
 			r := &c[i].report
 			n += int(unsafe.Sizeof(c[i])) + len(r.MessageID) + len(r.Reason) + len(r.Policy)
@@ -667,7 +629,7 @@ func (w *Work) StopRecordingLedger() LedgerTape {
 // ReplayLedger makes the tape's writes again, in order, as Dispose and
 // SetMask (recorded, when recording).
 func (w *Work) ReplayLedger(t LedgerTape) {
-	for _, c := range t.chunks {
+	for _, c := range t.writes.chunks {
 		for i := range c {
 			if wr := &c[i]; wr.mask > 0 {
 				m := &t.masks[wr.mask-1]
