@@ -393,8 +393,6 @@ func BenchmarkCompaction(b *testing.B) {
 	}
 }
 
-// coldSalt makes content unique to one benchmark run and iteration, so the
-// shared token cache has never seen it.
 // BenchmarkFirstCompileOfLongLog is the first Compile, over gRPC, of a log
 // of 100,000 short chat messages (about 1.1M gpt-4o tokens, nine times its
 // window) with the default profile: nothing of it counted or scheduled
@@ -430,6 +428,8 @@ func BenchmarkFirstCompileOfLongLog(b *testing.B) {
 	}
 }
 
+// coldSalt makes content unique to one benchmark run and iteration, so the
+// shared token cache has never seen it.
 func coldSalt(b *testing.B, run int) string {
 	return fmt.Sprintf(" [%s #%d]", b.Name(), run)
 }
